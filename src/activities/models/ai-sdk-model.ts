@@ -1,0 +1,68 @@
+import { createAnthropic } from '@ai-sdk/anthropic';
+import { createOpenAI } from '@ai-sdk/openai';
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import { streamText, type LanguageModel } from 'ai';
+import type { ModelChunk, ModelProvider, ModelRequest } from './provider.ts';
+
+export interface AiSdkModelSettings {
+  provider: 'openai-compatible' | 'openai' | 'anthropic';
+  model: string;
+  baseUrl?: string;
+  apiKey?: string;
+  temperature?: number;
+  maxOutputTokens?: number;
+}
+
+/** A provider reached over HTTP through the Vercel AI SDK. Retries are Temporal's job, so the SDK's own are off. */
+export class AiSdkModel implements ModelProvider {
+  readonly label: string;
+  private readonly model: LanguageModel;
+
+  constructor(private readonly settings: AiSdkModelSettings) {
+    this.label = `${settings.provider}:${settings.model}`;
+    this.model = languageModel(settings);
+  }
+
+  async *stream(request: ModelRequest): AsyncIterable<ModelChunk> {
+    const result = streamText({
+      model: this.model,
+      system: request.system,
+      messages: request.messages,
+      abortSignal: request.signal,
+      maxRetries: 0,
+      temperature: this.settings.temperature,
+      maxOutputTokens: this.settings.maxOutputTokens,
+    });
+    for await (const part of result.fullStream) {
+      switch (part.type) {
+        case 'text-delta':
+          if (part.text) yield { type: 'text', text: part.text };
+          break;
+        case 'reasoning-delta':
+          if (part.text) yield { type: 'reasoning', text: part.text };
+          break;
+        case 'error':
+          throw part.error instanceof Error ? part.error : new Error(String(part.error));
+        case 'finish':
+          yield {
+            type: 'finish',
+            usage: { inputTokens: part.totalUsage.inputTokens ?? 0, outputTokens: part.totalUsage.outputTokens ?? 0 },
+          };
+          break;
+        default:
+          break;
+      }
+    }
+  }
+}
+
+function languageModel(s: AiSdkModelSettings): LanguageModel {
+  switch (s.provider) {
+    case 'openai-compatible':
+      return createOpenAICompatible({ name: 'openai-compatible', baseURL: s.baseUrl!, apiKey: s.apiKey, includeUsage: true })(s.model);
+    case 'openai':
+      return createOpenAI({ baseURL: s.baseUrl, apiKey: s.apiKey })(s.model);
+    case 'anthropic':
+      return createAnthropic({ baseURL: s.baseUrl, apiKey: s.apiKey })(s.model);
+  }
+}

@@ -1,0 +1,65 @@
+import { generateApiKey } from '../auth/api-keys.ts';
+import type { ApiKey } from '../generated/prisma/client.ts';
+import { newId } from '../shared/ids.ts';
+import type { DbClient } from './db.ts';
+import { AdminError } from './errors.ts';
+import { requireUser } from './users.ts';
+
+export interface ApiKeySummary {
+  id: string;
+  org_id: string;
+  user_id: string;
+  name: string;
+  /** Non-secret start of the key, for recognising it. */
+  prefix: string;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+/** A newly created key: the only time the full key exists outside its holder. */
+export interface CreatedApiKey extends ApiKeySummary {
+  key: string;
+}
+
+/** Creates a key for a user; only its SHA-256 hash and prefix are stored. */
+export async function createApiKey(db: DbClient, input: { userId: string; name?: string }): Promise<CreatedApiKey> {
+  const user = await requireUser(db, input.userId);
+  const { key, prefix, hash } = generateApiKey();
+  const row = await db.apiKey.create({
+    data: { id: newId('key'), orgId: user.orgId, userId: user.id, name: input.name?.trim() ?? '', prefix, hash },
+  });
+  return { ...toSummary(row), key };
+}
+
+/** Revokes a key. Revoking an already revoked key keeps its original revocation time. */
+export async function revokeApiKey(db: DbClient, keyId: string): Promise<ApiKeySummary & { already_revoked: boolean }> {
+  const row = await db.apiKey.findUnique({ where: { id: keyId } });
+  if (!row) throw new AdminError(`API key ${keyId} not found`);
+  if (row.revokedAt) return { ...toSummary(row), already_revoked: true };
+  // Conditional update, so a concurrent revoke cannot move the revocation time.
+  await db.apiKey.updateMany({ where: { id: keyId, revokedAt: null }, data: { revokedAt: new Date() } });
+  const updated = await db.apiKey.findUniqueOrThrow({ where: { id: keyId } });
+  return { ...toSummary(updated), already_revoked: false };
+}
+
+export async function listApiKeys(db: DbClient, filter: { userId?: string; orgId?: string }): Promise<ApiKeySummary[]> {
+  const rows = await db.apiKey.findMany({
+    where: { userId: filter.userId, orgId: filter.orgId },
+    orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+  });
+  return rows.map(toSummary);
+}
+
+function toSummary(k: ApiKey): ApiKeySummary {
+  return {
+    id: k.id,
+    org_id: k.orgId,
+    user_id: k.userId,
+    name: k.name,
+    prefix: k.prefix,
+    created_at: k.createdAt.toISOString(),
+    last_used_at: k.lastUsedAt?.toISOString() ?? null,
+    revoked_at: k.revokedAt?.toISOString() ?? null,
+  };
+}

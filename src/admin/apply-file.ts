@@ -1,0 +1,86 @@
+import { z } from 'zod';
+import { agentModelSettingsSchema } from '../shared/agent-settings.ts';
+import { emailSchema, roleSchema } from './users.ts';
+
+/**
+ * The file read by `admin apply`: the desired orgs, users, agents and API
+ * keys, keyed by natural keys so that applying it again changes nothing:
+ * an org by its name, a user by email within the org, an agent by name
+ * within the org, a key by (user email, key name) among the user's
+ * unrevoked keys.
+ */
+const nameSchema = z.string().trim().min(1, 'must not be empty').max(200);
+
+const creditsSchema = z
+  .union([
+    z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER),
+    z.string().regex(/^\d{1,19}$/, 'must be a non-negative whole number'),
+  ])
+  .transform((v) => BigInt(v))
+  .refine((v) => v <= 9_223_372_036_854_775_807n, 'is too large');
+
+const userSchema = z.strictObject({
+  email: emailSchema,
+  role: roleSchema,
+  /** Display name; when given it is kept in sync, when left out an existing name is kept. */
+  name: z.string().trim().max(200).optional(),
+});
+
+const agentSchema = z.strictObject({
+  name: nameSchema,
+  /** When left out: false for a new agent, unchanged for an existing one. */
+  customer_facing: z.boolean().optional(),
+  /** Replaces the agent's model settings when given; `{}` for a new agent when left out. */
+  settings: agentModelSettingsSchema.optional(),
+  /** Emails of users of the org with explicit access. When given, the access list becomes exactly this. */
+  access: z.array(emailSchema).optional(),
+});
+
+const keySchema = z.strictObject({
+  /** Email of the key's user, in this org. */
+  user: emailSchema,
+  name: nameSchema,
+});
+
+const orgSchema = z
+  .strictObject({
+    name: nameSchema,
+    /** Initial credit balance: only used when the org is created. */
+    credits: creditsSchema.optional(),
+    users: z.array(userSchema).default([]),
+    agents: z.array(agentSchema).default([]),
+    keys: z.array(keySchema).default([]),
+  })
+  .superRefine((org, ctx) => {
+    noDuplicates(ctx, org.users, 'users', (u) => u.email, 'email');
+    noDuplicates(ctx, org.agents, 'agents', (a) => a.name, 'agent name');
+    noDuplicates(ctx, org.keys, 'keys', (k) => `${k.user}\n${k.name}`, 'key name for this user');
+    org.agents.forEach((a, i) => {
+      const access = a.access ?? [];
+      const seen = new Set<string>();
+      access.forEach((email, j) => {
+        if (seen.has(email)) ctx.addIssue({ code: 'custom', path: ['agents', i, 'access', j], message: `duplicate email ${email}` });
+        seen.add(email);
+      });
+    });
+  });
+
+export const applyFileSchema = z
+  .strictObject({
+    /** Lets editors find a JSON schema; ignored. */
+    $schema: z.string().optional(),
+    orgs: z.array(orgSchema),
+  })
+  .superRefine((file, ctx) => noDuplicates(ctx, file.orgs, 'orgs', (o) => o.name, 'org name'));
+
+export type ApplyFile = z.infer<typeof applyFileSchema>;
+export type ApplyOrg = ApplyFile['orgs'][number];
+
+function noDuplicates<T>(ctx: z.RefinementCtx, items: T[], field: string, key: (t: T) => string, what: string) {
+  const seen = new Set<string>();
+  items.forEach((item, i) => {
+    const k = key(item);
+    if (seen.has(k)) ctx.addIssue({ code: 'custom', path: [field, i], message: `duplicate ${what}` });
+    seen.add(k);
+  });
+}

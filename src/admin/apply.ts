@@ -1,0 +1,218 @@
+import type { Prisma } from '../generated/prisma/client.ts';
+import type { Db } from '../db/client.ts';
+import { newId } from '../shared/ids.ts';
+import { createApiKey } from './api-keys.ts';
+import { type ApplyFile, type ApplyOrg, applyFileSchema } from './apply-file.ts';
+import { inAdminTransaction } from './db.ts';
+import { AdminError, formatIssues } from './errors.ts';
+
+type Tx = Prisma.TransactionClient;
+
+export interface AppliedKey {
+  user: string;
+  name: string;
+  id: string;
+  prefix: string;
+  /** The full key: only present when the key was created by this apply. */
+  key?: string;
+}
+
+export interface AppliedOrg {
+  name: string;
+  id: string;
+  credits: string;
+  /** Email → user id, for the users listed in the file. */
+  users: Record<string, string>;
+  /** Agent name → agent id, for the agents listed in the file. */
+  agents: Record<string, string>;
+  keys: AppliedKey[];
+}
+
+export interface ApplyResult {
+  orgs: AppliedOrg[];
+  /** What this apply changed, one line each; empty when everything already matched. */
+  changes: string[];
+  dry_run: boolean;
+}
+
+/** Validates parsed JSON as an apply file; the error lists every problem as "path: message". */
+export function parseApplyFile(json: unknown): ApplyFile {
+  const parsed = applyFileSchema.safeParse(json);
+  if (parsed.success) return parsed.data;
+  throw new AdminError(`invalid apply file:\n  ${formatIssues(parsed.error.issues).join('\n  ')}`);
+}
+
+class DryRun extends Error {
+  constructor(readonly result: ApplyResult) {
+    super('dry run');
+  }
+}
+
+/**
+ * Makes the database match the file, in one transaction: creates what is
+ * missing, updates the fields the file states, and never deletes orgs, users,
+ * agents or keys that the file does not mention. With `dryRun` the
+ * transaction is rolled back, ids of would-be rows are not real, and no key is shown.
+ */
+export async function applyFile(db: Db, file: ApplyFile, opts: { dryRun?: boolean } = {}): Promise<ApplyResult> {
+  try {
+    return await inAdminTransaction(db, async (tx) => {
+      const changes: string[] = [];
+      const orgs: AppliedOrg[] = [];
+      for (const [i, org] of file.orgs.entries()) orgs.push(await applyOrg(tx, org, `orgs.${i}`, changes));
+      const result: ApplyResult = { orgs, changes, dry_run: false };
+      if (opts.dryRun) throw new DryRun(result);
+      return result;
+    });
+  } catch (err) {
+    if (!(err instanceof DryRun)) throw err;
+    for (const org of err.result.orgs) for (const key of org.keys) delete key.key;
+    return { ...err.result, dry_run: true };
+  }
+}
+
+async function applyOrg(tx: Tx, spec: ApplyOrg, path: string, changes: string[]): Promise<AppliedOrg> {
+  const matches = await tx.org.findMany({ where: { name: spec.name } });
+  if (matches.length > 1) {
+    throw new AdminError(`${path}.name: ${matches.length} orgs are named "${spec.name}"; the name must identify one org`);
+  }
+  let org = matches[0];
+  if (!org) {
+    org = await tx.org.create({ data: { id: newId('org'), name: spec.name, creditBalance: spec.credits ?? 0n } });
+    changes.push(`created org "${org.name}" (${org.id}) with ${org.creditBalance} credits`);
+  }
+  const label = `in org "${org.name}"`;
+  const userIds = await applyUsers(tx, org.id, spec, label, changes);
+  const resolve = (email: string, at: string): string => {
+    const id = userIds.get(email);
+    if (!id) throw new AdminError(`${at}: no user with email ${email} in org "${org.name}"`);
+    return id;
+  };
+
+  const agents: Record<string, string> = {};
+  for (const [i, agent] of spec.agents.entries()) {
+    agents[agent.name] = await applyAgent(tx, org.id, agent, `${path}.agents.${i}`, label, resolve, changes);
+  }
+
+  const keys: AppliedKey[] = [];
+  for (const [i, k] of spec.keys.entries()) {
+    const userId = resolve(k.user, `${path}.keys.${i}.user`);
+    const existing = await tx.apiKey.findFirst({
+      where: { userId, name: k.name, revokedAt: null },
+      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+    });
+    if (existing) {
+      keys.push({ user: k.user, name: k.name, id: existing.id, prefix: existing.prefix });
+    } else {
+      const created = await createApiKey(tx, { userId, name: k.name });
+      keys.push({ user: k.user, name: k.name, id: created.id, prefix: created.prefix, key: created.key });
+      changes.push(`created key "${k.name}" for ${k.user} ${label} (${created.id})`);
+    }
+  }
+
+  const users = Object.fromEntries(spec.users.map((u) => [u.email, userIds.get(u.email) ?? '']));
+  return { name: org.name, id: org.id, credits: org.creditBalance.toString(), users, agents, keys };
+}
+
+/** Creates and updates the file's users; returns email → id for every user of the org. */
+async function applyUsers(tx: Tx, orgId: string, spec: ApplyOrg, label: string, changes: string[]) {
+  const existing = new Map((await tx.user.findMany({ where: { orgId } })).map((u) => [u.email, u]));
+  const ids = new Map([...existing].map(([email, u]) => [email, u.id]));
+  for (const u of spec.users) {
+    const current = existing.get(u.email);
+    if (!current) {
+      const created = await tx.user.create({
+        data: { id: newId('usr'), orgId, email: u.email, name: u.name ?? '', role: u.role },
+      });
+      ids.set(u.email, created.id);
+      changes.push(`created user ${u.email} (${u.role}) ${label} (${created.id})`);
+      continue;
+    }
+    const diffs: string[] = [];
+    const data: Prisma.UserUpdateInput = {};
+    if (current.role !== u.role) {
+      data.role = u.role;
+      diffs.push(`role ${current.role} → ${u.role}`);
+    }
+    if (u.name !== undefined && current.name !== u.name) {
+      data.name = u.name;
+      diffs.push(`name ${JSON.stringify(current.name)} → ${JSON.stringify(u.name)}`);
+    }
+    if (diffs.length) {
+      await tx.user.update({ where: { id: current.id }, data });
+      changes.push(`updated user ${u.email} ${label}: ${diffs.join(', ')}`);
+    }
+  }
+  return ids;
+}
+
+async function applyAgent(
+  tx: Tx,
+  orgId: string,
+  spec: ApplyOrg['agents'][number],
+  path: string,
+  label: string,
+  resolve: (email: string, at: string) => string,
+  changes: string[],
+): Promise<string> {
+  const wanted = spec.access?.map((email, j) => ({ email, id: resolve(email, `${path}.access.${j}`) }));
+  const current = await tx.agent.findUnique({
+    where: { orgId_name: { orgId, name: spec.name } },
+    include: { access: { select: { userId: true } } },
+  });
+  if (!current) {
+    const created = await tx.agent.create({
+      data: {
+        id: newId('agt'),
+        orgId,
+        name: spec.name,
+        customerFacing: spec.customer_facing ?? false,
+        modelSettings: spec.settings ?? {},
+        access: { create: (wanted ?? []).map((w) => ({ userId: w.id })) },
+      },
+    });
+    changes.push(`created agent "${spec.name}" ${label} (${created.id})`);
+    for (const w of wanted ?? []) changes.push(`granted agent "${spec.name}" ${label} to ${w.email}`);
+    return created.id;
+  }
+
+  const diffs: string[] = [];
+  const data: Prisma.AgentUpdateInput = {};
+  if (spec.customer_facing !== undefined && spec.customer_facing !== current.customerFacing) {
+    data.customerFacing = spec.customer_facing;
+    diffs.push(`customer_facing ${current.customerFacing} → ${spec.customer_facing}`);
+  }
+  if (spec.settings !== undefined && stableJson(spec.settings) !== stableJson(current.modelSettings)) {
+    data.modelSettings = spec.settings;
+    diffs.push('settings');
+  }
+  if (diffs.length) {
+    await tx.agent.update({ where: { id: current.id }, data });
+    changes.push(`updated agent "${spec.name}" ${label}: ${diffs.join(', ')}`);
+  }
+
+  if (wanted) {
+    const have = new Set(current.access.map((a) => a.userId));
+    const want = new Set(wanted.map((w) => w.id));
+    for (const w of wanted.filter((w) => !have.has(w.id))) {
+      await tx.agentAccess.create({ data: { agentId: current.id, userId: w.id } });
+      changes.push(`granted agent "${spec.name}" ${label} to ${w.email}`);
+    }
+    const extra = [...have].filter((id) => !want.has(id));
+    if (extra.length) {
+      await tx.agentAccess.deleteMany({ where: { agentId: current.id, userId: { in: extra } } });
+      const emails = await tx.user.findMany({ where: { id: { in: extra } }, select: { email: true } });
+      for (const u of emails) changes.push(`revoked agent "${spec.name}" ${label} from ${u.email}`);
+    }
+  }
+  return current.id;
+}
+
+/** JSON with object keys sorted, to compare JSON values regardless of key order. */
+function stableJson(value: unknown): string {
+  return JSON.stringify(value, (_k, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
+  );
+}

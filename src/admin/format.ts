@@ -1,0 +1,49 @@
+import type { AgentSummary } from './agents.ts';
+import type { ApiKeySummary } from './api-keys.ts';
+import type { ApplyResult } from './apply.ts';
+import type { OrgSummary } from './orgs.ts';
+import type { UserSummary } from './users.ts';
+
+/** Human-readable output of the admin commands (`--json` prints the records themselves). */
+
+export function table(headers: string[], rows: string[][]): string {
+  if (rows.length === 0) return '(none)';
+  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ').trimEnd();
+  return [line(headers), ...rows.map(line)].join('\n');
+}
+
+export const orgTable = (orgs: OrgSummary[]) =>
+  table(
+    ['ID', 'NAME', 'CREDITS', 'USERS', 'AGENTS', 'CREATED'],
+    orgs.map((o) => [o.id, o.name, o.credits, String(o.users), String(o.agents), o.created_at]),
+  );
+
+export const userTable = (users: UserSummary[]) =>
+  table(['ID', 'EMAIL', 'ROLE', 'NAME', 'CREATED'], users.map((u) => [u.id, u.email, u.role, u.name, u.created_at]));
+
+export const agentTable = (agents: AgentSummary[]) =>
+  table(
+    ['ID', 'NAME', 'CUSTOMER-FACING', 'ACCESS', 'SETTINGS'],
+    agents.map((a) => [a.id, a.name, a.customer_facing ? 'yes' : 'no', a.access.join(',') || '-', JSON.stringify(a.settings)]),
+  );
+
+export const keyTable = (keys: ApiKeySummary[]) =>
+  table(
+    ['ID', 'USER', 'NAME', 'PREFIX', 'CREATED', 'LAST USED', 'REVOKED'],
+    keys.map((k) => [k.id, k.user_id, k.name || '-', `${k.prefix}…`, k.created_at, k.last_used_at ?? '-', k.revoked_at ?? '-']),
+  );
+
+export function applySummary(result: ApplyResult): string {
+  const lines: string[] = [];
+  if (result.dry_run) lines.push('dry run: nothing was written');
+  lines.push(...(result.changes.length ? result.changes : ['no changes']));
+  for (const org of result.orgs) {
+    lines.push('', `org "${org.name}" ${org.id} (credits ${org.credits})`);
+    for (const [email, id] of Object.entries(org.users)) lines.push(`  user  ${id}  ${email}`);
+    for (const [name, id] of Object.entries(org.agents)) lines.push(`  agent ${id}  ${name}`);
+    for (const k of org.keys) lines.push(`  key   ${k.id}  ${k.user} "${k.name}"${k.key ? `  NEW: ${k.key}` : ''}`);
+  }
+  if (result.orgs.some((o) => o.keys.some((k) => k.key))) lines.push('', 'Store the NEW keys now: they are not shown again.');
+  return lines.join('\n');
+}

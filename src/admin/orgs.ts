@@ -1,0 +1,75 @@
+import type { Db } from '../db/client.ts';
+import { newId } from '../shared/ids.ts';
+import { type DbClient, inAdminTransaction } from './db.ts';
+import { AdminError } from './errors.ts';
+
+export interface OrgSummary {
+  id: string;
+  name: string;
+  /** Credit balance as a decimal string (the column is a BIGINT). */
+  credits: string;
+  users: number;
+  agents: number;
+  created_at: string;
+}
+
+export interface CreateOrgInput {
+  name: string;
+  credits?: bigint;
+}
+
+/**
+ * Creates an org. Org names are unique by convention (the apply file uses the
+ * name as the org's key), so a second org with the same name is refused.
+ */
+export function createOrg(db: Db, input: CreateOrgInput): Promise<OrgSummary> {
+  return inAdminTransaction(db, async (tx) => {
+    const org = await insertOrg(tx, input);
+    return { ...org, users: 0, agents: 0 };
+  });
+}
+
+/** Inserts an org; the caller holds the admin lock. */
+export async function insertOrg(tx: DbClient, input: CreateOrgInput) {
+  const name = checkOrgName(input.name);
+  const credits = input.credits ?? 0n;
+  if (credits < 0n) throw new AdminError('credits must not be negative');
+  if (await tx.org.findFirst({ where: { name }, select: { id: true } })) {
+    throw new AdminError(`an org named "${name}" already exists`);
+  }
+  const org = await tx.org.create({ data: { id: newId('org'), name, creditBalance: credits } });
+  return { id: org.id, name: org.name, credits: org.creditBalance.toString(), created_at: org.createdAt.toISOString() };
+}
+
+export async function listOrgs(db: DbClient): Promise<OrgSummary[]> {
+  const orgs = await db.org.findMany({
+    orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+    include: { _count: { select: { users: true, agents: true } } },
+  });
+  return orgs.map((o) => ({
+    id: o.id,
+    name: o.name,
+    credits: o.creditBalance.toString(),
+    users: o._count.users,
+    agents: o._count.agents,
+    created_at: o.createdAt.toISOString(),
+  }));
+}
+
+export async function requireOrg(db: DbClient, orgId: string) {
+  const org = await db.org.findUnique({ where: { id: orgId } });
+  if (!org) throw new AdminError(`org ${orgId} not found`);
+  return org;
+}
+
+/** Parses a non-negative whole number of credits ("1000"). */
+export function parseCredits(value: string): bigint {
+  if (!/^\d+$/.test(value.trim())) throw new AdminError(`credits must be a non-negative whole number, got "${value}"`);
+  return BigInt(value.trim());
+}
+
+function checkOrgName(name: string): string {
+  const trimmed = name.trim();
+  if (!trimmed) throw new AdminError('org name must not be empty');
+  return trimmed;
+}

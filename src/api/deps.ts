@@ -1,0 +1,16 @@
+import type { Client } from '@temporalio/client';
+import type { Logger } from 'pino';
+import type { TokenService } from '../auth/tokens.ts';
+import type { Config } from '../config.ts';
+import type { Db } from '../db/client.ts';
+import type { EventHub } from './streaming/event-hub.ts';
+
+/** What the HTTP layer needs, built once per api process. */
+export interface ApiDeps {
+  db: Db;
+  config: Config;
+  temporal: Client;
+  tokens: TokenService;
+  hub: EventHub;
+  logger: Logger;
+}

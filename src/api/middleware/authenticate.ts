@@ -1,0 +1,87 @@
+import { parse as parseCookies } from 'cookie';
+import type { RequestHandler } from 'express';
+import type { Db } from '../../db/client.ts';
+import type { Role } from '../../generated/prisma/enums.ts';
+import { InvalidTokenError, type TokenService } from '../../auth/tokens.ts';
+import { forbidden, notFound, unauthorized, HttpError } from '../errors.ts';
+
+export interface Caller {
+  userId: string;
+  orgId: string;
+  role: Role;
+}
+
+export interface AgentContext {
+  id: string;
+  orgId: string;
+  name: string;
+  customerFacing: boolean;
+}
+
+declare global {
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace Express {
+    interface Request {
+      caller?: Caller;
+      agent?: AgentContext;
+    }
+  }
+}
+
+export const SESSION_COOKIE = 'auth_session';
+
+/**
+ * Accepts `Authorization: Bearer <jwt>`, and where `allowCookie` is set (the
+ * tasks and runs endpoints) the `auth_session` cookie in its place.
+ */
+export function authenticate(tokens: TokenService, { allowCookie = false } = {}): RequestHandler {
+  return async (req, _res, next) => {
+    const header = req.get('authorization');
+    let token: string | undefined;
+    if (header) {
+      const match = /^Bearer\s+(\S+)$/i.exec(header);
+      if (!match) throw unauthorized('Authorization header must be "Bearer <token>"');
+      token = match[1];
+    } else if (allowCookie && req.headers.cookie) {
+      token = parseCookies(req.headers.cookie)[SESSION_COOKIE];
+    }
+    if (!token) throw unauthorized('Missing bearer token');
+    try {
+      const claims = await tokens.verify(token);
+      req.caller = { userId: claims.userId, orgId: claims.orgId, role: claims.role };
+    } catch (err) {
+      if (err instanceof InvalidTokenError) throw unauthorized(err.message);
+      throw err;
+    }
+    next();
+  };
+}
+
+export function isOrgAdmin(role: Role): boolean {
+  return role === 'owner' || role === 'admin';
+}
+
+/**
+ * Resolves `X-Agent-Id`: unknown agent → 404; an agent of another org, or one
+ * the caller was not granted → 403. Owners and admins may use every agent of
+ * their org; members and guests need a grant; guests only customer-facing agents.
+ */
+export function requireAgent(db: Db): RequestHandler {
+  return async (req, _res, next) => {
+    const caller = req.caller!;
+    const agentId = req.get('x-agent-id')?.trim();
+    if (!agentId) {
+      throw new HttpError(422, [{ loc: ['header', 'x-agent-id'], msg: 'X-Agent-Id header is required', type: 'missing' }]);
+    }
+    const agent = await db.agent.findUnique({
+      where: { id: agentId },
+      select: { id: true, orgId: true, name: true, customerFacing: true, access: { where: { userId: caller.userId }, select: { userId: true } } },
+    });
+    if (!agent) throw notFound(`Agent ${agentId} not found`);
+    if (agent.orgId !== caller.orgId) throw forbidden('This agent is not accessible to your organization');
+    if (!isOrgAdmin(caller.role) && agent.access.length === 0) throw forbidden('You have not been granted access to this agent');
+    if (caller.role === 'guest' && !agent.customerFacing) throw forbidden('Guests may only use customer-facing agents');
+    req.agent = { id: agent.id, orgId: agent.orgId, name: agent.name, customerFacing: agent.customerFacing };
+    next();
+  };
+}

@@ -1,0 +1,38 @@
+import type { Server } from 'node:http';
+import { Client, Connection } from '@temporalio/client';
+import type { Logger } from 'pino';
+import { createTokenService } from '../auth/tokens.ts';
+import type { Config } from '../config.ts';
+import { createDb } from '../db/client.ts';
+import { createApp } from './app.ts';
+import { EventHub } from './streaming/event-hub.ts';
+
+export interface ApiHandle {
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Connects the api's dependencies and listens. */
+export async function startApi(config: Config, databaseUrl: string, logger: Logger): Promise<ApiHandle> {
+  const db = createDb(databaseUrl);
+  const hub = new EventHub(databaseUrl, logger);
+  await hub.start();
+  const connection = await Connection.connect({ address: config.temporal.address });
+  const temporal = new Client({ connection, namespace: config.temporal.namespace });
+  const app = createApp({ db, config, temporal, tokens: createTokenService(config.jwt), hub, logger });
+  const server: Server = await new Promise((resolve) => {
+    const s = app.listen(config.api.port, config.api.host, () => resolve(s));
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.api.port;
+  return {
+    url: `http://${config.api.host}:${port}`,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await hub.stop();
+      await connection.close();
+      await db.$disconnect();
+    },
+  };
+}

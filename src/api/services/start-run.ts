@@ -1,0 +1,100 @@
+import { WorkflowIdReusePolicy } from '@temporalio/client';
+import type { ApiDeps } from '../deps.ts';
+import { appendEvents } from '../../db/event-log.ts';
+import { newId } from '../../shared/ids.ts';
+import { isActiveStatus } from '../../shared/run-status.ts';
+import type { RunRequest } from '../../shared/run-request.ts';
+import { routeRun } from '../../shared/routing.ts';
+import { runErrorCodes } from '../../shared/events.ts';
+import { AgentIdAttr, OrgIdAttr, RunModeAttr, RunStatusAttr, TaskIdAttr } from '../../shared/search-attributes.ts';
+import { runWorkflow } from '../../workflows/index.ts';
+import { conflict, HttpError } from '../errors.ts';
+import type { AgentContext, Caller } from '../middleware/authenticate.ts';
+import { loadAccessibleTask } from './task-access.ts';
+
+export interface StartedRun {
+  runId: string;
+  taskId: string;
+  mode: 'fast' | 'deep';
+  routingReason: string;
+  createdAt: Date;
+}
+
+const TITLE_LENGTH = 80;
+
+/**
+ * Creates (or continues) the task, stores the new turn and the pending run in
+ * one transaction, then starts the run's workflow (workflow id = run id).
+ * A new task stores every message of the request; a continued task stores only
+ * the new user message, since the server's history is the conversation of record.
+ */
+export async function startRun(deps: ApiDeps, caller: Caller, agent: AgentContext, body: RunRequest): Promise<StartedRun> {
+  const { db, temporal, config } = deps;
+  const query = body.messages[body.messages.length - 1]!.content;
+  const routing = routeRun(body.mode, query);
+  const requestedTaskId = body.task_id ?? body.threadId;
+  const runId = newId('run');
+
+  const { taskId, createdAt } = await db.$transaction(async (tx) => {
+    let taskId: string;
+    let newMessages = body.messages;
+    if (requestedTaskId) {
+      await loadAccessibleTask(tx, requestedTaskId, caller, agent);
+      // Lock the task so two requests cannot both start a run on it.
+      await tx.$queryRaw`SELECT id FROM tasks WHERE id = ${requestedTaskId} FOR UPDATE`;
+      const latest = await tx.run.findFirst({ where: { taskId: requestedTaskId }, orderBy: { createdAt: 'desc' } });
+      if (latest && isActiveStatus(latest.status)) {
+        throw conflict(`Task ${requestedTaskId} already has an active run (${latest.id}, ${latest.status}); wait for it to finish or cancel it`);
+      }
+      taskId = requestedTaskId;
+      newMessages = body.messages.slice(-1);
+    } else {
+      taskId = newId('task');
+      await tx.task.create({
+        data: { id: taskId, orgId: caller.orgId, agentId: agent.id, userId: caller.userId, title: query.trim().slice(0, TITLE_LENGTH) },
+      });
+    }
+    const run = await tx.run.create({
+      data: {
+        id: runId,
+        taskId,
+        requestedMode: body.mode,
+        mode: routing.mode,
+        routingReason: routing.reason,
+        timezone: body.timezone,
+        streamed: body.stream,
+      },
+    });
+    const last = await tx.message.aggregate({ where: { taskId }, _max: { position: true } });
+    let position = last._max.position ?? 0;
+    await tx.message.createMany({
+      data: newMessages.map((m) => ({ id: newId('msg'), taskId, runId, role: m.role, content: m.content, position: ++position })),
+    });
+    await tx.task.update({ where: { id: taskId }, data: { updatedAt: new Date() } });
+    return { taskId, createdAt: run.createdAt };
+  });
+
+  try {
+    await temporal.workflow.start(runWorkflow, {
+      taskQueue: config.temporal.taskQueue,
+      workflowId: runId,
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      args: [{ runId, taskId, orgId: caller.orgId, agentId: agent.id, mode: routing.mode, routingReason: routing.reason }],
+      typedSearchAttributes: [
+        { key: TaskIdAttr, value: taskId },
+        { key: AgentIdAttr, value: agent.id },
+        { key: OrgIdAttr, value: caller.orgId },
+        { key: RunStatusAttr, value: 'pending' },
+        { key: RunModeAttr, value: routing.mode },
+      ],
+      staticSummary: `Run of agent ${agent.name} on task ${taskId}`,
+    });
+  } catch (err) {
+    deps.logger.error({ err, runId }, 'could not start the run workflow');
+    const message = 'The run could not be started; try again shortly';
+    await db.run.update({ where: { id: runId }, data: { status: 'failed', finishedAt: new Date(), error: { code: runErrorCodes.internal, message } } });
+    await appendEvents(db, runId, [{ type: 'RUN_ERROR', run_id: runId, message, code: runErrorCodes.internal, details: {} }], 'start-failed');
+    throw new HttpError(503, message, { 'Retry-After': '5' });
+  }
+  return { runId, taskId, mode: routing.mode, routingReason: routing.reason, createdAt };
+}

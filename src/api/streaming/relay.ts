@@ -1,0 +1,74 @@
+import type { Response } from 'express';
+import type { Db } from '../../db/client.ts';
+import { readEvents } from '../../db/event-log.ts';
+import { isTerminalEvent } from '../../shared/events.ts';
+import type { EventHub } from './event-hub.ts';
+import { eventId } from './event-ids.ts';
+import { writeFrame } from './sse.ts';
+
+const PAGE = 500;
+
+export interface RelayOptions {
+  db: Db;
+  hub: EventHub;
+  res: Response;
+  runId: string;
+  /** Send events with seq greater than this (0 = from the start). */
+  afterSeq: number;
+  heartbeatMs: number;
+}
+
+/**
+ * Relays a run's stored events to an open SSE response: everything after
+ * `afterSeq` from the table, then each new row as the hub signals it, until
+ * the terminal event or the client goes away. HEARTBEAT frames (not stored,
+ * no id) fill silences; each silence also re-reads the table as a safety net.
+ */
+export async function relayRun({ db, hub, res, runId, afterSeq, heartbeatMs }: RelayOptions): Promise<void> {
+  let last = afterSeq;
+  let closed = false;
+  let signal: (() => void) | undefined;
+  let pendingWake = true;
+  const wake = () => {
+    pendingWake = true;
+    signal?.();
+  };
+  const unsubscribe = hub.subscribe(runId, wake);
+  res.on('close', () => {
+    closed = true;
+    signal?.();
+  });
+  try {
+    while (!closed) {
+      if (pendingWake) {
+        pendingWake = false;
+        const events = await readEvents(db, runId, last, PAGE);
+        for (const event of events) {
+          if (closed) return;
+          await writeFrame(res, event.payload, eventId(runId, event.seq));
+          last = event.seq;
+          if (isTerminalEvent(event.payload)) return;
+        }
+        if (events.length === PAGE) pendingWake = true;
+        if (pendingWake) continue;
+      }
+      const timedOut = await new Promise<boolean>((resolve) => {
+        if (pendingWake || closed) return resolve(false);
+        const timer = setTimeout(() => resolve(true), heartbeatMs);
+        signal = () => {
+          clearTimeout(timer);
+          resolve(false);
+        };
+      });
+      signal = undefined;
+      if (closed) return;
+      if (timedOut) {
+        await writeFrame(res, { type: 'HEARTBEAT', timestamp: Date.now() });
+        pendingWake = true;
+      }
+    }
+  } finally {
+    unsubscribe();
+    if (!closed) res.end();
+  }
+}

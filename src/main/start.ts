@@ -1,0 +1,105 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { Connection } from '@temporalio/client';
+import { loadConfig, projectRoot } from '../config.ts';
+import { createDb } from '../db/client.ts';
+import { migrate } from '../infra/migrate.ts';
+import { ensureDatabase } from '../infra/postgres.ts';
+import { ensureTemporalBinary, startDevServer } from '../infra/temporal-cli.ts';
+import { describeDefaultModel } from '../activities/models/describe.ts';
+import { ensureDemoTenant } from './demo-tenant.ts';
+
+/**
+ * The start command: everything on embedded defaults. Temporal dev server
+ * (SQLite in the data directory, Web UI on), PostgreSQL (DATABASE_URL or
+ * embedded), migrations, a demo tenant, then the api and worker processes.
+ */
+const config = loadConfig();
+const log = (m: string) => console.log(`start: ${m}`);
+const children: ChildProcess[] = [];
+let stopping = false;
+
+const database = await ensureDatabase(config, log);
+log(`applying migrations`);
+await migrate(database.url);
+
+let temporalUi: string | undefined;
+if (await temporalReachable(config.temporal.address)) {
+  log(`using the Temporal server already at ${config.temporal.address}`);
+} else {
+  const binary = ensureTemporalBinary(log);
+  const port = Number(config.temporal.address.split(':').pop());
+  children.push(
+    startDevServer({ binary, port, uiPort: config.temporal.uiPort, dbFile: path.join(config.dataDir, 'temporal', 'temporal.db'), namespace: config.temporal.namespace }),
+  );
+  await waitFor(() => temporalReachable(config.temporal.address), 60_000, 'Temporal dev server');
+  temporalUi = `http://127.0.0.1:${config.temporal.uiPort}`;
+}
+
+const db = createDb(database.url, 2);
+const demo = await ensureDemoTenant(db, config.dataDir);
+await db.$disconnect();
+
+const childEnv = { ...process.env, DATABASE_URL: database.url, TEMPORAL_ADDRESS: config.temporal.address, DATA_DIR: config.dataDir };
+for (const name of ['worker', 'api']) {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(projectRoot, 'src', 'main', `${name}.ts`)], { env: childEnv, stdio: 'inherit' });
+  child.on('exit', (code) => {
+    if (!stopping) {
+      log(`${name} exited (${code}); stopping`);
+      void shutdown(1);
+    }
+  });
+  children.push(child);
+}
+const apiUrl = `http://${config.api.host}:${config.api.port}`;
+await waitFor(async () => (await fetch(`${apiUrl}/healthz`).catch(() => undefined))?.ok === true, 120_000, 'api');
+
+console.log(`
+Agent Run Service is up.
+  API:          ${apiUrl}
+  Auth API:     ${config.api.authUrl ?? apiUrl}
+  Temporal UI:  ${temporalUi ?? '(external Temporal server; use its UI)'}  (namespace ${config.temporal.namespace})
+  Model:        ${describeDefaultModel(config)}
+  Demo org:     ${demo.orgId}
+  Demo agent:   ${demo.agentId}
+  Demo API key: ${demo.apiKey}
+
+Try it:
+  TOKEN=$(curl -s -X POST ${config.api.authUrl ?? apiUrl}/api/v1/auth/exchange/agent-token -H 'Content-Type: application/json' \\
+    -d '{"api_key":"${demo.apiKey}"}' | sed -E 's/.*"access_token":"([^"]+)".*/\\1/')
+  curl -N ${apiUrl}/api/run -H "Authorization: Bearer $TOKEN" -H 'X-Agent-Id: ${demo.agentId}' \\
+    -H 'Content-Type: application/json' -d '{"messages":[{"role":"user","content":"Hello!"}]}'
+
+Press Ctrl+C to stop.`);
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void shutdown(0));
+
+async function shutdown(code: number): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  for (const child of children.reverse()) {
+    child.kill('SIGTERM');
+    await new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once('exit', resolve)));
+  }
+  await database.stop?.();
+  process.exit(code);
+}
+
+async function temporalReachable(address: string): Promise<boolean> {
+  try {
+    const connection = await Connection.connect({ address, connectTimeout: 1000 });
+    await connection.close();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function waitFor(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 300));
+  }
+  throw new Error(`${what} did not become ready within ${timeoutMs / 1000}s`);
+}

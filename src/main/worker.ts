@@ -1,0 +1,20 @@
+import { loadConfig } from '../config.ts';
+import { createDb } from '../db/client.ts';
+import { ensureDatabase } from '../infra/postgres.ts';
+import { createLogger } from '../logger.ts';
+import { startWorker } from '../worker/run-worker.ts';
+
+/** The worker process: run workflows and their activities. */
+const config = loadConfig();
+const logger = createLogger('worker', config.logLevel);
+const database = await ensureDatabase(config, (m) => logger.info(m));
+const db = createDb(database.url);
+const handle = await startWorker({ db, config, logger, env: process.env, deltaFlushMs: 25 });
+logger.info({ taskQueue: config.temporal.taskQueue }, 'worker running');
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => void handle.shutdown());
+}
+await handle.done;
+await db.$disconnect();
+logger.info('worker stopped');

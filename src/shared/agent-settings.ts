@@ -1,0 +1,26 @@
+import { z } from 'zod';
+
+export const modelProviderNames = ['offline', 'openai-compatible', 'openai', 'anthropic'] as const;
+export type ModelProviderName = (typeof modelProviderNames)[number];
+
+/**
+ * Per-agent model settings, stored on the agent and overriding the service's
+ * environment defaults field by field. Secrets are never stored here: an agent
+ * names the environment variable that holds its provider key (`api_key_env`).
+ */
+export const agentModelSettingsSchema = z
+  .object({
+    provider: z.enum(modelProviderNames).optional(),
+    model: z.string().min(1).optional(),
+    base_url: z.string().url().optional(),
+    api_key_env: z
+      .string()
+      .regex(/^[A-Z_][A-Z0-9_]*$/, 'must be an environment variable name')
+      .optional(),
+    system_prompt: z.string().max(20_000).optional(),
+    temperature: z.number().min(0).max(2).optional(),
+    max_output_tokens: z.number().int().positive().max(200_000).optional(),
+  })
+  .strict();
+
+export type AgentModelSettings = z.infer<typeof agentModelSettingsSchema>;

@@ -1,0 +1,28 @@
+import type { RunMode } from './events.ts';
+import type { RunStatus } from './run-status.ts';
+
+/** What the api hands the run workflow when it starts it (workflow id = run id). */
+export interface RunWorkflowInput {
+  runId: string;
+  taskId: string;
+  orgId: string;
+  agentId: string;
+  mode: RunMode;
+  routingReason: string;
+}
+
+export interface TokenUsage {
+  inputTokens: number;
+  outputTokens: number;
+}
+
+export interface RunOutcome {
+  status: Extract<RunStatus, 'completed' | 'failed' | 'cancelled'>;
+  usage: TokenUsage;
+}
+
+/** Stable failure types (ApplicationFailure.type) shared by activities and the workflow. */
+export const failureTypes = {
+  modelConfig: 'ModelConfigError',
+  model: 'ModelError',
+} as const;

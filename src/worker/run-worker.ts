@@ -1,0 +1,36 @@
+import { createRequire } from 'node:module';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import { createActivities } from '../activities/index.ts';
+import type { ActivityDeps } from '../activities/deps.ts';
+
+const require = createRequire(import.meta.url);
+
+export interface WorkerHandle {
+  worker: Worker;
+  /** Resolves when the worker has stopped (after shutdown() or a fatal error). */
+  done: Promise<void>;
+  shutdown(): Promise<void>;
+}
+
+/** Creates and runs the Temporal worker that hosts run workflows and their activities. */
+export async function startWorker(deps: ActivityDeps): Promise<WorkerHandle> {
+  const { config } = deps;
+  const connection = await NativeConnection.connect({ address: config.temporal.address });
+  const worker = await Worker.create({
+    connection,
+    namespace: config.temporal.namespace,
+    taskQueue: config.temporal.taskQueue,
+    workflowsPath: require.resolve('../workflows/index.ts'),
+    activities: createActivities(deps),
+    bundlerOptions: { ignoreModules: [] },
+  });
+  const done = worker.run().finally(() => connection.close());
+  return {
+    worker,
+    done,
+    async shutdown() {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await done;
+    },
+  };
+}

@@ -1,0 +1,1 @@
+export { runWorkflow } from './run-workflow.ts';
