@@ -342,7 +342,8 @@ describe('admin CLI', () => {
     expect(again.changes).toEqual([]);
     expect(again.orgs[0]!.id).toBe(org.id);
     expect(again.orgs[0]!.keys.map((k) => k.id)).toEqual(org.keys.map((k) => k.id));
-    expect(second.stdout).not.toContain('ars_live_');
+    expect(again.orgs[0]!.keys.some((k) => 'key' in k)).toBe(false);
+    for (const k of org.keys) expect(second.stdout).not.toContain(k.key!);
   });
 
   it('reports errors on stderr with exit code 1 and no stack', () => {

