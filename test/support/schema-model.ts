@@ -97,7 +97,7 @@ export function readDatamodel(schemaText: string): Datamodel {
     const dmmf = JSON.parse(get_dmmf(JSON.stringify({ prismaSchema: [['schema.prisma', schemaText]] })));
     return dmmf.datamodel as Datamodel;
   } catch (err) {
-    // eslint-disable-next-line no-control-regex
+     
     const message = String((err as Error).message ?? err).replace(/\u001b\[[0-9;]*m/g, '');
     throw new Error(`schema.prisma could not be read: ${message}`);
   }

@@ -1,36 +1,58 @@
-import { Router } from 'express';
 import { z } from 'zod';
 import { hashApiKey, hashesEqual, looksLikeApiKey } from '../../auth/api-keys.ts';
 import { TOKEN_LIFETIME_SECONDS } from '../../auth/tokens.ts';
-import type { ApiDeps } from '../deps.ts';
 import { unauthorized } from '../errors.ts';
-import { parse } from '../validation.ts';
+import { defineRoute } from '../route.ts';
+import { errorResponses, errorSchema } from '../schemas/common.ts';
 
-export const exchangeRequestSchema = z.object({ api_key: z.string().min(1).max(512) }).strict();
+const exchangeRequestSchema = z.strictObject({ api_key: z.string().min(1).max(512).describe('An API key made with the admin console (`ars_live_…`)') }).meta({ id: 'TokenExchangeRequest' });
 
-/**
- * POST /api/v1/auth/exchange/agent-token: `{api_key}` → a 1-hour JWT.
- * The key is looked up by its SHA-256 hash and compared in constant time.
- */
-export function authRoutes({ db, tokens }: ApiDeps): Router {
-  const router = Router();
-  router.post('/api/v1/auth/exchange/agent-token', async (req, res) => {
-    const { api_key: apiKey } = parse(exchangeRequestSchema, req.body, 'body');
-    if (!looksLikeApiKey(apiKey)) throw unauthorized('Invalid API key');
-    const hash = hashApiKey(apiKey);
-    const key = await db.apiKey.findUnique({ where: { hash }, include: { user: { select: { id: true, role: true, orgId: true } } } });
-    if (!key || !hashesEqual(key.hash, hash) || key.revokedAt) throw unauthorized('Invalid API key');
-    const issued = await tokens.issue({ userId: key.user.id, orgId: key.orgId, role: key.user.role, apiKeyId: key.id });
-    await db.apiKey.update({ where: { id: key.id }, data: { lastUsedAt: new Date() } });
-    res.json({
-      access_token: issued.token,
-      token_type: 'Bearer',
-      expires_in: TOKEN_LIFETIME_SECONDS,
-      expires_at: issued.expiresAt.toISOString(),
-      org_id: key.orgId,
-      user_id: key.user.id,
-      role: key.user.role,
-    });
-  });
-  return router;
-}
+const exchangeResponseSchema = z
+  .object({
+    access_token: z.string().describe('JWT (HS256) for `Authorization: Bearer`'),
+    token_type: z.literal('Bearer'),
+    expires_in: z.number().int().describe('Seconds until expiry: 3600'),
+    expires_at: z.string().describe('ISO 8601 UTC expiry time'),
+    org_id: z.string(),
+    user_id: z.string(),
+    role: z.enum(['owner', 'admin', 'member', 'guest']),
+  })
+  .meta({ id: 'TokenExchangeResponse' });
+
+export const authRoutes = [
+  defineRoute({
+    method: 'post',
+    path: '/api/v1/auth/exchange/agent-token',
+    operationId: 'exchangeAgentToken',
+    summary: 'Exchange an API key for a JWT',
+    description:
+      'Turns an API key into a JWT valid for one hour (`iss`, `aud`, `exp`, `kid` in the header; HS256 only). ' +
+      'The key is looked up by its SHA-256 hash and compared in constant time. Revoked or unknown keys get 401. ' +
+      'When the token expires, requests get 401 and the client exchanges again.',
+    tags: ['auth'],
+    auth: 'none',
+    body: exchangeRequestSchema,
+    responses: {
+      200: { description: 'A fresh token', schema: exchangeResponseSchema },
+      401: { description: 'Invalid or revoked API key', schema: errorSchema },
+      422: errorResponses[422],
+    },
+    async handler({ body }, { db, tokens }) {
+      if (!looksLikeApiKey(body.api_key)) throw unauthorized('Invalid API key');
+      const hash = hashApiKey(body.api_key);
+      const key = await db.apiKey.findUnique({ where: { hash }, include: { user: { select: { id: true, role: true } } } });
+      if (!key || !hashesEqual(key.hash, hash) || key.revokedAt) throw unauthorized('Invalid API key');
+      const issued = await tokens.issue({ userId: key.user.id, orgId: key.orgId, role: key.user.role, apiKeyId: key.id });
+      await db.apiKey.update({ where: { id: key.id }, data: { lastUsedAt: new Date() } });
+      return {
+        access_token: issued.token,
+        token_type: 'Bearer',
+        expires_in: TOKEN_LIFETIME_SECONDS,
+        expires_at: issued.expiresAt.toISOString(),
+        org_id: key.orgId,
+        user_id: key.user.id,
+        role: key.user.role,
+      };
+    },
+  }),
+];

@@ -1,35 +1,56 @@
-import { Router } from 'express';
+import { runEventSchema } from '../../shared/events.ts';
 import { runRequestProblem, runRequestSchema } from '../../shared/run-request.ts';
-import type { ApiDeps } from '../deps.ts';
 import { badRequest } from '../errors.ts';
-import { authenticate, requireAgent } from '../middleware/authenticate.ts';
+import { defineRoute } from '../route.ts';
+import { errorResponses, errorSchema } from '../schemas/common.ts';
+import { backgroundRunSchema } from '../schemas/runs.ts';
 import { startRun } from '../services/start-run.ts';
 import { relayRun } from '../streaming/relay.ts';
 import { openSse } from '../streaming/sse.ts';
-import { parse } from '../validation.ts';
 
-/** POST /api/run: start a run and stream it, or (`stream: false`) answer 202 with its metadata. */
-export function runRoutes(deps: ApiDeps): Router {
-  const router = Router();
-  router.post('/api/run', authenticate(deps.tokens), requireAgent(deps.db), async (req, res) => {
-    const body = parse(runRequestSchema, req.body ?? {}, 'body');
-    const problem = runRequestProblem(body);
-    if (problem) throw badRequest(problem);
-    const run = await startRun(deps, req.caller!, req.agent!, body);
-    if (!body.stream) {
-      res.status(202).json({
-        id: run.runId,
-        task_id: run.taskId,
-        type: 'pending',
-        status: 'pending',
-        routing_reason: run.routingReason,
-        stream_endpoint: null,
-        created_at: run.createdAt.toISOString(),
-      });
-      return;
-    }
-    openSse(res, { 'X-Run-Id': run.runId, 'X-Task-Id': run.taskId });
-    await relayRun({ db: deps.db, hub: deps.hub, res, runId: run.runId, afterSeq: 0, heartbeatMs: deps.config.heartbeatIntervalMs });
-  });
-  return router;
-}
+export const runRoutes = [
+  defineRoute({
+    method: 'post',
+    path: '/api/run',
+    operationId: 'startRun',
+    summary: 'Start a run (streamed, or in the background)',
+    description:
+      'Starts a run on a new task, or continues `task_id` (alias `threadId`). With `stream` true (default) the answer is ' +
+      'an SSE stream of AG-UI events, each frame `id: <run_id>:<seq>` + `data: <event>`, ending after RUN_FINISHED or ' +
+      'RUN_ERROR; HEARTBEAT frames (no id, not stored) come at least every 15 s of silence. With `stream` false the ' +
+      'answer is 202 with the background run metadata. A new task stores every message of the request; a continued ' +
+      'task stores only the new last user message, since the stored conversation is the record. ' +
+      '`mode: auto` routes to deep for requests of 600+ characters or that ask for planning, research, analysis, ' +
+      'comparison, refactoring or migration; to fast otherwise.',
+    tags: ['runs'],
+    auth: 'agent',
+    body: runRequestSchema,
+    responses: {
+      200: { description: 'The run as an SSE stream', contentType: 'text/event-stream', schema: runEventSchema },
+      202: { description: 'Dispatched to the background (`stream: false`)', schema: backgroundRunSchema },
+      400: { description: 'Empty messages, last message not from the user, or no user query', schema: errorSchema },
+      ...errorResponses,
+      409: { description: 'The task already has an active run', schema: errorSchema },
+    },
+    async handler({ body, res, caller, agent }, deps) {
+      const problem = runRequestProblem(body);
+      if (problem) throw badRequest(problem);
+      const run = await startRun(deps, caller, agent, body);
+      if (!body.stream) {
+        res.status(202);
+        return {
+          id: run.runId,
+          task_id: run.taskId,
+          type: 'pending',
+          status: 'pending',
+          routing_reason: run.routingReason,
+          stream_endpoint: null,
+          created_at: run.createdAt.toISOString(),
+        };
+      }
+      openSse(res, { 'X-Run-Id': run.runId, 'X-Task-Id': run.taskId });
+      await relayRun({ db: deps.db, hub: deps.hub, res, runId: run.runId, afterSeq: 0, heartbeatMs: deps.config.heartbeatIntervalMs });
+      return undefined;
+    },
+  }),
+];

@@ -1,0 +1,69 @@
+import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
+import { z } from 'zod';
+import type { RouteSpec } from './route.ts';
+
+const agentHeader = z.object({
+  'x-agent-id': z.string().describe('The agent to act through; checked against your org and access list'),
+});
+
+/** The OpenAPI 3.1 document, built from the same route specs and zod schemas that serve requests. */
+export function buildOpenApiDocument(routes: RouteSpec[], serverUrl?: string) {
+  const registry = new OpenAPIRegistry();
+  registry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
+  registry.registerComponent('securitySchemes', 'session', { type: 'apiKey', in: 'cookie', name: 'auth_session' });
+  for (const route of routes) {
+    const security: Record<string, string[]>[] = route.auth === 'none' ? [] : route.cookie ? [{ bearer: [] }, { session: [] }] : [{ bearer: [] }];
+    registry.registerPath({
+      method: route.method,
+      path: route.path,
+      operationId: route.operationId,
+      summary: route.summary,
+      description: route.description,
+      tags: route.tags,
+      security,
+      request: {
+        params: route.params as never,
+        query: route.query as never,
+        headers: route.auth === 'agent' ? agentHeader : undefined,
+        body: route.body ? { content: { 'application/json': { schema: route.body } }, required: true } : undefined,
+      },
+      responses: Object.fromEntries(
+        Object.entries(route.responses).map(([status, r]) => [
+          status,
+          {
+            description: r.description,
+            content: r.schema ? { [r.contentType ?? 'application/json']: { schema: r.schema } } : undefined,
+          },
+        ]),
+      ),
+    });
+  }
+  return new OpenApiGeneratorV31(registry.definitions).generateDocument({
+    openapi: '3.1.0',
+    info: {
+      title: 'Agent Run Service',
+      version: '0.1.0',
+      description:
+        'Runs AI agents durably. Errors are `{"detail": "..."}`; 422 bodies list `{loc, msg, type}` per problem. ' +
+        'Streams are Server-Sent Events of AG-UI events with snake_case fields.',
+    },
+    servers: serverUrl ? [{ url: serverUrl }] : [],
+  });
+}
+
+/** A reference page that renders the document in the browser (no assets bundled: it is plain HTML). */
+export function openApiHtml(document: ReturnType<typeof buildOpenApiDocument>): string {
+  const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  const sections = Object.entries(document.paths ?? {}).flatMap(([path, item]) =>
+    Object.entries(item as Record<string, { summary?: string; description?: string; responses?: Record<string, { description?: string }> }>).map(
+      ([method, op]) => `<section><h2><code>${method.toUpperCase()} ${esc(path)}</code></h2><p><strong>${esc(op.summary ?? '')}</strong></p>
+<p>${esc(op.description ?? '')}</p><ul>${Object.entries(op.responses ?? {})
+        .map(([code, r]) => `<li><code>${code}</code> ${esc(r.description ?? '')}</li>`)
+        .join('')}</ul></section>`,
+    ),
+  );
+  return `<!doctype html><html><head><meta charset="utf-8"><title>${esc(document.info.title)} API</title>
+<style>body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;line-height:1.5}section{border-top:1px solid #ddd;padding:.5rem 0}code{background:#f4f4f4;padding:0 .2rem}</style>
+</head><body><h1>${esc(document.info.title)} API</h1><p>${esc(document.info.description ?? '')}</p>
+<p>Machine-readable: <a href="/openapi.json">/openapi.json</a> (OpenAPI 3.1).</p>${sections.join('\n')}</body></html>`;
+}

@@ -1,0 +1,89 @@
+import type { Request, RequestHandler, Response, Router } from 'express';
+import type { z } from 'zod';
+import type { ApiDeps } from './deps.ts';
+import { authenticate, requireAgent, type AgentContext, type Caller } from './middleware/authenticate.ts';
+import { parse } from './validation.ts';
+
+/** Who may call a route: nobody in particular, any signed-in user, or a user acting through `X-Agent-Id`. */
+export type RouteAuth = 'none' | 'user' | 'agent';
+
+export interface ResponseSpec {
+  description: string;
+  /** JSON body schema; for SSE routes, the schema of one event. */
+  schema?: z.ZodType;
+  contentType?: 'application/json' | 'text/event-stream';
+  headers?: Record<string, string>;
+}
+
+export interface RouteContext<P, Q, B> {
+  req: Request;
+  res: Response;
+  params: P;
+  query: Q;
+  body: B;
+  /** Present when `auth` is 'user' or 'agent'. */
+  caller: Caller;
+  /** Present when `auth` is 'agent'. */
+  agent: AgentContext;
+}
+
+/**
+ * One HTTP operation, declared once: the OpenAPI document and the Express
+ * route are both built from this. The handler either returns a JSON body
+ * (sent with `status`, default 200) or writes the response itself and returns undefined.
+ */
+export interface RouteSpec<P extends z.ZodType = z.ZodType, Q extends z.ZodType = z.ZodType, B extends z.ZodType = z.ZodType> {
+  method: 'get' | 'post' | 'delete';
+  /** OpenAPI-style path, e.g. `/api/tasks/{task_id}`. */
+  path: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  tags: string[];
+  auth: RouteAuth;
+  /** Accept the `auth_session` cookie in place of the Authorization header (tasks and runs endpoints). */
+  cookie?: boolean;
+  /** Middleware run after auth and before validation (e.g. rate limits). */
+  before?: (deps: ApiDeps) => RequestHandler[];
+  params?: P;
+  query?: Q;
+  body?: B;
+  status?: number;
+  responses: Record<number, ResponseSpec>;
+  handler: (ctx: RouteContext<z.infer<P>, z.infer<Q>, z.infer<B>>, deps: ApiDeps) => Promise<unknown>;
+}
+
+/** Keeps the handler's parameter types tied to the schemas. */
+export function defineRoute<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType>(spec: RouteSpec<P, Q, B>): RouteSpec {
+  return spec as unknown as RouteSpec;
+}
+
+export function expressPath(openApiPath: string): string {
+  return openApiPath.replace(/\{(\w+)\}/g, ':$1');
+}
+
+/** Mounts each route: auth, then `before` middleware, then validation, then the handler. */
+export function mountRoutes(router: Router, routes: RouteSpec[], deps: ApiDeps): void {
+  for (const route of routes) {
+    const chain: RequestHandler[] = [];
+    if (route.auth !== 'none') chain.push(authenticate(deps.tokens, { allowCookie: route.cookie ?? false }));
+    if (route.auth === 'agent') chain.push(requireAgent(deps.db));
+    chain.push(...(route.before?.(deps) ?? []));
+    chain.push(async (req, res) => {
+      const ctx: RouteContext<unknown, unknown, unknown> = {
+        req,
+        res,
+        params: route.params ? parse(route.params, req.params, 'path') : req.params,
+        query: route.query ? parse(route.query, req.query, 'query') : req.query,
+        body: route.body ? parse(route.body, req.body ?? {}, 'body') : undefined,
+        caller: req.caller!,
+        agent: req.agent!,
+      };
+      const result = await route.handler(ctx as never, deps);
+      if (result === undefined || res.headersSent) return;
+      if (route.status) res.status(route.status);
+      res.json(result);
+    });
+    router[route.method](expressPath(route.path), ...chain);
+  }
+}
