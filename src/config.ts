@@ -25,6 +25,7 @@ const envSchema = z.object({
   MODEL_BASE_URL: z.string().url().optional(),
   MODEL_API_KEY: z.string().optional(),
   MODEL_NAME: z.string().optional(),
+  CREDITS_PER_1K_TOKENS: z.coerce.number().min(0).default(1),
   HEARTBEAT_INTERVAL_MS: z.coerce.number().int().positive().default(15_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
@@ -61,6 +62,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       apiKey: e.MODEL_API_KEY,
       name: e.MODEL_NAME,
     },
+    creditsPer1kTokens: e.CREDITS_PER_1K_TOKENS,
     heartbeatIntervalMs: e.HEARTBEAT_INTERVAL_MS,
     logLevel: e.LOG_LEVEL,
   } as const;

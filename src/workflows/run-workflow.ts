@@ -39,8 +39,8 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
     const result = { message_id: step.messageId, text: step.text, model: step.model, usage: usageJson(step.usage) };
     await move('completed', 'finished', [{ type: 'RUN_FINISHED', run_id: input.runId, result }], {
       assistantMessage: { taskId: input.taskId, content: step.text },
-      usage: step.usage,
       result,
+      bill: { usage: step.usage, model: step.model },
     });
     return { status: 'completed', usage: step.usage };
   } catch (err) {
@@ -48,6 +48,7 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
     const details = { workflow_id: workflowInfo().workflowId, attempt_failure: message };
     await move('failed', 'failed', [{ type: 'RUN_ERROR', run_id: input.runId, message, code, details }], {
       error: { code, message },
+      bill: { usage: { inputTokens: 0, outputTokens: 0 } },
     });
     return { status: 'failed', usage: { inputTokens: 0, outputTokens: 0 } };
   }

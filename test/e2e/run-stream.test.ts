@@ -39,9 +39,10 @@ describe('POST /api/run streaming', () => {
     const types = frames.map((f) => f.data.type);
     expect(types[0]).toBe('RUN_STARTED');
     expect(types[1]).toBe('TEXT_MESSAGE_START');
-    expect(types.at(-2)).toBe('TEXT_MESSAGE_END');
+    expect(types.at(-3)).toBe('TEXT_MESSAGE_END');
+    expect(frames.at(-2)!.data).toMatchObject({ type: 'CUSTOM', name: 'USAGE', data: { credits: expect.any(Number), output_tokens: expect.any(Number) } });
     expect(types.at(-1)).toBe('RUN_FINISHED');
-    expect(types.slice(2, -2).every((t) => t === 'TEXT_MESSAGE_CONTENT')).toBe(true);
+    expect(types.slice(2, -3).every((t) => t === 'TEXT_MESSAGE_CONTENT')).toBe(true);
     expect(types.filter((t) => t === 'TEXT_MESSAGE_CONTENT').length).toBeGreaterThan(1);
     for (const f of frames) {
       expect(runEventSchema.safeParse(f.data).success, JSON.stringify(f.data)).toBe(true);

@@ -1,0 +1,21 @@
+import type { TokenUsage } from './run-workflow-types.ts';
+
+/**
+ * What a run costs: `creditsPer1kTokens` for every thousand tokens, input
+ * and output alike, rounded up to a whole credit. A run that used no tokens costs nothing.
+ */
+export function creditsFor(usage: TokenUsage, creditsPer1kTokens: number): number {
+  const tokens = usage.inputTokens + usage.outputTokens;
+  return Math.ceil((tokens * creditsPer1kTokens) / 1000);
+}
+
+/** Payload of the CUSTOM `USAGE` event, sent right before a run's terminal event. */
+export function usageEventData(usage: TokenUsage, credits: number, model: string | undefined) {
+  return {
+    input_tokens: usage.inputTokens,
+    output_tokens: usage.outputTokens,
+    total_tokens: usage.inputTokens + usage.outputTokens,
+    credits,
+    ...(model ? { model } : {}),
+  };
+}
