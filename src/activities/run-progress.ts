@@ -1,6 +1,6 @@
 import type { Prisma } from '../generated/prisma/client.ts';
 import { appendEventsInTx } from '../db/event-log.ts';
-import { newId } from '../shared/ids.ts';
+import { createHash } from 'node:crypto';
 import type { RunEventInput } from '../shared/events.ts';
 import type { RunStatus } from '../shared/run-status.ts';
 import type { TokenUsage } from '../shared/run-workflow-types.ts';
@@ -13,8 +13,8 @@ export interface RecordProgressInput {
   key: string;
   status?: RunStatus;
   events: RunEventInput[];
-  /** The final assistant answer, stored as a message of the task's conversation. */
-  assistantMessage?: { taskId: string; content: string };
+  /** A message that joins the task's conversation (an assistant answer, a steering comment). */
+  message?: { taskId: string; role: 'user' | 'assistant'; content: string };
   result?: Record<string, unknown>;
   error?: Record<string, unknown>;
   /**
@@ -49,11 +49,13 @@ export function createRunProgressActivities({ db, config }: ActivityDeps) {
             ...(input.error ? { error: input.error as Prisma.InputJsonValue } : {}),
           },
         });
-        if (input.assistantMessage) {
-          const { taskId, content } = input.assistantMessage;
+        // The id comes from (run, key), so a retried step finds its message instead of adding another.
+        const messageId = `msg_${createHash('sha256').update(`${input.runId}\n${input.key}`).digest('hex').slice(0, 32)}`;
+        if (input.message && !(await tx.message.findUnique({ where: { id: messageId }, select: { id: true } }))) {
+          const { taskId, role, content } = input.message;
           const last = await tx.message.aggregate({ where: { taskId }, _max: { position: true } });
           await tx.message.create({
-            data: { id: newId('msg'), taskId, runId: input.runId, role: 'assistant', content, position: (last._max.position ?? 0) + 1 },
+            data: { id: messageId, taskId, runId: input.runId, role, content, position: (last._max.position ?? 0) + 1 },
           });
           await tx.task.update({ where: { id: taskId }, data: { updatedAt: new Date() } });
         }

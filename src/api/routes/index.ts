@@ -1,6 +1,11 @@
 import type { RouteSpec } from '../route.ts';
 import { authRoutes } from './auth.ts';
+import { commentRoutes } from './comments.ts';
+import { eventRoutes } from './events.ts';
+import { runStatusRoutes } from './run-status.ts';
 import { runRoutes } from './runs.ts';
+import { streamRoutes } from './streams.ts';
+import { taskRoutes } from './tasks.ts';
 
 /** Every documented operation of the API. The OpenAPI document is built from this list. */
-export const allRoutes: RouteSpec[] = [...authRoutes, ...runRoutes];
+export const allRoutes: RouteSpec[] = [...authRoutes, ...runRoutes, ...runStatusRoutes, ...taskRoutes, ...commentRoutes, ...streamRoutes, ...eventRoutes];
