@@ -1,0 +1,66 @@
+import type { Express } from 'express';
+import { describe, expect, it } from 'vitest';
+import { createApp } from '../src/api/app.ts';
+import type { ApiDeps } from '../src/api/deps.ts';
+import { expressPath } from '../src/api/route.ts';
+import { apiUrl } from './support/http.ts';
+
+/** Endpoints that are infrastructure, not API operations. */
+const UNDOCUMENTED = new Set(['GET /healthz', 'GET /openapi.json', 'GET /docs']);
+
+interface Layer {
+  route?: { path: string; methods: Record<string, boolean> };
+  handle?: { stack?: Layer[] };
+}
+
+/** Every method+path Express would answer, found by walking its router stacks. */
+function expressRoutes(app: Express): string[] {
+  const found: string[] = [];
+  const walk = (stack: Layer[]) => {
+    for (const layer of stack) {
+      if (layer.route) for (const method of Object.keys(layer.route.methods)) found.push(`${method.toUpperCase()} ${layer.route.path}`);
+      else if (layer.handle?.stack) walk(layer.handle.stack);
+    }
+  };
+  walk((app as unknown as { router: { stack: Layer[] } }).router.stack);
+  return found;
+}
+
+describe('the OpenAPI document', () => {
+  it('documents every route the api serves, and nothing it does not serve', async () => {
+    const document = (await (await fetch(`${apiUrl()}/openapi.json`)).json()) as { openapi: string; paths: Record<string, Record<string, unknown>> };
+    expect(document.openapi).toBe('3.1.0');
+    const documented = Object.entries(document.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${expressPath(path)}`));
+    // Building the app only wires routes; no dependency is called, so none is needed.
+    const served = expressRoutes(createApp({ config: { heartbeatIntervalMs: 15_000 } } as unknown as ApiDeps)).filter((r) => !UNDOCUMENTED.has(r));
+    expect(served.length).toBeGreaterThan(2);
+    expect([...served].sort()).toEqual([...documented].sort());
+  });
+
+  it('gives every operation a description, an error response and schemas for its bodies', async () => {
+    const document = (await (await fetch(`${apiUrl()}/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, { description?: string; operationId?: string; responses: Record<string, { content?: Record<string, { schema?: unknown }> }> }>>;
+    };
+    for (const [path, ops] of Object.entries(document.paths)) {
+      for (const [method, op] of Object.entries(ops)) {
+        const name = `${method.toUpperCase()} ${path}`;
+        expect(op.description, name).toBeTruthy();
+        expect(op.operationId, name).toBeTruthy();
+        expect(Object.keys(op.responses).some((s) => Number(s) >= 400), name).toBe(true);
+        for (const [status, response] of Object.entries(op.responses)) {
+          for (const [type, media] of Object.entries(response.content ?? {})) expect(media.schema, `${name} ${status} ${type}`).toBeTruthy();
+        }
+      }
+    }
+  });
+
+  it('includes the SSE event schemas and serves an HTML reference page', async () => {
+    const document = (await (await fetch(`${apiUrl()}/openapi.json`)).json()) as { paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, unknown> }> }>> };
+    const stream = document.paths['/api/run']!.post!.responses['200']!.content!['text/event-stream'] as { schema: unknown };
+    const text = JSON.stringify(stream.schema);
+    for (const type of ['RUN_STARTED', 'TEXT_MESSAGE_CONTENT', 'RUN_FINISHED', 'RUN_ERROR', 'CUSTOM']) expect(text).toContain(type);
+    const page = await fetch(`${apiUrl()}/docs`);
+    expect(page.headers.get('content-type')).toMatch(/text\/html/);
+    expect(await page.text()).toContain('POST /api/run');
+  });
+});
