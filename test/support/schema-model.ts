@@ -309,6 +309,8 @@ function findField(model: DmmfModel, name: string): DmmfField {
 // ---------------------------------------------------------------------------
 
 const IGNORED_TABLES = ['_prisma_migrations'];
+/** Indexes schema.prisma cannot express, written by hand in the migrations (full-text search). */
+const HAND_WRITTEN_INDEXES = new Set(['memories_content_fts_idx']);
 
 interface ColumnRow { table: string; column: string; type: string; not_null: boolean; default_expr: string | null; identity: boolean; generated: boolean }
 interface IndexRow { table: string; name: string; is_primary: boolean; is_unique: boolean; method: string; predicate: string | null; columns: string[] }
@@ -350,6 +352,7 @@ function buildTables(columns: ColumnRow[], indexes: IndexRow[], foreignKeys: For
     };
   }
   for (const i of indexes) {
+    if (HAND_WRITTEN_INDEXES.has(i.name)) continue;
     const table = tableFor(i.table);
     if (i.is_primary) table.primaryKey = `${i.name} (${i.columns.join(', ')})`;
     else (i.is_unique ? table.uniqueIndexes : table.indexes).push(indexLine(i.name, i.columns, i.method, i.predicate));
