@@ -20,6 +20,16 @@ export const agentModelSettingsSchema = z
     system_prompt: z.string().max(20_000).optional(),
     temperature: z.number().min(0).max(2).optional(),
     max_output_tokens: z.number().int().positive().max(200_000).optional(),
+    /** Tools the agent may call; all catalog tools when left out. */
+    tools: z.array(z.string().min(1)).optional(),
+    /** Model steps per run before the agent must answer; default 10. */
+    max_steps: z.number().int().min(1).max(100).optional(),
+    /** Tool calls that wait for a human approval before they run. */
+    approval_required_tools: z.array(z.string().min(1)).optional(),
+    /** Tools of the sensitive class (in addition to those the catalog marks): only owners and admins may approve them. */
+    sensitive_tools: z.array(z.string().min(1)).optional(),
+    /** Deep-mode plans wait for approval before execution. */
+    require_plan_approval: z.boolean().optional(),
   })
   .strict();
 

@@ -25,4 +25,25 @@ export interface RunOutcome {
 export const failureTypes = {
   modelConfig: 'ModelConfigError',
   model: 'ModelError',
+  tool: 'ToolFailure',
 } as const;
+
+export interface ToolCall {
+  id: string;
+  name: string;
+  args: unknown;
+}
+
+/** One activity tool call, as the workflow hands it to the runTool activity. */
+export interface ToolCallInput {
+  runId: string;
+  taskId: string;
+  orgId: string;
+  agentId: string;
+  toolCallId: string;
+  name: string;
+  args: unknown;
+}
+
+/** What a tool call produced: its output, or an error the model is shown. */
+export type ToolOutcome = { ok: true; output: unknown } | { ok: false; error: { code: string; message: string } };

@@ -1,0 +1,48 @@
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import { appendEvents } from '../db/event-log.ts';
+import { toolCatalog } from '../shared/tools/index.ts';
+import { failureTypes, type ToolCallInput, type ToolOutcome } from '../shared/run-workflow-types.ts';
+import type { ActivityDeps } from './deps.ts';
+import { toolImplementations } from './tools/index.ts';
+import { ToolError, type ToolContext } from './tools/types.ts';
+
+export function createRunToolActivities(deps: ActivityDeps) {
+  return {
+    /**
+     * Runs one `activity` tool call. Bad arguments and ToolErrors become an
+     * error result the model sees; anything else is retried by the activity's
+     * policy and, when retries run out, fails the run with TOOL_ERROR.
+     */
+    async runTool(call: ToolCallInput): Promise<ToolOutcome> {
+      const definition = toolCatalog.get(call.name);
+      const implementation = toolImplementations.get(call.name);
+      if (!definition || !implementation) return { ok: false, error: { code: 'UNKNOWN_TOOL', message: `no tool named ${call.name}` } };
+      const parsed = definition.input.safeParse(call.args);
+      if (!parsed.success) {
+        const message = parsed.error.issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`).join('; ');
+        return { ok: false, error: { code: 'INVALID_ARGUMENTS', message } };
+      }
+      const activity = Context.current();
+      const ctx: ToolContext = {
+        runId: call.runId,
+        taskId: call.taskId,
+        orgId: call.orgId,
+        agentId: call.agentId,
+        toolCallId: call.toolCallId,
+        signal: activity.cancellationSignal,
+        heartbeat: (details) => activity.heartbeat(details),
+        emit: async (events, key) => void (await appendEvents(deps.db, call.runId, events, key && `tool:${call.toolCallId}:${key}`)),
+        deps,
+      };
+      try {
+        return { ok: true, output: await implementation.run(parsed.data as never, ctx) };
+      } catch (err) {
+        if (err instanceof ToolError) return { ok: false, error: { code: err.code, message: err.message } };
+        if (activity.cancellationSignal.aborted) throw err;
+        deps.logger.warn({ runId: call.runId, tool: call.name, err: String(err) }, 'tool call failed');
+        throw ApplicationFailure.retryable(`tool ${call.name} failed: ${(err as Error).message}`, failureTypes.tool);
+      }
+    },
+  };
+}

@@ -1,0 +1,42 @@
+import type { RunEventInput } from '../../shared/events.ts';
+import type { ActivityDeps } from '../deps.ts';
+
+/** What a tool implementation gets for one call. */
+export interface ToolContext {
+  runId: string;
+  taskId: string;
+  orgId: string;
+  agentId: string;
+  toolCallId: string;
+  /** Aborted when the run is cancelled or the activity times out: stop work and kill child processes. */
+  signal: AbortSignal;
+  /** Tell Temporal the call is alive (long commands must call this at least every 20 s). */
+  heartbeat(details?: unknown): void;
+  /**
+   * Writes events to the run's stream (SYSTEM_STATUS, ARTIFACT_*). `key` makes the write idempotent
+   * across activity retries: give each emit of one call a distinct, deterministic key.
+   */
+  emit(events: RunEventInput[], key?: string): Promise<void>;
+  deps: ActivityDeps;
+}
+
+/** A refusal or failure the model should see and may recover from (bad path, file missing, timeout). */
+export class ToolError extends Error {
+  override name = 'ToolError';
+  constructor(
+    message: string,
+    readonly code = 'TOOL_ERROR',
+  ) {
+    super(message);
+  }
+}
+
+/** The code behind an `activity` tool of the catalog (src/shared/tools). Input is already validated. */
+export interface ToolImplementation {
+  name: string;
+  run(input: never, ctx: ToolContext): Promise<unknown>;
+}
+
+export function implementTool<I>(name: string, run: (input: I, ctx: ToolContext) => Promise<unknown>): ToolImplementation {
+  return { name, run: run as ToolImplementation['run'] };
+}
