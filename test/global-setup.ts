@@ -81,8 +81,10 @@ export default async function setup(project: TestProject) {
     const admin = new pg.Client({ connectionString: adminUrl });
     await admin.connect();
     await admin.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(dbName)} WITH (FORCE)`);
+    // Another test run may be using the same embedded server: leave it to the last one.
+    const others = await admin.query(`SELECT 1 FROM pg_database WHERE datname LIKE 'ars\_test\_%'`);
     await admin.end();
-    await server.stop?.();
+    if (others.rowCount === 0) await server.stop?.();
     rmSync(dataDir, { recursive: true, force: true });
   };
 }

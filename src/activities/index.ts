@@ -1,14 +1,20 @@
 import type { ActivityDeps } from './deps.ts';
 import { createModelStepActivities } from './model-step.ts';
+import { createPlanStepActivities } from './plan-step.ts';
 import { createRunProgressActivities } from './run-progress.ts';
+import { createRunSettingsActivities } from './run-settings.ts';
 import { createRunToolActivities } from './run-tool.ts';
+import { createSandboxActivities } from './sandbox-activities.ts';
 
 /** Every activity of the worker, built from its dependencies. */
 export function createActivities(deps: ActivityDeps) {
   return {
     ...createRunProgressActivities(deps),
     ...createModelStepActivities(deps),
+    ...createPlanStepActivities(deps),
     ...createRunToolActivities(deps),
+    ...createRunSettingsActivities(deps),
+    ...createSandboxActivities(deps),
   };
 }
 

@@ -1,22 +1,31 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import { appendEvents } from '../db/event-log.ts';
+import { z } from 'zod';
+import { appendEvents, RunGoneError } from '../db/event-log.ts';
+import { agentModelSettingsSchema } from '../shared/agent-settings.ts';
 import { newId } from '../shared/ids.ts';
-import { failureTypes, type TokenUsage } from '../shared/run-workflow-types.ts';
+import { failureTypes, type ToolCall, type TokenUsage } from '../shared/run-workflow-types.ts';
+import { toolCatalog } from '../shared/tools/index.ts';
+import { loadConversation } from './conversation.ts';
 import type { ActivityDeps } from './deps.ts';
-import { DeltaBuffer } from './delta-buffer.ts';
-import { ModelConfigError, type ChatMessage } from './models/provider.ts';
+import { EventBatcher } from './event-batcher.ts';
+import { ModelConfigError, type ToolSpec } from './models/provider.ts';
 import { resolveModel } from './models/resolve-model.ts';
 
 export interface ModelStepInput {
   runId: string;
   taskId: string;
   agentId: string;
+  step: number;
+  /** False on the last allowed step: the model must answer in text. */
+  allowTools: boolean;
 }
 
 export interface ModelStepResult {
-  messageId: string;
+  /** Set when the step streamed text. */
+  messageId?: string;
   text: string;
+  toolCalls: ToolCall[];
   usage: TokenUsage;
   model: string;
 }
@@ -25,9 +34,10 @@ export function createModelStepActivities(deps: ActivityDeps) {
   const { db, config, env, logger } = deps;
   return {
     /**
-     * One model call. Token deltas go straight to the run's event log in small
-     * batches (they never enter workflow history); the workflow gets the final text.
-     * A retried attempt streams a new message with a new message_id.
+     * One model call. Text and tool-call events go straight to the run's event
+     * log in small batches (they never enter workflow history); the workflow
+     * gets the final text and tool calls. A retried attempt streams a new
+     * message with a new message_id.
      */
     async modelStep(input: ModelStepInput): Promise<ModelStepResult> {
       const ctx = Context.current();
@@ -39,43 +49,80 @@ export function createModelStepActivities(deps: ActivityDeps) {
         if (err instanceof ModelConfigError) throw ApplicationFailure.nonRetryable(err.message, failureTypes.modelConfig);
         throw err;
       }
-      const messages = await conversation(deps, input.taskId);
-      const messageId = newId('msg');
-      const write = (events: Parameters<typeof appendEvents>[2]) => appendEvents(db, input.runId, events);
-      await write([{ type: 'TEXT_MESSAGE_START', message_id: messageId, role: 'assistant' }]);
-
-      const buffer = new DeltaBuffer(deps.deltaFlushMs, async (text) => {
-        await write([{ type: 'TEXT_MESSAGE_CONTENT', message_id: messageId, delta: text }]);
+      const tools = input.allowTools ? enabledTools(agent.modelSettings) : [];
+      const messages = await loadConversation(db, input.taskId);
+      const batcher = new EventBatcher(deps.deltaFlushMs, async (events) => {
+        await appendEvents(db, input.runId, events);
         ctx.heartbeat();
       });
+      let messageId: string | undefined;
       let text = '';
+      const toolCalls: ToolCall[] = [];
+      const started = new Set<string>();
       let usage: TokenUsage = { inputTokens: 0, outputTokens: 0 };
+      // Heartbeats carry cancellation into the activity, also while the model is silent.
+      const beat = setInterval(() => ctx.heartbeat(), 1000);
+      const closeText = () => {
+        if (messageId && text) batcher.push({ type: 'TEXT_MESSAGE_END', message_id: messageId });
+      };
       try {
-        for await (const chunk of resolved.provider.stream({ system: resolved.systemPrompt, messages, signal: ctx.cancellationSignal })) {
-          if (chunk.type === 'text') {
-            text += chunk.text;
-            buffer.push(chunk.text);
-          } else if (chunk.type === 'finish') {
-            usage = chunk.usage;
+        const stream = resolved.provider.stream({ system: resolved.systemPrompt, messages, tools, signal: ctx.cancellationSignal });
+        for await (const chunk of stream) {
+          switch (chunk.type) {
+            case 'text':
+              if (!messageId) {
+                messageId = newId('msg');
+                batcher.push({ type: 'TEXT_MESSAGE_START', message_id: messageId, role: 'assistant' });
+              }
+              text += chunk.text;
+              batcher.push({ type: 'TEXT_MESSAGE_CONTENT', message_id: messageId, delta: chunk.text });
+              break;
+            case 'reasoning':
+              batcher.push({ type: 'CUSTOM', name: 'THOUGHT', data: { text: chunk.text, step: input.step } });
+              break;
+            case 'tool-start':
+              started.add(chunk.id);
+              batcher.push({ type: 'TOOL_CALL_START', tool_call_id: chunk.id, tool_call_name: chunk.name, metadata: { step: input.step } });
+              break;
+            case 'tool-args':
+              batcher.push({ type: 'TOOL_CALL_ARGS', tool_call_id: chunk.id, delta: chunk.delta });
+              break;
+            case 'tool-call':
+              if (!started.has(chunk.id)) {
+                batcher.push({ type: 'TOOL_CALL_START', tool_call_id: chunk.id, tool_call_name: chunk.name, metadata: { step: input.step } });
+                batcher.push({ type: 'TOOL_CALL_ARGS', tool_call_id: chunk.id, delta: JSON.stringify(chunk.args ?? {}) });
+              }
+              batcher.push({ type: 'TOOL_CALL_END', tool_call_id: chunk.id });
+              toolCalls.push({ id: chunk.id, name: chunk.name, args: chunk.args ?? {} });
+              break;
+            case 'finish':
+              usage = chunk.usage;
+              break;
           }
         }
-        await buffer.flush();
+        closeText();
+        await batcher.flush();
       } catch (err) {
-        await buffer.flush().catch(() => {});
         // Close the message so the history stays well-formed; a retry starts a fresh one.
-        await write([{ type: 'TEXT_MESSAGE_END', message_id: messageId }]).catch(() => {});
+        closeText();
+        await batcher.flush().catch(() => {});
+        if (ctx.cancellationSignal.aborted) throw err;
+        if (err instanceof RunGoneError) throw ApplicationFailure.nonRetryable(err.message, failureTypes.runGone);
         logger.warn({ runId: input.runId, err: String(err) }, 'model step failed');
         throw ApplicationFailure.retryable(`model call failed: ${(err as Error).message}`, failureTypes.model);
+      } finally {
+        clearInterval(beat);
       }
-      await write([{ type: 'TEXT_MESSAGE_END', message_id: messageId }]);
-      return { messageId, text, usage, model: resolved.provider.label };
+      return { messageId, text, toolCalls, usage, model: resolved.provider.label };
     },
   };
 }
 
-async function conversation({ db }: ActivityDeps, taskId: string): Promise<ChatMessage[]> {
-  const rows = await db.message.findMany({ where: { taskId }, orderBy: { position: 'asc' }, select: { role: true, content: true } });
-  return rows
-    .filter((m): m is { role: 'user' | 'assistant'; content: string } => m.role === 'user' || m.role === 'assistant')
-    .map((m) => ({ role: m.role, content: m.content }));
+/** The catalog tools this agent may call, as JSON Schemas for the model. */
+function enabledTools(rawSettings: unknown): ToolSpec[] {
+  const settings = agentModelSettingsSchema.safeParse(rawSettings ?? {});
+  const allowed = settings.success ? settings.data.tools : undefined;
+  return [...toolCatalog.values()]
+    .filter((t) => !allowed || allowed.includes(t.name))
+    .map((t) => ({ name: t.name, description: t.description, parameters: z.toJSONSchema(t.input, { io: 'input' }) as Record<string, unknown> }));
 }

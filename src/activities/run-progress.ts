@@ -1,11 +1,14 @@
 import type { Prisma } from '../generated/prisma/client.ts';
 import { appendEventsInTx } from '../db/event-log.ts';
 import { createHash } from 'node:crypto';
+import { nonRetryableIfRunGone } from './run-gone.ts';
 import type { RunEventInput } from '../shared/events.ts';
 import type { RunStatus } from '../shared/run-status.ts';
 import type { TokenUsage } from '../shared/run-workflow-types.ts';
 import { creditsFor, usageEventData } from '../shared/credits.ts';
 import type { ActivityDeps } from './deps.ts';
+import { openRequestInTx, resolveRequestInTx, type OpenRequest, type ResolveRequest } from './human-requests.ts';
+import type { MessageParts } from './conversation.ts';
 
 export interface RecordProgressInput {
   runId: string;
@@ -14,7 +17,11 @@ export interface RecordProgressInput {
   status?: RunStatus;
   events: RunEventInput[];
   /** A message that joins the task's conversation (an assistant answer, a steering comment). */
-  message?: { taskId: string; role: 'user' | 'assistant'; content: string };
+  message?: { taskId: string; role: 'user' | 'assistant' | 'tool' | 'system'; content: string; parts?: MessageParts };
+  /** A question for a human that the run now waits on. */
+  openRequest?: OpenRequest;
+  /** The end of such a wait: answered, dismissed, or cancelled with the run. */
+  resolveRequest?: ResolveRequest;
   result?: Record<string, unknown>;
   error?: Record<string, unknown>;
   /**
@@ -31,7 +38,7 @@ export function createRunProgressActivities({ db, config }: ActivityDeps) {
      * in one transaction, so a client never sees an event whose state is not stored.
      */
     async recordProgress(input: RecordProgressInput): Promise<void> {
-      await db.$transaction(async (tx) => {
+      await nonRetryableIfRunGone(() => db.$transaction(async (tx) => {
         const credits = input.bill ? creditsFor(input.bill.usage, config.creditsPer1kTokens) : 0;
         const events: RunEventInput[] = input.bill
           ? [{ type: 'CUSTOM', name: 'USAGE', data: usageEventData(input.bill.usage, credits, input.bill.model) }, ...input.events]
@@ -39,6 +46,8 @@ export function createRunProgressActivities({ db, config }: ActivityDeps) {
         const { duplicate } = await appendEventsInTx(tx, input.runId, events, input.key);
         if (duplicate) return; // an earlier attempt committed this step
         if (input.bill) await debitOnce(tx, input.runId, input.bill.usage, credits);
+        if (input.openRequest) await openRequestInTx(tx, input.runId, input.openRequest);
+        if (input.resolveRequest) await resolveRequestInTx(tx, input.resolveRequest);
         const terminal = input.status === 'completed' || input.status === 'failed' || input.status === 'cancelled';
         await tx.run.update({
           where: { id: input.runId },
@@ -52,14 +61,22 @@ export function createRunProgressActivities({ db, config }: ActivityDeps) {
         // The id comes from (run, key), so a retried step finds its message instead of adding another.
         const messageId = `msg_${createHash('sha256').update(`${input.runId}\n${input.key}`).digest('hex').slice(0, 32)}`;
         if (input.message && !(await tx.message.findUnique({ where: { id: messageId }, select: { id: true } }))) {
-          const { taskId, role, content } = input.message;
+          const { taskId, role, content, parts } = input.message;
           const last = await tx.message.aggregate({ where: { taskId }, _max: { position: true } });
           await tx.message.create({
-            data: { id: messageId, taskId, runId: input.runId, role, content, position: (last._max.position ?? 0) + 1 },
+            data: {
+              id: messageId,
+              taskId,
+              runId: input.runId,
+              role,
+              content,
+              parts: parts as Prisma.InputJsonValue | undefined,
+              position: (last._max.position ?? 0) + 1,
+            },
           });
           await tx.task.update({ where: { id: taskId }, data: { updatedAt: new Date() } });
         }
-      });
+      }));
     },
   };
 }

@@ -4,6 +4,14 @@ import { eventName, type RunEvent, type RunEventInput } from '../shared/events.t
 
 type Tx = Prisma.TransactionClient;
 
+/** The run's row is gone (its task was deleted): nothing more can be written for it. */
+export class RunGoneError extends Error {
+  override name = 'RunGoneError';
+  constructor(readonly runId: string) {
+    super(`run ${runId} does not exist`);
+  }
+}
+
 export interface StoredEvent {
   runId: string;
   seq: number;
@@ -33,7 +41,7 @@ export async function appendEventsInTx(tx: Tx, runId: string, events: RunEventIn
   const locked = await tx.$queryRaw<{ last_event_seq: number }[]>`
     SELECT last_event_seq FROM runs WHERE id = ${runId} FOR UPDATE`;
   const run = locked[0];
-  if (!run) throw new Error(`run ${runId} does not exist`);
+  if (!run) throw new RunGoneError(runId);
   if (idempotencyKey !== undefined) {
     const first = await tx.runEvent.findUnique({ where: { runId_idempotencyKey: { runId, idempotencyKey: `${idempotencyKey}#0` } } });
     if (first) {

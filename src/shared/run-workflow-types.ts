@@ -26,6 +26,8 @@ export const failureTypes = {
   modelConfig: 'ModelConfigError',
   model: 'ModelError',
   tool: 'ToolFailure',
+  /** The run's rows are gone (its task was deleted): nothing more can be written. */
+  runGone: 'RunGone',
 } as const;
 
 export interface ToolCall {
@@ -47,3 +49,11 @@ export interface ToolCallInput {
 
 /** What a tool call produced: its output, or an error the model is shown. */
 export type ToolOutcome = { ok: true; output: unknown } | { ok: false; error: { code: string; message: string } };
+
+/** The agent's run policy, loaded when a run starts. */
+export interface RunSettings {
+  maxSteps: number;
+  approvalRequiredTools: string[];
+  sensitiveTools: string[];
+  requirePlanApproval: boolean;
+}

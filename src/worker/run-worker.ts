@@ -22,7 +22,9 @@ export async function startWorker(deps: ActivityDeps): Promise<WorkerHandle> {
     taskQueue: config.temporal.taskQueue,
     workflowsPath: require.resolve('../workflows/index.ts'),
     activities: createActivities(deps),
-    bundlerOptions: { ignoreModules: [] },
+    // Cancellation reaches an activity with its next heartbeat; send them promptly.
+    maxHeartbeatThrottleInterval: '1 second',
+    defaultHeartbeatThrottleInterval: '1 second',
   });
   const done = worker.run().finally(() => connection.close());
   return {

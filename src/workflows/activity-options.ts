@@ -1,20 +1,36 @@
 import type { ActivityOptions } from '@temporalio/workflow';
 import { failureTypes } from '../shared/run-workflow-types.ts';
 
-/** Writing status and events: short, idempotent by key, retried until the database is back. */
+/**
+ * Writing status and events: short, idempotent by key, retried until the
+ * database is back; a run whose rows are gone (task deleted) stops retrying.
+ */
 export const eventWriteOptions: ActivityOptions = {
   startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '30 seconds' },
+  retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '30 seconds', nonRetryableErrorTypes: [failureTypes.runGone] },
 };
 
-/** One model call: streams, heartbeats on every flush, retried a few times. */
+/** One model call: streams, heartbeats every second, retried a few times. */
 export const modelStepOptions: ActivityOptions = {
   startToCloseTimeout: '10 minutes',
-  heartbeatTimeout: '60 seconds',
+  heartbeatTimeout: '20 seconds',
   retry: {
     initialInterval: '2 seconds',
     backoffCoefficient: 2,
     maximumAttempts: 3,
-    nonRetryableErrorTypes: [failureTypes.modelConfig],
+    nonRetryableErrorTypes: [failureTypes.modelConfig, failureTypes.runGone],
   },
+};
+
+/** One tool call (a sandbox command may take minutes); heartbeats carry cancellation into it. */
+export const toolCallOptions: ActivityOptions = {
+  startToCloseTimeout: '15 minutes',
+  heartbeatTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 3, nonRetryableErrorTypes: [failureTypes.runGone] },
+};
+
+/** Small reads of the agent's policy. */
+export const settingsOptions: ActivityOptions = {
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '500 milliseconds', maximumInterval: '10 seconds' },
 };

@@ -1,90 +1,143 @@
 import {
   ActivityFailure,
   ApplicationFailure,
-  proxyActivities,
-  setCurrentDetails,
+  CancellationScope,
+  condition,
+  isCancellation,
   setHandler,
-  upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { Activities } from '../activities/index.ts';
-import { runErrorCodes, type RunEventInput } from '../shared/events.ts';
-import { assertTransition, type RunStatus } from '../shared/run-status.ts';
-import { failureTypes, type RunOutcome, type RunWorkflowInput, type TokenUsage } from '../shared/run-workflow-types.ts';
-import { RunStatusAttr } from '../shared/search-attributes.ts';
-import { eventWriteOptions, modelStepOptions } from './activity-options.ts';
-import { commentSignal, runStatusQuery, type SteeringComment } from './run-messages.ts';
+import { runErrorCodes } from '../shared/events.ts';
+import { isTerminalStatus } from '../shared/run-status.ts';
+import { failureTypes, type RunOutcome, type RunWorkflowInput } from '../shared/run-workflow-types.ts';
+import { loadRunSettings } from './activities.ts';
+import { runAgentLoop } from './agent-loop.ts';
+import { runPlanned } from './plan.ts';
+import { answerUpdate, cancelUpdate, commentSignal, pauseUpdate, pendingRequestQuery, refusals, resumeUpdate, runStatusQuery } from './run-messages.ts';
+import { RunState } from './run-state.ts';
 
-const { recordProgress } = proxyActivities<Activities>(eventWriteOptions);
-const { modelStep } = proxyActivities<Activities>(modelStepOptions);
-
-/** Extra model steps a run may take to respond to steering comments that arrived mid-step. */
-const MAX_COMMENT_STEPS = 5;
-
-type ProgressExtra = Partial<Parameters<typeof recordProgress>[0]>;
-
-/** One run of an agent: the run status machine, driven by activities. */
+/** One run of an agent: the run status machine, driven by activities and by people. */
 export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> {
-  let status: RunStatus = 'pending';
-  const comments: SteeringComment[] = [];
-  setHandler(runStatusQuery, () => status);
-  setHandler(commentSignal, (comment) => void comments.push(comment));
+  const state = new RunState(input, { maxSteps: 10, approvalRequiredTools: [], sensitiveTools: [], requirePlanApproval: false });
+  const work = new CancellationScope();
+  registerHandlers(state, work);
 
-  const record = (key: string, events: RunEventInput[], extra: ProgressExtra = {}) =>
-    recordProgress({ runId: input.runId, key, events, ...extra });
-
-  /** Every status move is checked, stored with its events, and mirrored for operators. */
-  async function move(to: RunStatus, key: string, events: RunEventInput[], extra: ProgressExtra = {}) {
-    assertTransition(status, to);
-    await record(key, events, { status: to, ...extra });
-    status = to;
-    upsertSearchAttributes({ [RunStatusAttr.name]: [to] });
-    setCurrentDetails(`**Run ${input.runId}** — status \`${to}\`, mode \`${input.mode}\`, task \`${input.taskId}\``);
-  }
-
-  /** Comments join the conversation as user messages, in arrival order, before the next model step. */
-  async function applyComments() {
-    for (const comment of comments.splice(0)) {
-      await record(`comment:${comment.commentId}`, [
-        { type: 'CUSTOM', name: 'SYSTEM_STATUS', data: { status: 'comment_applied', comment_id: comment.commentId, content: comment.content } },
-      ], { message: { taskId: input.taskId, role: 'user', content: comment.content } });
-    }
-  }
-
-  await move('executing', 'started', [
-    { type: 'RUN_STARTED', thread_id: input.taskId, run_id: input.runId, mode: input.mode, routing_reason: input.routingReason },
-  ]);
-
-  let usage: TokenUsage = { inputTokens: 0, outputTokens: 0 };
-  let model: string | undefined;
   try {
-    for (let step = 0; ; step++) {
-      await applyComments();
-      const result = await modelStep({ runId: input.runId, taskId: input.taskId, agentId: input.agentId });
-      usage = addUsage(usage, result.usage);
-      model = result.model;
-      const message = { taskId: input.taskId, role: 'assistant', content: result.text } as const;
-      if (comments.length > 0 && step < MAX_COMMENT_STEPS) {
-        await record(`step:${step}`, [], { message });
-        continue;
+    await work.run(async () => {
+      state.settings = await loadRunSettings({ agentId: input.agentId });
+      await state.record('started', [
+        { type: 'RUN_STARTED', thread_id: input.taskId, run_id: input.runId, mode: input.mode, routing_reason: input.routingReason },
+        { type: 'STATE_SNAPSHOT', state: { run_status: 'pending', mode: input.mode } },
+      ]);
+      if (input.mode === 'deep') {
+        const outcome = await runPlanned(state);
+        if (outcome.kind === 'rejected') {
+          const text = `The plan was not approved, so the agent stopped${outcome.feedback ? ` (feedback: ${outcome.feedback})` : ''}.`;
+          await finish(state, { outcome: 'plan_rejected', text, plan: outcome.steps, ...(outcome.feedback ? { feedback: outcome.feedback } : {}) });
+        } else {
+          await finish(state, { outcome: 'completed', text: outcome.result.text, message_id: outcome.result.messageId, plan: outcome.steps });
+        }
+      } else {
+        await state.move('executing', 'executing');
+        const result = await runAgentLoop(state, 'main');
+        await finish(state, { outcome: 'completed', text: result.text, message_id: result.messageId, steps: result.steps });
       }
-      const runResult = { message_id: result.messageId, text: result.text, model: result.model, usage: usageJson(usage), steps: step + 1 };
-      await move('completed', 'finished', [{ type: 'RUN_FINISHED', run_id: input.runId, result: runResult }], {
-        message,
-        result: runResult,
-        bill: { usage, model },
-      });
-      return { status: 'completed', usage };
-    }
-  } catch (err) {
-    const { code, message } = describeFailure(err);
-    const details = { workflow_id: workflowInfo().workflowId, attempt_failure: message };
-    await move('failed', 'failed', [{ type: 'RUN_ERROR', run_id: input.runId, message, code, details }], {
-      error: { code, message },
-      bill: { usage, model },
     });
-    return { status: 'failed', usage };
+    return { status: 'completed', usage: state.usage };
+  } catch (err) {
+    if (isCancellation(err) || state.cancelRequested) {
+      await CancellationScope.nonCancellable(() => endCancelled(state));
+      return { status: 'cancelled', usage: state.usage };
+    }
+    const { code, message } = describeFailure(err);
+    await CancellationScope.nonCancellable(() => endFailed(state, code, message));
+    return { status: 'failed', usage: state.usage };
   }
+}
+
+function registerHandlers(state: RunState, work: CancellationScope): void {
+  setHandler(runStatusQuery, () => state.status);
+  setHandler(pendingRequestQuery, () => state.pending);
+  setHandler(commentSignal, (comment) => void state.comments.push(comment));
+  setHandler(answerUpdate, (answer) => state.acceptAnswer(answer), { validator: (answer) => state.validateAnswer(answer) });
+
+  const refuseUnlessActive = (_request?: { requestedBy: string }) => {
+    if (isTerminalStatus(state.status) || state.finishing) throw ApplicationFailure.nonRetryable(`Run ${state.input.runId} is not active`, refusals.notActive);
+  };
+  setHandler(
+    cancelUpdate,
+    async (_request) => {
+      if (!state.cancelRequested) {
+        state.cancelRequested = true;
+        await state.record('stopping', [{ type: 'CUSTOM', name: 'STOPPING', data: { run_id: state.input.runId } }]);
+        state.stoppingWritten = true;
+        work.cancel();
+      }
+      return { message: 'Cancelling: the run stops now and ends cancelled' };
+    },
+    { validator: refuseUnlessActive },
+  );
+  setHandler(
+    pauseUpdate,
+    (_request) => {
+      state.pauseRequested = true;
+      return Promise.resolve({ message: 'Pause requested: the run pauses at its next safe point (it may finish first)' });
+    },
+    {
+      validator: (_request) => {
+        refuseUnlessActive();
+        if (state.cancelRequested) throw ApplicationFailure.nonRetryable('The run is being cancelled', refusals.notActive);
+        if (state.status === 'paused' || state.pauseRequested) throw ApplicationFailure.nonRetryable('The run is already paused or pausing', refusals.notActive);
+        if (state.pending) throw ApplicationFailure.nonRetryable('The run is waiting for input; answer or cancel it instead', refusals.notActive);
+      },
+    },
+  );
+  setHandler(
+    resumeUpdate,
+    (_request) => {
+      state.pauseRequested = false;
+      return Promise.resolve({ message: 'Resumed' });
+    },
+    {
+      validator: (_request) => {
+        refuseUnlessActive();
+        if (!state.pauseRequested) throw ApplicationFailure.nonRetryable('The run is not paused', refusals.notActive);
+      },
+    },
+  );
+}
+
+/** The terminal write: USAGE, then RUN_FINISHED, with the bill, in one transaction. */
+async function finish(state: RunState, result: Record<string, unknown>): Promise<void> {
+  state.finishing = true; // from here cancel and pause are refused: the outcome is decided
+  await CancellationScope.nonCancellable(() =>
+    state.move('completed', 'finished', [{ type: 'RUN_FINISHED', run_id: state.input.runId, result: { ...result, model: state.model, usage: usageJson(state) } }], {
+      result,
+      bill: { usage: state.usage, model: state.model },
+    }),
+  );
+}
+
+async function endCancelled(state: RunState): Promise<void> {
+  await condition(() => state.stoppingWritten || !state.cancelRequested); // STOPPING comes before the terminal event
+  const pending = state.pending;
+  state.pending = null;
+  const message = 'The run was cancelled';
+  await state.move('cancelled', 'cancelled', [{ type: 'RUN_ERROR', run_id: state.input.runId, message, code: runErrorCodes.cancelled, details: {} }], {
+    error: { code: runErrorCodes.cancelled, message },
+    bill: { usage: state.usage, model: state.model },
+    resolveRequest: pending
+      ? { requestId: pending.requestId, status: 'cancelled', approval: pending.details.approval_id ? { status: 'cancelled' } : undefined }
+      : undefined,
+  });
+}
+
+async function endFailed(state: RunState, code: string, message: string): Promise<void> {
+  const details = { workflow_id: workflowInfo().workflowId, status_at_failure: state.status };
+  await state.move('failed', 'failed', [{ type: 'RUN_ERROR', run_id: state.input.runId, message, code, details }], {
+    error: { code, message },
+    bill: { usage: state.usage, model: state.model },
+  });
 }
 
 function describeFailure(err: unknown): { code: string; message: string } {
@@ -92,14 +145,11 @@ function describeFailure(err: unknown): { code: string; message: string } {
   if (cause instanceof ApplicationFailure) {
     if (cause.type === failureTypes.modelConfig) return { code: runErrorCodes.modelConfig, message: cause.message };
     if (cause.type === failureTypes.model) return { code: runErrorCodes.model, message: cause.message };
+    if (cause.type === failureTypes.tool) return { code: runErrorCodes.tool, message: cause.message };
   }
   return { code: runErrorCodes.execution, message: err instanceof Error ? err.message : 'the run failed' };
 }
 
-function addUsage(a: TokenUsage, b: TokenUsage): TokenUsage {
-  return { inputTokens: a.inputTokens + b.inputTokens, outputTokens: a.outputTokens + b.outputTokens };
-}
-
-function usageJson(u: TokenUsage) {
-  return { input_tokens: u.inputTokens, output_tokens: u.outputTokens };
+function usageJson(state: RunState) {
+  return { input_tokens: state.usage.inputTokens, output_tokens: state.usage.outputTokens };
 }

@@ -36,14 +36,18 @@ describe('POST /api/run streaming', () => {
   });
 
   it('streams RUN_STARTED, the text message and RUN_FINISHED, each a valid snake_case event', () => {
-    const types = frames.map((f) => f.data.type);
+    const types = frames.map((f) => f.data.type).filter((t) => !t.startsWith('STATE_'));
     expect(types[0]).toBe('RUN_STARTED');
     expect(types[1]).toBe('TEXT_MESSAGE_START');
     expect(types.at(-3)).toBe('TEXT_MESSAGE_END');
-    expect(frames.at(-2)!.data).toMatchObject({ type: 'CUSTOM', name: 'USAGE', data: { credits: expect.any(Number), output_tokens: expect.any(Number) } });
+    expect(frames.find((f) => f.data.type === 'CUSTOM')!.data).toMatchObject({ name: 'USAGE', data: { credits: expect.any(Number), output_tokens: expect.any(Number) } });
+    expect(types.at(-2)).toBe('CUSTOM');
     expect(types.at(-1)).toBe('RUN_FINISHED');
     expect(types.slice(2, -3).every((t) => t === 'TEXT_MESSAGE_CONTENT')).toBe(true);
     expect(types.filter((t) => t === 'TEXT_MESSAGE_CONTENT').length).toBeGreaterThan(1);
+    expect(frames[1]!.data).toMatchObject({ type: 'STATE_SNAPSHOT', state: { run_status: 'pending', mode: 'fast' } });
+    const statuses = frames.filter((f) => f.data.type === 'STATE_DELTA').map((f) => (f.data.delta as { value: string }[])[0]!.value);
+    expect(statuses).toEqual(['executing', 'completed']);
     for (const f of frames) {
       expect(runEventSchema.safeParse(f.data).success, JSON.stringify(f.data)).toBe(true);
       expect(Object.keys(f.data).every((k) => k === k.toLowerCase())).toBe(true);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DeltaBuffer } from '../../src/activities/delta-buffer.ts';
+import { EventBatcher } from '../../src/activities/event-batcher.ts';
 import { offlineAnswer, OfflineModel } from '../../src/activities/models/offline-model.ts';
 import { eventId, parseEventId } from '../../src/api/streaming/event-ids.ts';
 import { creditsFor } from '../../src/shared/credits.ts';
@@ -49,23 +49,36 @@ describe('event ids', () => {
   });
 });
 
-describe('DeltaBuffer', () => {
-  it('coalesces pushes inside a window into one ordered write', async () => {
-    const writes: string[] = [];
-    const buffer = new DeltaBuffer(20, async (t) => void writes.push(t));
-    buffer.push('a');
-    buffer.push('b');
+describe('EventBatcher', () => {
+  const content = (delta: string, message_id = 'm1') => ({ type: 'TEXT_MESSAGE_CONTENT' as const, message_id, delta });
+  it('merges consecutive deltas inside a window and keeps the order of other events', async () => {
+    const writes: unknown[][] = [];
+    const batcher = new EventBatcher(20, async (events) => void writes.push(events));
+    batcher.push({ type: 'TEXT_MESSAGE_START', message_id: 'm1', role: 'assistant' });
+    batcher.push(content('a'));
+    batcher.push(content('b'));
+    batcher.push({ type: 'TOOL_CALL_START', tool_call_id: 't', tool_call_name: 'x', metadata: {} });
+    batcher.push({ type: 'TOOL_CALL_ARGS', tool_call_id: 't', delta: '{"a"' });
+    batcher.push({ type: 'TOOL_CALL_ARGS', tool_call_id: 't', delta: ':1}' });
     await new Promise((r) => setTimeout(r, 40));
-    buffer.push('c');
-    await buffer.flush();
-    expect(writes).toEqual(['ab', 'c']);
+    batcher.push(content('c'));
+    await batcher.flush();
+    expect(writes).toEqual([
+      [
+        { type: 'TEXT_MESSAGE_START', message_id: 'm1', role: 'assistant' },
+        content('ab'),
+        { type: 'TOOL_CALL_START', tool_call_id: 't', tool_call_name: 'x', metadata: {} },
+        { type: 'TOOL_CALL_ARGS', tool_call_id: 't', delta: '{"a":1}' },
+      ],
+      [content('c')],
+    ]);
   });
   it('surfaces a failed write', async () => {
-    const buffer = new DeltaBuffer(0, async () => {
+    const batcher = new EventBatcher(0, async () => {
       throw new Error('db down');
     });
-    buffer.push('x');
-    await expect(buffer.flush()).rejects.toThrow('db down');
+    batcher.push(content('x'));
+    await expect(batcher.flush()).rejects.toThrow('db down');
   });
 });
 
@@ -73,7 +86,7 @@ describe('the offline model', () => {
   it('is deterministic and streams the whole answer', async () => {
     const messages = [{ role: 'user' as const, content: 'ping' }];
     const chunks: string[] = [];
-    for await (const c of new OfflineModel(0).stream({ messages, signal: new AbortController().signal })) if (c.type === 'text') chunks.push(c.text);
+    for await (const c of new OfflineModel(0).stream({ messages, tools: [], signal: new AbortController().signal })) if (c.type === 'text') chunks.push(c.text);
     expect(chunks.join('')).toBe(offlineAnswer(messages));
     expect(chunks.length).toBeGreaterThan(3);
   });
@@ -81,7 +94,7 @@ describe('the offline model', () => {
     const controller = new AbortController();
     controller.abort(new Error('cancelled'));
     const run = async () => {
-      for await (const _ of new OfflineModel(0).stream({ messages: [{ role: 'user', content: 'a b c' }], signal: controller.signal })) void _;
+      for await (const _ of new OfflineModel(0).stream({ messages: [{ role: 'user', content: 'a b c' }], tools: [], signal: controller.signal })) void _;
     };
     await expect(run()).rejects.toThrow('cancelled');
   });

@@ -2,6 +2,7 @@ import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { streamText, type LanguageModel } from 'ai';
+import { toModelMessages, toToolSet } from './ai-sdk-messages.ts';
 import type { ModelChunk, ModelProvider, ModelRequest } from './provider.ts';
 
 export interface AiSdkModelSettings {
@@ -27,7 +28,8 @@ export class AiSdkModel implements ModelProvider {
     const result = streamText({
       model: this.model,
       system: request.system,
-      messages: request.messages,
+      messages: toModelMessages(request.messages),
+      tools: toToolSet(request.tools),
       abortSignal: request.signal,
       maxRetries: 0,
       temperature: this.settings.temperature,
@@ -40,6 +42,15 @@ export class AiSdkModel implements ModelProvider {
           break;
         case 'reasoning-delta':
           if (part.text) yield { type: 'reasoning', text: part.text };
+          break;
+        case 'tool-input-start':
+          yield { type: 'tool-start', id: part.id, name: part.toolName };
+          break;
+        case 'tool-input-delta':
+          if (part.delta) yield { type: 'tool-args', id: part.id, delta: part.delta };
+          break;
+        case 'tool-call':
+          yield { type: 'tool-call', id: part.toolCallId, name: part.toolName, args: part.input };
           break;
         case 'error':
           throw part.error instanceof Error ? part.error : new Error(String(part.error));

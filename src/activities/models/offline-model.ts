@@ -2,10 +2,38 @@ import type { ChatMessage, ModelChunk, ModelProvider, ModelRequest } from './pro
 
 export const OFFLINE_MODEL_LABEL = 'offline (built-in deterministic model, no provider configured)';
 
+export interface ToolDirective {
+  name: string;
+  args: unknown;
+}
+
 /**
- * The built-in offline model: deterministic, needs no network, and streams its
- * answer in small chunks like a real model. It is what runs when no provider
- * is configured, so the service works on a machine with no model API.
+ * Lines `/tool <name> <json arguments>` in a user message. The offline model
+ * calls these tools in order, one per model step, then answers with their results.
+ */
+export function parseToolDirectives(text: string): ToolDirective[] {
+  const directives: ToolDirective[] = [];
+  for (const line of text.split('\n')) {
+    const match = /^\s*\/tool\s+([A-Za-z_][\w-]*)\s*(.*)$/.exec(line);
+    if (!match) continue;
+    let args: unknown = {};
+    if (match[2]!.trim()) {
+      try {
+        args = JSON.parse(match[2]!);
+      } catch {
+        args = { _unparsed: match[2] };
+      }
+    }
+    directives.push({ name: match[1]!, args });
+  }
+  return directives;
+}
+
+/**
+ * The built-in offline model: deterministic, needs no network, and streams like
+ * a real model. It answers by echoing the conversation, and drives tools from
+ * `/tool` directives (see parseToolDirectives), so every feature can be shown
+ * and tested on a machine with no model API.
  */
 export class OfflineModel implements ModelProvider {
   readonly label = OFFLINE_MODEL_LABEL;
@@ -13,27 +41,74 @@ export class OfflineModel implements ModelProvider {
   constructor(private readonly chunkDelayMs = 15) {}
 
   async *stream(request: ModelRequest): AsyncIterable<ModelChunk> {
-    const answer = offlineAnswer(request.messages);
+    const next = request.purpose === 'plan' ? undefined : nextDirective(request);
+    const answer = request.purpose === 'plan' ? offlinePlan(request.messages) : next ? `Calling ${next.name}.` : offlineAnswer(request.messages);
     for (const piece of answer.match(/\S+\s*/g) ?? []) {
       request.signal.throwIfAborted();
       if (this.chunkDelayMs > 0) await sleep(this.chunkDelayMs, request.signal);
       yield { type: 'text', text: piece };
+    }
+    if (next) {
+      const id = `call_${request.messages.length}_${next.name}`;
+      const json = JSON.stringify(next.args);
+      yield { type: 'tool-start', id, name: next.name };
+      const half = Math.ceil(json.length / 2);
+      yield { type: 'tool-args', id, delta: json.slice(0, half) };
+      if (json.length > half) yield { type: 'tool-args', id, delta: json.slice(half) };
+      yield { type: 'tool-call', id, name: next.name, args: next.args };
     }
     const prompt = request.messages.map((m) => m.content).join('\n') + (request.system ?? '');
     yield { type: 'finish', usage: { inputTokens: estimateTokens(prompt), outputTokens: estimateTokens(answer) } };
   }
 }
 
+/** The directive to run now: the first of the last user message's directives that has no result yet. */
+function nextDirective(request: ModelRequest): ToolDirective | undefined {
+  const messages = request.messages;
+  const lastUser = findLastIndex(messages, (m) => m.role === 'user');
+  if (lastUser < 0) return undefined;
+  const directives = parseToolDirectives(messages[lastUser]!.content);
+  const done = messages.slice(lastUser + 1).filter((m) => m.role === 'tool').length;
+  const next = directives[done];
+  if (!next || !request.tools.some((t) => t.name === next.name)) return undefined;
+  return next;
+}
+
+/** A numbered plan: one step per tool directive, else three generic steps, then a summary. */
+export function offlinePlan(messages: ChatMessage[]): string {
+  const lastUser = findLastIndex(messages, (m) => m.role === 'user');
+  const query = lastUser >= 0 ? messages[lastUser]!.content : '';
+  const directives = parseToolDirectives(query);
+  const steps = directives.length
+    ? directives.map((d) => `Run ${d.name}`)
+    : ['Understand the request', `Work on: ${truncate(query.split('\n')[0] ?? '', 80)}`];
+  return [...steps, 'Summarize the results'].map((s, i) => `${i + 1}. ${s}`).join('\n');
+}
+
 export function offlineAnswer(messages: ChatMessage[]): string {
-  const last = [...messages].reverse().find((m) => m.role === 'user');
-  const earlier = messages.length - 1;
+  const lastUser = findLastIndex(messages, (m) => m.role === 'user');
+  const results = messages.slice(lastUser + 1).filter((m): m is Extract<ChatMessage, { role: 'tool' }> => m.role === 'tool');
+  if (results.length > 0) {
+    const lines = results.map((r) => `${r.toolName} → ${truncate(r.content, 300)}`);
+    return `Offline model here. I ran ${results.length} tool call${results.length === 1 ? '' : 's'}:\n${lines.join('\n')}`;
+  }
+  const earlier = messages.filter((m) => m.role === 'user' || m.role === 'assistant').length - 1;
   const context = earlier > 0 ? ` I can see ${earlier} earlier message${earlier === 1 ? '' : 's'} in this conversation.` : '';
-  return `Offline model here (no model provider is configured). You said: "${last?.content ?? ''}".${context}`;
+  return `Offline model here (no model provider is configured). You said: "${lastUser >= 0 ? messages[lastUser]!.content : ''}".${context}`;
 }
 
 /** Roughly four characters per token, the usual rule of thumb for English text. */
 export function estimateTokens(text: string): number {
   return Math.ceil(text.length / 4);
+}
+
+function truncate(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}…`;
+}
+
+function findLastIndex<T>(items: T[], predicate: (item: T) => boolean): number {
+  for (let i = items.length - 1; i >= 0; i--) if (predicate(items[i]!)) return i;
+  return -1;
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {

@@ -1,0 +1,34 @@
+import type { Db } from '../db/client.ts';
+import type { ToolCall } from '../shared/run-workflow-types.ts';
+import type { ChatMessage } from './models/provider.ts';
+
+/** Structured parts stored beside a message's text (see the `messages.parts` column). */
+export interface MessageParts {
+  tool_calls?: { id: string; name: string; input: unknown }[];
+  tool_call_id?: string;
+  tool_name?: string;
+}
+
+/** A task's stored conversation, as the model is shown it. */
+export async function loadConversation(db: Db, taskId: string): Promise<ChatMessage[]> {
+  const rows = await db.message.findMany({ where: { taskId }, orderBy: { position: 'asc' }, select: { role: true, content: true, parts: true } });
+  const messages: ChatMessage[] = [];
+  for (const row of rows) {
+    const parts = (row.parts ?? {}) as MessageParts;
+    switch (row.role) {
+      case 'system':
+      case 'user':
+        messages.push({ role: row.role, content: row.content });
+        break;
+      case 'assistant': {
+        const toolCalls: ToolCall[] | undefined = parts.tool_calls?.map((c) => ({ id: c.id, name: c.name, args: c.input }));
+        messages.push({ role: 'assistant', content: row.content, ...(toolCalls?.length ? { toolCalls } : {}) });
+        break;
+      }
+      case 'tool':
+        messages.push({ role: 'tool', toolCallId: parts.tool_call_id ?? '', toolName: parts.tool_name ?? '', content: row.content });
+        break;
+    }
+  }
+  return messages;
+}

@@ -1,0 +1,61 @@
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import { failureTypes, type TokenUsage } from '../shared/run-workflow-types.ts';
+import { loadConversation } from './conversation.ts';
+import type { ActivityDeps } from './deps.ts';
+import { ModelConfigError } from './models/provider.ts';
+import { resolveModel } from './models/resolve-model.ts';
+
+const PLANNING_PROMPT =
+  'Before acting, write a short plan for the latest request: a numbered list of 2 to 7 concrete steps, ' +
+  'one line each, and nothing else.';
+const MAX_STEPS = 7;
+
+export interface PlanStepResult {
+  steps: string[];
+  usage: TokenUsage;
+  model: string;
+}
+
+/** Lines "1. Do x" / "2) Do y" / "- Do z" of a model's plan. */
+export function parsePlan(text: string): string[] {
+  const steps = text
+    .split('\n')
+    .map((line) => /^\s*(?:\d+[.)]|[-*•])\s+(.+?)\s*$/.exec(line)?.[1])
+    .filter((s): s is string => Boolean(s));
+  return (steps.length ? steps : [text.trim() || 'Answer the request']).slice(0, MAX_STEPS);
+}
+
+export function createPlanStepActivities(deps: ActivityDeps) {
+  return {
+    /** Deep mode's planning step: one model call that returns the plan's steps. */
+    async planStep(input: { runId: string; taskId: string; agentId: string }): Promise<PlanStepResult> {
+      const ctx = Context.current();
+      const agent = await deps.db.agent.findUniqueOrThrow({ where: { id: input.agentId } });
+      let resolved;
+      try {
+        resolved = resolveModel(deps.config, agent.modelSettings, deps.env, deps.offlineModel);
+      } catch (err) {
+        if (err instanceof ModelConfigError) throw ApplicationFailure.nonRetryable(err.message, failureTypes.modelConfig);
+        throw err;
+      }
+      const messages = await loadConversation(deps.db, input.taskId);
+      const system = [resolved.systemPrompt, PLANNING_PROMPT].filter(Boolean).join('\n\n');
+      let text = '';
+      let usage: TokenUsage = { inputTokens: 0, outputTokens: 0 };
+      const beat = setInterval(() => ctx.heartbeat(), 1000);
+      try {
+        for await (const chunk of resolved.provider.stream({ system, messages, tools: [], purpose: 'plan', signal: ctx.cancellationSignal })) {
+          if (chunk.type === 'text') text += chunk.text;
+          else if (chunk.type === 'finish') usage = chunk.usage;
+        }
+      } catch (err) {
+        if (ctx.cancellationSignal.aborted) throw err;
+        throw ApplicationFailure.retryable(`planning call failed: ${(err as Error).message}`, failureTypes.model);
+      } finally {
+        clearInterval(beat);
+      }
+      return { steps: parsePlan(text), usage, model: resolved.provider.label };
+    },
+  };
+}

@@ -1,0 +1,79 @@
+import { isDeepStrictEqual } from 'node:util';
+import type { Prisma } from '../../generated/prisma/client.ts';
+import type { ArtifactKind } from '../../shared/tools/artifacts.ts';
+import { artifactEvent, checkContent, describeArtifact, progressEvents } from './artifact-content.ts';
+import { idForToolCall } from './call-ids.ts';
+import { implementTool, ToolError, type ToolContext } from './types.ts';
+
+/*
+ * Rich artifacts. Each call emits its lifecycle as CUSTOM events with fixed keys
+ * per call ('created', 'completed' …): the dispatcher scopes keys by tool call,
+ * so a retried attempt re-emits nothing that was already written.
+ *   create: ARTIFACT_CREATED → [ARTIFACT_PROGRESS] → ARTIFACT_COMPLETED
+ *   update: ARTIFACT_UPDATED (same version) or ARTIFACT_REVISED (version + 1) → [ARTIFACT_PROGRESS] → ARTIFACT_COMPLETED;
+ *           an edit that changes nothing is ARTIFACT_UPDATED with `changed: []` and keeps the version
+ *   bad content: ARTIFACT_ERROR, and the model gets a ToolError; nothing is stored.
+ */
+
+async function refuse(ctx: ToolContext, data: Record<string, unknown>, code: string, message: string): Promise<never> {
+  await ctx.emit([artifactEvent('ARTIFACT_ERROR', { ...data, code, message })], 'error');
+  throw new ToolError(message, code);
+}
+
+async function complete(ctx: ToolContext, id: string, version: number): Promise<void> {
+  await ctx.deps.db.artifact.updateMany({ where: { id, status: 'draft' }, data: { status: 'completed' } });
+  await ctx.emit([artifactEvent('ARTIFACT_COMPLETED', { artifact_id: id, version, status: 'completed' })], 'completed');
+}
+
+export const createArtifact = implementTool<{ kind: ArtifactKind; title: string; content: Record<string, unknown> }>('create_artifact', async (input, ctx) => {
+  const checked = checkContent(input.kind, input.content);
+  if (!checked.ok) return refuse(ctx, { artifact_id: null, kind: input.kind, title: input.title }, checked.code, checked.message);
+  const artifact = { id: idForToolCall('art', ctx), runId: ctx.runId, taskId: ctx.taskId, kind: input.kind, title: input.title, version: 1 };
+  // The id comes from the tool call, so a retried attempt skips the row the first one stored.
+  await ctx.deps.db.artifact.createMany({ data: [{ ...artifact, content: checked.content as Prisma.InputJsonObject, status: 'draft' }], skipDuplicates: true });
+  await ctx.emit([artifactEvent('ARTIFACT_CREATED', describeArtifact(artifact, checked.content, checked.bytes)), ...progressEvents(artifact.id, 1, checked.bytes)], 'created');
+  await complete(ctx, artifact.id, 1);
+  return { artifact_id: artifact.id, version: 1, status: 'completed' };
+});
+
+interface UpdateInput {
+  artifact_id: string;
+  mode: 'update' | 'revise';
+  title?: string;
+  content?: Record<string, unknown>;
+}
+
+export const updateArtifact = implementTool<UpdateInput>('update_artifact', async (input, ctx) => {
+  const db = ctx.deps.db;
+  const current = await db.artifact.findUnique({ where: { id: input.artifact_id } });
+  // Another task's artifact is reported exactly like a missing one: the model learns nothing about it.
+  if (!current || current.taskId !== ctx.taskId) throw new ToolError(`No artifact ${input.artifact_id} in this conversation`, 'ARTIFACT_NOT_FOUND');
+  const about = { artifact_id: current.id, kind: current.kind, title: current.title, version: current.version };
+  const checked = checkContent(current.kind as ArtifactKind, input.content ?? current.content);
+  if (!checked.ok) return refuse(ctx, about, checked.code, checked.message);
+
+  const title = input.title ?? current.title;
+  const { row, applied } = await db.$transaction(async (tx) => {
+    // Row lock: two calls changing one artifact at once must not both read version n and both write n + 1.
+    await tx.$queryRaw`SELECT id FROM artifacts WHERE id = ${current.id} FOR UPDATE`;
+    const locked = (await tx.artifact.findUnique({ where: { id: current.id } }))!;
+    if (locked.title === title && isDeepStrictEqual(locked.content, checked.content)) {
+      // Already as asked. Still a draft: a retried attempt of this call finds its own write. Completed: a no-op edit.
+      return { row: locked, applied: locked.status === 'draft' };
+    }
+    const version = input.mode === 'revise' ? locked.version + 1 : locked.version;
+    const data = { title, content: checked.content as Prisma.InputJsonObject, version, status: 'draft' };
+    return { row: await tx.artifact.update({ where: { id: locked.id }, data }), applied: true };
+  });
+
+  const revised = applied && input.mode === 'revise';
+  const changed = applied ? [...(input.title !== undefined ? ['title'] : []), ...(input.content !== undefined ? ['content'] : [])] : [];
+  const data = { ...describeArtifact(row, checked.content, checked.bytes), changed, ...(revised ? { previous_version: row.version - 1 } : {}) };
+  // One key for UPDATED and REVISED: whichever a first attempt wrote is the one a retry finds.
+  await ctx.emit([artifactEvent(revised ? 'ARTIFACT_REVISED' : 'ARTIFACT_UPDATED', data), ...progressEvents(row.id, row.version, checked.bytes)], 'changed');
+  await complete(ctx, row.id, row.version);
+  // The same answer for a first attempt and its retry, whatever the retry found.
+  return { artifact_id: row.id, version: row.version, status: 'completed' };
+});
+
+export const artifactToolImplementations = [createArtifact, updateArtifact];

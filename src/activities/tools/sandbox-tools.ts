@@ -1,0 +1,40 @@
+import { sandboxHostFor } from '../../sandbox/host.ts';
+import type { OperationOptions } from '../../sandbox/sandbox.ts';
+import { implementTool, type ToolContext } from './types.ts';
+
+/**
+ * The sandbox tools: the run's agent's persistent workspace in the run's org.
+ * A run can only ever reach its own (org, agent) sandbox: both come from the
+ * run, never from the model's arguments.
+ */
+function sandboxOf(ctx: ToolContext) {
+  return sandboxHostFor(ctx.deps).sandbox(ctx.orgId, ctx.agentId);
+}
+
+function operation(ctx: ToolContext): OperationOptions {
+  return {
+    signal: ctx.signal,
+    heartbeat: () => ctx.heartbeat(),
+    // Shown once, when this call had to create or restore the workspace on this host.
+    onStatus: (status) => ctx.emit([{ type: 'CUSTOM', name: 'SYSTEM_STATUS', data: { ...status } }], 'sandbox-status'),
+  };
+}
+
+export const readFile = implementTool<{ path: string }>('read_file', (input, ctx) => sandboxOf(ctx).readFile(input.path, operation(ctx)));
+
+export const writeFile = implementTool<{ path: string; content: string }>('write_file', (input, ctx) =>
+  sandboxOf(ctx).writeFile(input.path, input.content, operation(ctx)),
+);
+
+export const listFiles = implementTool<{ path?: string; recursive?: boolean }>('list_files', (input, ctx) =>
+  sandboxOf(ctx).listFiles(input.path ?? '.', { recursive: input.recursive }, operation(ctx)),
+);
+
+export const runCommand = implementTool<{ command: string; timeout_seconds?: number }>('run_command', (input, ctx) =>
+  sandboxOf(ctx).runCommand(input.command, {
+    ...operation(ctx),
+    timeoutMs: input.timeout_seconds === undefined ? undefined : input.timeout_seconds * 1000,
+  }),
+);
+
+export const sandboxToolImplementations = [readFile, writeFile, listFiles, runCommand];

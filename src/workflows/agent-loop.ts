@@ -1,0 +1,99 @@
+import { describeAnswer, type PendingRequest } from '../shared/input-requests.ts';
+import type { ToolCall, ToolOutcome } from '../shared/run-workflow-types.ts';
+import { toolCatalog } from '../shared/tools/index.ts';
+import { hasStandingGrant, modelStep, runTool } from './activities.ts';
+import { humanRequestFor } from './human-tools.ts';
+import type { RunState } from './run-state.ts';
+
+/** Extra model steps a run may take to respond to steering comments that arrived mid-step. */
+const MAX_COMMENT_STEPS = 5;
+
+export interface LoopResult {
+  text: string;
+  messageId?: string;
+  steps: number;
+}
+
+/**
+ * The agent loop: a model step, then each tool call it asked for (approval gate
+ * first where policy says so), then the next model step, until the model answers
+ * in text. The last allowed step offers no tools, so a run always ends with an answer.
+ */
+export async function runAgentLoop(state: RunState, label: string): Promise<LoopResult> {
+  const { input } = state;
+  let commentSteps = 0;
+  for (let step = 0; ; step++) {
+    await state.safePoint();
+    await applyComments(state);
+    const allowTools = step < state.settings.maxSteps - 1;
+    const result = await modelStep({ runId: input.runId, taskId: input.taskId, agentId: input.agentId, step, allowTools });
+    state.addUsage(result.usage, result.model);
+    const parts = result.toolCalls.length ? { tool_calls: result.toolCalls.map((c) => ({ id: c.id, name: c.name, input: c.args })) } : undefined;
+    await state.record(`${label}:assistant:${step}`, [], { message: { taskId: input.taskId, role: 'assistant', content: result.text, parts } });
+    if (result.toolCalls.length === 0) {
+      if (state.comments.length > 0 && commentSteps++ < MAX_COMMENT_STEPS) continue;
+      return { text: result.text, messageId: result.messageId, steps: step + 1 };
+    }
+    for (const call of result.toolCalls) {
+      await state.safePoint();
+      const outcome = await callTool(state, call);
+      const content = JSON.stringify(outcome.ok ? outcome.output : { error: outcome.error });
+      await state.record(`tool:${call.id}`, [{ type: 'TOOL_CALL_RESULT', tool_call_id: call.id, content }], {
+        message: { taskId: input.taskId, role: 'tool', content, parts: { tool_call_id: call.id, tool_name: call.name } },
+      });
+    }
+  }
+}
+
+/** Comments join the conversation as user messages, in arrival order, before the next model step. */
+export async function applyComments(state: RunState): Promise<void> {
+  for (const comment of state.comments.splice(0)) {
+    await state.record(
+      `comment:${comment.commentId}`,
+      [{ type: 'CUSTOM', name: 'SYSTEM_STATUS', data: { status: 'comment_applied', comment_id: comment.commentId, content: comment.content } }],
+      { message: { taskId: state.input.taskId, role: 'user', content: comment.content } },
+    );
+  }
+}
+
+async function callTool(state: RunState, call: ToolCall): Promise<ToolOutcome> {
+  const definition = toolCatalog.get(call.name);
+  if (!definition) return { ok: false, error: { code: 'UNKNOWN_TOOL', message: `no tool named ${call.name}` } };
+  if (definition.kind === 'human') {
+    const request = humanRequestFor(state, call);
+    if ('error' in request) return { ok: false, error: request.error };
+    const resolution = await state.ask(request);
+    return { ok: true, output: describeAnswer(request, resolution.answer) };
+  }
+  const gate = await approvalGate(state, call);
+  if (gate) return gate;
+  const { input } = state;
+  return runTool({ runId: input.runId, taskId: input.taskId, orgId: input.orgId, agentId: input.agentId, toolCallId: call.id, name: call.name, args: call.args });
+}
+
+/** Waits for an approval when the agent's policy asks for one; returns an outcome only when the call must not run. */
+async function approvalGate(state: RunState, call: ToolCall): Promise<ToolOutcome | undefined> {
+  const { settings, input } = state;
+  if (!settings.approvalRequiredTools.includes(call.name) || state.runScopeGrants.has(call.name)) return undefined;
+  if (await hasStandingGrant({ orgId: input.orgId, agentId: input.agentId, toolName: call.name })) return undefined;
+  const sensitive = settings.sensitiveTools.includes(call.name);
+  const approvalId = state.newId('apv');
+  const request: PendingRequest = {
+    requestId: state.newId('req'),
+    inputType: 'action_approval',
+    prompt: `The agent wants to run ${call.name}. Approve?`,
+    details: { action: { tool_name: call.name, tool_call_id: call.id, arguments: call.args, sensitive }, approval_id: approvalId },
+    toolCallId: call.id,
+    sensitive,
+  };
+  const { answer } = await state.ask(request, {
+    gate: true,
+    openRequest: { request, taskId: input.taskId, approval: { id: approvalId, orgId: input.orgId, agentId: input.agentId, kind: 'action', toolName: call.name } },
+  });
+  if (answer.cancelled) return { ok: false, error: { code: 'DISMISSED', message: 'The approval request was dismissed; the action did not run.' } };
+  if ('approved' in answer && !answer.approved) {
+    return { ok: false, error: { code: 'REJECTED', message: `The user rejected this action${answer.feedback ? `: ${answer.feedback}` : '.'}` } };
+  }
+  if ('approve_run_scope' in answer && answer.approve_run_scope) state.runScopeGrants.add(call.name);
+  return undefined;
+}

@@ -1,0 +1,168 @@
+import { ApplicationFailure, condition, setCurrentDetails, upsertSearchAttributes, uuid4 } from '@temporalio/workflow';
+import type { RunEventInput } from '../shared/events.ts';
+import { answerProblem, describeAnswer, type Answer, type PendingRequest } from '../shared/input-requests.ts';
+import { assertTransition, isTerminalStatus, type RunStatus } from '../shared/run-status.ts';
+import type { RunSettings, RunWorkflowInput, TokenUsage } from '../shared/run-workflow-types.ts';
+import { RunStatusAttr } from '../shared/search-attributes.ts';
+import { recordProgress, type ProgressInput } from './activities.ts';
+import { refusals, type AnswerInput, type SteeringComment } from './run-messages.ts';
+
+type ProgressExtra = Omit<Partial<ProgressInput>, 'runId' | 'key' | 'events'>;
+
+export interface Resolution {
+  request: PendingRequest;
+  answer: Answer;
+  answeredBy: string;
+}
+
+/**
+ * Everything a run knows while it runs, and the only place its status moves.
+ * Message handlers and the main flow share it; comments say where an
+ * interleaving matters.
+ */
+export class RunState {
+  status: RunStatus = 'pending';
+  pending: PendingRequest | null = null;
+  comments: SteeringComment[] = [];
+  pauseRequested = false;
+  cancelRequested = false;
+  stoppingWritten = false;
+  /** Set just before the terminal write: from then on cancel and pause are refused. */
+  finishing = false;
+  usage: TokenUsage = { inputTokens: 0, outputTokens: 0 };
+  model: string | undefined;
+  readonly runScopeGrants = new Set<string>();
+  private resolution: Resolution | undefined;
+  private moves = 0;
+
+  constructor(
+    readonly input: RunWorkflowInput,
+    public settings: RunSettings,
+  ) {}
+
+  record(key: string, events: RunEventInput[], extra: ProgressExtra = {}): Promise<void> {
+    return recordProgress({ runId: this.input.runId, key, events, ...extra });
+  }
+
+  /**
+   * Every status move is checked against the transition table, stored with
+   * its events (a STATE_DELTA carrying the new status comes first), and
+   * mirrored into the search attribute and the current details for operators.
+   */
+  async move(to: RunStatus, key: string, events: RunEventInput[] = [], extra: ProgressExtra = {}): Promise<void> {
+    assertTransition(this.status, to);
+    const delta: RunEventInput = { type: 'STATE_DELTA', delta: [{ op: 'replace', path: '/run_status', value: to }] };
+    await this.record(key, [delta, ...events], { status: to, ...extra });
+    this.status = to;
+    this.moves++;
+    upsertSearchAttributes({ [RunStatusAttr.name]: [to] });
+    setCurrentDetails(
+      `**Run** \`${this.input.runId}\`\n\n- status: \`${to}\`\n- mode: \`${this.input.mode}\`\n- task: \`${this.input.taskId}\`\n- agent: \`${this.input.agentId}\`` +
+        (this.pending ? `\n- waiting on: \`${this.pending.inputType}\` request \`${this.pending.requestId}\`` : ''),
+    );
+  }
+
+  /** A fresh deterministic id (the workflow's seeded uuid4). */
+  newId(prefix: string): string {
+    return `${prefix}_${uuid4().replace(/-/g, '')}`;
+  }
+
+  /** A safe point: take a requested pause here and wait for resume. */
+  async safePoint(): Promise<void> {
+    if (!this.pauseRequested) return;
+    const n = this.moves;
+    await this.move('paused', `paused:${n}`);
+    await condition(() => !this.pauseRequested);
+    await this.move('executing', `resumed:${n}`);
+  }
+
+  /**
+   * Asks a human and waits. Approval gates move the run to awaiting_approval
+   * and back. The wait is cancellable: cancelling the run ends it here.
+   */
+  async ask(request: PendingRequest, extra: ProgressExtra & { gate?: boolean } = {}): Promise<Resolution> {
+    const { gate, ...progress } = extra;
+    const event: RunEventInput = {
+      type: 'CUSTOM',
+      name: 'USER_INPUT_REQUIRED',
+      data: {
+        request_id: request.requestId,
+        run_id: this.input.runId,
+        input_type: request.inputType,
+        prompt: request.prompt,
+        ...request.details,
+        ...(request.toolCallId ? { tool_call_id: request.toolCallId } : {}),
+      },
+    };
+    const open = { ...progress, openRequest: { request, taskId: this.input.taskId, ...progress.openRequest } };
+    this.pending = request; // before the write: an answer may race the write, and is checked against this
+    if (gate) await this.move('awaiting_approval', `ask:${request.requestId}`, [event], open);
+    else await this.record(`ask:${request.requestId}`, [event], open);
+    await condition(() => this.resolution?.request.requestId === request.requestId);
+    const resolution = this.resolution!;
+    this.resolution = undefined;
+    if (gate) await this.move('executing', `asked:${request.requestId}`);
+    return resolution;
+  }
+
+  /** The answer update's validator: synchronous, throws ApplicationFailure, changes nothing. */
+  validateAnswer(input: AnswerInput): void {
+    const pending = this.pending;
+    if (isTerminalStatus(this.status) || this.finishing || this.cancelRequested) {
+      throw ApplicationFailure.nonRetryable(`Run ${this.input.runId} is not active`, refusals.notActive);
+    }
+    if (!pending || pending.requestId !== input.requestId || input.runId !== this.input.runId) {
+      throw ApplicationFailure.nonRetryable(
+        `Request ${input.requestId} is not pending on run ${input.runId} (already answered, or stale)`,
+        refusals.notPending,
+      );
+    }
+    if (pending.inputType !== input.inputType) {
+      throw ApplicationFailure.nonRetryable(`Request ${input.requestId} expects input_type ${pending.inputType}, not ${input.inputType}`, refusals.invalidAnswer);
+    }
+    if (pending.sensitive && input.answeredBy.role !== 'owner' && input.answeredBy.role !== 'admin') {
+      throw ApplicationFailure.nonRetryable('Only an organization owner or admin may answer a sensitive approval', refusals.forbidden);
+    }
+    const problem = answerProblem(pending, input.answer);
+    if (problem) throw ApplicationFailure.nonRetryable(problem, refusals.invalidAnswer);
+  }
+
+  /**
+   * The answer update's handler. `pending` is cleared synchronously, before the
+   * first await, so a second answer racing this one fails validation.
+   */
+  async acceptAnswer(input: AnswerInput): Promise<{ message: string }> {
+    const request = this.pending!;
+    this.pending = null;
+    const answer = input.answer;
+    const approved = !answer.cancelled && 'approved' in answer ? answer.approved : undefined;
+    const grant =
+      request.inputType === 'action_approval' && approved && !answer.cancelled && 'approve_always' in answer && answer.approve_always
+        ? { orgId: this.input.orgId, agentId: this.input.agentId, toolName: request.details.action!.tool_name, grantedBy: input.answeredBy.userId }
+        : undefined;
+    const feedback = !answer.cancelled && 'feedback' in answer ? answer.feedback : undefined;
+    await this.record(
+      `answer:${request.requestId}`,
+      [{ type: 'CUSTOM', name: 'SYSTEM_STATUS', data: { status: answer.cancelled ? 'input_dismissed' : 'input_received', request_id: request.requestId, ...describeAnswer(request, answer) } }],
+      {
+        resolveRequest: {
+          requestId: request.requestId,
+          status: answer.cancelled ? 'dismissed' : 'answered',
+          answer,
+          answeredBy: input.answeredBy.userId,
+          approval: request.details.approval_id
+            ? { status: answer.cancelled ? 'cancelled' : approved ? 'approved' : 'rejected', feedback }
+            : undefined,
+          grant,
+        },
+      },
+    );
+    this.resolution = { request, answer, answeredBy: input.answeredBy.userId };
+    return { message: answer.cancelled ? 'Request dismissed; the agent was told and continues' : 'Answer accepted; the agent continues' };
+  }
+
+  addUsage(usage: TokenUsage, model: string): void {
+    this.usage = { inputTokens: this.usage.inputTokens + usage.inputTokens, outputTokens: this.usage.outputTokens + usage.outputTokens };
+    this.model = model;
+  }
+}
