@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { TokenService } from '../auth/tokens.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
+import type { RateLimits } from './middleware/rate-limit.ts';
 import type { EventHub } from './streaming/event-hub.ts';
 
 /** What the HTTP layer needs, built once per api process. */
@@ -13,4 +14,6 @@ export interface ApiDeps {
   tokens: TokenService;
   hub: EventHub;
   logger: Logger;
+  /** Per org-and-user request limits, counted in the database so all replicas share them. */
+  rateLimits: RateLimits;
 }

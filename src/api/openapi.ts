@@ -1,6 +1,8 @@
-import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
+import { OpenAPIRegistry, OpenApiGeneratorV31, type ResponseConfig } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
+import { RATE_LIMIT_DOCS, rateLimitClassesOf } from './middleware/rate-limit.ts';
 import type { RouteSpec } from './route.ts';
+import { errorSchema } from './schemas/common.ts';
 
 const agentHeader = z.object({
   'x-agent-id': z.string().describe('The agent to act through; checked against your org and access list'),
@@ -25,17 +27,21 @@ export function buildOpenApiDocument(routes: RouteSpec[], serverUrl?: string) {
         params: route.params as never,
         query: route.query as never,
         headers: route.auth === 'agent' ? agentHeader : undefined,
-        body: route.body ? { content: { 'application/json': { schema: route.body } }, required: true } : undefined,
+        body: (route.body ?? route.bodyDoc) ? { content: { 'application/json': { schema: (route.body ?? route.bodyDoc)! } }, required: true } : undefined,
       },
-      responses: Object.fromEntries(
-        Object.entries(route.responses).map(([status, r]) => [
-          status,
-          {
-            description: r.description,
-            content: r.schema ? { [r.contentType ?? 'application/json']: { schema: r.schema } } : undefined,
-          },
-        ]),
-      ),
+      responses: {
+        ...Object.fromEntries(
+          Object.entries(route.responses).map(([status, r]) => [
+            status,
+            {
+              description: r.description,
+              content: r.schema ? { [r.contentType ?? 'application/json']: { schema: r.schema } } : undefined,
+            },
+          ]),
+        ),
+        ...bodyErrorResponses(route),
+        ...rateLimitResponse(route),
+      },
     });
   }
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({
@@ -49,6 +55,32 @@ export function buildOpenApiDocument(routes: RouteSpec[], serverUrl?: string) {
     },
     servers: serverUrl ? [{ url: serverUrl }] : [],
   });
+}
+
+/** Every operation with a JSON body can meet the body parser's refusals (src/api/errors.ts, MAX_BODY_BYTES in app.ts). */
+function bodyErrorResponses(route: RouteSpec): Record<number, ResponseConfig> {
+  if (!route.body && !route.bodyDoc) return {};
+  const json = { 'application/json': { schema: errorSchema } };
+  const declared = route.responses[400]?.description;
+  const malformed = 'the body is not valid JSON, or not a JSON object';
+  return {
+    400: { description: declared ? `${declared}; or ${malformed}` : `Bad request: ${malformed}`, content: json },
+    413: { description: 'The body is larger than 1 MiB', content: json },
+  };
+}
+
+/** Every rate-limited route documents its 429 with the `Retry-After` header (see middleware/rate-limit.ts). */
+function rateLimitResponse(route: RouteSpec): Record<number, ResponseConfig> {
+  const classes = rateLimitClassesOf(route);
+  if (classes.length === 0) return {};
+  const limits = classes.map((c) => RATE_LIMIT_DOCS[c]).join('; ');
+  return {
+    429: {
+      description: `Rate limit exceeded, counted per organization and user across all api replicas (${limits}). Wait \`Retry-After\` seconds, then retry.`,
+      headers: { 'Retry-After': { description: 'Seconds until the limit allows another request', schema: { type: 'integer' as const, minimum: 1 } } },
+      content: { 'application/json': { schema: errorSchema } },
+    },
+  };
 }
 
 /** A reference page that renders the document in the browser (no assets bundled: it is plain HTML). */

@@ -2,6 +2,7 @@ import type { Request, RequestHandler, Response, Router } from 'express';
 import type { z } from 'zod';
 import type { ApiDeps } from './deps.ts';
 import { authenticate, requireAgent, type AgentContext, type Caller } from './middleware/authenticate.ts';
+import { rateLimit, rateLimitClassesOf, type RateLimitClass } from './middleware/rate-limit.ts';
 import { parse } from './validation.ts';
 
 /** Who may call a route: nobody in particular, any signed-in user, or a user acting through `X-Agent-Id`. */
@@ -43,11 +44,18 @@ export interface RouteSpec<P extends z.ZodType = z.ZodType, Q extends z.ZodType 
   auth: RouteAuth;
   /** Accept the `auth_session` cookie in place of the Authorization header (tasks and runs endpoints). */
   cookie?: boolean;
-  /** Middleware run after auth and before validation (e.g. rate limits). */
+  /** Middleware run after auth and before validation. */
   before?: (deps: ApiDeps) => RequestHandler[];
+  /**
+   * Count requests against this rate-limit class ('runs' for run creation). Every
+   * `/api/tasks*` route counts as 'tasks' without saying so; both add a documented 429.
+   */
+  rateLimit?: RateLimitClass;
   params?: P;
   query?: Q;
   body?: B;
+  /** The documented body, for handlers that parse the body themselves (in steps, for clearer 422s). */
+  bodyDoc?: z.ZodType;
   status?: number;
   responses: Record<number, ResponseSpec>;
   handler: (ctx: RouteContext<z.infer<P>, z.infer<Q>, z.infer<B>>, deps: ApiDeps) => Promise<unknown>;
@@ -62,11 +70,13 @@ export function expressPath(openApiPath: string): string {
   return openApiPath.replace(/\{(\w+)\}/g, ':$1');
 }
 
-/** Mounts each route: auth, then `before` middleware, then validation, then the handler. */
+/** Mounts each route: auth, rate limits, agent check, then `before` middleware, then validation, then the handler. */
 export function mountRoutes(router: Router, routes: RouteSpec[], deps: ApiDeps): void {
   for (const route of routes) {
     const chain: RequestHandler[] = [];
     if (route.auth !== 'none') chain.push(authenticate(deps.tokens, { allowCookie: route.cookie ?? false }));
+    // Right after authentication: every authenticated request counts, even one refused later.
+    for (const cls of rateLimitClassesOf(route)) chain.push(rateLimit(deps.rateLimits, cls));
     if (route.auth === 'agent') chain.push(requireAgent(deps.db));
     chain.push(...(route.before?.(deps) ?? []));
     chain.push(async (req, res) => {

@@ -5,6 +5,7 @@ import { createTokenService } from '../auth/tokens.ts';
 import type { Config } from '../config.ts';
 import { createDb } from '../db/client.ts';
 import { createApp } from './app.ts';
+import { createRateLimits } from './middleware/rate-limit.ts';
 import { EventHub } from './streaming/event-hub.ts';
 
 export interface ApiHandle {
@@ -19,7 +20,8 @@ export async function startApi(config: Config, databaseUrl: string, logger: Logg
   await hub.start();
   const connection = await Connection.connect({ address: config.temporal.address });
   const temporal = new Client({ connection, namespace: config.temporal.namespace });
-  const app = createApp({ db, config, temporal, tokens: createTokenService(config.jwt), hub, logger });
+  const rateLimits = createRateLimits(config.rateLimits, databaseUrl, logger);
+  const app = createApp({ db, config, temporal, tokens: createTokenService(config.jwt), hub, logger, rateLimits });
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(config.api.port, config.api.host, () => resolve(s));
   });
@@ -31,6 +33,7 @@ export async function startApi(config: Config, databaseUrl: string, logger: Logg
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await hub.stop();
+      await rateLimits.close();
       await connection.close();
       await db.$disconnect();
     },

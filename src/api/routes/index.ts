@@ -1,11 +1,16 @@
 import type { RouteSpec } from '../route.ts';
+import { approvalRoutes } from './approvals.ts';
+import { artifactRoutes } from './artifacts.ts';
 import { authRoutes } from './auth.ts';
 import { commentRoutes } from './comments.ts';
 import { eventRoutes } from './events.ts';
+import { humanInputRoutes } from './human-input.ts';
+import { memoryRoutes } from './memories.ts';
+import { runControlRoutes } from './run-control.ts';
 import { runStatusRoutes } from './run-status.ts';
 import { runRoutes } from './runs.ts';
 import { streamRoutes } from './streams.ts';
 import { taskRoutes } from './tasks.ts';
 
 /** Every documented operation of the API. The OpenAPI document is built from this list. */
-export const allRoutes: RouteSpec[] = [...authRoutes, ...runRoutes, ...runStatusRoutes, ...taskRoutes, ...commentRoutes, ...streamRoutes, ...eventRoutes];
+export const allRoutes: RouteSpec[] = [...authRoutes, ...runRoutes, ...runStatusRoutes, ...taskRoutes, ...commentRoutes, ...streamRoutes, ...eventRoutes, ...artifactRoutes, ...memoryRoutes, ...humanInputRoutes, ...approvalRoutes, ...runControlRoutes];

@@ -4,8 +4,10 @@ import { badRequest } from '../errors.ts';
 import { defineRoute } from '../route.ts';
 import { errorResponses, errorSchema } from '../schemas/common.ts';
 import { backgroundRunSchema } from '../schemas/runs.ts';
+import { loadVisibleRun } from '../services/run-access.ts';
 import { startRun } from '../services/start-run.ts';
 import { relayRun } from '../streaming/relay.ts';
+import { requestedResumePoint, resumeQuerySchema, streamRunAfter } from '../streaming/resume.ts';
 import { openSse } from '../streaming/sse.ts';
 
 export const runRoutes = [
@@ -21,18 +23,35 @@ export const runRoutes = [
       'answer is 202 with the background run metadata. A new task stores every message of the request; a continued ' +
       'task stores only the new last user message, since the stored conversation is the record. ' +
       '`mode: auto` routes to deep for requests of 600+ characters or that ask for planning, research, analysis, ' +
-      'comparison, refactoring or migration; to fast otherwise.',
+      'comparison, refactoring or migration; to fast otherwise. ' +
+      'Reconnecting to a stream: a request carrying `Last-Event-ID` (or the `last_event_id` query parameter; the header ' +
+      'wins) starts nothing; it resumes the stream of the run that id names, right after that event, so fetch-based ' +
+      'clients can resend their original request to reconnect. The body must still be a valid run request but is ignored. ' +
+      'A run the caller may not see is 404; a value that is not an event id of that run is 422; an id at the terminal ' +
+      'event gives an empty stream that ends at once.',
     tags: ['runs'],
     auth: 'agent',
+    // Cookie auth on a POST is safe from cross-site forgery only because the body must be
+    // application/json, which a cross-site form cannot send without a CORS preflight.
+    cookie: true,
+    rateLimit: 'runs',
     body: runRequestSchema,
+    query: resumeQuerySchema,
     responses: {
       200: { description: 'The run as an SSE stream', contentType: 'text/event-stream', schema: runEventSchema },
       202: { description: 'Dispatched to the background (`stream: false`)', schema: backgroundRunSchema },
       400: { description: 'Empty messages, last message not from the user, or no user query', schema: errorSchema },
+      402: { description: 'The organization is out of credits (checked before anything is stored or started)', schema: errorSchema },
       ...errorResponses,
       409: { description: 'The task already has an active run', schema: errorSchema },
     },
-    async handler({ body, res, caller, agent }, deps) {
+    async handler({ req, body, query, res, caller, agent }, deps) {
+      const resume = requestedResumePoint(req, query.last_event_id);
+      if (resume) {
+        const resumed = await loadVisibleRun(deps.db, resume.runId, caller, agent);
+        await streamRunAfter(deps, res, resumed, resume.seq, resume.source);
+        return undefined;
+      }
       const problem = runRequestProblem(body);
       if (problem) throw badRequest(problem);
       const run = await startRun(deps, caller, agent, body);

@@ -1,6 +1,6 @@
 import { WorkflowIdReusePolicy } from '@temporalio/client';
 import type { ApiDeps } from '../deps.ts';
-import { appendEvents } from '../../db/event-log.ts';
+import { appendEventsInTx } from '../../db/event-log.ts';
 import { newId } from '../../shared/ids.ts';
 import { isActiveStatus } from '../../shared/run-status.ts';
 import type { RunRequest } from '../../shared/run-request.ts';
@@ -8,7 +8,7 @@ import { routeRun } from '../../shared/routing.ts';
 import { runErrorCodes } from '../../shared/events.ts';
 import { AgentIdAttr, OrgIdAttr, RunModeAttr, RunStatusAttr, TaskIdAttr } from '../../shared/search-attributes.ts';
 import { runWorkflow } from '../../workflows/index.ts';
-import { conflict, HttpError } from '../errors.ts';
+import { conflict, HttpError, notFound } from '../errors.ts';
 import type { AgentContext, Caller } from '../middleware/authenticate.ts';
 import { loadAccessibleTask } from './task-access.ts';
 
@@ -23,6 +23,19 @@ export interface StartedRun {
 const TITLE_LENGTH = 80;
 
 /**
+ * The pre-flight credit check: an org whose balance is 0 or less starts nothing
+ * (402, before any row is written). Runs already under way may still take the
+ * balance below zero, since a run is priced only when it ends.
+ */
+async function requireCredits(db: ApiDeps['db'], orgId: string): Promise<void> {
+  const org = await db.org.findUnique({ where: { id: orgId }, select: { creditBalance: true } });
+  const balance = org?.creditBalance ?? 0n;
+  if (balance <= 0n) {
+    throw new HttpError(402, `Your organization is out of credits (balance ${balance}); add credits to start new runs`);
+  }
+}
+
+/**
  * Creates (or continues) the task, stores the new turn and the pending run in
  * one transaction, then starts the run's workflow (workflow id = run id).
  * A new task stores every message of the request; a continued task stores only
@@ -30,6 +43,7 @@ const TITLE_LENGTH = 80;
  */
 export async function startRun(deps: ApiDeps, caller: Caller, agent: AgentContext, body: RunRequest): Promise<StartedRun> {
   const { db, temporal, config } = deps;
+  await requireCredits(db, caller.orgId);
   const query = body.messages[body.messages.length - 1]!.content;
   const routing = routeRun(body.mode, query);
   const requestedTaskId = body.task_id ?? body.threadId;
@@ -41,7 +55,8 @@ export async function startRun(deps: ApiDeps, caller: Caller, agent: AgentContex
     if (requestedTaskId) {
       await loadAccessibleTask(tx, requestedTaskId, caller, agent);
       // Lock the task so two requests cannot both start a run on it.
-      await tx.$queryRaw`SELECT id FROM tasks WHERE id = ${requestedTaskId} FOR UPDATE`;
+      const locked = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM tasks WHERE id = ${requestedTaskId} FOR UPDATE`;
+      if (locked.length === 0) throw notFound(`Task ${requestedTaskId} not found`); // deleted since the access check
       const latest = await tx.run.findFirst({ where: { taskId: requestedTaskId }, orderBy: { createdAt: 'desc' } });
       if (latest && isActiveStatus(latest.status)) {
         throw conflict(`Task ${requestedTaskId} already has an active run (${latest.id}, ${latest.status}); wait for it to finish or cancel it`);
@@ -92,8 +107,10 @@ export async function startRun(deps: ApiDeps, caller: Caller, agent: AgentContex
   } catch (err) {
     deps.logger.error({ err, runId }, 'could not start the run workflow');
     const message = 'The run could not be started; try again shortly';
-    await db.run.update({ where: { id: runId }, data: { status: 'failed', finishedAt: new Date(), error: { code: runErrorCodes.internal, message } } });
-    await appendEvents(db, runId, [{ type: 'RUN_ERROR', run_id: runId, message, code: runErrorCodes.internal, details: {} }], 'start-failed');
+    await db.$transaction(async (tx) => {
+      await appendEventsInTx(tx, runId, [{ type: 'RUN_ERROR', run_id: runId, message, code: runErrorCodes.internal, details: {} }], 'start-failed');
+      await tx.run.update({ where: { id: runId }, data: { status: 'failed', finishedAt: new Date(), error: { code: runErrorCodes.internal, message } } });
+    });
     throw new HttpError(503, message, { 'Retry-After': '5' });
   }
   return { runId, taskId, mode: routing.mode, routingReason: routing.reason, createdAt };

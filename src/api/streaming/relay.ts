@@ -25,6 +25,7 @@ export interface RelayOptions {
  * no id) fill silences; each silence also re-reads the table as a safety net.
  */
 export async function relayRun({ db, hub, res, runId, afterSeq, heartbeatMs }: RelayOptions): Promise<void> {
+  if (res.destroyed) return; // the client left before we subscribed: 'close' will not fire again
   let last = afterSeq;
   let closed = false;
   let signal: (() => void) | undefined;
@@ -63,6 +64,11 @@ export async function relayRun({ db, hub, res, runId, afterSeq, heartbeatMs }: R
       signal = undefined;
       if (closed) return;
       if (timedOut) {
+        if (!(await runExists(db, runId))) {
+          // The task was deleted with its runs: no terminal event will ever be stored.
+          await writeFrame(res, { type: 'RUN_ERROR', timestamp: Date.now(), run_id: runId, code: 'RUN_DELETED', message: 'The run was deleted', details: {} });
+          return;
+        }
         await writeFrame(res, { type: 'HEARTBEAT', timestamp: Date.now() });
         pendingWake = true;
       }
@@ -71,4 +77,8 @@ export async function relayRun({ db, hub, res, runId, afterSeq, heartbeatMs }: R
     unsubscribe();
     if (!closed) res.end();
   }
+}
+
+async function runExists(db: Db, runId: string): Promise<boolean> {
+  return (await db.run.count({ where: { id: runId } })) > 0;
 }

@@ -1,0 +1,116 @@
+import { z } from 'zod';
+import type { Db } from '../../db/client.ts';
+import type { Prisma } from '../../generated/prisma/client.ts';
+import { isActiveStatus } from '../../shared/run-status.ts';
+import { answerUpdate } from '../../workflows/run-messages.ts';
+import { conflict, forbidden, notFound } from '../errors.ts';
+import { isOrgAdmin } from '../middleware/authenticate.ts';
+import { defineRoute } from '../route.ts';
+import { errorResponses, errorSchema } from '../schemas/common.ts';
+import { approvalDecisionResultSchema, approvalDecisionSchema, approvalListQuerySchema, approvalListSchema } from '../schemas/human.ts';
+import { sendRunUpdate } from '../services/run-updates.ts';
+
+type ApprovalRow = Prisma.ApprovalGetPayload<{ include: { request: { select: { prompt: true } } } }>;
+
+function toApproval(a: ApprovalRow) {
+  return {
+    id: a.id,
+    kind: a.kind,
+    status: a.status,
+    sensitive: a.sensitive,
+    tool_name: a.toolName,
+    prompt: a.request.prompt,
+    details: a.details,
+    agent_id: a.agentId,
+    task_id: a.taskId,
+    run_id: a.runId,
+    request_id: a.requestId,
+    created_at: a.createdAt.toISOString(),
+    decided_at: a.decidedAt?.toISOString() ?? null,
+    decided_by: a.decidedBy,
+    feedback: a.feedback,
+  };
+}
+
+const guestsRefused = () => forbidden('Guests may not use the approvals endpoints');
+
+export const approvalRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/api/approvals',
+    operationId: 'listApprovals',
+    summary: 'Approvals of the organization',
+    description:
+      'Organization-scoped, across agents; no X-Agent-Id needed. `status` is pending (default), approved, rejected, ' +
+      'cancelled or all; newest first; `limit` 1–200, default 50. Owners and admins see every approval of the org; members ' +
+      'see only approvals of agents they were granted; guests get 403.',
+    tags: ['approvals'],
+    auth: 'user',
+    query: approvalListQuerySchema,
+    responses: { 200: { description: 'Approvals', schema: approvalListSchema }, ...errorResponses },
+    async handler({ query, caller }, { db }) {
+      if (caller.role === 'guest') throw guestsRefused();
+      const where: Prisma.ApprovalWhereInput = {
+        orgId: caller.orgId,
+        ...(query.status === 'all' ? {} : { status: query.status }),
+        ...(isOrgAdmin(caller.role) ? {} : { agentId: { in: await grantedAgents(db, caller.userId) } }),
+      };
+      const rows = await db.approval.findMany({
+        where,
+        include: { request: { select: { prompt: true } } },
+        orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+        take: query.limit,
+      });
+      return { approvals: rows.map(toApproval), count: rows.length };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/api/approvals/{approval_id}/respond',
+    operationId: 'respondToApproval',
+    summary: 'Approve or reject an approval gate',
+    description:
+      'The path for machine or external approvers. `{decision: "approve"|"reject", feedback?}`, plus for action ' +
+      'approvals `approve_always?` and `approve_run_scope?`, and for plan approvals `modified_steps?`. It resolves the gate ' +
+      'exactly as answering through POST /api/tasks/{task_id}/input does. An approval of another org is 404; a member ' +
+      'without access to its agent is 403; a member deciding a sensitive approval is 403; an approval that is no longer ' +
+      'pending is 409.',
+    tags: ['approvals'],
+    auth: 'user',
+    params: z.object({ approval_id: z.string().min(1) }),
+    body: approvalDecisionSchema,
+    responses: {
+      200: { description: 'Decided', schema: approvalDecisionResultSchema },
+      ...errorResponses,
+      409: { description: 'The approval is not pending', schema: errorSchema },
+    },
+    async handler({ params, body, caller }, { db, temporal }) {
+      if (caller.role === 'guest') throw guestsRefused();
+      const approval = await db.approval.findUnique({ where: { id: params.approval_id }, include: { run: { select: { status: true } } } });
+      if (!approval || approval.orgId !== caller.orgId) throw notFound(`Approval ${params.approval_id} not found`);
+      if (!isOrgAdmin(caller.role) && !(await grantedAgents(db, caller.userId)).includes(approval.agentId)) {
+        throw forbidden('You have not been granted access to this approval’s agent');
+      }
+      if (approval.sensitive && !isOrgAdmin(caller.role)) throw forbidden('Only an organization owner or admin may decide a sensitive approval');
+      if (approval.status !== 'pending' || !isActiveStatus(approval.run.status)) throw conflict(`Approval ${approval.id} is not pending (${approval.status})`);
+      const approved = body.decision === 'approve';
+      const answer =
+        approval.kind === 'plan'
+          ? { approved, feedback: body.feedback, modified_steps: body.modified_steps }
+          : { approved, feedback: body.feedback, approve_always: body.approve_always, approve_run_scope: body.approve_run_scope };
+      const result = await sendRunUpdate(temporal, approval.runId, answerUpdate, {
+        requestId: approval.requestId,
+        runId: approval.runId,
+        inputType: approval.kind === 'plan' ? 'plan_approval' : 'action_approval',
+        answer: JSON.parse(JSON.stringify(answer)),
+        answeredBy: { userId: caller.userId, role: caller.role },
+      });
+      return { success: true, message: result.message, approval_id: approval.id, status: approved ? 'approved' : 'rejected' };
+    },
+  }),
+];
+
+async function grantedAgents(db: Db, userId: string): Promise<string[]> {
+  const rows = await db.agentAccess.findMany({ where: { userId }, select: { agentId: true } });
+  return rows.map((r) => r.agentId);
+}

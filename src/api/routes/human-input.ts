@@ -1,0 +1,87 @@
+import { z } from 'zod';
+import type { RequestDetails } from '../../shared/input-requests.ts';
+import { isActiveStatus } from '../../shared/run-status.ts';
+import { answerUpdate } from '../../workflows/run-messages.ts';
+import { conflict, notFound } from '../errors.ts';
+import { defineRoute } from '../route.ts';
+import { errorResponses, errorSchema } from '../schemas/common.ts';
+import { inputAnswerSchema, inputResultSchema, pendingInputSchema } from '../schemas/human.ts';
+import { parseAnswerBody } from '../services/input-answers.ts';
+import { sendRunUpdate } from '../services/run-updates.ts';
+import { loadAccessibleTask } from '../services/task-access.ts';
+
+const taskParams = z.object({ task_id: z.string().min(1) });
+
+export const humanInputRoutes = [
+  defineRoute({
+    method: 'post',
+    path: '/api/tasks/{task_id}/input',
+    operationId: 'answerInput',
+    summary: 'Answer the request a run is waiting on',
+    description:
+      'Body: `request_id`, `run_id`, `input_type` copied from USER_INPUT_REQUIRED, plus the answer fields of that type: ' +
+      'confirmation `{confirmed, response_text?}`; text, number, choice, multiline `{value}` (number: a numeric string; ' +
+      'choice: one of the offered choices); plan_approval `{approved, modified_steps?, feedback?}`; action_approval ' +
+      '`{approved, approve_always?, approve_run_scope?, feedback?}`; structured_questions `{answers}` keyed by every question ' +
+      'text; or `cancelled: true` with any type to dismiss the request (the agent is told). The run validates the answer ' +
+      'before anything changes: a wrong input_type or malformed answer is 422, a stale, foreign or already answered ' +
+      'request_id is 409, and a member answering a sensitive-class action approval is 403 (owners and admins only). ' +
+      'On success the agent resumes and the stream continues; the response is `{success: true, message}`. ' +
+      '`approve_always` records a standing grant for this agent and tool in the org (see the admin console to list or ' +
+      'revoke grants); `approve_run_scope` approves the tool for the rest of this run.',
+    tags: ['human-in-the-loop'],
+    auth: 'agent',
+    cookie: true,
+    params: taskParams,
+    bodyDoc: inputAnswerSchema,
+    responses: {
+      200: { description: 'The answer was accepted and the agent continues', schema: inputResultSchema },
+      ...errorResponses,
+      409: { description: 'The request is not pending (answered, stale, or the run ended)', schema: errorSchema },
+    },
+    async handler({ req, params, caller, agent }, { db, temporal }) {
+      const answer = parseAnswerBody(req.body ?? {});
+      const task = await loadAccessibleTask(db, params.task_id, caller, agent);
+      const run = await db.run.findUnique({ where: { id: answer.runId }, select: { taskId: true, status: true } });
+      if (!run || run.taskId !== task.id) throw notFound(`Run ${answer.runId} not found in task ${task.id}`);
+      if (!isActiveStatus(run.status)) throw conflict(`Run ${answer.runId} is not active (status ${run.status})`);
+      const result = await sendRunUpdate(temporal, answer.runId, answerUpdate, { ...answer, answeredBy: { userId: caller.userId, role: caller.role } });
+      return { success: true, message: result.message };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/api/tasks/{task_id}/pending-input',
+    operationId: 'getPendingInput',
+    summary: 'Whether the task’s run is waiting for input',
+    description:
+      'Read from the database (not from the running workflow), so it is right at any time, also while the worker or ' +
+      'api restarts. `{pending: false}` when nothing awaits input; otherwise the oldest open request of the task’s ' +
+      'active run, with the fields of its USER_INPUT_REQUIRED event.',
+    tags: ['human-in-the-loop'],
+    auth: 'agent',
+    cookie: true,
+    params: taskParams,
+    responses: { 200: { description: 'The pending request, if any', schema: pendingInputSchema }, ...errorResponses },
+    async handler({ params, caller, agent }, { db }) {
+      const task = await loadAccessibleTask(db, params.task_id, caller, agent);
+      const open = await db.inputRequest.findFirst({
+        where: { taskId: task.id, status: 'pending', run: { status: { notIn: ['completed', 'failed', 'cancelled'] } } },
+        orderBy: { createdAt: 'asc' },
+      });
+      if (!open) return { pending: false };
+      return {
+        pending: true,
+        request: {
+          request_id: open.id,
+          run_id: open.runId,
+          input_type: open.inputType,
+          prompt: open.prompt,
+          ...(open.details as RequestDetails),
+          ...(open.toolCallId ? { tool_call_id: open.toolCallId } : {}),
+          created_at: open.createdAt.toISOString(),
+        },
+      };
+    },
+  }),
+];

@@ -1,0 +1,45 @@
+import type { Db } from '../../db/client.ts';
+import { listMemories, type MemoryRow } from '../../db/memories.ts';
+import { forbidden, notFound } from '../errors.ts';
+import { isOrgAdmin, type AgentContext, type Caller } from '../middleware/authenticate.ts';
+import { decodeKeysetCursor, keysetPage } from './keyset-cursor.ts';
+
+/**
+ * The agent whose memory the caller asks for. Guests never read memory: it holds
+ * what the agent learned in every user's conversations. The `X-Agent-Id` agent
+ * was checked by `requireAgent`; another agent in the path gets the same checks:
+ * unknown → 404, another org's → 403, not granted to a member → 403.
+ */
+export async function loadMemoryAgent(db: Db, agentId: string, caller: Caller, headerAgent: AgentContext): Promise<{ id: string; orgId: string }> {
+  if (caller.role === 'guest') throw forbidden('Guests may not read agent memory');
+  if (agentId === headerAgent.id) return headerAgent;
+  const agent = await db.agent.findUnique({
+    where: { id: agentId },
+    select: { id: true, orgId: true, access: { where: { userId: caller.userId }, select: { userId: true } } },
+  });
+  if (!agent) throw notFound(`Agent ${agentId} not found`);
+  if (agent.orgId !== caller.orgId) throw forbidden('This agent is not accessible to your organization');
+  if (!isOrgAdmin(caller.role) && agent.access.length === 0) throw forbidden('You have not been granted access to this agent');
+  return agent;
+}
+
+const iso = (d: Date) => d.toISOString();
+
+function toRecord(m: MemoryRow) {
+  return { id: m.id, content: m.content, tags: m.tags, run_id: m.run_id, created_at: iso(m.created_at), updated_at: iso(m.updated_at) };
+}
+
+export async function memoryPage(
+  db: Db,
+  agent: { id: string; orgId: string },
+  query: { limit: number; cursor?: string; q?: string; tag?: string },
+) {
+  const after = query.cursor === undefined ? undefined : decodeKeysetCursor(agent.id, query.cursor);
+  const rows = await listMemories(
+    db,
+    { orgId: agent.orgId, agentId: agent.id },
+    { limit: query.limit + 1, after, query: query.q, tag: query.tag?.toLowerCase() },
+  );
+  const page = keysetPage(agent.id, rows, query.limit, (m) => ({ createdAt: m.created_at, id: m.id }));
+  return { agent_id: agent.id, memories: page.items.map(toRecord), next_cursor: page.nextCursor, count: page.items.length };
+}

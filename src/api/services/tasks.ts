@@ -1,0 +1,136 @@
+import { WorkflowNotFoundError } from '@temporalio/client';
+import type { Db } from '../../db/client.ts';
+import type { Run, Task } from '../../generated/prisma/client.ts';
+import { isActiveStatus, runStatuses, taskRunStatus } from '../../shared/run-status.ts';
+import type { ApiDeps } from '../deps.ts';
+import { HttpError } from '../errors.ts';
+import { isOrgAdmin, type AgentContext, type Caller } from '../middleware/authenticate.ts';
+
+/** Newest first; the id breaks ties between rows created in the same millisecond. */
+const newestFirst = [{ createdAt: 'desc' as const }, { id: 'desc' as const }];
+const activeRunStatuses = runStatuses.filter(isActiveStatus);
+
+const iso = (d: Date) => d.toISOString();
+
+export function toRunSummary(run: Run) {
+  return {
+    id: run.id,
+    status: run.status,
+    mode: run.mode,
+    routing_reason: run.routingReason,
+    created_at: iso(run.createdAt),
+    finished_at: run.finishedAt ? iso(run.finishedAt) : null,
+    input_tokens: run.inputTokens,
+    output_tokens: run.outputTokens,
+    credits_used: run.creditsUsed,
+  };
+}
+
+function toRunProgress(run: Run) {
+  return { ...toRunSummary(run), updated_at: iso(run.updatedAt), event_count: run.lastEventSeq, error: runError(run.error) };
+}
+
+/** The stored error is `{code, message}` written by the workflow; anything else is reported generically. */
+function runError(error: unknown): { code: string; message: string } | null {
+  if (error === null || error === undefined) return null;
+  const e = error as { code?: unknown; message?: unknown };
+  return {
+    code: typeof e.code === 'string' ? e.code : 'EXECUTION_ERROR',
+    message: typeof e.message === 'string' ? e.message : 'the run failed',
+  };
+}
+
+function toTaskSummary(task: Task, latest: Pick<Run, 'id' | 'status'> | undefined) {
+  return {
+    id: task.id,
+    title: task.title,
+    agent_id: task.agentId,
+    user_id: task.userId,
+    run_status: taskRunStatus(latest?.status),
+    latest_run_id: latest?.id ?? null,
+    created_at: iso(task.createdAt),
+    updated_at: iso(task.updatedAt),
+  };
+}
+
+/**
+ * The agent's tasks the caller may see, newest first: owners and admins see
+ * every task of the agent, members and guests only the tasks they started.
+ * (`requireAgent` has already checked the agent belongs to the caller's org.)
+ */
+export async function listTasks(db: Db, caller: Caller, agent: AgentContext, limit: number) {
+  const tasks = await db.task.findMany({
+    where: { orgId: caller.orgId, agentId: agent.id, ...(isOrgAdmin(caller.role) ? {} : { userId: caller.userId }) },
+    orderBy: newestFirst,
+    take: limit,
+    include: { runs: { orderBy: newestFirst, take: 1, select: { id: true, status: true } } },
+  });
+  const items = tasks.map(({ runs, ...task }) => toTaskSummary(task, runs[0]));
+  return { tasks: items, count: items.length };
+}
+
+export async function taskDetail(db: Db, task: Task) {
+  const [runs, messageCount] = await Promise.all([
+    db.run.findMany({ where: { taskId: task.id }, orderBy: newestFirst }),
+    db.message.count({ where: { taskId: task.id } }),
+  ]);
+  return { ...toTaskSummary(task, runs[0]), org_id: task.orgId, message_count: messageCount, runs: runs.map(toRunSummary) };
+}
+
+export async function taskRunProgress(db: Db, task: Task) {
+  const latest = await db.run.findFirst({ where: { taskId: task.id }, orderBy: newestFirst });
+  return {
+    task_id: task.id,
+    run_status: taskRunStatus(latest?.status),
+    active: latest ? isActiveStatus(latest.status) : false,
+    run: latest ? toRunProgress(latest) : null,
+  };
+}
+
+export async function taskMessages(db: Db, task: Task) {
+  const rows = await db.message.findMany({ where: { taskId: task.id }, orderBy: { position: 'asc' } });
+  const messages = rows.map((m) => ({
+    id: m.id,
+    role: m.role as 'user' | 'assistant' | 'system',
+    content: m.content,
+    run_id: m.runId,
+    position: m.position,
+    created_at: iso(m.createdAt),
+  }));
+  return { task_id: task.id, messages, count: messages.length };
+}
+
+/** Time allowed for stopping workflows and deleting rows while the task row is locked. */
+const DELETE_TIMEOUT_MS = 20_000;
+
+/**
+ * Stops the task's active runs, then deletes the task; the foreign keys cascade
+ * to runs, messages, events and comments. The task row stays locked throughout,
+ * so POST /api/run (which locks it too) cannot start a run on it meanwhile.
+ * Workflows are terminated, not cancelled: a cancelled workflow would still
+ * write its final status and events, into rows that are about to disappear.
+ */
+export async function deleteTask(deps: ApiDeps, task: Task): Promise<{ runs: number; messages: number }> {
+  return deps.db.$transaction(
+    async (tx) => {
+      await tx.$queryRaw`SELECT id FROM tasks WHERE id = ${task.id} FOR UPDATE`;
+      const active = await tx.run.findMany({ where: { taskId: task.id, status: { in: activeRunStatuses } }, select: { id: true } });
+      for (const run of active) await terminateRun(deps, run.id);
+      const [runs, messages] = await Promise.all([tx.run.count({ where: { taskId: task.id } }), tx.message.count({ where: { taskId: task.id } })]);
+      await tx.task.delete({ where: { id: task.id } });
+      return { runs, messages };
+    },
+    { timeout: DELETE_TIMEOUT_MS },
+  );
+}
+
+async function terminateRun({ temporal, logger }: ApiDeps, runId: string): Promise<void> {
+  try {
+    await temporal.workflow.getHandle(runId).terminate('task deleted');
+  } catch (err) {
+    // Already finished, or never started (its start failed): nothing left to stop.
+    if (err instanceof WorkflowNotFoundError) return;
+    logger.error({ err, runId }, 'could not terminate the run workflow of a deleted task');
+    throw new HttpError(503, 'The active run could not be stopped, so the task was not deleted; try again shortly', { 'Retry-After': '5' });
+  }
+}
