@@ -1,0 +1,86 @@
+import { createRequire } from 'node:module';
+import { Client, Connection } from '@temporalio/client';
+import { Worker } from '@temporalio/worker';
+import { expect, inject } from 'vitest';
+import { call, readSse, withoutHeartbeats, type SseFrame } from './http.ts';
+
+const require = createRequire(import.meta.url);
+
+export interface Caller {
+  token: string;
+  agentId: string;
+}
+
+/** Starts a background run and returns its ids. */
+export async function startBackgroundRun(who: Caller, body: Record<string, unknown>): Promise<{ taskId: string; runId: string }> {
+  const res = await call('POST', '/api/run', { token: who.token, agentId: who.agentId, body: { ...body, stream: false } });
+  expect(res.status, await res.clone().text()).toBe(202);
+  const meta = (await res.json()) as { id: string; task_id: string };
+  return { taskId: meta.task_id, runId: meta.id };
+}
+
+export interface PendingRequestBody {
+  request_id: string;
+  run_id: string;
+  input_type: string;
+  prompt: string;
+  [key: string]: unknown;
+}
+
+/** Polls GET pending-input until the run asks (or fails the test after `timeoutMs`). */
+export async function waitForPending(who: Caller, taskId: string, timeoutMs = 20_000): Promise<PendingRequestBody> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const res = await call('GET', `/api/tasks/${taskId}/pending-input`, { token: who.token, agentId: who.agentId });
+    const body = (await res.json()) as { pending: boolean; request?: PendingRequestBody };
+    if (body.pending) return body.request!;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`task ${taskId} asked nothing within ${timeoutMs} ms`);
+}
+
+export function answer(who: Caller, taskId: string, body: Record<string, unknown>): Promise<Response> {
+  return call('POST', `/api/tasks/${taskId}/input`, { token: who.token, agentId: who.agentId, body });
+}
+
+/** Reads the task's stream from its start to the terminal event; no heartbeats. */
+export async function readTaskStream(who: Caller, taskId: string): Promise<SseFrame[]> {
+  const res = await call('GET', `/api/tasks/${taskId}/stream`, { token: who.token, agentId: who.agentId });
+  expect(res.status).toBe(200);
+  return withoutHeartbeats(await readSse(res));
+}
+
+export async function runStatus(who: Caller, taskId: string): Promise<{ active: boolean; run: { id: string; status: string } | null }> {
+  const res = await call('GET', `/api/run/${taskId}/status`, { token: who.token, agentId: who.agentId });
+  return (await res.json()) as { active: boolean; run: { id: string; status: string } | null };
+}
+
+export async function waitForStatus(who: Caller, taskId: string, status: string, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last = '';
+  while (Date.now() < deadline) {
+    last = (await runStatus(who, taskId)).run?.status ?? '';
+    if (last === status) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`run of task ${taskId} is ${last}, not ${status}, after ${timeoutMs} ms`);
+}
+
+export const types = (frames: SseFrame[]) => frames.map((f) => (f.data.type === 'CUSTOM' ? `CUSTOM:${f.data.name}` : f.data.type));
+
+/** Exactly one terminal event, and it is the last. */
+export function expectOneTerminal(frames: SseFrame[]): SseFrame['data'] {
+  const terminal = frames.filter((f) => f.data.type === 'RUN_FINISHED' || f.data.type === 'RUN_ERROR');
+  expect(terminal).toHaveLength(1);
+  expect(frames.at(-1)).toBe(terminal[0]);
+  return terminal[0]!.data;
+}
+
+let connection: Connection | undefined;
+
+/** Replays the run's recorded Temporal history against the current workflow code: fails on nondeterminism. */
+export async function expectReplays(runId: string): Promise<void> {
+  connection ??= await Connection.connect({ address: inject('temporalAddress') });
+  const history = await new Client({ connection }).workflow.getHandle(runId).fetchHistory();
+  await Worker.runReplayHistory({ workflowsPath: require.resolve('../../src/workflows/index.ts') }, history, runId);
+}
