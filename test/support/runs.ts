@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { Client, Connection } from '@temporalio/client';
-import { Worker } from '@temporalio/worker';
+import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { expect, inject } from 'vitest';
 import { call, readSse, withoutHeartbeats, type SseFrame } from './http.ts';
 
@@ -77,9 +77,14 @@ export function expectOneTerminal(frames: SseFrame[]): SseFrame['data'] {
 }
 
 let connection: Connection | undefined;
+let runtimeInstalled = false;
 
 /** Replays the run's recorded Temporal history against the current workflow code: fails on nondeterminism. */
 export async function expectReplays(runId: string): Promise<void> {
+  if (!runtimeInstalled) {
+    Runtime.install({ logger: new DefaultLogger('WARN') }); // replay workers log every state change at INFO
+    runtimeInstalled = true;
+  }
   connection ??= await Connection.connect({ address: inject('temporalAddress') });
   const history = await new Client({ connection }).workflow.getHandle(runId).fetchHistory();
   await Worker.runReplayHistory({ workflowsPath: require.resolve('../../src/workflows/index.ts') }, history, runId);
