@@ -1,0 +1,43 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { inject } from 'vitest';
+import { projectRoot } from '../../src/config.ts';
+
+export interface WorkerProcess {
+  /** SIGKILL: a crash, with no chance to finish anything. */
+  crash(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** A worker process started exactly as the start command starts one, on `taskQueue`. */
+export async function startWorkerProcess(taskQueue: string): Promise<WorkerProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(projectRoot, 'src', 'main', 'worker.ts')], {
+    env: {
+      ...process.env,
+      DATABASE_URL: inject('databaseUrl'),
+      TEMPORAL_ADDRESS: inject('temporalAddress'),
+      TEMPORAL_TASK_QUEUE: taskQueue,
+      LOG_LEVEL: 'info',
+      MODEL_PROVIDER: 'offline',
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('worker did not start within 90 s')), 90_000);
+    child.once('exit', (code) => reject(new Error(`worker exited with code ${code}`)));
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      if (line.includes('"worker running"')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+  });
+  const kill = async (signal: NodeJS.Signals) => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill(signal);
+    await exited;
+  };
+  return { crash: () => kill('SIGKILL'), stop: () => kill('SIGTERM') };
+}
