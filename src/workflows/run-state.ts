@@ -32,6 +32,8 @@ export class RunState {
   usage: TokenUsage = { inputTokens: 0, outputTokens: 0 };
   model: string | undefined;
   readonly runScopeGrants = new Set<string>();
+  /** A sandbox tool ran: the workspace is snapshotted when the run ends. */
+  usedSandbox = false;
   private resolution: Resolution | undefined;
   private moves = 0;
 

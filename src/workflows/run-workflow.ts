@@ -10,7 +10,7 @@ import {
 import { runErrorCodes } from '../shared/events.ts';
 import { isTerminalStatus } from '../shared/run-status.ts';
 import { failureTypes, type RunOutcome, type RunWorkflowInput } from '../shared/run-workflow-types.ts';
-import { loadRunSettings } from './activities.ts';
+import { loadRunSettings, snapshotSandbox } from './activities.ts';
 import { runAgentLoop } from './agent-loop.ts';
 import { runPlanned } from './plan.ts';
 import { answerUpdate, cancelUpdate, commentSignal, pauseUpdate, pendingRequestQuery, refusals, resumeUpdate, runStatusQuery } from './run-messages.ts';
@@ -22,6 +22,15 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
   const work = new CancellationScope();
   registerHandlers(state, work);
 
+  try {
+    return await runToEnd(state, work);
+  } finally {
+    if (state.usedSandbox) await snapshotWorkspace(state);
+  }
+}
+
+async function runToEnd(state: RunState, work: CancellationScope): Promise<RunOutcome> {
+  const { input } = state;
   try {
     await work.run(async () => {
       state.settings = await loadRunSettings({ agentId: input.agentId });
@@ -53,6 +62,12 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
     await CancellationScope.nonCancellable(() => endFailed(state, code, message));
     return { status: 'failed', usage: state.usage };
   }
+}
+
+/** After the outcome is stored: keep the agent's workspace, so another host can restore it. */
+async function snapshotWorkspace(state: RunState): Promise<void> {
+  const { orgId, agentId, runId } = state.input;
+  await CancellationScope.nonCancellable(() => snapshotSandbox({ orgId, agentId, runId })).catch(() => undefined);
 }
 
 function registerHandlers(state: RunState, work: CancellationScope): void {

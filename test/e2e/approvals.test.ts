@@ -56,7 +56,7 @@ describe('action approval gates', () => {
     expect(expectOneTerminal(frames).type).toBe('RUN_FINISHED');
     expect(await testDb().memory.count({ where: { agentId: tenant.agentId } })).toBe(1);
     expect((await listApprovals(member, 'approved')).some((a) => a.run_id === runId)).toBe(true);
-    await expectReplays(runId);
+    await expectReplays(runId, 'action-approved');
   });
 
   it('tells the agent about a rejection through /approvals/respond; the run continues', async () => {
@@ -71,7 +71,7 @@ describe('action approval gates', () => {
     expect(expectOneTerminal(frames).type).toBe('RUN_FINISHED');
     expect(await testDb().approval.findUniqueOrThrow({ where: { id: approval.id } })).toMatchObject({ status: 'rejected', feedback: 'not that one' });
     expect((await respond(owner, approval.id, { decision: 'approve' })).status).toBe(409);
-    await expectReplays(runId);
+    await expectReplays(runId, 'action-rejected');
   });
 
   it('approve_run_scope approves the tool for the rest of the run only', async () => {
@@ -99,7 +99,7 @@ describe('action approval gates', () => {
     const frames = await readTaskStream(who, second.taskId);
     expect(types(frames)).not.toContain('CUSTOM:USER_INPUT_REQUIRED');
     expect(expectOneTerminal(frames).type).toBe('RUN_FINISHED');
-    await expectReplays(second.runId);
+    await expectReplays(second.runId, 'grant-reused');
   });
 });
 
@@ -161,7 +161,7 @@ describe('plan approval in deep mode', () => {
     expect(expectOneTerminal(frames)).toMatchObject({ type: 'RUN_FINISHED', result: { outcome: 'completed', plan: ['Draft', 'Polish'] } });
     const messages = await testDb().message.findMany({ where: { taskId }, orderBy: { position: 'asc' } });
     expect(messages.some((m) => m.content.includes('keep it short'))).toBe(true);
-    await expectReplays(runId);
+    await expectReplays(runId, 'plan-approved-modified');
   });
 
   it('a rejected plan ends the run gracefully', async () => {
@@ -173,6 +173,6 @@ describe('plan approval in deep mode', () => {
     const frames = await readTaskStream(who, taskId);
     expect(frames[0]!.data).toMatchObject({ mode: 'deep' });
     expect(expectOneTerminal(frames)).toMatchObject({ type: 'RUN_FINISHED', result: { outcome: 'plan_rejected', feedback: 'too broad' } });
-    await expectReplays(runId);
+    await expectReplays(runId, 'plan-rejected');
   });
 });

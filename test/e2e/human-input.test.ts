@@ -29,7 +29,7 @@ describe('user input over a live stream', () => {
     expect(JSON.parse(result.content as string)).toMatchObject({ status: 'answered', value: 'blue' });
     expect(expectOneTerminal(events)).toMatchObject({ type: 'RUN_FINISHED' });
     expect(types(events)).toContain('CUSTOM:SYSTEM_STATUS');
-    await expectReplays(events[0]!.data.run_id as string);
+    await expectReplays(events[0]!.data.run_id as string, 'input-answered');
   });
 
   async function answerCarefully(required: Record<string, unknown>): Promise<void> {
@@ -97,7 +97,7 @@ describe('every input type', () => {
     expect((await testDb().inputRequest.findUniqueOrThrow({ where: { id: pending.request_id } })).status).toBe('dismissed');
     const after = await call('GET', `/api/tasks/${taskId}/pending-input`, { token: member.token, agentId: member.agentId });
     expect(await after.json()).toEqual({ pending: false });
-    await expectReplays(runId);
+    await expectReplays(runId, 'input-dismissed');
   });
 
   it('ask_user_question becomes a choice or a text request', async () => {

@@ -60,7 +60,7 @@ describe('cancel', () => {
     expect(await (await call('GET', `/api/tasks/${taskId}/pending-input`, { token: who.token, agentId: who.agentId })).json()).toEqual({ pending: false });
     expect((await answer(who, taskId, { request_id: pending.request_id, run_id: runId, input_type: 'text', value: 'late' })).status).toBe(409);
     expect((await control(who, taskId, 'cancel')).status).toBe(409);
-    await expectReplays(runId);
+    await expectReplays(runId, 'cancelled-while-blocked');
   });
 
   it('stops the model stream itself', async () => {
@@ -73,7 +73,7 @@ describe('cancel', () => {
     expect(expectOneTerminal(frames)).toMatchObject({ type: 'RUN_ERROR', code: 'CANCELLED' });
     await expect.poll(() => slow.aborted, { timeout: 10_000 }).toBe(before + 1);
     expect(types(frames)).not.toContain('TOOL_CALL_RESULT');
-    await expectReplays(runId);
+    await expectReplays(runId, 'cancelled-mid-stream');
   });
 
   it('answers 409 when the task has no active run', async () => {
@@ -104,7 +104,7 @@ describe('pause and resume', () => {
     expect(types(frames)).toContain('TOOL_CALL_RESULT');
     expect(expectOneTerminal(frames).type).toBe('RUN_FINISHED');
     expect((await control(slowAgent, taskId, 'resume')).status).toBe(409);
-    await expectReplays(runId);
+    await expectReplays(runId, 'paused-and-resumed');
   });
 
   it('refuses to pause a run that waits for input, and to resume one that is not paused', async () => {
@@ -179,7 +179,7 @@ describe('restarts', () => {
       const frames = await readTaskStream(who, taskId);
       expect(JSON.parse(frames.find((f) => f.data.type === 'TOOL_CALL_RESULT')!.data.content as string)).toMatchObject({ value: 'after the crash' });
       expect(expectOneTerminal(frames).type).toBe('RUN_FINISHED');
-      await expectReplays(runId);
+      await expectReplays(runId, 'worker-crash-while-waiting');
     } finally {
       await worker.stop();
       await api.close();

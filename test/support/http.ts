@@ -22,6 +22,18 @@ export interface CallOptions {
   signal?: AbortSignal;
 }
 
+/**
+ * Like `call`, but waits out a 429 as the spec tells clients to (Retry-After seconds), so tests
+ * that poll can share a user's rate-limit budget with other tests.
+ */
+export async function politeCall(method: string, path: string, opts: CallOptions = {}): Promise<Response> {
+  for (;;) {
+    const res = await call(method, path, opts);
+    if (res.status !== 429) return res;
+    await new Promise((r) => setTimeout(r, Number(res.headers.get('retry-after') ?? '1') * 1000));
+  }
+}
+
 export function call(method: string, path: string, opts: CallOptions = {}): Promise<Response> {
   const headers: Record<string, string> = { ...opts.headers };
   if (opts.token) headers.Authorization = `Bearer ${opts.token}`;

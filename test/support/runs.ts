@@ -1,8 +1,12 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { ensureTemporalBinary } from '../../src/infra/temporal-cli.ts';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { expect, inject } from 'vitest';
-import { call, readSse, withoutHeartbeats, type SseFrame } from './http.ts';
+import { politeCall as call, readSse, withoutHeartbeats, type SseFrame } from './http.ts';
 
 const require = createRequire(import.meta.url);
 
@@ -34,7 +38,7 @@ export async function waitForPending(who: Caller, taskId: string, timeoutMs = 20
     const res = await call('GET', `/api/tasks/${taskId}/pending-input`, { token: who.token, agentId: who.agentId });
     const body = (await res.json()) as { pending: boolean; request?: PendingRequestBody };
     if (body.pending) return body.request!;
-    await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, 250));
   }
   throw new Error(`task ${taskId} asked nothing within ${timeoutMs} ms`);
 }
@@ -61,7 +65,7 @@ export async function waitForStatus(who: Caller, taskId: string, status: string,
   while (Date.now() < deadline) {
     last = (await runStatus(who, taskId)).run?.status ?? '';
     if (last === status) return;
-    await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, 250));
   }
   throw new Error(`run of task ${taskId} is ${last}, not ${status}, after ${timeoutMs} ms`);
 }
@@ -79,13 +83,25 @@ export function expectOneTerminal(frames: SseFrame[]): SseFrame['data'] {
 let connection: Connection | undefined;
 let runtimeInstalled = false;
 
-/** Replays the run's recorded Temporal history against the current workflow code: fails on nondeterminism. */
-export async function expectReplays(runId: string): Promise<void> {
+export const historiesDir = path.join(import.meta.dirname, '..', 'histories');
+
+/**
+ * Replays the run's recorded Temporal history against the current workflow code: fails on nondeterminism.
+ * With SAVE_HISTORIES=1 a named history is also saved to test/histories, where test/replay.test.ts
+ * keeps replaying it against every later version of the workflow.
+ */
+export async function expectReplays(runId: string, name?: string): Promise<void> {
   if (!runtimeInstalled) {
     Runtime.install({ logger: new DefaultLogger('WARN') }); // replay workers log every state change at INFO
     runtimeInstalled = true;
   }
   connection ??= await Connection.connect({ address: inject('temporalAddress') });
   const history = await new Client({ connection }).workflow.getHandle(runId).fetchHistory();
+  if (name && process.env.SAVE_HISTORIES === '1') {
+    mkdirSync(historiesDir, { recursive: true });
+    // The CLI writes the standard JSON history format (the SDK's own converter trips over two protobufjs copies).
+    const json = execFileSync(ensureTemporalBinary(), ['workflow', 'show', '--workflow-id', runId, '--address', inject('temporalAddress'), '--output', 'json']);
+    writeFileSync(path.join(historiesDir, `${name}.json`), json);
+  }
   await Worker.runReplayHistory({ workflowsPath: require.resolve('../../src/workflows/index.ts') }, history, runId);
 }

@@ -1,0 +1,100 @@
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import type { Logger } from 'pino';
+import { ToolError } from '../activities/tools/types.ts';
+import type { Config } from '../config.ts';
+import type { Db } from '../db/client.ts';
+import { resolveDatabaseUrl } from '../infra/postgres.ts';
+import { sandboxIdentity } from './identity.ts';
+import { HOST_TOOL_PATH } from './limits.ts';
+import { Sandbox, type SandboxEnvironment } from './sandbox.ts';
+import { SandboxLock } from './sandbox-lock.ts';
+import { systemMountArgs } from './system-mounts.ts';
+
+export interface SandboxHostDeps {
+  db: Db;
+  config: Config;
+  logger: Logger;
+  /** The database for the cross-process lock; resolved from the config (embedded PostgreSQL included) when absent. */
+  databaseUrl?: string;
+}
+
+const SAFE_ID = /^[A-Za-z0-9_-]{1,100}$/;
+
+/**
+ * The sandboxes of this worker host. Workspaces live on local disk under
+ * `<DATA_DIR>/workspaces/<org_id>/<agent_id>/`, one per (org, agent), shared by all
+ * that agent's runs in that org.
+ *
+ * Host affinity: we assume one worker host (any number of worker processes on it
+ * share DATA_DIR and the PostgreSQL lock). Several hosts would each keep their own
+ * copy, restored from the latest snapshot only when missing, so they would drift;
+ * the fix is routing sandbox activities to a host-specific task queue, not built yet.
+ */
+export class SandboxHost {
+  readonly workspacesDir: string;
+  private readonly env: SandboxEnvironment;
+  private readonly workerIsRoot = process.getuid?.() === 0;
+  private probed?: { systemMounts: string[]; canDisableUserns: boolean };
+
+  constructor(private readonly deps: SandboxHostDeps) {
+    this.workspacesDir = path.join(deps.config.dataDir, 'workspaces');
+    let url: Promise<string> | undefined;
+    const resolve = () =>
+      resolveDatabaseUrl(deps.config).catch((err: unknown) => {
+        url = undefined; // try again on the next operation
+        throw err;
+      });
+    const databaseUrl = () => (url ??= deps.databaseUrl ? Promise.resolve(deps.databaseUrl) : resolve());
+    this.env = {
+      db: deps.db,
+      logger: deps.logger,
+      limits: deps.config.sandbox,
+      lock: new SandboxLock(databaseUrl),
+      identityDir: path.join(deps.config.dataDir, 'sandbox'),
+      tooling: () => this.tooling(),
+    };
+  }
+
+  sandbox(orgId: string, agentId: string): Sandbox {
+    // Ids become directory names: never let one climb out of the workspaces directory.
+    if (!SAFE_ID.test(orgId) || !SAFE_ID.test(agentId)) throw new Error(`unsafe sandbox id ${orgId}/${agentId}`);
+    const identity = sandboxIdentity(orgId, agentId, this.deps.config.sandbox.uidBase, this.workerIsRoot);
+    return new Sandbox(this.env, orgId, agentId, path.join(this.workspacesDir, orgId, agentId), identity);
+  }
+
+  /** bubblewrap (and setpriv as root) must be installed and able to make namespaces; probed until it works, on commands only. */
+  private tooling() {
+    if (this.probed) return this.probed;
+    const help = spawnSync('bwrap', ['--help'], { env: { PATH: HOST_TOOL_PATH }, encoding: 'utf8' });
+    if (help.error || help.status !== 0) {
+      throw new ToolError('run_command is unavailable: the sandbox host has no bubblewrap (bwrap); an operator must install it', 'SANDBOX_UNAVAILABLE');
+    }
+    if (this.workerIsRoot && spawnSync('setpriv', ['--help'], { env: { PATH: HOST_TOOL_PATH } }).status !== 0) {
+      throw new ToolError('run_command is unavailable: the sandbox host has no setpriv (util-linux)', 'SANDBOX_UNAVAILABLE');
+    }
+    // Containers often forbid namespaces (Docker without CAP_SYS_ADMIN or with its default seccomp profile).
+    const namespaces = this.workerIsRoot ? ['--unshare-ipc', '--unshare-pid', '--unshare-net', '--unshare-uts'] : ['--unshare-all', '--unshare-user'];
+    const probe = spawnSync('bwrap', [...namespaces, '--die-with-parent', '--ro-bind', '/', '/', '--proc', '/proc', '--dev', '/dev', 'true'], {
+      env: { PATH: HOST_TOOL_PATH },
+      encoding: 'utf8',
+      timeout: 10_000,
+    });
+    if (probe.status !== 0) {
+      const reason = (probe.stderr || String(probe.error ?? '')).trim().split('\n')[0];
+      this.deps.logger.error({ reason }, 'bubblewrap cannot create a sandbox on this host');
+      throw new ToolError(`run_command is unavailable: the sandbox host cannot create namespaces (${reason})`, 'SANDBOX_UNAVAILABLE');
+    }
+    this.probed = { systemMounts: systemMountArgs(), canDisableUserns: help.stdout.includes('--disable-userns') };
+    return this.probed;
+  }
+}
+
+const hosts = new WeakMap<object, SandboxHost>();
+
+/** One SandboxHost per worker process (per dependencies object), so its in-process queue is shared by every activity. */
+export function sandboxHostFor(deps: SandboxHostDeps): SandboxHost {
+  let host = hosts.get(deps);
+  if (!host) hosts.set(deps, (host = new SandboxHost(deps)));
+  return host;
+}

@@ -1,0 +1,139 @@
+import { existsSync } from 'node:fs';
+import { realpath, stat } from 'node:fs/promises';
+import type { Logger } from 'pino';
+import type { Db } from '../db/client.ts';
+import { bwrapArgs } from './bwrap-command.ts';
+import { listWorkspaceFiles, readWorkspaceFile, writeWorkspaceFile, type WorkspaceFiles } from './file-ops.ts';
+import { identityFiles, type SandboxIdentity } from './identity.ts';
+import { HOST_TOOL_PATH, type SandboxLimits } from './limits.ts';
+import { runProcess, type CommandResult } from './run-process.ts';
+import type { SandboxLock } from './sandbox-lock.ts';
+import { saveSnapshot, type SnapshotResult } from './snapshots.ts';
+import { chownTree, ensureWorkspace, type WorkspaceStatus } from './workspace.ts';
+import { asToolError } from './fs-errors.ts';
+
+/** What every sandbox of one worker process shares (see SandboxHost). */
+export interface SandboxEnvironment {
+  db: Db;
+  logger: Logger;
+  limits: SandboxLimits;
+  lock: SandboxLock;
+  /** Where the generated /etc/passwd etc. live on the host. */
+  identityDir: string;
+  /** Throws a ToolError when bubblewrap is missing. */
+  tooling(): { systemMounts: string[]; canDisableUserns: boolean };
+}
+
+export interface OperationOptions {
+  /** Cancels waiting for the lock and kills a running command. */
+  signal?: AbortSignal;
+  heartbeat?: () => void;
+  /** Told when the operation had to create or restore the workspace first. */
+  onStatus?: (status: Exclude<WorkspaceStatus, { status: 'sandbox_ready' }>) => Promise<void>;
+}
+
+export interface CommandOptions extends OperationOptions {
+  timeoutMs?: number;
+  maxOutputBytes?: number;
+}
+
+/**
+ * The persistent sandbox of one agent in one org: a workspace directory on this
+ * host, bound at /workspace into every command. Operations run one at a time
+ * (SandboxLock); each first makes sure the workspace exists here (ensureWorkspace).
+ */
+export class Sandbox {
+  constructor(
+    private readonly env: SandboxEnvironment,
+    readonly orgId: string,
+    readonly agentId: string,
+    /** The workspace directory on the host. */
+    readonly dir: string,
+    readonly identity: SandboxIdentity,
+  ) {}
+
+  /** `bash -lc <command>` in bubblewrap, in /workspace (see bwrapArgs for the isolation). */
+  runCommand(command: string, opts: CommandOptions = {}): Promise<CommandResult> {
+    const { limits } = this.env;
+    const timeoutMs = Math.min(opts.timeoutMs ?? limits.defaultTimeoutSeconds * 1000, limits.maxTimeoutSeconds * 1000);
+    return this.exclusive(opts, async (files) => {
+      const { systemMounts, canDisableUserns } = this.env.tooling();
+      const args = bwrapArgs({
+        workspaceDir: files.root,
+        systemMounts,
+        identityFiles: identityFiles(this.env.identityDir, this.identity.uid),
+        identity: this.identity,
+        canDisableUserns,
+        limits,
+        command,
+      });
+      return runProcess('bwrap', args, {
+        timeoutMs,
+        maxOutputBytes: opts.maxOutputBytes ?? limits.maxOutputBytes,
+        signal: opts.signal,
+        env: { PATH: HOST_TOOL_PATH },
+      });
+    });
+  }
+
+  readFile(path: string, opts: OperationOptions & { maxBytes?: number } = {}) {
+    return this.exclusive(opts, (files) => asToolError(path, readWorkspaceFile(files, path, opts.maxBytes ?? this.env.limits.readMaxBytes)));
+  }
+
+  writeFile(path: string, content: string, opts: OperationOptions = {}) {
+    return this.exclusive(opts, (files) => asToolError(path, writeWorkspaceFile(files, path, content, this.env.limits.writeMaxBytes)));
+  }
+
+  listFiles(path: string, listing: { recursive?: boolean; limit?: number } = {}, opts: OperationOptions = {}) {
+    const options = { recursive: listing.recursive ?? false, limit: listing.limit ?? 1000 };
+    return this.exclusive(opts, (files) => asToolError(path, listWorkspaceFiles(files, path, options)));
+  }
+
+  /** Saves the workspace to the database (after a run). A workspace this host does not have is not restored just to be saved again. */
+  snapshot(runId: string | undefined, opts: OperationOptions = {}): Promise<SnapshotResult> {
+    const { limits } = this.env;
+    return this.env.lock.run(
+      this.lockKey,
+      () =>
+        withHeartbeat(opts.heartbeat, async () => {
+          if (!existsSync(this.dir)) return { snapshot_id: null, skipped: 'no_workspace' as const };
+          const dir = await realpath(this.dir);
+          return saveSnapshot(this.env.db, { orgId: this.orgId, agentId: this.agentId, runId, dir }, { maxBytes: limits.snapshotMaxBytes, keep: limits.snapshotsKept });
+        }),
+      opts,
+    );
+  }
+
+  private get lockKey(): string {
+    return `${this.orgId}/${this.agentId}`;
+  }
+
+  private exclusive<T>(opts: OperationOptions, fn: (files: WorkspaceFiles) => Promise<T>): Promise<T> {
+    return this.env.lock.run(this.lockKey, () => withHeartbeat(opts.heartbeat, async () => fn(await this.prepare(opts))), opts);
+  }
+
+  /** Makes sure the workspace is here and belongs to the sandbox's uid. Under the lock. */
+  private async prepare(opts: OperationOptions): Promise<WorkspaceFiles> {
+    const ownerUid = this.identity.hostUid;
+    const status = await ensureWorkspace(this.env.db, { orgId: this.orgId, agentId: this.agentId, dir: this.dir, ownerUid }, this.env.logger);
+    if (status.status !== 'sandbox_ready') {
+      await opts.onStatus?.(status).catch((err: unknown) => this.env.logger.warn({ err: String(err) }, 'sandbox status not reported'));
+    } else if (ownerUid !== undefined && (await stat(this.dir)).uid !== ownerUid) {
+      // SANDBOX_UID_BASE changed since the workspace was made: hand it to the new uid.
+      await chownTree(this.dir, ownerUid);
+    }
+    return { root: await realpath(this.dir), ownerUid };
+  }
+}
+
+const HEARTBEAT_MS = 5000;
+
+/** Heartbeats while an operation runs (a restore, a tarball, a long command), so Temporal knows the activity is alive. */
+async function withHeartbeat<T>(heartbeat: (() => void) | undefined, fn: () => Promise<T>): Promise<T> {
+  const beat = heartbeat ? setInterval(heartbeat, HEARTBEAT_MS) : undefined;
+  try {
+    return await fn();
+  } finally {
+    clearInterval(beat);
+  }
+}

@@ -1,0 +1,35 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { historyFromJSON } from '@temporalio/common/lib/proto-utils.js';
+import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { historiesDir } from './support/runs.ts';
+
+const require = createRequire(import.meta.url);
+const files = readdirSync(historiesDir).filter((f) => f.endsWith('.json')).sort();
+
+/**
+ * Saved histories of every human-in-the-loop path (made with SAVE_HISTORIES=1 by the e2e tests).
+ * Replaying them against today's workflow code proves that runs started by an older worker
+ * still continue correctly after a deploy.
+ */
+describe('replay of saved run histories', () => {
+  beforeAll(() => {
+    try {
+      Runtime.install({ logger: new DefaultLogger('WARN') });
+    } catch {
+      // another test file installed the runtime already
+    }
+  });
+
+  it('has a history for every path', () => {
+    const expected = ['input-answered', 'input-dismissed', 'action-approved', 'action-rejected', 'grant-reused', 'plan-approved-modified', 'plan-rejected', 'cancelled-while-blocked', 'cancelled-mid-stream', 'paused-and-resumed', 'worker-crash-while-waiting'];
+    expect(files.map((f) => path.basename(f, '.json')).sort()).toEqual(expected.sort());
+  });
+
+  it.each(files)('%s replays deterministically', async (file) => {
+    const history = historyFromJSON(JSON.parse(readFileSync(path.join(historiesDir, file), 'utf8')));
+    await Worker.runReplayHistory({ workflowsPath: require.resolve('../src/workflows/index.ts') }, history, file);
+  });
+});

@@ -1,0 +1,202 @@
+import { statSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ActivityDeps } from '../src/activities/deps.ts';
+import { createRunToolActivities } from '../src/activities/run-tool.ts';
+import { createSandboxActivities } from '../src/activities/sandbox-activities.ts';
+import { readEvents } from '../src/db/event-log.ts';
+import { sandboxHostFor } from '../src/sandbox/host.ts';
+import type { SnapshotResult } from '../src/sandbox/snapshots.ts';
+import type { WorkspaceStatus } from '../src/sandbox/workspace.ts';
+import { toolCatalog } from '../src/shared/tools/index.ts';
+import { call, exchange, userMessage } from './support/http.ts';
+import { hostProcesses, sandboxConfig, sandboxHost, uniqueTag, removeSandboxDirs } from './support/sandbox.ts';
+import { createTenant, testDb, type Tenant } from './support/tenant.ts';
+
+/** What persists, what is serialized, and how snapshots bring a workspace back. */
+let tenant: Tenant;
+
+beforeAll(async () => {
+  tenant = await createTenant();
+});
+afterAll(removeSandboxDirs);
+
+const statuses = () => {
+  const seen: WorkspaceStatus[] = [];
+  return { seen, onStatus: async (s: WorkspaceStatus) => void seen.push(s) };
+};
+
+describe('persistence', () => {
+  it('files and HOME persist between operations and between worker processes on the host', async () => {
+    const config = sandboxConfig();
+    const first = sandboxHost(config).sandbox(tenant.orgId, tenant.agentId);
+    const reported = statuses();
+    await first.writeFile('src/hello.txt', 'hello from write_file', reported);
+    expect(reported.seen).toEqual([{ status: 'sandbox_started', workspace: '/workspace' }]);
+    const r = await first.runCommand('cat src/hello.txt && echo from-command > out.txt && echo "export GREETING=kept" >> ~/.profile', reported);
+    expect(r).toMatchObject({ exit_code: 0, stdout: 'hello from write_file' });
+    expect(reported.seen).toHaveLength(1);
+
+    // Another process on the same host (same DATA_DIR) sees the same workspace.
+    const second = sandboxHost(config).sandbox(tenant.orgId, tenant.agentId);
+    expect((await second.readFile('out.txt')).content).toBe('from-command\n');
+    expect((await second.runCommand('echo $GREETING; pwd')).stdout).toBe('kept\n/workspace\n');
+    const listing = await second.listFiles('.', { recursive: true });
+    expect(listing.entries.map((e) => e.path)).toEqual(expect.arrayContaining(['.home', '.home/.profile', 'out.txt', 'src', 'src/hello.txt']));
+  });
+});
+
+describe('one operation at a time per sandbox', () => {
+  it('commands never overlap, within a process or across processes', async () => {
+    const config = sandboxConfig();
+    const hosts = [sandboxHost(config), sandboxHost(config)];
+    const sandboxes = hosts.map((h) => h.sandbox(tenant.orgId, tenant.privateAgentId));
+    await Promise.all(
+      [0, 1, 2, 3, 4, 5].map((i) => sandboxes[i % 2]!.runCommand(`echo start-${i} >> log; sleep 0.3; echo end-${i} >> log`)),
+    );
+    const lines = (await sandboxes[0]!.readFile('log')).content.trim().split('\n');
+    expect(lines).toHaveLength(12);
+    for (let i = 0; i < lines.length; i += 2) {
+      const n = lines[i]!.replace('start-', '');
+      expect(lines[i + 1]).toBe(`end-${n}`);
+    }
+  });
+
+  it('a file operation waits for the running command', async () => {
+    const sandbox = sandboxHost().sandbox(tenant.orgId, tenant.agentId);
+    const command = sandbox.runCommand('sleep 0.5; echo finished > late.txt');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect((await sandbox.readFile('late.txt')).content).toBe('finished\n');
+    await command;
+  });
+});
+
+describe('snapshots', () => {
+  it('restores the latest snapshot when the workspace is gone, on this host or another', async () => {
+    const t = await createTenant();
+    const sandbox = sandboxHost().sandbox(t.orgId, t.agentId);
+    await sandbox.writeFile('data/keep.txt', 'survives restarts');
+    await sandbox.runCommand('mkdir -p .home/.local/bin && printf "#!/bin/sh\\necho tool-ok\\n" > .home/.local/bin/mytool && chmod +x .home/.local/bin/mytool');
+    const saved = await sandbox.snapshot(undefined);
+    expect(saved).toMatchObject({ snapshot_id: expect.stringMatching(/^snap_/), size_bytes: expect.any(Number) });
+
+    await rm(sandbox.dir, { recursive: true, force: true });
+    const reported = statuses();
+    expect((await sandbox.readFile('data/keep.txt', reported)).content).toBe('survives restarts');
+    expect(reported.seen).toEqual([
+      expect.objectContaining({ status: 'sandbox_restored', snapshot_id: saved.snapshot_id, size_bytes: (saved as { size_bytes: number }).size_bytes }),
+    ]);
+    // Restored files belong to the sandbox again: commands can change them, installed tools still run.
+    if (sandbox.identity.hostUid !== undefined) expect(statSync(`${sandbox.dir}/data/keep.txt`).uid).toBe(sandbox.identity.hostUid);
+    const r = await sandbox.runCommand('echo more >> data/keep.txt && mytool');
+    expect(r).toMatchObject({ exit_code: 0, stdout: 'tool-ok\n' });
+
+    // A host that never had the workspace (a new container) restores it too.
+    const elsewhere = sandboxHost().sandbox(t.orgId, t.agentId);
+    expect((await elsewhere.readFile('data/keep.txt')).content).toBe('survives restarts');
+  });
+
+  it('keeps the newest few per agent', async () => {
+    const t = await createTenant();
+    const sandbox = sandboxHost().sandbox(t.orgId, t.agentId);
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      await sandbox.writeFile('n.txt', String(i));
+      ids.push((await sandbox.snapshot(undefined)).snapshot_id!);
+    }
+    const kept = await testDb().sandboxSnapshot.findMany({ where: { orgId: t.orgId, agentId: t.agentId }, orderBy: { createdAt: 'desc' } });
+    expect(kept.map((s) => s.id)).toEqual(ids.slice(2).reverse());
+  });
+
+  it('skips a workspace over the size cap, and one this host does not have', async () => {
+    const t = await createTenant();
+    const sandbox = sandboxHost(sandboxConfig({ SANDBOX_SNAPSHOT_MAX_BYTES: '4096' })).sandbox(t.orgId, t.agentId);
+    expect(await sandbox.snapshot(undefined)).toEqual({ snapshot_id: null, skipped: 'no_workspace' });
+    await sandbox.runCommand('head -c 100000 /dev/urandom > noise.bin');
+    expect(await sandbox.snapshot(undefined)).toEqual({ snapshot_id: null, skipped: 'too_large', size_limit_bytes: 4096 });
+    expect(await testDb().sandboxSnapshot.count({ where: { orgId: t.orgId, agentId: t.agentId } })).toBe(0);
+  });
+});
+
+describe('the tools, through the runTool activity', () => {
+  let deps: ActivityDeps;
+  let runId: string;
+
+  beforeAll(async () => {
+    deps = { db: testDb(), config: sandboxConfig(), logger: pino({ level: 'silent' }), env: {}, deltaFlushMs: 25 };
+    // A real run, so SYSTEM_STATUS events have a log to go to.
+    const token = await exchange(tenant.keys.member);
+    const res = await call('POST', '/api/run', { token, agentId: tenant.agentId, body: { ...userMessage('sandbox tools'), stream: false } });
+    expect(res.status).toBe(202);
+    runId = ((await res.json()) as { id: string }).id;
+  });
+
+  const runTool = (name: string, args: unknown, env = new MockActivityEnvironment()) =>
+    env.run(createRunToolActivities(deps).runTool, {
+      runId,
+      taskId: 'unused',
+      orgId: tenant.orgId,
+      agentId: tenant.agentId,
+      toolCallId: `call_${uniqueTag()}`,
+      name,
+      args,
+    });
+
+  it('are in the catalog; run_command is sensitive', () => {
+    expect(['read_file', 'write_file', 'list_files', 'run_command'].map((n) => toolCatalog.get(n)?.kind)).toEqual(['activity', 'activity', 'activity', 'activity']);
+    expect(toolCatalog.get('run_command')?.sensitive).toBe(true);
+  });
+
+  it('write, list, read and run, with the workspace start shown as SYSTEM_STATUS', async () => {
+    expect(await runTool('write_file', { path: 'app/main.py', content: 'print(6 * 7)\n' })).toEqual({
+      ok: true,
+      output: { path: 'app/main.py', size_bytes: 13, created: true },
+    });
+    expect(await runTool('list_files', { path: 'app' })).toEqual({
+      ok: true,
+      output: { path: 'app', entries: [{ path: 'app/main.py', type: 'file', size_bytes: 13 }], truncated: false },
+    });
+    expect(await runTool('read_file', { path: '/workspace/app/main.py' })).toMatchObject({ ok: true, output: { content: 'print(6 * 7)\n', encoding: 'utf-8' } });
+    expect(await runTool('run_command', { command: 'python3 app/main.py', timeout_seconds: 10 })).toMatchObject({
+      ok: true,
+      output: { exit_code: 0, stdout: '42\n', stderr: '', timed_out: false, truncated: false },
+    });
+    const events = await readEvents(testDb(), runId, 0, 1000);
+    const status = events.filter((e) => e.name === 'SYSTEM_STATUS').map((e) => e.payload);
+    expect(status).toEqual([expect.objectContaining({ type: 'CUSTOM', name: 'SYSTEM_STATUS', data: { status: 'sandbox_started', workspace: '/workspace' } })]);
+  });
+
+  it('refusals reach the model as tool errors', async () => {
+    expect(await runTool('read_file', { path: '../../../etc/passwd' })).toEqual({
+      ok: false,
+      error: { code: 'PATH_OUTSIDE_WORKSPACE', message: expect.stringContaining('outside the workspace') },
+    });
+    expect(await runTool('read_file', { path: 'missing.txt' })).toMatchObject({ ok: false, error: { code: 'NOT_FOUND' } });
+    expect(await runTool('run_command', { command: 'true', timeout_seconds: 100000 })).toMatchObject({ ok: false, error: { code: 'INVALID_ARGUMENTS' } });
+    const long = await runTool('read_file', { path: 'x'.repeat(3000) });
+    expect(long).toMatchObject({ ok: false, error: { code: 'ENAMETOOLONG' } });
+    expect(JSON.stringify(long)).not.toContain(deps.config.dataDir);
+  });
+
+  it('cancelling the activity kills the command', async () => {
+    const tag = uniqueTag();
+    const env = new MockActivityEnvironment();
+    const running = runTool('run_command', { command: `sleep 100.${tag}` }, env);
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    expect(hostProcesses(`sleep 100.${tag}`).length).toBeGreaterThan(0);
+    env.cancel();
+    await expect(running).rejects.toThrow();
+    expect(hostProcesses(`sleep 100.${tag}`)).toEqual([]);
+  });
+
+  it('snapshotSandbox saves the workspace the tools used', async () => {
+    const { snapshotSandbox } = createSandboxActivities(deps);
+    const result = (await new MockActivityEnvironment().run(snapshotSandbox, { orgId: tenant.orgId, agentId: tenant.agentId, runId })) as SnapshotResult;
+    expect(result.snapshot_id).toMatch(/^snap_/);
+    const row = await testDb().sandboxSnapshot.findUniqueOrThrow({ where: { id: result.snapshot_id! } });
+    expect(row).toMatchObject({ orgId: tenant.orgId, agentId: tenant.agentId, runId });
+    expect(sandboxHostFor(deps)).toBe(sandboxHostFor(deps));
+  });
+});

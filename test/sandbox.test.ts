@@ -1,0 +1,196 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Sandbox } from '../src/sandbox/sandbox.ts';
+import { hostProcesses, sandboxHost, uniqueTag, removeSandboxDirs } from './support/sandbox.ts';
+import { createTenant, type Tenant } from './support/tenant.ts';
+
+/** Isolation and limits of the sandbox, over real bubblewrap and real files. */
+let a: Tenant;
+let b: Tenant;
+let mine: Sandbox;
+let neighbour: Sandbox;
+let otherOrg: Sandbox;
+
+beforeAll(async () => {
+  [a, b] = await Promise.all([createTenant(), createTenant()]);
+  const host = sandboxHost();
+  mine = host.sandbox(a.orgId, a.agentId);
+  neighbour = host.sandbox(a.orgId, a.privateAgentId);
+  otherOrg = host.sandbox(b.orgId, b.agentId);
+  await neighbour.writeFile('secret.txt', 'neighbour secret');
+  await otherOrg.writeFile('secret.txt', 'other org secret');
+  await mine.writeFile('notes/a.txt', 'mine');
+});
+afterAll(removeSandboxDirs);
+
+describe('workspaces are separate', () => {
+  it('each (org, agent) has its own directory', () => {
+    expect(new Set([mine.dir, neighbour.dir, otherOrg.dir]).size).toBe(3);
+    expect(readFileSync(path.join(neighbour.dir, 'secret.txt'), 'utf8')).toBe('neighbour secret');
+  });
+
+  it.each([
+    ['/etc/passwd'],
+    ['/workspace/../etc/passwd'],
+    ['../secret.txt'],
+    [`../${'x'}/../../${'y'}`],
+    ['notes/../../secret.txt'],
+  ])('file tools refuse %s', async (p) => {
+    await expect(mine.readFile(p)).rejects.toMatchObject({ code: 'PATH_OUTSIDE_WORKSPACE' });
+    await expect(mine.writeFile(p, 'x')).rejects.toMatchObject({ code: 'PATH_OUTSIDE_WORKSPACE' });
+  });
+
+  it("refuses the neighbour's and the other org's workspace by relative path", async () => {
+    const toNeighbour = path.relative(mine.dir, path.join(neighbour.dir, 'secret.txt'));
+    const toOtherOrg = path.relative(mine.dir, path.join(otherOrg.dir, 'secret.txt'));
+    for (const p of [toNeighbour, toOtherOrg, path.join(neighbour.dir, 'secret.txt')]) {
+      await expect(mine.readFile(p)).rejects.toMatchObject({ code: 'PATH_OUTSIDE_WORKSPACE' });
+    }
+    await expect(mine.listFiles('..')).rejects.toMatchObject({ code: 'PATH_OUTSIDE_WORKSPACE' });
+  });
+
+  it('refuses symlinks that lead out, follows those that stay in', async () => {
+    const made = await mine.runCommand(
+      `ln -s /etc/passwd passwd-link && ln -s .. up && ln -s ${neighbour.dir}/secret.txt host-link && ` +
+        'ln -s /tmp/created-through-link dangling && ln -s notes/a.txt inside && ln -s /workspace/notes abs-inside',
+    );
+    expect(made.exit_code, made.stderr).toBe(0);
+    for (const p of ['passwd-link', 'up/secret.txt', 'host-link', 'dangling']) {
+      await expect(mine.readFile(p)).rejects.toMatchObject({ code: 'PATH_OUTSIDE_WORKSPACE' });
+    }
+    await expect(mine.writeFile('dangling', 'escaped')).rejects.toMatchObject({ code: 'PATH_OUTSIDE_WORKSPACE' });
+    await expect(mine.writeFile('passwd-link', 'escaped')).rejects.toMatchObject({ code: 'PATH_OUTSIDE_WORKSPACE' });
+    expect(existsSync('/tmp/created-through-link')).toBe(false);
+    await expect(mine.listFiles('up')).rejects.toMatchObject({ code: 'PATH_OUTSIDE_WORKSPACE' });
+    expect((await mine.readFile('inside')).content).toBe('mine');
+    expect((await mine.readFile('abs-inside/a.txt')).content).toBe('mine');
+    expect((await mine.readFile('/workspace/notes/a.txt')).content).toBe('mine');
+  });
+
+  it('commands see only their own workspace', async () => {
+    const r = await mine.runCommand(
+      `cat ${neighbour.dir}/secret.txt; cat ${otherOrg.dir}/secret.txt; ls /workspace/..; cat /etc/shadow; ls /root; ` +
+        `find / -path /proc -prune -o -name secret.txt -print 2>/dev/null`,
+    );
+    expect(r.stdout).not.toContain('secret');
+    expect(r.stdout).not.toContain('neighbour');
+    expect(r.stderr).toContain('No such file or directory');
+    // The root holds only what bwrap mounted: no host directories beyond the system ones.
+    expect(r.stdout.split('\n').slice(0, 12)).toEqual(expect.arrayContaining(['workspace', 'usr', 'tmp', 'etc', 'proc', 'dev']));
+    expect(r.stdout).not.toMatch(/^(root|home|work|var\/lib|srv|opt)$/m);
+  });
+
+  it('files written in the sandbox cannot be read by another agent', async () => {
+    await mine.runCommand('echo private-to-mine > mine-only.txt');
+    await expect(neighbour.readFile('mine-only.txt')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    const r = await neighbour.runCommand('cat mine-only.txt; find / -name mine-only.txt 2>/dev/null');
+    expect(r.stdout).not.toContain('private-to-mine');
+    expect(r.stdout.trim()).toBe('');
+  });
+});
+
+describe('no network, no secrets', () => {
+  it('cannot reach the host network', async () => {
+    const r = await mine.runCommand(
+      'echo > /dev/tcp/127.0.0.1/5432 && echo CONNECTED-PG; ' +
+        `python3 -c "import socket; socket.create_connection(('127.0.0.1', 5432), 2); print('CONNECTED-PY')"; ` +
+        'ls /sys/class/net 2>/dev/null; cat /proc/net/dev',
+    );
+    expect(r.stdout).not.toContain('CONNECTED');
+    expect(r.stderr).toMatch(/Connection refused|Network is unreachable/);
+    // Only the loopback device of the sandbox's own network namespace.
+    expect(r.stdout).toContain('lo:');
+    expect(r.stdout).not.toMatch(/eth\d|ens\d|enp/);
+  });
+
+  it("the environment is the sandbox's own, none of the worker's", async () => {
+    process.env.SANDBOX_TEST_CANARY = 'canary-value';
+    const r = await mine.runCommand('env; cat /proc/1/environ 2>&1 | tr "\\0" "\\n"');
+    delete process.env.SANDBOX_TEST_CANARY;
+    expect(r.stdout).not.toContain('canary-value');
+    expect(r.stdout).not.toMatch(/DATABASE_URL|JWT_SECRET|TEMPORAL|MODEL_API_KEY|postgres/);
+    const names = r.stdout.split('\n').filter((l) => /^[A-Z_]+=/.test(l)).map((l) => l.split('=')[0]!);
+    const allowed = ['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'LANG', 'TERM', 'TMPDIR', 'PWD', 'SHLVL', '_', 'OLDPWD'];
+    expect(names.filter((n) => !allowed.includes(n))).toEqual([]);
+    expect(r.stdout).toContain('HOME=/workspace/.home');
+  });
+
+  it('runs unprivileged, without capabilities', async () => {
+    const r = await mine.runCommand('id -u; grep -E "^(CapEff|CapBnd|NoNewPrivs)" /proc/self/status; touch /usr/x; echo x > /etc/x');
+    expect(r.stdout).not.toMatch(/^0$/m);
+    expect(r.stdout).toContain('CapEff:\t0000000000000000');
+    expect(r.stderr).toMatch(/Read-only file system|Permission denied/);
+  });
+});
+
+describe('limits', () => {
+  it('kills a command at its timeout, with its whole process tree', async () => {
+    const tag = uniqueTag();
+    const started = Date.now();
+    const r = await mine.runCommand(`sleep 100.${tag} & sleep 100.${tag}`, { timeoutMs: 1000 });
+    expect(r).toMatchObject({ timed_out: true, exit_code: null });
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(hostProcesses(`sleep 100.${tag}`)).toEqual([]);
+  });
+
+  it('background processes do not outlive their command', async () => {
+    const tag = uniqueTag();
+    const r = await mine.runCommand(`(sleep 100.${tag} &) ; nohup sleep 100.${tag} >/dev/null 2>&1 & echo started`);
+    expect(r.exit_code).toBe(0);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(hostProcesses(`sleep 100.${tag}`)).toEqual([]);
+  });
+
+  it('contains a fork bomb with the process limit, then kills it', async () => {
+    const tag = uniqueTag();
+    const r = await mine.runCommand(`for i in $(seq 1000); do sleep 100.${tag} & done; sleep 1; ps -e --no-headers | wc -l`, { timeoutMs: 5000 });
+    expect(r.stderr).toContain('Resource temporarily unavailable');
+    const counted = Number(r.stdout.trim());
+    if (!r.timed_out && counted > 0) expect(counted).toBeLessThanOrEqual(64 + 2);
+    expect(hostProcesses(`sleep 100.${tag}`)).toEqual([]);
+  }, 20_000);
+
+  it('caps output and kills a flood', async () => {
+    const started = Date.now();
+    const r = await mine.runCommand('yes | head -c 50000000; echo done-marker');
+    expect(r.truncated).toBe(true);
+    expect(Buffer.byteLength(r.stdout)).toBeLessThan(64 * 1024 + 200);
+    expect(r.stdout).toContain('[output truncated');
+    expect(r.stdout).not.toContain('done-marker');
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
+  it('limits file size and memory', async () => {
+    const r = await mine.runCommand(
+      'head -c 2000000 /dev/zero > big.bin; ls -l big.bin | cut -d" " -f5; ' +
+        'python3 -c "x = bytearray(2 * 1024 ** 3)" 2>&1 | tail -1; rm -f big.bin',
+    );
+    expect(r.stdout).toMatch(/^1048576$/m);
+    expect(r.stdout).toContain('MemoryError');
+  });
+
+  it('a cancelled command is killed at once', async () => {
+    const tag = uniqueTag();
+    const controller = new AbortController();
+    const started = Date.now();
+    const running = mine.runCommand(`sleep 100.${tag}`, { signal: controller.signal, timeoutMs: 60_000 });
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    expect(hostProcesses(`sleep 100.${tag}`).length).toBeGreaterThan(0);
+    controller.abort(new Error('run cancelled'));
+    await expect(running).rejects.toThrow('run cancelled');
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(hostProcesses(`sleep 100.${tag}`)).toEqual([]);
+  });
+
+  it('read_file caps what it returns, write_file what it accepts', async () => {
+    await mine.runCommand('head -c 300000 /dev/zero | tr "\\0" a > large.txt; printf "\\xff\\xfe\\x00" > bin.dat');
+    const large = await mine.readFile('large.txt', { maxBytes: 1000 });
+    expect(large).toMatchObject({ size_bytes: 300000, truncated: true, encoding: 'utf-8' });
+    expect(large.content.length).toBe(1000);
+    expect(await mine.readFile('bin.dat')).toMatchObject({ encoding: 'base64', content: Buffer.from([0xff, 0xfe, 0]).toString('base64') });
+    await expect(mine.writeFile('huge.txt', 'x'.repeat(1024 * 1024 + 1))).rejects.toMatchObject({ code: 'TOO_LARGE' });
+    await mine.runCommand('mkfifo pipe');
+    await expect(mine.readFile('pipe')).rejects.toMatchObject({ code: 'NOT_A_FILE' });
+  });
+});

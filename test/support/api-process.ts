@@ -1,0 +1,94 @@
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import pg from 'pg';
+import { inject } from 'vitest';
+import { projectRoot } from '../../src/config.ts';
+import { createDatabaseIfMissing } from '../../src/infra/postgres.ts';
+
+export interface ApiProcess {
+  url: string;
+  /** Every JSON log line the process wrote so far. */
+  logs: Record<string, unknown>[];
+  close(): Promise<void>;
+}
+
+/**
+ * One more api replica, started exactly as the global setup starts the shared one
+ * (same Temporal, task queue and JWT secret, so tokens from the shared api work),
+ * with `env` on top. It listens on a free port and its logs are collected.
+ */
+export async function startApiProcess(env: Record<string, string> = {}): Promise<ApiProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(projectRoot, 'src', 'main', 'api.ts')], {
+    env: {
+      ...process.env,
+      DATABASE_URL: inject('databaseUrl'),
+      TEMPORAL_ADDRESS: inject('temporalAddress'),
+      TEMPORAL_TASK_QUEUE: inject('taskQueue'),
+      JWT_SECRET: inject('jwtSecret'),
+      API_PORT: '0',
+      LOG_LEVEL: 'info',
+      MODEL_PROVIDER: 'offline',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const logs: Record<string, unknown>[] = [];
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('extra api did not start within 60 s')), 60_000);
+    child.once('exit', (code) => reject(new Error(`extra api exited with code ${code}`)));
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      let entry: Record<string, unknown>;
+      try {
+        entry = JSON.parse(line) as Record<string, unknown>;
+      } catch {
+        return;
+      }
+      logs.push(entry);
+      if (entry.msg === 'api listening') {
+        clearTimeout(timer);
+        resolve(String(entry.url));
+      }
+    });
+  });
+  return {
+    url,
+    logs,
+    async close() {
+      if (child.exitCode !== null) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+export interface ScratchDatabase {
+  url: string;
+  drop(): Promise<void>;
+}
+
+/** A new, empty database on the test PostgreSQL server, for an api whose store must fail. */
+export async function createScratchDatabase(): Promise<ScratchDatabase> {
+  const adminUrl = withDatabase(inject('databaseUrl'), 'postgres');
+  const name = `ars_scratch_${randomBytes(4).toString('hex')}`;
+  await createDatabaseIfMissing(adminUrl, name);
+  return {
+    url: withDatabase(inject('databaseUrl'), name),
+    async drop() {
+      const admin = new pg.Client({ connectionString: adminUrl });
+      await admin.connect();
+      await admin.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(name)} WITH (FORCE)`);
+      await admin.end();
+    },
+  };
+}
+
+function withDatabase(url: string, database: string): string {
+  const u = new URL(url);
+  u.pathname = `/${database}`;
+  return u.toString();
+}
