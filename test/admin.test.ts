@@ -9,6 +9,7 @@ import { createAgent, grantAccess, listAgents, revokeAccess } from '../src/admin
 import { createApiKey, listApiKeys, revokeApiKey } from '../src/admin/api-keys.ts';
 import { applyFile, parseApplyFile } from '../src/admin/apply.ts';
 import { AdminError } from '../src/admin/errors.ts';
+import { createGrant } from '../src/admin/grants.ts';
 import { createOrg, listOrgs } from '../src/admin/orgs.ts';
 import { createUser } from '../src/admin/users.ts';
 import { hashApiKey } from '../src/auth/api-keys.ts';
@@ -390,5 +391,93 @@ describe('admin CLI', () => {
     const listed = cli('key', 'list', '--user', String(user.id), '--json');
     expect(listed.stdout).not.toContain(String(key.key));
     expect(json(['key', 'revoke', '--key', String(key.id)])).toMatchObject({ already_revoked: false });
+  });
+
+  it('creates, lists and revokes approval grants; revoking twice is a no-op', async () => {
+    const org = await createOrg(db, { name: unique('Grants') });
+    const owner = await createUser(db, { orgId: org.id, email: 'own@grants.test', role: 'owner' });
+    const agent = await createAgent(db, { orgId: org.id, name: 'helper' });
+    const json = (args: string[]) => {
+      const r = cli(...args, '--json');
+      expect(r.stderr).toBe('');
+      expect(r.status).toBe(0);
+      return JSON.parse(r.stdout) as Record<string, unknown>;
+    };
+
+    const created = json(['grant', 'create', '--agent', agent.id, '--tool', 'save_memory', '--by', owner.id]);
+    expect(created).toMatchObject({
+      org_id: org.id,
+      agent_id: agent.id,
+      tool_name: 'save_memory',
+      granted_by: owner.id,
+      revoked_at: null,
+      already_granted: false,
+    });
+    expect(String(created.id)).toMatch(/^grt_[0-9a-f]{32}$/);
+    // The same check the run workflow makes before opening an approval gate.
+    const active = { orgId: org.id, agentId: agent.id, toolName: 'save_memory', revokedAt: null };
+    expect(await db.approvalGrant.count({ where: active })).toBe(1);
+    const again = json(['grant', 'create', '--agent', agent.id, '--tool', 'save_memory', '--by', owner.id]);
+    expect(again).toMatchObject({ id: created.id, already_granted: true });
+    expect(await db.approvalGrant.count({ where: { agentId: agent.id } })).toBe(1);
+
+    const { already_granted: _, ...summary } = created;
+    expect(json(['grant', 'list', '--agent', agent.id])).toEqual([summary]);
+    expect(json(['grant', 'list', '--org', org.id])).toEqual([summary]);
+    const table = cli('grant', 'list', '--org', org.id);
+    expect(table.stdout).toMatch(/^ID\s+ORG\s+AGENT\s+TOOL\s+GRANTED BY\s+CREATED\s+REVOKED\n/);
+    expect(table.stdout).toContain(`${String(created.id)}  ${org.id}  ${agent.id}  save_memory`);
+
+    const revoked = json(['grant', 'revoke', '--grant', String(created.id)]);
+    expect(revoked).toMatchObject({ id: created.id, already_revoked: false });
+    expect(revoked.revoked_at).toEqual(expect.any(String));
+    expect(await db.approvalGrant.count({ where: active })).toBe(0);
+    expect(json(['grant', 'list', '--agent', agent.id])).toEqual([]);
+    expect(json(['grant', 'list', '--agent', agent.id, '--all'])).toEqual([{ ...summary, revoked_at: revoked.revoked_at }]);
+
+    const twice = cli('grant', 'revoke', '--grant', String(created.id));
+    expect(twice.status).toBe(0);
+    expect(twice.stdout.trim()).toBe(`already revoked grant ${String(created.id)} at ${String(revoked.revoked_at)}`);
+  });
+
+  it('refuses grants for unknown tools, agents and grants, and for users outside the org', async () => {
+    const org = await createOrg(db, { name: unique('GrantErrors') });
+    const owner = await createUser(db, { orgId: org.id, email: 'own@grants.test', role: 'owner' });
+    const member = await createUser(db, { orgId: org.id, email: 'mem@grants.test', role: 'member' });
+    const other = await createOrg(db, { name: unique('GrantOther') });
+    const outsider = await createUser(db, { orgId: other.id, email: 'out@grants.test', role: 'owner' });
+    const agent = await createAgent(db, { orgId: org.id, name: 'helper', settings: { sensitive_tools: ['save_memory'] } });
+    const refused = (args: string[], message: string | RegExp) => {
+      const r = cli(...args, '--json');
+      expect(r.status).toBe(1);
+      expect(r.stdout).toBe('');
+      if (typeof message === 'string') expect(r.stderr.trim()).toBe(`error: ${message}`);
+      else expect(r.stderr).toMatch(message);
+    };
+
+    refused(['grant', 'create', '--agent', agent.id, '--tool', 'nope', '--by', owner.id], /^error: unknown tool "nope"; known tools: .*run_command/);
+    refused(['grant', 'create', '--agent', 'agt_missing', '--tool', 'save_memory', '--by', owner.id], 'agent agt_missing not found');
+    refused(
+      ['grant', 'create', '--agent', agent.id, '--tool', 'save_memory', '--by', outsider.id],
+      `user ${outsider.id} is not a member of org ${org.id}`,
+    );
+    refused(['grant', 'revoke', '--grant', 'grt_missing'], 'grant grt_missing not found');
+    refused(['grant', 'list', '--org', 'org_missing'], 'org org_missing not found');
+    expect(await db.approvalGrant.count({ where: { agentId: agent.id } })).toBe(0);
+
+    // Sensitive tools (the catalog's, and the agent's own sensitive_tools) need an owner or admin, as approving them does.
+    await expect(createGrant(db, { agentId: agent.id, toolName: 'run_command', grantedBy: member.id })).rejects.toThrow(
+      /sensitive tool/,
+    );
+    await expect(createGrant(db, { agentId: agent.id, toolName: 'save_memory', grantedBy: member.id })).rejects.toThrow(
+      AdminError,
+    );
+    expect(await createGrant(db, { agentId: agent.id, toolName: 'recall_memory', grantedBy: member.id })).toMatchObject({
+      granted_by: member.id,
+      already_granted: false,
+    });
+    expect(await createGrant(db, { agentId: agent.id, toolName: 'run_command', grantedBy: owner.id })).toMatchObject({
+      already_granted: false,
+    });
   });
 });

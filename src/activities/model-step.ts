@@ -60,6 +60,9 @@ export function createModelStepActivities(deps: ActivityDeps) {
       const toolCalls: ToolCall[] = [];
       const started = new Set<string>();
       let usage: TokenUsage = { inputTokens: 0, outputTokens: 0 };
+      if (ctx.info.attempt > 1) {
+        batcher.push({ type: 'CUSTOM', name: 'SYSTEM_STATUS', data: { status: 'retrying', operation: 'model_step', step: input.step, attempt: ctx.info.attempt } });
+      }
       // Heartbeats carry cancellation into the activity, also while the model is silent.
       const beat = setInterval(() => ctx.heartbeat(), 1000);
       const closeText = () => {

@@ -5,7 +5,7 @@ import { nonRetryableIfRunGone } from './run-gone.ts';
 import type { RunEventInput } from '../shared/events.ts';
 import type { RunStatus } from '../shared/run-status.ts';
 import type { TokenUsage } from '../shared/run-workflow-types.ts';
-import { creditsFor, usageEventData } from '../shared/credits.ts';
+import { creditsFor, usageEventData, type StepUsage } from '../shared/credits.ts';
 import type { ActivityDeps } from './deps.ts';
 import { openRequestInTx, resolveRequestInTx, type OpenRequest, type ResolveRequest } from './human-requests.ts';
 import type { MessageParts } from './conversation.ts';
@@ -28,7 +28,7 @@ export interface RecordProgressInput {
    * Set on the terminal step: the run's total usage is priced, a USAGE event is
    * written before `events`, and the org is debited, once per run.
    */
-  bill?: { usage: TokenUsage; model?: string };
+  bill?: { usage: TokenUsage; model?: string; steps?: StepUsage[] };
 }
 
 export function createRunProgressActivities({ db, config }: ActivityDeps) {
@@ -41,7 +41,7 @@ export function createRunProgressActivities({ db, config }: ActivityDeps) {
       await nonRetryableIfRunGone(() => db.$transaction(async (tx) => {
         const credits = input.bill ? creditsFor(input.bill.usage, config.creditsPer1kTokens) : 0;
         const events: RunEventInput[] = input.bill
-          ? [{ type: 'CUSTOM', name: 'USAGE', data: usageEventData(input.bill.usage, credits, input.bill.model) }, ...input.events]
+          ? [{ type: 'CUSTOM', name: 'USAGE', data: usageEventData(input.bill.usage, credits, input.bill.model, input.bill.steps) }, ...input.events]
           : input.events;
         const { duplicate } = await appendEventsInTx(tx, input.runId, events, input.key);
         if (duplicate) return; // an earlier attempt committed this step

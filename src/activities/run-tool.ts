@@ -35,6 +35,9 @@ export function createRunToolActivities(deps: ActivityDeps) {
         emit: async (events, key) => void (await appendEvents(deps.db, call.runId, events, key && `tool:${call.toolCallId}:${key}`)),
         deps,
       };
+      if (activity.info.attempt > 1) {
+        await ctx.emit([{ type: 'CUSTOM', name: 'SYSTEM_STATUS', data: { status: 'retrying', operation: 'tool_call', tool_call_id: call.toolCallId, tool: call.name, attempt: activity.info.attempt } }], `retry:${activity.info.attempt}`);
+      }
       try {
         return { ok: true, output: await implementation.run(parsed.data as never, ctx) };
       } catch (err) {

@@ -1,6 +1,7 @@
 import type { AgentSummary } from './agents.ts';
 import type { ApiKeySummary } from './api-keys.ts';
 import type { ApplyResult } from './apply.ts';
+import type { GrantSummary } from './grants.ts';
 import type { OrgSummary } from './orgs.ts';
 import type { UserSummary } from './users.ts';
 
@@ -32,6 +33,12 @@ export const keyTable = (keys: ApiKeySummary[]) =>
   table(
     ['ID', 'USER', 'NAME', 'PREFIX', 'CREATED', 'LAST USED', 'REVOKED'],
     keys.map((k) => [k.id, k.user_id, k.name || '-', `${k.prefix}…`, k.created_at, k.last_used_at ?? '-', k.revoked_at ?? '-']),
+  );
+
+export const grantTable = (grants: GrantSummary[]) =>
+  table(
+    ['ID', 'ORG', 'AGENT', 'TOOL', 'GRANTED BY', 'CREATED', 'REVOKED'],
+    grants.map((g) => [g.id, g.org_id, g.agent_id, g.tool_name, g.granted_by, g.created_at, g.revoked_at ?? '-']),
   );
 
 export function applySummary(result: ApplyResult): string {

@@ -14,7 +14,8 @@ import { createAgent, grantAccess, listAgents, revokeAccess } from '../admin/age
 import { createApiKey, listApiKeys, revokeApiKey } from '../admin/api-keys.ts';
 import { applyFile, parseApplyFile } from '../admin/apply.ts';
 import { AdminError } from '../admin/errors.ts';
-import { agentTable, applySummary, keyTable, orgTable, userTable } from '../admin/format.ts';
+import { agentTable, applySummary, grantTable, keyTable, orgTable, userTable } from '../admin/format.ts';
+import { createGrant, listGrants, revokeGrant } from '../admin/grants.ts';
 import { createOrg, listOrgs, parseCredits } from '../admin/orgs.ts';
 import { createUser, listUsers, roles } from '../admin/users.ts';
 
@@ -27,7 +28,7 @@ interface Output {
 type Handler = (db: () => Promise<Db>, opts: Record<string, unknown>, args: string[]) => Promise<Output>;
 
 const program = new Command('admin')
-  .description('Administer orgs, users, agents and API keys of the Agent Run Service')
+  .description('Administer orgs, users, agents, API keys and approval grants of the Agent Run Service')
   .showHelpAfterError()
   .configureOutput({ outputError: (msg, write) => write(msg) });
 
@@ -153,6 +154,39 @@ leaf(key, 'list', 'list API keys (never the keys themselves)')
       if (o.user === undefined && o.org === undefined) throw new AdminError('give --user or --org');
       const keys = await listApiKeys(await db(), { userId: opt(o.user), orgId: opt(o.org) });
       return { data: keys, text: keyTable(keys) };
+    }),
+  );
+
+const grant = program.command('grant').description('standing approval grants ("approve always") for agent tools');
+leaf(grant, 'list', 'list approval grants (active ones unless --all)')
+  .option('--org <org_id>', 'grants of this org')
+  .option('--agent <agent_id>', 'grants of this agent')
+  .option('--all', 'include revoked grants')
+  .action(
+    run(async (db, o) => {
+      const grants = await listGrants(await db(), { orgId: opt(o.org), agentId: opt(o.agent), includeRevoked: o.all === true });
+      return { data: grants, text: grantTable(grants) };
+    }),
+  );
+leaf(grant, 'create', 'pre-approve a tool for an agent, as "approve always" does')
+  .requiredOption('--agent <agent_id>', 'agent id')
+  .requiredOption('--tool <tool>', 'tool name from the catalog, e.g. run_command')
+  .requiredOption('--by <user_id>', 'user recorded as granting it (of the agent’s org; owner or admin for sensitive tools)')
+  .action(
+    run(async (db, o) => {
+      const g = await createGrant(await db(), { agentId: str(o.agent), toolName: str(o.tool), grantedBy: str(o.by) });
+      const text = g.already_granted
+        ? `already granted: grant ${g.id} (by ${g.granted_by} at ${g.created_at})`
+        : `created grant ${g.id}: ${g.tool_name} for agent ${g.agent_id} in org ${g.org_id}`;
+      return { data: g, text };
+    }),
+  );
+leaf(grant, 'revoke', 'revoke an approval grant; calls of the tool need approval again')
+  .requiredOption('--grant <grant_id>', 'grant id')
+  .action(
+    run(async (db, o) => {
+      const r = await revokeGrant(await db(), str(o.grant));
+      return { data: r, text: `${r.already_revoked ? 'already revoked' : 'revoked'} grant ${r.id} at ${r.revoked_at}` };
     }),
   );
 

@@ -9,13 +9,22 @@ export function creditsFor(usage: TokenUsage, creditsPer1kTokens: number): numbe
   return Math.ceil((tokens * creditsPer1kTokens) / 1000);
 }
 
-/** Payload of the CUSTOM `USAGE` event, sent right before a run's terminal event. */
-export function usageEventData(usage: TokenUsage, credits: number, model: string | undefined) {
+/** The tokens of one model call of a run. */
+export interface StepUsage {
+  step: string;
+  model: string;
+  input_tokens: number;
+  output_tokens: number;
+}
+
+/** Payload of the CUSTOM `USAGE` event, sent right before a run's terminal event: totals, credits, and each model call. */
+export function usageEventData(usage: TokenUsage, credits: number, model: string | undefined, steps: StepUsage[] = []) {
   return {
     input_tokens: usage.inputTokens,
     output_tokens: usage.outputTokens,
     total_tokens: usage.inputTokens + usage.outputTokens,
     credits,
     ...(model ? { model } : {}),
+    steps,
   };
 }

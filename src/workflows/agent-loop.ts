@@ -30,7 +30,7 @@ export async function runAgentLoop(state: RunState, label: string): Promise<Loop
     await applyComments(state);
     const allowTools = step < state.settings.maxSteps - 1;
     const result = await modelStep({ runId: input.runId, taskId: input.taskId, agentId: input.agentId, step, allowTools });
-    state.addUsage(result.usage, result.model);
+    state.addUsage(result.usage, result.model, `${label}:${step}`);
     const parts = result.toolCalls.length ? { tool_calls: result.toolCalls.map((c) => ({ id: c.id, name: c.name, input: c.args })) } : undefined;
     await state.record(`${label}:assistant:${step}`, [], { message: { taskId: input.taskId, role: 'assistant', content: result.text, parts } });
     if (result.toolCalls.length === 0) {

@@ -17,7 +17,7 @@ export async function runPlanned(state: RunState): Promise<PlannedOutcome> {
   const { input } = state;
   await state.move('planning', 'planning');
   const plan = await planStep({ runId: input.runId, taskId: input.taskId, agentId: input.agentId });
-  state.addUsage(plan.usage, plan.model);
+  state.addUsage(plan.usage, plan.model, 'plan');
   let steps = plan.steps;
   const planId = state.newId('plan');
   await state.record('plan-created', [

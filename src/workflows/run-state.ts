@@ -1,4 +1,5 @@
 import { ApplicationFailure, condition, setCurrentDetails, upsertSearchAttributes, uuid4 } from '@temporalio/workflow';
+import type { StepUsage } from '../shared/credits.ts';
 import type { RunEventInput } from '../shared/events.ts';
 import { answerProblem, describeAnswer, type Answer, type PendingRequest } from '../shared/input-requests.ts';
 import { assertTransition, isTerminalStatus, type RunStatus } from '../shared/run-status.ts';
@@ -163,7 +164,11 @@ export class RunState {
     return { message: answer.cancelled ? 'Request dismissed; the agent was told and continues' : 'Answer accepted; the agent continues' };
   }
 
-  addUsage(usage: TokenUsage, model: string): void {
+  /** Tokens of each model call, for the USAGE event. */
+  readonly steps: StepUsage[] = [];
+
+  addUsage(usage: TokenUsage, model: string, step: string): void {
+    this.steps.push({ step, model, input_tokens: usage.inputTokens, output_tokens: usage.outputTokens });
     this.usage = { inputTokens: this.usage.inputTokens + usage.inputTokens, outputTokens: this.usage.outputTokens + usage.outputTokens };
     this.model = model;
   }

@@ -128,7 +128,7 @@ async function finish(state: RunState, result: Record<string, unknown>): Promise
   await CancellationScope.nonCancellable(() =>
     state.move('completed', 'finished', [{ type: 'RUN_FINISHED', run_id: state.input.runId, result: { ...result, model: state.model, usage: usageJson(state) } }], {
       result,
-      bill: { usage: state.usage, model: state.model },
+      bill: { usage: state.usage, model: state.model, steps: state.steps },
     }),
   );
 }
@@ -140,7 +140,7 @@ async function endCancelled(state: RunState): Promise<void> {
   const message = 'The run was cancelled';
   await state.move('cancelled', 'cancelled', [{ type: 'RUN_ERROR', run_id: state.input.runId, message, code: runErrorCodes.cancelled, details: {} }], {
     error: { code: runErrorCodes.cancelled, message },
-    bill: { usage: state.usage, model: state.model },
+    bill: { usage: state.usage, model: state.model, steps: state.steps },
     resolveRequest: pending
       ? { requestId: pending.requestId, status: 'cancelled', approval: pending.details.approval_id ? { status: 'cancelled' } : undefined }
       : undefined,
@@ -151,7 +151,7 @@ async function endFailed(state: RunState, code: string, message: string): Promis
   const details = { workflow_id: workflowInfo().workflowId, status_at_failure: state.status };
   await state.move('failed', 'failed', [{ type: 'RUN_ERROR', run_id: state.input.runId, message, code, details }], {
     error: { code, message },
-    bill: { usage: state.usage, model: state.model },
+    bill: { usage: state.usage, model: state.model, steps: state.steps },
   });
 }
 

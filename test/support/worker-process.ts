@@ -11,7 +11,7 @@ export interface WorkerProcess {
 }
 
 /** A worker process started exactly as the start command starts one, on `taskQueue`. */
-export async function startWorkerProcess(taskQueue: string): Promise<WorkerProcess> {
+export async function startWorkerProcess(taskQueue: string, env: Record<string, string> = {}): Promise<WorkerProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(projectRoot, 'src', 'main', 'worker.ts')], {
     env: {
       ...process.env,
@@ -20,6 +20,7 @@ export async function startWorkerProcess(taskQueue: string): Promise<WorkerProce
       TEMPORAL_TASK_QUEUE: taskQueue,
       LOG_LEVEL: 'info',
       MODEL_PROVIDER: 'offline',
+      ...env,
     },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

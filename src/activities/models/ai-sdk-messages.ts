@@ -1,11 +1,24 @@
 import { jsonSchema, tool, type ModelMessage, type ToolSet } from 'ai';
 import type { ChatMessage, ToolSpec } from './provider.ts';
 
-/** Our conversation in the AI SDK's message format. */
-export function toModelMessages(messages: ChatMessage[]): ModelMessage[] {
+/**
+ * Our conversation in the AI SDK's message format. The SDK takes system text
+ * only as its `system` option: leading system messages join it, and later ones
+ * (deep mode's step instructions) become user messages marked as instructions, in place.
+ */
+export function toModelRequest(system: string | undefined, messages: ChatMessage[]): { system?: string; messages: ModelMessage[] } {
+  const lead = messages.findIndex((m) => m.role !== 'system');
+  const leading = (lead < 0 ? messages : messages.slice(0, lead)).map((m) => m.content);
+  const rest = lead < 0 ? [] : messages.slice(lead);
+  const combined = [system, ...leading].filter(Boolean).join('\n\n');
+  return { system: combined || undefined, messages: toModelMessages(rest) };
+}
+
+function toModelMessages(messages: ChatMessage[]): ModelMessage[] {
   return messages.map((m): ModelMessage => {
     switch (m.role) {
       case 'system':
+        return { role: 'user', content: `[Instruction from the service] ${m.content}` };
       case 'user':
         return { role: m.role, content: m.content };
       case 'assistant':

@@ -2,7 +2,7 @@ import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { streamText, type LanguageModel } from 'ai';
-import { toModelMessages, toToolSet } from './ai-sdk-messages.ts';
+import { toModelRequest, toToolSet } from './ai-sdk-messages.ts';
 import type { ModelChunk, ModelProvider, ModelRequest } from './provider.ts';
 
 export interface AiSdkModelSettings {
@@ -27,8 +27,7 @@ export class AiSdkModel implements ModelProvider {
   async *stream(request: ModelRequest): AsyncIterable<ModelChunk> {
     const result = streamText({
       model: this.model,
-      system: request.system,
-      messages: toModelMessages(request.messages),
+      ...toModelRequest(request.system, request.messages),
       tools: toToolSet(request.tools),
       abortSignal: request.signal,
       maxRetries: 0,

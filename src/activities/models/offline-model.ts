@@ -43,6 +43,7 @@ export class OfflineModel implements ModelProvider {
   async *stream(request: ModelRequest): AsyncIterable<ModelChunk> {
     const next = request.purpose === 'plan' ? undefined : nextDirective(request);
     const answer = request.purpose === 'plan' ? offlinePlan(request.messages) : next ? `Calling ${next.name}.` : offlineAnswer(request.messages);
+    if (next) yield { type: 'reasoning', text: `The request lists a /tool ${next.name} line that has not run yet, so I call it now.` };
     for (const piece of answer.match(/\S+\s*/g) ?? []) {
       request.signal.throwIfAborted();
       if (this.chunkDelayMs > 0) await sleep(this.chunkDelayMs, request.signal);

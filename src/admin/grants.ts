@@ -1,0 +1,119 @@
+import type { Db } from '../db/client.ts';
+import type { ApprovalGrant } from '../generated/prisma/client.ts';
+import { agentModelSettingsSchema } from '../shared/agent-settings.ts';
+import { newId } from '../shared/ids.ts';
+import { toolCatalog } from '../shared/tools/index.ts';
+import { type DbClient, inAdminTransaction } from './db.ts';
+import { AdminError } from './errors.ts';
+import { requireOrg } from './orgs.ts';
+import { requireUser } from './users.ts';
+
+/**
+ * Standing approval grants ("approve always"): while a grant is active (not
+ * revoked), calls of its tool by its agent in its org run without an approval
+ * gate. Runs create them when an approver answers with approve_always; the
+ * admin console lists, revokes and pre-approves them.
+ */
+export interface GrantSummary {
+  id: string;
+  org_id: string;
+  agent_id: string;
+  tool_name: string;
+  /** User id of whoever approved always (or was recorded by `grant create`). */
+  granted_by: string;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+export interface GrantFilter {
+  orgId?: string;
+  agentId?: string;
+  /** Also list revoked grants; by default only active ones. */
+  includeRevoked?: boolean;
+}
+
+export async function listGrants(db: DbClient, filter: GrantFilter = {}): Promise<GrantSummary[]> {
+  if (filter.orgId !== undefined) await requireOrg(db, filter.orgId);
+  if (filter.agentId !== undefined) await requireAgent(db, filter.agentId);
+  const rows = await db.approvalGrant.findMany({
+    where: {
+      orgId: filter.orgId,
+      agentId: filter.agentId,
+      ...(filter.includeRevoked ? {} : { revokedAt: null }),
+    },
+    orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+  });
+  return rows.map(toSummary);
+}
+
+export interface CreateGrantInput {
+  agentId: string;
+  toolName: string;
+  /** The user on whose authority the tool is pre-approved; a member of the agent's org. */
+  grantedBy: string;
+}
+
+/**
+ * Pre-approves a tool for an agent, as if an approver had answered "approve
+ * always". An active grant for the same agent and tool is returned instead of
+ * a duplicate. Sensitive-class tools need an owner or admin as `grantedBy`,
+ * the same rule the api applies to approving them.
+ */
+export async function createGrant(db: Db, input: CreateGrantInput): Promise<GrantSummary & { already_granted: boolean }> {
+  const tool = toolCatalog.get(input.toolName);
+  if (!tool) {
+    throw new AdminError(`unknown tool "${input.toolName}"; known tools: ${[...toolCatalog.keys()].sort().join(', ')}`);
+  }
+  const agent = await requireAgent(db, input.agentId);
+  const user = await requireUser(db, input.grantedBy);
+  if (user.orgId !== agent.orgId) throw new AdminError(`user ${user.id} is not a member of org ${agent.orgId}`);
+  if (isSensitive(tool.name, tool.sensitive, agent.modelSettings) && user.role !== 'owner' && user.role !== 'admin') {
+    throw new AdminError(`${tool.name} is a sensitive tool: only an owner or admin of org ${agent.orgId} may grant it, ${user.id} is a ${user.role}`);
+  }
+  // The admin lock keeps two concurrent `grant create`s from both inserting.
+  return inAdminTransaction(db, async (tx) => {
+    const where = { orgId: agent.orgId, agentId: agent.id, toolName: tool.name, revokedAt: null };
+    const existing = await tx.approvalGrant.findFirst({ where, orderBy: { createdAt: 'asc' } });
+    if (existing) return { ...toSummary(existing), already_granted: true };
+    const row = await tx.approvalGrant.create({
+      data: { id: newId('grt'), orgId: agent.orgId, agentId: agent.id, toolName: tool.name, grantedBy: user.id },
+    });
+    return { ...toSummary(row), already_granted: false };
+  });
+}
+
+/** Revokes a grant. Revoking an already revoked grant keeps its original revocation time. */
+export async function revokeGrant(db: DbClient, grantId: string): Promise<GrantSummary & { already_revoked: boolean }> {
+  const row = await db.approvalGrant.findUnique({ where: { id: grantId } });
+  if (!row) throw new AdminError(`grant ${grantId} not found`);
+  if (row.revokedAt) return { ...toSummary(row), already_revoked: true };
+  // Conditional update, so a concurrent revoke cannot move the revocation time.
+  await db.approvalGrant.updateMany({ where: { id: grantId, revokedAt: null }, data: { revokedAt: new Date() } });
+  const updated = await db.approvalGrant.findUniqueOrThrow({ where: { id: grantId } });
+  return { ...toSummary(updated), already_revoked: false };
+}
+
+async function requireAgent(db: DbClient, agentId: string) {
+  const agent = await db.agent.findUnique({ where: { id: agentId } });
+  if (!agent) throw new AdminError(`agent ${agentId} not found`);
+  return agent;
+}
+
+/** Sensitive by the catalog or by the agent's own settings (`sensitive_tools`), as runs decide it. */
+function isSensitive(toolName: string, catalogSensitive: boolean | undefined, modelSettings: unknown): boolean {
+  if (catalogSensitive) return true;
+  const settings = agentModelSettingsSchema.safeParse(modelSettings ?? {});
+  return settings.success && (settings.data.sensitive_tools ?? []).includes(toolName);
+}
+
+function toSummary(g: ApprovalGrant): GrantSummary {
+  return {
+    id: g.id,
+    org_id: g.orgId,
+    agent_id: g.agentId,
+    tool_name: g.toolName,
+    granted_by: g.grantedBy,
+    created_at: g.createdAt.toISOString(),
+    revoked_at: g.revokedAt?.toISOString() ?? null,
+  };
+}

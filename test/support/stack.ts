@@ -1,0 +1,135 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import pg from 'pg';
+import { loadConfig, projectRoot } from '../../src/config.ts';
+import { migrate } from '../../src/infra/migrate.ts';
+import { ensureDatabase, createDatabaseIfMissing } from '../../src/infra/postgres.ts';
+import { ensureTemporalBinary } from '../../src/infra/temporal-cli.ts';
+import { runSearchAttributes } from '../../src/shared/search-attributes.ts';
+
+/**
+ * Prefixes of the throwaway databases a stack creates. Stacks (test runs, bench runs) may
+ * share one embedded PostgreSQL server: the last one to leave stops it.
+ */
+const STACK_DATABASE_PREFIXES = ['ars_test_', 'ars_bench_'] as const;
+
+export interface StackOptions {
+  /** Who owns the stack: names its database (`ars_<purpose>_…`), task queue and log lines. */
+  purpose: 'test' | 'bench';
+  /** Environment of the api and worker processes, on top of the stack's own settings. */
+  env: Record<string, string>;
+}
+
+export interface Stack {
+  databaseUrl: string;
+  apiUrl: string;
+  temporalAddress: string;
+  taskQueue: string;
+  jwtSecret: string;
+  api: ChildProcess;
+  worker: ChildProcess;
+  /** Stops the processes and the Temporal server, drops the database (and the embedded server if we were the last). */
+  teardown(): Promise<void>;
+}
+
+/**
+ * The real stack: a Temporal dev server (the CLI binary the project installs,
+ * headless), a fresh PostgreSQL database, and the api and worker started as
+ * processes exactly as the start command starts them.
+ */
+export async function startStack({ purpose, env: extraEnv }: StackOptions): Promise<Stack> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), `ars-${purpose}-`));
+  const config = loadConfig({ ...process.env, DATA_DIR: process.env.DATA_DIR ?? path.join(projectRoot, '.data') });
+  const server = await ensureDatabase(config);
+  const dbName = `ars_${purpose}_${randomBytes(4).toString('hex')}`;
+  const adminUrl = withDatabase(server.url, 'postgres');
+  await createDatabaseIfMissing(adminUrl, dbName);
+  const databaseUrl = withDatabase(server.url, dbName);
+  await migrate(databaseUrl);
+
+  const temporal = await TestWorkflowEnvironment.createLocal({
+    server: {
+      executable: { type: 'existing-path', path: ensureTemporalBinary() },
+      searchAttributes: runSearchAttributes,
+      ip: '127.0.0.1',
+    },
+  });
+  const temporalAddress = temporal.address;
+  const taskQueue = `${purpose}-runs-${randomBytes(3).toString('hex')}`;
+  const jwtSecret = randomBytes(32).toString('base64url');
+  const apiPort = 20000 + Math.floor(Math.random() * 20000);
+  const env = {
+    ...process.env,
+    DATABASE_URL: databaseUrl,
+    TEMPORAL_ADDRESS: temporalAddress,
+    TEMPORAL_TASK_QUEUE: taskQueue,
+    API_PORT: String(apiPort),
+    DATA_DIR: dataDir,
+    JWT_SECRET: jwtSecret,
+    ...extraEnv,
+  };
+  const worker = spawnService('worker', env, purpose);
+  const api = spawnService('api', env, purpose);
+  const apiUrl = `http://127.0.0.1:${apiPort}`;
+
+  const teardown = async () => {
+    await Promise.all([api, worker].map(stop));
+    await temporal.teardown();
+    const admin = new pg.Client({ connectionString: adminUrl });
+    await admin.connect();
+    await admin.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(dbName)} WITH (FORCE)`);
+    // Another test or bench run may be using the same embedded server: leave it to the last one.
+    const patterns = STACK_DATABASE_PREFIXES.map((p) => `${p.replaceAll('_', '\\_')}%`);
+    const others = await admin.query('SELECT 1 FROM pg_database WHERE datname LIKE ANY($1)', [patterns]);
+    await admin.end();
+    if (others.rowCount === 0) await server.stop?.();
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+
+  try {
+    await waitUntil(async () => (await fetch(`${apiUrl}/healthz`).catch(() => undefined))?.ok === true, 90_000, 'api');
+  } catch (err) {
+    await teardown();
+    throw err;
+  }
+  return { databaseUrl, apiUrl, temporalAddress, taskQueue, jwtSecret, api, worker, teardown };
+}
+
+export function withDatabase(url: string, database: string): string {
+  const u = new URL(url);
+  u.pathname = `/${database}`;
+  return u.toString();
+}
+
+function spawnService(name: 'api' | 'worker', env: NodeJS.ProcessEnv, purpose: string): ChildProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(projectRoot, 'src', 'main', `${name}.ts`)], {
+    env,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  child.on('exit', (code, signal) => {
+    if (code !== 0 && signal !== 'SIGTERM') console.error(`${purpose} ${name} process exited: code ${code}, signal ${signal}`);
+  });
+  return child;
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+async function waitUntil(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`${what} did not become ready within ${timeoutMs / 1000}s`);
+}
