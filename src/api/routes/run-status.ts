@@ -1,9 +1,8 @@
-import { runRequestProblem, runRequestSchema } from '../../shared/run-request.ts';
-import { badRequest } from '../errors.ts';
+import { runRequestSchema } from '../../shared/run-request.ts';
 import { defineRoute } from '../route.ts';
 import { errorResponses, errorSchema } from '../schemas/common.ts';
 import { asyncRunSchema, runStatusResponseSchema, taskIdParams } from '../schemas/tasks.ts';
-import { startRun } from '../services/start-run.ts';
+import { backgroundRunMetadata, startRun } from '../services/start-run.ts';
 import { loadAccessibleTask } from '../services/task-access.ts';
 import { taskRunProgress } from '../services/tasks.ts';
 
@@ -37,17 +36,9 @@ export const runStatusRoutes = [
       409: { description: 'The task already has an active run', schema: errorSchema },
     },
     async handler({ body, caller, agent }, deps) {
-      const problem = runRequestProblem(body);
-      if (problem) throw badRequest(problem);
       const run = await startRun(deps, caller, agent, { ...body, stream: false });
       return {
-        id: run.runId,
-        task_id: run.taskId,
-        type: 'pending',
-        status: 'pending',
-        routing_reason: run.routingReason,
-        stream_endpoint: null,
-        created_at: run.createdAt.toISOString(),
+        ...backgroundRunMetadata(run),
         run_id: run.runId,
         status_url: `/api/run/${run.taskId}/status`,
         stream_url: `/api/tasks/${run.taskId}/stream`,

@@ -1,11 +1,10 @@
 import { runEventSchema } from '../../shared/events.ts';
-import { runRequestProblem, runRequestSchema } from '../../shared/run-request.ts';
-import { badRequest } from '../errors.ts';
+import { runRequestSchema } from '../../shared/run-request.ts';
 import { defineRoute } from '../route.ts';
 import { errorResponses, errorSchema } from '../schemas/common.ts';
 import { backgroundRunSchema } from '../schemas/runs.ts';
 import { loadVisibleRun } from '../services/run-access.ts';
-import { startRun } from '../services/start-run.ts';
+import { backgroundRunMetadata, startRun } from '../services/start-run.ts';
 import { relayRun } from '../streaming/relay.ts';
 import { requestedResumePoint, resumeQuerySchema, streamRunAfter } from '../streaming/resume.ts';
 import { openSse } from '../streaming/sse.ts';
@@ -52,20 +51,10 @@ export const runRoutes = [
         await streamRunAfter(deps, res, resumed, resume.seq, resume.source);
         return undefined;
       }
-      const problem = runRequestProblem(body);
-      if (problem) throw badRequest(problem);
       const run = await startRun(deps, caller, agent, body);
       if (!body.stream) {
         res.status(202);
-        return {
-          id: run.runId,
-          task_id: run.taskId,
-          type: 'pending',
-          status: 'pending',
-          routing_reason: run.routingReason,
-          stream_endpoint: null,
-          created_at: run.createdAt.toISOString(),
-        };
+        return backgroundRunMetadata(run);
       }
       openSse(res, { 'X-Run-Id': run.runId, 'X-Task-Id': run.taskId });
       await relayRun({ db: deps.db, hub: deps.hub, res, runId: run.runId, afterSeq: 0, heartbeatMs: deps.config.heartbeatIntervalMs });

@@ -3,12 +3,12 @@ import type { ApiDeps } from '../deps.ts';
 import { appendEventsInTx } from '../../db/event-log.ts';
 import { newId } from '../../shared/ids.ts';
 import { isActiveStatus } from '../../shared/run-status.ts';
-import type { RunRequest } from '../../shared/run-request.ts';
+import { runRequestProblem, type RunRequest } from '../../shared/run-request.ts';
 import { routeRun } from '../../shared/routing.ts';
 import { runErrorCodes } from '../../shared/events.ts';
 import { AgentIdAttr, OrgIdAttr, RunModeAttr, RunStatusAttr, TaskIdAttr } from '../../shared/search-attributes.ts';
 import { runWorkflow } from '../../workflows/index.ts';
-import { conflict, HttpError, notFound } from '../errors.ts';
+import { badRequest, conflict, HttpError, notFound } from '../errors.ts';
 import type { AgentContext, Caller } from '../middleware/authenticate.ts';
 import { loadAccessibleTask } from './task-access.ts';
 
@@ -43,6 +43,8 @@ async function requireCredits(db: ApiDeps['db'], orgId: string): Promise<void> {
  */
 export async function startRun(deps: ApiDeps, caller: Caller, agent: AgentContext, body: RunRequest): Promise<StartedRun> {
   const { db, temporal, config } = deps;
+  const problem = runRequestProblem(body);
+  if (problem) throw badRequest(problem);
   await requireCredits(db, caller.orgId);
   const query = body.messages[body.messages.length - 1]!.content;
   const routing = routeRun(body.mode, query);
@@ -114,4 +116,17 @@ export async function startRun(deps: ApiDeps, caller: Caller, agent: AgentContex
     throw new HttpError(503, message, { 'Retry-After': '5' });
   }
   return { runId, taskId, mode: routing.mode, routingReason: routing.reason, createdAt };
+}
+
+/** The spec's background run metadata (the body of a 202). */
+export function backgroundRunMetadata(run: StartedRun) {
+  return {
+    id: run.runId,
+    task_id: run.taskId,
+    type: 'pending' as const,
+    status: 'pending' as const,
+    routing_reason: run.routingReason,
+    stream_endpoint: null,
+    created_at: run.createdAt.toISOString(),
+  };
 }
