@@ -134,7 +134,10 @@ async function finish(state: RunState, result: Record<string, unknown>): Promise
 }
 
 async function endCancelled(state: RunState): Promise<void> {
-  await condition(() => state.stoppingWritten || !state.cancelRequested); // STOPPING comes before the terminal event
+  // STOPPING comes before the terminal event: written by the cancel update, or here when an
+  // operator cancelled the workflow in Temporal directly.
+  if (state.cancelRequested) await condition(() => state.stoppingWritten);
+  else await state.record('stopping', [{ type: 'CUSTOM', name: 'STOPPING', data: { run_id: state.input.runId } }]);
   const pending = state.pending;
   state.pending = null;
   const message = 'The run was cancelled';

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client, Connection } from '@temporalio/client';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startApiProcess } from '../support/api-process.ts';
 import { startFakeOpenAi, type FakeOpenAi } from '../support/fake-openai.ts';
 import { call, exchange, readSse, withoutHeartbeats } from '../support/http.ts';
@@ -74,6 +75,21 @@ describe('cancel', () => {
     await expect.poll(() => slow.aborted, { timeout: 10_000 }).toBe(before + 1);
     expect(types(frames)).not.toContain('TOOL_CALL_RESULT');
     await expectReplays(runId, 'cancelled-mid-stream');
+  });
+
+  it('an operator cancelling the workflow in Temporal ends the run the same way', async () => {
+    const { taskId, runId } = await startBackgroundRun(who, askText);
+    await waitForPending(who, taskId);
+    const connection = await Connection.connect({ address: inject('temporalAddress') });
+    try {
+      await new Client({ connection }).workflow.getHandle(runId).cancel();
+    } finally {
+      await connection.close();
+    }
+    const frames = await readTaskStream(who, taskId);
+    expect(types(frames)).toContain('CUSTOM:STOPPING');
+    expect(expectOneTerminal(frames)).toMatchObject({ type: 'RUN_ERROR', code: 'CANCELLED' });
+    expect((await testDb().run.findUniqueOrThrow({ where: { id: runId } })).status).toBe('cancelled');
   });
 
   it('answers 409 when the task has no active run', async () => {
