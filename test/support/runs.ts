@@ -83,6 +83,11 @@ export function expectOneTerminal(frames: SseFrame[]): SseFrame['data'] {
 let connection: Connection | undefined;
 let runtimeInstalled = false;
 
+export async function closeTemporalConnection(): Promise<void> {
+  await connection?.close();
+  connection = undefined;
+}
+
 export const historiesDir = path.join(import.meta.dirname, '..', 'histories');
 
 /**

@@ -12,13 +12,13 @@ import { ensureTemporalBinary } from '../../src/infra/temporal-cli.ts';
 import { runSearchAttributes } from '../../src/shared/search-attributes.ts';
 
 /**
- * Prefixes of the throwaway databases a stack creates. Stacks (test runs, bench runs) may
- * share one embedded PostgreSQL server: the last one to leave stops it.
+ * Every stack's throwaway database is named `ars_test_…` (a bench's `ars_test_bench_…`): stacks
+ * of any checkout may share one embedded PostgreSQL server, and the last to leave stops it.
  */
-const STACK_DATABASE_PREFIXES = ['ars_test_', 'ars_bench_'] as const;
+const databaseName = (purpose: StackOptions['purpose']) => `ars_test_${purpose === 'test' ? '' : `${purpose}_`}${randomBytes(4).toString('hex')}`;
 
 export interface StackOptions {
-  /** Who owns the stack: names its database (`ars_<purpose>_…`), task queue and log lines. */
+  /** Who owns the stack: names its database, task queue and log lines. */
   purpose: 'test' | 'bench';
   /** Environment of the api and worker processes, on top of the stack's own settings. */
   env: Record<string, string>;
@@ -45,7 +45,7 @@ export async function startStack({ purpose, env: extraEnv }: StackOptions): Prom
   const dataDir = mkdtempSync(path.join(tmpdir(), `ars-${purpose}-`));
   const config = loadConfig({ ...process.env, DATA_DIR: process.env.DATA_DIR ?? path.join(projectRoot, '.data') });
   const server = await ensureDatabase(config);
-  const dbName = `ars_${purpose}_${randomBytes(4).toString('hex')}`;
+  const dbName = databaseName(purpose);
   const adminUrl = withDatabase(server.url, 'postgres');
   await createDatabaseIfMissing(adminUrl, dbName);
   const databaseUrl = withDatabase(server.url, dbName);
@@ -78,16 +78,15 @@ export async function startStack({ purpose, env: extraEnv }: StackOptions): Prom
 
   const teardown = async () => {
     await Promise.all([api, worker].map(stop));
+    rmSync(dataDir, { recursive: true, force: true });
     await temporal.teardown();
     const admin = new pg.Client({ connectionString: adminUrl });
     await admin.connect();
     await admin.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(dbName)} WITH (FORCE)`);
     // Another test or bench run may be using the same embedded server: leave it to the last one.
-    const patterns = STACK_DATABASE_PREFIXES.map((p) => `${p.replaceAll('_', '\\_')}%`);
-    const others = await admin.query('SELECT 1 FROM pg_database WHERE datname LIKE ANY($1)', [patterns]);
+    const others = await admin.query(`SELECT 1 FROM pg_database WHERE datname LIKE 'ars\_test\_%'`);
     await admin.end();
     if (others.rowCount === 0) await server.stop?.();
-    rmSync(dataDir, { recursive: true, force: true });
   };
 
   try {

@@ -12,6 +12,12 @@ export function testDb(): Db {
   return shared;
 }
 
+/** Closes the file's Prisma client (vitest waits for open handles when a file ends). */
+export async function closeTestDb(): Promise<void> {
+  await shared?.$disconnect();
+  shared = undefined;
+}
+
 export interface Tenant {
   orgId: string;
   agentId: string;
