@@ -84,7 +84,8 @@ export async function startStack({ purpose, env: extraEnv }: StackOptions): Prom
     await admin.connect();
     await admin.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(dbName)} WITH (FORCE)`);
     // Another test or bench run may be using the same embedded server: leave it to the last one.
-    const others = await admin.query(`SELECT 1 FROM pg_database WHERE datname LIKE 'ars\_test\_%'`);
+    // Count only stacks still connected: databases left by an interrupted run must not keep the server up.
+    const others = await admin.query(`SELECT 1 FROM pg_stat_activity WHERE datname LIKE 'ars\_test\_%' AND pid <> pg_backend_pid()`);
     await admin.end();
     if (others.rowCount === 0) await server.stop?.();
   };

@@ -1,0 +1,51 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import type { Row } from './stats.ts';
+
+/** The processes the bench watches: name → pid. */
+export type Watched = Record<string, number>;
+
+/** VmRSS (resident now) and VmHWM (peak resident) of a process, in MiB, from /proc. */
+export function residentMemory(pid: number): { rss: number; peak: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN);
+  return { rss: kib('VmRSS') / 1024, peak: kib('VmHWM') / 1024 };
+}
+
+/** e. One row per process: resident memory now, and its peak so far. */
+export function memoryRows(moment: string, processes: Watched): Row[] {
+  return Object.entries(processes).map(([name, pid]) => {
+    const { rss, peak } = residentMemory(pid);
+    return { section: 'e. memory', metric: `${name} RSS, ${moment}`, n: 1, note: `${rss.toFixed(0)} MiB (peak so far ${peak.toFixed(0)} MiB)` };
+  });
+}
+
+/** User + system CPU time a process has used so far, in ms (/proc/<pid>/stat, clock ticks of 10 ms). */
+export function cpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command name, which is in parentheses and may contain spaces.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/** Starts counting CPU time of the watched processes; the returned function reads the difference. */
+export function cpuMeter(processes: Watched): () => Record<string, number> {
+  const start = Object.fromEntries(Object.entries(processes).map(([name, pid]) => [name, cpuMs(pid)]));
+  return () => Object.fromEntries(Object.entries(processes).map(([name, pid]) => [name, cpuMs(pid) - start[name]!]));
+}
+
+/** The pid of the Temporal dev server listening at `address` (its command line names the port), if found. */
+export function findTemporalServer(address: string): number | undefined {
+  const port = address.split(':').at(-1);
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let args: string[];
+    try {
+      args = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+    } catch {
+      continue;
+    }
+    const portAt = args.indexOf('--port');
+    if (args.includes('start-dev') && portAt >= 0 && args[portAt + 1] === port) return Number(entry);
+  }
+  return undefined;
+}

@@ -1,0 +1,41 @@
+/** One measured row of the printed table. Times are milliseconds. */
+export interface Row {
+  section: string;
+  metric: string;
+  n: number;
+  median?: number;
+  p95?: number;
+  max?: number;
+  /** Free text for the last column: throughput, or a value that is not a distribution (memory). */
+  note?: string;
+}
+
+/** Nearest-rank percentile of `sorted` (ascending); p in (0, 100]. */
+export function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  const rank = Math.ceil((p / 100) * sorted.length);
+  return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1]!;
+}
+
+/** Median, p95 and max of the samples as a table row. */
+export function distribution(section: string, metric: string, samples: number[], note?: string): Row {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return { section, metric, n: sorted.length, median: percentile(sorted, 50), p95: percentile(sorted, 95), max: sorted.at(-1), note };
+}
+
+export function perSecond(count: number, ms: number, unit: string): string {
+  const rate = (count * 1000) / ms;
+  return `${rate >= 100 ? Math.round(rate).toLocaleString('en-US') : rate.toFixed(1)} ${unit}/s`;
+}
+
+const fmt = (ms: number | undefined) => (ms === undefined || Number.isNaN(ms) ? '' : ms >= 100 ? ms.toFixed(0) : ms.toFixed(1));
+
+/** The rows as a Markdown table, so the output can be pasted into the README as is. */
+export function renderTable(rows: Row[]): string {
+  const header = ['section', 'metric', 'n', 'median ms', 'p95 ms', 'max ms', 'throughput / value'];
+  const lines = rows.map((r) => [r.section, r.metric, String(r.n), fmt(r.median), fmt(r.p95), fmt(r.max), r.note ?? '']);
+  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
+  const line = (cells: string[]) => `| ${cells.map((c, i) => (i >= 2 && i <= 5 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join(' | ')} |`;
+  const rule = `|${widths.map((w, i) => (i >= 2 && i <= 5 ? `${'-'.repeat(w + 1)}:` : '-'.repeat(w + 2))).join('|')}|`;
+  return [line(header), rule, ...lines.map(line)].join('\n');
+}

@@ -1,0 +1,32 @@
+import { randomBytes } from 'node:crypto';
+import { applyFile, parseApplyFile } from '../src/admin/apply.ts';
+import type { Db } from '../src/db/client.ts';
+
+export interface Tenant {
+  orgId: string;
+  agentId: string;
+  ownerId: string;
+  ownerKey: string;
+}
+
+/** One org with an owner, an agent on the default (offline) model and a key, made by the admin code as an operator would. */
+export async function createBenchTenant(db: Db): Promise<Tenant> {
+  const tag = randomBytes(4).toString('hex');
+  const email = `bench-${tag}@example.test`;
+  const result = await applyFile(
+    db,
+    parseApplyFile({
+      orgs: [
+        {
+          name: `bench-${tag}`,
+          credits: 1_000_000,
+          users: [{ email, role: 'owner' }],
+          agents: [{ name: 'bench' }],
+          keys: [{ user: email, name: 'bench' }],
+        },
+      ],
+    }),
+  );
+  const org = result.orgs[0]!;
+  return { orgId: org.id, agentId: org.agents['bench']!, ownerId: org.users[email]!, ownerKey: org.keys[0]!.key! };
+}
