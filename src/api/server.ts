@@ -6,6 +6,7 @@ import type { Config } from '../config.ts';
 import { createDb } from '../db/client.ts';
 import { createApp } from './app.ts';
 import { createRateLimits } from './middleware/rate-limit.ts';
+import { readEvents } from '../db/event-log.ts';
 import { EventHub } from './streaming/event-hub.ts';
 
 export interface ApiHandle {
@@ -16,7 +17,7 @@ export interface ApiHandle {
 /** Connects the api's dependencies and listens. */
 export async function startApi(config: Config, databaseUrl: string, logger: Logger): Promise<ApiHandle> {
   const db = createDb(databaseUrl);
-  const hub = new EventHub(databaseUrl, logger);
+  const hub = new EventHub(databaseUrl, logger, (runId, after, limit) => readEvents(db, runId, after, limit));
   await hub.start();
   const connection = await Connection.connect({ address: config.temporal.address });
   const temporal = new Client({ connection, namespace: config.temporal.namespace });

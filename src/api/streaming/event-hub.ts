@@ -1,9 +1,22 @@
 import pg from 'pg';
 import type { Logger } from 'pino';
+import type { StoredEvent } from '../../db/event-log.ts';
 
 export const EVENTS_CHANNEL = 'run_events';
 
 type Wake = () => void;
+
+/** Reads stored events with seq > after, at most `limit`, in order. */
+export type EventReader = (runId: string, after: number, limit: number) => Promise<StoredEvent[]>;
+
+export const READ_PAGE = 500;
+
+interface InflightRead {
+  after: number;
+  /** The run's wake count when the query started: it sees every commit notified before. */
+  generation: number;
+  rows: Promise<StoredEvent[]>;
+}
 
 /**
  * One LISTEN connection per api process, fanning wake-ups out to the streams
@@ -14,13 +27,41 @@ type Wake = () => void;
 export class EventHub {
   private client: pg.Client | undefined;
   private readonly subscribers = new Map<string, Set<Wake>>();
+  private readonly generations = new Map<string, number>();
+  private readonly inflight = new Map<string, InflightRead>();
   private stopped = false;
   private retryMs = 250;
 
   constructor(
     private readonly databaseUrl: string,
     private readonly logger: Logger,
+    private readonly reader: EventReader,
   ) {}
+
+  /**
+   * The run's events after `after`. Streams woken by one notification ask for
+   * nearly the same rows at once, so a query already under way is shared when
+   * it started after the caller's latest wake-up and from no later a point:
+   * 50 readers of a run cost one query per batch, not 50. `more` says the page
+   * was full and the caller should read again.
+   */
+  async read(runId: string, after: number): Promise<{ events: StoredEvent[]; more: boolean }> {
+    const generation = this.generations.get(runId) ?? 0;
+    const current = this.inflight.get(runId);
+    let rows: StoredEvent[];
+    if (current && current.generation >= generation && current.after <= after) {
+      rows = await current.rows;
+    } else {
+      const read: InflightRead = { after, generation, rows: this.reader(runId, after, READ_PAGE) };
+      this.inflight.set(runId, read);
+      try {
+        rows = await read.rows;
+      } finally {
+        if (this.inflight.get(runId) === read) this.inflight.delete(runId);
+      }
+    }
+    return { events: rows.filter((e) => e.seq > after), more: rows.length === READ_PAGE };
+  }
 
   async start(): Promise<void> {
     await this.connect();
@@ -32,7 +73,12 @@ export class EventHub {
     set.add(wake);
     return () => {
       set.delete(wake);
-      if (set.size === 0) this.subscribers.delete(runId);
+      if (set.size === 0) {
+        // Wake counts exist only while someone listens: forget them and any read they vouch for.
+        this.subscribers.delete(runId);
+        this.generations.delete(runId);
+        this.inflight.delete(runId);
+      }
     };
   }
 
@@ -71,10 +117,13 @@ export class EventHub {
   }
 
   private wake(runId: string): void {
-    for (const wake of this.subscribers.get(runId) ?? []) wake();
+    const subscribers = this.subscribers.get(runId);
+    if (!subscribers) return;
+    this.generations.set(runId, (this.generations.get(runId) ?? 0) + 1);
+    for (const wake of subscribers) wake();
   }
 
   private wakeAll(): void {
-    for (const set of this.subscribers.values()) for (const wake of set) wake();
+    for (const runId of this.subscribers.keys()) this.wake(runId);
   }
 }

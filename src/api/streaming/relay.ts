@@ -1,12 +1,9 @@
 import type { Response } from 'express';
 import type { Db } from '../../db/client.ts';
-import { readEvents } from '../../db/event-log.ts';
 import { isTerminalEvent } from '../../shared/events.ts';
 import type { EventHub } from './event-hub.ts';
 import { eventId } from './event-ids.ts';
 import { writeFrame } from './sse.ts';
-
-const PAGE = 500;
 
 export interface RelayOptions {
   db: Db;
@@ -43,14 +40,14 @@ export async function relayRun({ db, hub, res, runId, afterSeq, heartbeatMs }: R
     while (!closed) {
       if (pendingWake) {
         pendingWake = false;
-        const events = await readEvents(db, runId, last, PAGE);
+        const { events, more } = await hub.read(runId, last);
         for (const event of events) {
           if (closed) return;
           await writeFrame(res, event.payload, eventId(runId, event.seq));
           last = event.seq;
           if (isTerminalEvent(event.payload)) return;
         }
-        if (events.length === PAGE) pendingWake = true;
+        if (more) pendingWake = true;
         if (pendingWake) continue;
       }
       const timedOut = await new Promise<boolean>((resolve) => {
