@@ -28,7 +28,30 @@ export interface StoredEvent {
  * events written the first time instead of writing them again.
  */
 export async function appendEvents(db: Db, runId: string, events: RunEventInput[], idempotencyKey?: string): Promise<AppendResult> {
+  if (idempotencyKey === undefined && events.length > 0) return { events: await appendUnkeyed(db, runId, events), duplicate: false };
   return db.$transaction((tx) => appendEventsInTx(tx, runId, events, idempotencyKey));
+}
+
+/**
+ * The hot path (a model step's token deltas): one statement instead of an
+ * interactive transaction. The UPDATE takes the run row's lock and bumps the
+ * counter; the INSERT numbers the rows from it; both commit together.
+ */
+async function appendUnkeyed(db: Db, runId: string, events: RunEventInput[]): Promise<StoredEvent[]> {
+  const now = new Date();
+  const payloads = events.map((event) => ({ ...event, timestamp: now.getTime() }) as RunEvent);
+  const rows = await db.$queryRaw<{ seq: number }[]>`
+    WITH bumped AS (
+      UPDATE runs SET last_event_seq = last_event_seq + ${events.length} WHERE id = ${runId} RETURNING last_event_seq
+    )
+    INSERT INTO run_events (run_id, seq, type, name, payload, created_at)
+    SELECT ${runId}, bumped.last_event_seq - ${events.length} + e.ord::int, e.type, e.name, e.payload::jsonb, ${now}
+    FROM bumped, unnest(${events.map((e) => e.type)}::text[], ${events.map(eventName)}::text[], ${payloads.map((p) => JSON.stringify(p))}::text[])
+      WITH ORDINALITY AS e(type, name, payload, ord)
+    RETURNING seq`;
+  if (rows.length === 0) throw new RunGoneError(runId);
+  const seqs = rows.map((r) => r.seq).sort((a, b) => a - b);
+  return payloads.map((payload, i) => ({ runId, seq: seqs[i]!, type: payload.type, name: eventName(payload), payload, createdAt: now }));
 }
 
 export interface AppendResult {

@@ -31,6 +31,8 @@ export class AiSdkModel implements ModelProvider {
       tools: toToolSet(request.tools),
       abortSignal: request.signal,
       maxRetries: 0,
+      // Errors arrive as 'error' parts below and are reported by the activity; the SDK's own console logging is noise.
+      onError: () => {},
       temperature: this.settings.temperature,
       maxOutputTokens: this.settings.maxOutputTokens,
     });
