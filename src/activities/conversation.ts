@@ -1,13 +1,7 @@
 import type { Db } from '../db/client.ts';
+import type { MessageParts } from '../shared/message-parts.ts';
 import type { ToolCall } from '../shared/run-workflow-types.ts';
 import type { ChatMessage } from './models/provider.ts';
-
-/** Structured parts stored beside a message's text (see the `messages.parts` column). */
-export interface MessageParts {
-  tool_calls?: { id: string; name: string; input: unknown }[];
-  tool_call_id?: string;
-  tool_name?: string;
-}
 
 /** A task's stored conversation, as the model is shown it. */
 export async function loadConversation(db: Db, taskId: string): Promise<ChatMessage[]> {

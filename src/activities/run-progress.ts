@@ -8,7 +8,7 @@ import type { TokenUsage } from '../shared/run-workflow-types.ts';
 import { creditsFor, usageEventData, type StepUsage } from '../shared/credits.ts';
 import type { ActivityDeps } from './deps.ts';
 import { openRequestInTx, resolveRequestInTx, type OpenRequest, type ResolveRequest } from './human-requests.ts';
-import type { MessageParts } from './conversation.ts';
+import type { MessageParts } from '../shared/message-parts.ts';
 
 export interface RecordProgressInput {
   runId: string;

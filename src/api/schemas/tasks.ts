@@ -98,8 +98,16 @@ export const taskDetailSchema = taskSummarySchema
 export const messageRecordSchema = z
   .object({
     id: z.string(),
-    role: z.enum(['user', 'assistant', 'system']),
-    content: z.string(),
+    role: z.enum(['user', 'assistant', 'system', 'tool']).describe('system: deep-mode step instructions; tool: a tool result'),
+    content: z.string().describe('Text; for a tool result, its JSON'),
+    parts: z
+      .object({
+        tool_calls: z.array(z.object({ id: z.string(), name: z.string(), input: z.unknown() })).optional(),
+        tool_call_id: z.string().optional(),
+        tool_name: z.string().optional(),
+      })
+      .nullable()
+      .describe('assistant: the tool calls it made; tool: which call this result answers'),
     run_id: z.string().nullable().describe('The run whose turn added the message'),
     position: z.number().int().describe('1-based place in the conversation'),
     created_at: timestamp,

@@ -1,6 +1,7 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Db } from '../../db/client.ts';
 import type { Run, Task } from '../../generated/prisma/client.ts';
+import type { MessageParts } from '../../shared/message-parts.ts';
 import { isActiveStatus, runStatuses, taskRunStatus } from '../../shared/run-status.ts';
 import type { ApiDeps } from '../deps.ts';
 import { HttpError } from '../errors.ts';
@@ -91,8 +92,9 @@ export async function taskMessages(db: Db, task: Task) {
   const rows = await db.message.findMany({ where: { taskId: task.id }, orderBy: { position: 'asc' } });
   const messages = rows.map((m) => ({
     id: m.id,
-    role: m.role as 'user' | 'assistant' | 'system',
+    role: m.role as 'user' | 'assistant' | 'system' | 'tool',
     content: m.content,
+    parts: (m.parts ?? null) as MessageParts | null,
     run_id: m.runId,
     position: m.position,
     created_at: iso(m.createdAt),
