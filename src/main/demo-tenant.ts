@@ -17,7 +17,19 @@ export interface DemoTenant {
 export async function ensureDemoTenant(db: Db, dataDir: string): Promise<DemoTenant> {
   const file = path.join(dataDir, 'demo-tenant.json');
   const saved = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as DemoTenant) : undefined;
-  const keyName = saved ? 'demo' : `demo-${Date.now()}`;
+  let org = await applyDemo(db, 'demo');
+  let newKey = org.keys.find((k) => k.key)?.key;
+  if (!newKey && !saved) {
+    // The "demo" key exists but its value was lost with the data directory's file: make another.
+    org = await applyDemo(db, `demo-${Date.now()}`);
+    newKey = org.keys.find((k) => k.key)?.key;
+  }
+  const tenant = { orgId: org.id, agentId: org.agents['demo-agent']!, apiKey: newKey ?? saved!.apiKey };
+  writeFileSync(file, JSON.stringify(tenant, null, 2), { mode: 0o600 });
+  return tenant;
+}
+
+async function applyDemo(db: Db, keyName: string) {
   const result = await applyFile(
     db,
     parseApplyFile({
@@ -32,9 +44,5 @@ export async function ensureDemoTenant(db: Db, dataDir: string): Promise<DemoTen
       ],
     }),
   );
-  const org = result.orgs[0]!;
-  const newKey = org.keys.find((k) => k.key)?.key;
-  const tenant = { orgId: org.id, agentId: org.agents['demo-agent']!, apiKey: newKey ?? saved!.apiKey };
-  writeFileSync(file, JSON.stringify(tenant, null, 2), { mode: 0o600 });
-  return tenant;
+  return result.orgs[0]!;
 }
