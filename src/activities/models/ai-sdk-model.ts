@@ -54,7 +54,7 @@ export class AiSdkModel implements ModelProvider {
           yield { type: 'tool-call', id: part.toolCallId, name: part.toolName, args: part.input };
           break;
         case 'error':
-          throw part.error instanceof Error ? part.error : new Error(String(part.error));
+          throw withoutKey(part.error, this.settings.apiKey);
         case 'finish':
           yield {
             type: 'finish',
@@ -66,6 +66,17 @@ export class AiSdkModel implements ModelProvider {
       }
     }
   }
+}
+
+/**
+ * The provider's error with our key blanked out of its message: some gateways repeat the key they
+ * were sent, and the message goes on to the run's RUN_ERROR event and the worker's log.
+ */
+function withoutKey(error: unknown, apiKey: string | undefined): Error {
+  const err = error instanceof Error ? error : new Error(String(error));
+  if (!apiKey || !err.message.includes(apiKey)) return err;
+  // A fresh error: the original also keeps the key in its response body and headers.
+  return Object.assign(new Error(err.message.replaceAll(apiKey, '[redacted]')), { name: err.name });
 }
 
 function languageModel(s: AiSdkModelSettings): LanguageModel {
