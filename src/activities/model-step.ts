@@ -112,7 +112,10 @@ export function createModelStepActivities(deps: ActivityDeps) {
         if (ctx.cancellationSignal.aborted) throw err;
         if (err instanceof RunGoneError) throw ApplicationFailure.nonRetryable(err.message, failureTypes.runGone);
         logger.warn({ runId: input.runId, err: String(err) }, 'model step failed');
-        throw ApplicationFailure.retryable(`model call failed: ${(err as Error).message}`, failureTypes.model);
+        const message = `model call failed: ${(err as Error).message}`;
+        // The AI SDK knows a refused key or a bad request (4xx other than 408/409/429) will fail again.
+        if ((err as { isRetryable?: boolean }).isRetryable === false) throw ApplicationFailure.nonRetryable(message, failureTypes.model);
+        throw ApplicationFailure.retryable(message, failureTypes.model);
       } finally {
         clearInterval(beat);
       }

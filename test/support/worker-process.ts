@@ -5,6 +5,10 @@ import { inject } from 'vitest';
 import { projectRoot } from '../../src/config.ts';
 
 export interface WorkerProcess {
+  /** Every line the process wrote to stdout so far (its JSON log). */
+  stdout: string[];
+  /** Every line it wrote to stderr so far (the Temporal SDK's own log), also passed on to ours. */
+  stderr: string[];
   /** SIGKILL: a crash, with no chance to finish anything. */
   crash(): Promise<void>;
   stop(): Promise<void>;
@@ -22,13 +26,18 @@ export async function startWorkerProcess(taskQueue: string, env: Record<string, 
       MODEL_PROVIDER: 'offline',
       ...env,
     },
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  child.stderr!.pipe(process.stderr);
+  createInterface({ input: child.stderr! }).on('line', (line) => stderr.push(line));
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('worker did not start within 90 s')), 90_000);
     child.once('exit', (code) => reject(new Error(`worker exited with code ${code}`)));
     createInterface({ input: child.stdout! }).on('line', (line) => {
+      stdout.push(line);
       if (line.includes('"worker running"')) {
         clearTimeout(timer);
         resolve();
@@ -40,5 +49,5 @@ export async function startWorkerProcess(taskQueue: string, env: Record<string, 
     child.kill(signal);
     await exited;
   };
-  return { crash: () => kill('SIGKILL'), stop: () => kill('SIGTERM') };
+  return { stdout, stderr, crash: () => kill('SIGKILL'), stop: () => kill('SIGTERM') };
 }

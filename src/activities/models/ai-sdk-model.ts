@@ -76,7 +76,8 @@ function withoutKey(error: unknown, apiKey: string | undefined): Error {
   const err = error instanceof Error ? error : new Error(String(error));
   if (!apiKey || !err.message.includes(apiKey)) return err;
   // A fresh error: the original also keeps the key in its response body and headers.
-  return Object.assign(new Error(err.message.replaceAll(apiKey, '[redacted]')), { name: err.name });
+  const { isRetryable } = err as { isRetryable?: boolean };
+  return Object.assign(new Error(err.message.replaceAll(apiKey, '[redacted]')), { name: err.name, isRetryable });
 }
 
 function languageModel(s: AiSdkModelSettings): LanguageModel {
