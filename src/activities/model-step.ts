@@ -1,16 +1,15 @@
 import { Context } from '@temporalio/activity';
-import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
 import { appendEvents, RunGoneError } from '../db/event-log.ts';
 import { agentModelSettingsSchema } from '../shared/agent-settings.ts';
 import { newId } from '../shared/ids.ts';
-import { failureTypes, type ToolCall, type TokenUsage } from '../shared/run-workflow-types.ts';
+import type { ToolCall, TokenUsage } from '../shared/run-workflow-types.ts';
 import { toolCatalog } from '../shared/tools/index.ts';
 import { loadConversation } from './conversation.ts';
 import type { ActivityDeps } from './deps.ts';
 import { EventBatcher } from './event-batcher.ts';
-import { ModelConfigError, type ToolSpec } from './models/provider.ts';
-import { resolveModel } from './models/resolve-model.ts';
+import { loadAgentModel, modelCallFailure } from './models/agent-model.ts';
+import type { ToolSpec } from './models/provider.ts';
 
 export interface ModelStepInput {
   runId: string;
@@ -31,7 +30,7 @@ export interface ModelStepResult {
 }
 
 export function createModelStepActivities(deps: ActivityDeps) {
-  const { db, config, env, logger } = deps;
+  const { db, logger } = deps;
   return {
     /**
      * One model call. Text and tool-call events go straight to the run's event
@@ -41,15 +40,8 @@ export function createModelStepActivities(deps: ActivityDeps) {
      */
     async modelStep(input: ModelStepInput): Promise<ModelStepResult> {
       const ctx = Context.current();
-      const agent = await db.agent.findUniqueOrThrow({ where: { id: input.agentId } });
-      let resolved;
-      try {
-        resolved = resolveModel(config, agent.modelSettings, env, deps.offlineModel);
-      } catch (err) {
-        if (err instanceof ModelConfigError) throw ApplicationFailure.nonRetryable(err.message, failureTypes.modelConfig);
-        throw err;
-      }
-      const tools = input.allowTools ? enabledTools(agent.modelSettings) : [];
+      const { model: resolved, settings } = await loadAgentModel(deps, input.agentId);
+      const tools = input.allowTools ? enabledTools(settings) : [];
       const messages = await loadConversation(db, input.taskId);
       const batcher = new EventBatcher(deps.deltaFlushMs, async (events) => {
         await appendEvents(db, input.runId, events);
@@ -110,12 +102,8 @@ export function createModelStepActivities(deps: ActivityDeps) {
         closeText();
         await batcher.flush().catch(() => {});
         if (ctx.cancellationSignal.aborted) throw err;
-        if (err instanceof RunGoneError) throw ApplicationFailure.nonRetryable(err.message, failureTypes.runGone);
-        logger.warn({ runId: input.runId, err: String(err) }, 'model step failed');
-        const message = `model call failed: ${(err as Error).message}`;
-        // The AI SDK knows a refused key or a bad request (4xx other than 408/409/429) will fail again.
-        if ((err as { isRetryable?: boolean }).isRetryable === false) throw ApplicationFailure.nonRetryable(message, failureTypes.model);
-        throw ApplicationFailure.retryable(message, failureTypes.model);
+        if (!(err instanceof RunGoneError)) logger.warn({ runId: input.runId, err: String(err) }, 'model step failed');
+        throw modelCallFailure('model call', err);
       } finally {
         clearInterval(beat);
       }

@@ -1,10 +1,8 @@
 import { Context } from '@temporalio/activity';
-import { ApplicationFailure } from '@temporalio/common';
-import { failureTypes, type TokenUsage } from '../shared/run-workflow-types.ts';
+import type { TokenUsage } from '../shared/run-workflow-types.ts';
 import { loadConversation } from './conversation.ts';
 import type { ActivityDeps } from './deps.ts';
-import { ModelConfigError } from './models/provider.ts';
-import { resolveModel } from './models/resolve-model.ts';
+import { loadAgentModel, modelCallFailure } from './models/agent-model.ts';
 
 const PLANNING_PROMPT =
   'Before acting, write a short plan for the latest request: a numbered list of 2 to 7 concrete steps, ' +
@@ -31,14 +29,7 @@ export function createPlanStepActivities(deps: ActivityDeps) {
     /** Deep mode's planning step: one model call that returns the plan's steps. */
     async planStep(input: { runId: string; taskId: string; agentId: string }): Promise<PlanStepResult> {
       const ctx = Context.current();
-      const agent = await deps.db.agent.findUniqueOrThrow({ where: { id: input.agentId } });
-      let resolved;
-      try {
-        resolved = resolveModel(deps.config, agent.modelSettings, deps.env, deps.offlineModel);
-      } catch (err) {
-        if (err instanceof ModelConfigError) throw ApplicationFailure.nonRetryable(err.message, failureTypes.modelConfig);
-        throw err;
-      }
+      const { model: resolved } = await loadAgentModel(deps, input.agentId);
       const messages = await loadConversation(deps.db, input.taskId);
       const system = [resolved.systemPrompt, PLANNING_PROMPT].filter(Boolean).join('\n\n');
       let text = '';
@@ -51,7 +42,7 @@ export function createPlanStepActivities(deps: ActivityDeps) {
         }
       } catch (err) {
         if (ctx.cancellationSignal.aborted) throw err;
-        throw ApplicationFailure.retryable(`planning call failed: ${(err as Error).message}`, failureTypes.model);
+        throw modelCallFailure('planning call', err);
       } finally {
         clearInterval(beat);
       }

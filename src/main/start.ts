@@ -5,6 +5,7 @@ import { loadConfig, projectRoot } from '../config.ts';
 import { createDb } from '../db/client.ts';
 import { migrate } from '../infra/migrate.ts';
 import { ensureDatabase } from '../infra/postgres.ts';
+import { stopChild, waitUntil } from '../infra/processes.ts';
 import { ensureTemporalBinary, startDevServer } from '../infra/temporal-cli.ts';
 import { describeDefaultModel } from '../activities/models/describe.ts';
 import { ensureDemoTenant } from './demo-tenant.ts';
@@ -32,7 +33,7 @@ if (await temporalReachable(config.temporal.address)) {
   children.push(
     startDevServer({ binary, port, uiPort: config.temporal.uiPort, dbFile: path.join(config.dataDir, 'temporal', 'temporal.db'), namespace: config.temporal.namespace }),
   );
-  await waitFor(() => temporalReachable(config.temporal.address), 60_000, 'Temporal dev server');
+  await waitUntil(() => temporalReachable(config.temporal.address), 60_000, 'Temporal dev server');
   temporalUi = `http://127.0.0.1:${config.temporal.uiPort}`;
 }
 
@@ -52,7 +53,7 @@ for (const name of ['worker', 'api']) {
   children.push(child);
 }
 const apiUrl = `http://${config.api.host}:${config.api.port}`;
-await waitFor(async () => (await fetch(`${apiUrl}/healthz`).catch(() => undefined))?.ok === true, 120_000, 'api');
+await waitUntil(async () => (await fetch(`${apiUrl}/healthz`).catch(() => undefined))?.ok === true, 120_000, 'api');
 
 console.log(`
 Agent Run Service is up.
@@ -77,10 +78,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => 
 async function shutdown(code: number): Promise<void> {
   if (stopping) return;
   stopping = true;
-  for (const child of children.reverse()) {
-    child.kill('SIGTERM');
-    await new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once('exit', resolve)));
-  }
+  for (const child of children.reverse()) await stopChild(child);
   await database.stop?.();
   process.exit(code);
 }
@@ -93,13 +91,4 @@ async function temporalReachable(address: string): Promise<boolean> {
   } catch {
     return false;
   }
-}
-
-async function waitFor(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 300));
-  }
-  throw new Error(`${what} did not become ready within ${timeoutMs / 1000}s`);
 }

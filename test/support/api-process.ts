@@ -6,6 +6,7 @@ import pg from 'pg';
 import { inject } from 'vitest';
 import { projectRoot } from '../../src/config.ts';
 import { createDatabaseIfMissing } from '../../src/infra/postgres.ts';
+import { stopChild } from '../../src/infra/processes.ts';
 
 export interface ApiProcess {
   url: string;
@@ -35,7 +36,6 @@ export async function startApiProcess(env: Record<string, string> = {}): Promise
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const logs: Record<string, unknown>[] = [];
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('extra api did not start within 60 s')), 60_000);
     child.once('exit', (code) => reject(new Error(`extra api exited with code ${code}`)));
@@ -56,13 +56,7 @@ export async function startApiProcess(env: Record<string, string> = {}): Promise
   return {
     url,
     logs,
-    async close() {
-      if (child.exitCode !== null) return;
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      await exited;
-      clearTimeout(timer);
-    },
+    close: () => stopChild(child),
   };
 }
 

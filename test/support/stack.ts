@@ -8,6 +8,7 @@ import pg from 'pg';
 import { loadConfig, projectRoot } from '../../src/config.ts';
 import { migrate } from '../../src/infra/migrate.ts';
 import { ensureDatabase, createDatabaseIfMissing } from '../../src/infra/postgres.ts';
+import { stopChild, waitUntil } from '../../src/infra/processes.ts';
 import { ensureTemporalBinary } from '../../src/infra/temporal-cli.ts';
 import { runSearchAttributes } from '../../src/shared/search-attributes.ts';
 
@@ -77,7 +78,7 @@ export async function startStack({ purpose, env: extraEnv }: StackOptions): Prom
   const apiUrl = `http://127.0.0.1:${apiPort}`;
 
   const teardown = async () => {
-    await Promise.all([api, worker].map(stop));
+    await Promise.all([api, worker].map((child) => stopChild(child)));
     rmSync(dataDir, { recursive: true, force: true });
     await temporal.teardown();
     const admin = new pg.Client({ connectionString: adminUrl });
@@ -114,22 +115,4 @@ function spawnService(name: 'api' | 'worker', env: NodeJS.ProcessEnv, purpose: s
     if (code !== 0 && signal !== 'SIGTERM') console.error(`${purpose} ${name} process exited: code ${code}, signal ${signal}`);
   });
   return child;
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-  await exited;
-  clearTimeout(timer);
-}
-
-async function waitUntil(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`${what} did not become ready within ${timeoutMs / 1000}s`);
 }

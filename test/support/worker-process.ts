@@ -3,6 +3,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { inject } from 'vitest';
 import { projectRoot } from '../../src/config.ts';
+import { stopChild } from '../../src/infra/processes.ts';
 
 export interface WorkerProcess {
   /** Every line the process wrote to stdout so far (its JSON log). */
@@ -28,7 +29,6 @@ export async function startWorkerProcess(taskQueue: string, env: Record<string, 
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const stdout: string[] = [];
   const stderr: string[] = [];
   child.stderr!.pipe(process.stderr);
@@ -44,10 +44,5 @@ export async function startWorkerProcess(taskQueue: string, env: Record<string, 
       }
     });
   });
-  const kill = async (signal: NodeJS.Signals) => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    child.kill(signal);
-    await exited;
-  };
-  return { stdout, stderr, crash: () => kill('SIGKILL'), stop: () => kill('SIGTERM') };
+  return { stdout, stderr, crash: () => stopChild(child, 'SIGKILL'), stop: () => stopChild(child) };
 }

@@ -1,0 +1,29 @@
+import { ApplicationFailure } from '@temporalio/common';
+import { RunGoneError } from '../../db/event-log.ts';
+import { failureTypes } from '../../shared/run-workflow-types.ts';
+import type { ActivityDeps } from '../deps.ts';
+import { ModelConfigError } from './provider.ts';
+import { resolveModel, type ResolvedModel } from './resolve-model.ts';
+
+/** The agent's model and its raw settings. A configuration problem fails without retries: retrying cannot fix it. */
+export async function loadAgentModel(deps: ActivityDeps, agentId: string): Promise<{ model: ResolvedModel; settings: unknown }> {
+  const agent = await deps.db.agent.findUniqueOrThrow({ where: { id: agentId }, select: { modelSettings: true } });
+  try {
+    return { model: resolveModel(deps.config, agent.modelSettings, deps.env, deps.offlineModel), settings: agent.modelSettings };
+  } catch (err) {
+    if (err instanceof ModelConfigError) throw ApplicationFailure.nonRetryable(err.message, failureTypes.modelConfig);
+    throw err;
+  }
+}
+
+/**
+ * What a failed model call becomes. A deleted run and a call the AI SDK marks
+ * as hopeless (a refused key, a bad request: 4xx other than 408/409/429) fail at
+ * once; anything else is retried by the activity's policy.
+ */
+export function modelCallFailure(what: string, err: unknown): ApplicationFailure {
+  if (err instanceof RunGoneError) return ApplicationFailure.nonRetryable(err.message, failureTypes.runGone);
+  const message = `${what} failed: ${(err as Error).message}`;
+  if ((err as { isRetryable?: boolean }).isRetryable === false) return ApplicationFailure.nonRetryable(message, failureTypes.model);
+  return ApplicationFailure.retryable(message, failureTypes.model);
+}
