@@ -9,10 +9,7 @@ export class AdminError extends Error {
   override name = 'AdminError';
 }
 
-/** Prisma's "unique constraint failed" error, raised when a concurrent writer won a race. */
-export function isUniqueViolation(err: unknown): boolean {
-  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === 'P2002';
-}
+export { isUniqueViolation } from '../db/errors.ts';
 
 /** Zod issues as "path: message" lines, the path prefixed with `root` when given. */
 export function formatIssues(issues: readonly { path: readonly PropertyKey[]; message: string }[], root = ''): string[] {

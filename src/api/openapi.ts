@@ -26,7 +26,7 @@ export function buildOpenApiDocument(routes: RouteSpec[], serverUrl?: string) {
       request: {
         params: route.params as never,
         query: route.query as never,
-        headers: route.auth === 'agent' ? agentHeader : undefined,
+        headers: requestHeaders(route),
         body: (route.body ?? route.bodyDoc) ? { content: { 'application/json': { schema: (route.body ?? route.bodyDoc)! } }, required: true } : undefined,
       },
       responses: {
@@ -36,6 +36,9 @@ export function buildOpenApiDocument(routes: RouteSpec[], serverUrl?: string) {
             {
               description: r.description,
               content: r.schema ? { [r.contentType ?? 'application/json']: { schema: r.schema } } : undefined,
+              headers: r.headers
+                ? Object.fromEntries(Object.entries(r.headers).map(([name, description]) => [name, { description, schema: { type: 'string' as const } }]))
+                : undefined,
             },
           ]),
         ),
@@ -55,6 +58,11 @@ export function buildOpenApiDocument(routes: RouteSpec[], serverUrl?: string) {
     },
     servers: serverUrl ? [{ url: serverUrl }] : [],
   });
+}
+
+function requestHeaders(route: RouteSpec): z.ZodObject | undefined {
+  if (route.auth === 'agent' && route.headers) return agentHeader.extend(route.headers.shape);
+  return route.auth === 'agent' ? agentHeader : route.headers;
 }
 
 /** Every operation with a JSON body can meet the body parser's refusals (src/api/errors.ts, MAX_BODY_BYTES in app.ts). */

@@ -13,6 +13,7 @@ export interface ResponseSpec {
   /** JSON body schema; for SSE routes, the schema of one event. */
   schema?: z.ZodType;
   contentType?: 'application/json' | 'text/event-stream';
+  /** Response headers: name → description (documented as strings). */
   headers?: Record<string, string>;
 }
 
@@ -54,6 +55,8 @@ export interface RouteSpec<P extends z.ZodType = z.ZodType, Q extends z.ZodType 
   params?: P;
   query?: Q;
   body?: B;
+  /** Request headers the route reads, for the OpenAPI document (the handler reads them itself). */
+  headers?: z.ZodObject;
   /** The documented body, for handlers that parse the body themselves (in steps, for clearer 422s). */
   bodyDoc?: z.ZodType;
   status?: number;

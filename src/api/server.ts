@@ -8,6 +8,7 @@ import { createApp } from './app.ts';
 import { createRateLimits } from './middleware/rate-limit.ts';
 import { readEvents } from '../db/event-log.ts';
 import { EventHub } from './streaming/event-hub.ts';
+import { startRunReconciler } from './services/reconcile-runs.ts';
 
 export interface ApiHandle {
   url: string;
@@ -22,7 +23,9 @@ export async function startApi(config: Config, databaseUrl: string, logger: Logg
   const connection = await Connection.connect({ address: config.temporal.address });
   const temporal = new Client({ connection, namespace: config.temporal.namespace });
   const rateLimits = createRateLimits(config.rateLimits, databaseUrl, logger);
-  const app = createApp({ db, config, temporal, tokens: createTokenService(config.jwt), hub, logger, rateLimits });
+  const deps = { db, config, temporal, tokens: createTokenService(config.jwt), hub, logger, rateLimits };
+  const app = createApp(deps);
+  const reconciler = startRunReconciler(deps);
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(config.api.port, config.api.host, () => resolve(s));
   });
@@ -31,6 +34,7 @@ export async function startApi(config: Config, databaseUrl: string, logger: Logg
   return {
     url: `http://${config.api.host}:${port}`,
     async close() {
+      await reconciler.stop();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await hub.stop();

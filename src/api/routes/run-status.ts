@@ -2,7 +2,8 @@ import { runRequestSchema } from '../../shared/run-request.ts';
 import { defineRoute } from '../route.ts';
 import { errorResponses, errorSchema } from '../schemas/common.ts';
 import { asyncRunSchema, runStatusResponseSchema, taskIdParams } from '../schemas/tasks.ts';
-import { backgroundRunMetadata, startRun } from '../services/start-run.ts';
+import { idempotencyClaim, idempotencyHeaderSchema } from '../services/idempotency.ts';
+import { backgroundRunMetadata, runIdHeaders, RUN_ID_HEADER_DOCS, startRun } from '../services/start-run.ts';
 import { loadAccessibleTask } from '../services/task-access.ts';
 import { taskRunProgress } from '../services/tasks.ts';
 
@@ -27,16 +28,18 @@ export const runStatusRoutes = [
     cookie: true,
     rateLimit: 'runs',
     body: runRequestSchema,
+    headers: idempotencyHeaderSchema,
     status: 202,
     responses: {
-      202: { description: 'Dispatched to the background', schema: asyncRunSchema },
+      202: { description: 'Dispatched to the background', schema: asyncRunSchema, headers: RUN_ID_HEADER_DOCS },
       400: { description: 'Empty messages, last message not from the user, or no user query', schema: errorSchema },
       402: { description: 'The organization is out of credits (checked before anything is stored or started)', schema: errorSchema },
       ...errorResponses,
       409: { description: 'The task already has an active run', schema: errorSchema },
     },
-    async handler({ body, caller, agent }, deps) {
-      const run = await startRun(deps, caller, agent, { ...body, stream: false });
+    async handler({ req, res, body, caller, agent }, deps) {
+      const run = await startRun(deps, caller, agent, { ...body, stream: false }, idempotencyClaim(req, 'startRunAsync', body));
+      res.set(runIdHeaders(run));
       return {
         ...backgroundRunMetadata(run),
         run_id: run.runId,

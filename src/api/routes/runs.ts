@@ -4,7 +4,8 @@ import { defineRoute } from '../route.ts';
 import { errorResponses, errorSchema } from '../schemas/common.ts';
 import { backgroundRunSchema } from '../schemas/runs.ts';
 import { loadVisibleRun } from '../services/run-access.ts';
-import { backgroundRunMetadata, startRun } from '../services/start-run.ts';
+import { idempotencyClaim, idempotencyHeaderSchema } from '../services/idempotency.ts';
+import { backgroundRunMetadata, runIdHeaders, RUN_ID_HEADER_DOCS, startRun } from '../services/start-run.ts';
 import { relayRun } from '../streaming/relay.ts';
 import { requestedResumePoint, resumeQuerySchema, streamRunAfter } from '../streaming/resume.ts';
 import { openSse } from '../streaming/sse.ts';
@@ -36,9 +37,10 @@ export const runRoutes = [
     rateLimit: 'runs',
     body: runRequestSchema,
     query: resumeQuerySchema,
+    headers: idempotencyHeaderSchema,
     responses: {
-      200: { description: 'The run as an SSE stream', contentType: 'text/event-stream', schema: runEventSchema },
-      202: { description: 'Dispatched to the background (`stream: false`)', schema: backgroundRunSchema },
+      200: { description: 'The run as an SSE stream', contentType: 'text/event-stream', schema: runEventSchema, headers: RUN_ID_HEADER_DOCS },
+      202: { description: 'Dispatched to the background (`stream: false`)', schema: backgroundRunSchema, headers: RUN_ID_HEADER_DOCS },
       400: { description: 'Empty messages, last message not from the user, or no user query', schema: errorSchema },
       402: { description: 'The organization is out of credits (checked before anything is stored or started)', schema: errorSchema },
       ...errorResponses,
@@ -51,12 +53,19 @@ export const runRoutes = [
         await streamRunAfter(deps, res, resumed, resume.seq, resume.source);
         return undefined;
       }
-      const run = await startRun(deps, caller, agent, body);
+      const run = await startRun(deps, caller, agent, body, idempotencyClaim(req, 'startRun', body));
+      res.set(runIdHeaders(run));
       if (!body.stream) {
         res.status(202);
         return backgroundRunMetadata(run);
       }
-      openSse(res, { 'X-Run-Id': run.runId, 'X-Task-Id': run.taskId });
+      if (run.replayed) {
+        // The same request again: the run's stream from its first event, stored ones first.
+        const stored = await deps.db.run.findUniqueOrThrow({ where: { id: run.runId }, select: { id: true, taskId: true, lastEventSeq: true } });
+        await streamRunAfter(deps, res, stored, 0);
+        return undefined;
+      }
+      openSse(res, runIdHeaders(run));
       await relayRun({ db: deps.db, hub: deps.hub, res, runId: run.runId, afterSeq: 0, heartbeatMs: deps.config.heartbeatIntervalMs });
       return undefined;
     },

@@ -1,6 +1,7 @@
-import { WorkflowIdReusePolicy } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy } from '@temporalio/client';
 import type { ApiDeps } from '../deps.ts';
 import { appendEventsInTx } from '../../db/event-log.ts';
+import { isUniqueViolation } from '../../db/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import { isActiveStatus } from '../../shared/run-status.ts';
 import { runRequestProblem, type RunRequest } from '../../shared/run-request.ts';
@@ -8,8 +9,10 @@ import { routeRun } from '../../shared/routing.ts';
 import { runErrorCodes } from '../../shared/events.ts';
 import { AgentIdAttr, OrgIdAttr, RunModeAttr, RunStatusAttr, TaskIdAttr } from '../../shared/search-attributes.ts';
 import { runWorkflow } from '../../workflows/index.ts';
+import { injectFault } from '../../infra/faults.ts';
 import { badRequest, conflict, HttpError, notFound } from '../errors.ts';
 import type { AgentContext, Caller } from '../middleware/authenticate.ts';
+import { recordClaim, releaseClaim, runOfClaim, type IdempotencyClaim } from './idempotency.ts';
 import { loadAccessibleTask } from './task-access.ts';
 
 export interface StartedRun {
@@ -18,6 +21,8 @@ export interface StartedRun {
   mode: 'fast' | 'deep';
   routingReason: string;
   createdAt: Date;
+  /** True when an `Idempotency-Key` named a run started earlier: nothing new was started. */
+  replayed: boolean;
 }
 
 const TITLE_LENGTH = 80;
@@ -40,9 +45,30 @@ async function requireCredits(db: ApiDeps['db'], orgId: string): Promise<void> {
  * one transaction, then starts the run's workflow (workflow id = run id).
  * A new task stores every message of the request; a continued task stores only
  * the new user message, since the server's history is the conversation of record.
+ * With an idempotency claim, a key seen before returns its run and starts nothing;
+ * a new key is stored in the same transaction as the run.
  */
-export async function startRun(deps: ApiDeps, caller: Caller, agent: AgentContext, body: RunRequest): Promise<StartedRun> {
-  const { db, temporal, config } = deps;
+export async function startRun(deps: ApiDeps, caller: Caller, agent: AgentContext, body: RunRequest, claim?: IdempotencyClaim): Promise<StartedRun> {
+  const { db } = deps;
+  const earlier = claim && (await runOfClaim(db, caller, claim));
+  if (earlier) return replayedRun(db, earlier);
+  try {
+    return await createAndStartRun(deps, caller, agent, body, claim);
+  } catch (err) {
+    // A concurrent request with the same key won the race: answer with its run.
+    const winner = claim && isUniqueViolation(err) ? await runOfClaim(db, caller, claim) : undefined;
+    if (winner) return replayedRun(db, winner);
+    throw err;
+  }
+}
+
+async function replayedRun(db: ApiDeps['db'], runId: string): Promise<StartedRun> {
+  const run = await db.run.findUniqueOrThrow({ where: { id: runId } });
+  return { runId, taskId: run.taskId, mode: run.mode, routingReason: run.routingReason, createdAt: run.createdAt, replayed: true };
+}
+
+async function createAndStartRun(deps: ApiDeps, caller: Caller, agent: AgentContext, body: RunRequest, claim?: IdempotencyClaim): Promise<StartedRun> {
+  const { db } = deps;
   const problem = runRequestProblem(body);
   if (problem) throw badRequest(problem);
   await requireCredits(db, caller.orgId);
@@ -88,34 +114,69 @@ export async function startRun(deps: ApiDeps, caller: Caller, agent: AgentContex
       data: newMessages.map((m) => ({ id: newId('msg'), taskId, runId, role: m.role, content: m.content, position: ++position })),
     });
     await tx.task.update({ where: { id: taskId }, data: { updatedAt: new Date() } });
+    if (claim) await recordClaim(tx, caller, claim, runId);
     return { taskId, createdAt: run.createdAt };
   });
+  injectFault('after-run-commit');
 
+  try {
+    await startRunWorkflow(deps, { runId, taskId, orgId: caller.orgId, agentId: agent.id, agentName: agent.name, mode: routing.mode, routingReason: routing.reason });
+  } catch (err) {
+    deps.logger.error({ err, runId }, 'could not start the run workflow');
+    const message = 'The run could not be started; try again shortly';
+    await failUnstartedRun(db, runId, message);
+    throw new HttpError(503, message, { 'Retry-After': '5' });
+  }
+  return { runId, taskId, mode: routing.mode, routingReason: routing.reason, createdAt, replayed: false };
+}
+
+export interface RunWorkflowStart {
+  runId: string;
+  taskId: string;
+  orgId: string;
+  agentId: string;
+  agentName: string;
+  mode: 'fast' | 'deep';
+  routingReason: string;
+}
+
+/**
+ * Starts the workflow of a stored pending run (workflow id = run id). Starting one that
+ * is already started (the reconciler and the request racing) is success, not an error.
+ */
+export async function startRunWorkflow({ temporal, config }: Pick<ApiDeps, 'temporal' | 'config'>, run: RunWorkflowStart): Promise<void> {
+  const { runId, taskId, orgId, agentId, mode, routingReason } = run;
   try {
     await temporal.workflow.start(runWorkflow, {
       taskQueue: config.temporal.taskQueue,
       workflowId: runId,
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-      args: [{ runId, taskId, orgId: caller.orgId, agentId: agent.id, mode: routing.mode, routingReason: routing.reason }],
+      args: [{ runId, taskId, orgId, agentId, mode, routingReason }],
       typedSearchAttributes: [
         { key: TaskIdAttr, value: taskId },
-        { key: AgentIdAttr, value: agent.id },
-        { key: OrgIdAttr, value: caller.orgId },
+        { key: AgentIdAttr, value: agentId },
+        { key: OrgIdAttr, value: orgId },
         { key: RunStatusAttr, value: 'pending' },
-        { key: RunModeAttr, value: routing.mode },
+        { key: RunModeAttr, value: mode },
       ],
-      staticSummary: `Run of agent ${agent.name} on task ${taskId}`,
+      staticSummary: `Run of agent ${run.agentName} on task ${taskId}`,
     });
   } catch (err) {
-    deps.logger.error({ err, runId }, 'could not start the run workflow');
-    const message = 'The run could not be started; try again shortly';
-    await db.$transaction(async (tx) => {
-      await appendEventsInTx(tx, runId, [{ type: 'RUN_ERROR', run_id: runId, message, code: runErrorCodes.internal, details: {} }], 'start-failed');
-      await tx.run.update({ where: { id: runId }, data: { status: 'failed', finishedAt: new Date(), error: { code: runErrorCodes.internal, message } } });
-    });
-    throw new HttpError(503, message, { 'Retry-After': '5' });
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
   }
-  return { runId, taskId, mode: routing.mode, routingReason: routing.reason, createdAt };
+}
+
+/** Ends a run whose workflow never started: one RUN_ERROR, status failed, its idempotency key freed. */
+export async function failUnstartedRun(db: ApiDeps['db'], runId: string, message: string): Promise<void> {
+  await db.$transaction(async (tx) => {
+    const claimed = await tx.run.updateMany({
+      where: { id: runId, status: 'pending' },
+      data: { status: 'failed', finishedAt: new Date(), error: { code: runErrorCodes.internal, message } },
+    });
+    if (claimed.count === 0) return; // started or ended meanwhile
+    await appendEventsInTx(tx, runId, [{ type: 'RUN_ERROR', run_id: runId, message, code: runErrorCodes.internal, details: {} }], 'start-failed');
+    await releaseClaim(tx, runId);
+  });
 }
 
 /** The spec's background run metadata (the body of a 202). */
@@ -130,3 +191,14 @@ export function backgroundRunMetadata(run: StartedRun) {
     created_at: run.createdAt.toISOString(),
   };
 }
+
+/** Response headers naming the run, on the stream and on both 202s; `Idempotent-Replayed` on a replay. */
+export function runIdHeaders(run: StartedRun): Record<string, string> {
+  return { 'X-Run-Id': run.runId, 'X-Task-Id': run.taskId, ...(run.replayed ? { 'Idempotent-Replayed': 'true' } : {}) };
+}
+
+export const RUN_ID_HEADER_DOCS: Record<string, string> = {
+  'X-Run-Id': 'The run id (equal to the body\'s run id); keep it to resume or look the run up if the answer is cut off',
+  'X-Task-Id': 'The task id (equal to the body\'s `task_id`)',
+  'Idempotent-Replayed': '`true` when an `Idempotency-Key` named a run started earlier and nothing new was started',
+};

@@ -1,0 +1,91 @@
+import { createHash } from 'node:crypto';
+import type { Request } from 'express';
+import { z } from 'zod';
+import type { Prisma } from '../../generated/prisma/client.ts';
+import type { ApiDeps } from '../deps.ts';
+import { HttpError } from '../errors.ts';
+import type { Caller } from '../middleware/authenticate.ts';
+
+/** How long a key keeps returning its run. After that the same key starts a new run. */
+export const IDEMPOTENCY_TTL_HOURS = 24;
+
+/** The documented request header of the three run-starting operations. */
+export const idempotencyHeaderSchema = z.object({
+  'idempotency-key': z
+    .string()
+    .min(1)
+    .max(255)
+    .optional()
+    .describe(
+      'Makes retrying this request safe. Any unique string (1-255 visible ASCII characters; a UUID is best), scoped to your ' +
+        `organization and user and kept ${IDEMPOTENCY_TTL_HOURS} h. The same key with the same body returns the run the first ` +
+        'request started instead of starting another (header `Idempotent-Replayed: true`): a streamed request re-attaches to the ' +
+        "run's stream from its first event, a background one gets the same 202 body. The same key with a different body (or on " +
+        'another of the three run-starting operations) is 422 and changes nothing. A request refused with 4xx or 503 stores no ' +
+        'key, so it can be retried with the same key.',
+    ),
+});
+
+/** A client's claim on a key: which request it made, as a hash of the operation and validated body. */
+export interface IdempotencyClaim {
+  key: string;
+  requestHash: string;
+}
+
+const VISIBLE_ASCII = /^[\x21-\x7e]+$/;
+
+/** The claim carried by the request, if any; a malformed key → 400 before anything is stored. */
+export function idempotencyClaim(req: Request, operation: string, body: unknown): IdempotencyClaim | undefined {
+  const key = req.get('idempotency-key');
+  if (key === undefined) return undefined;
+  if (key.length === 0 || key.length > 255 || !VISIBLE_ASCII.test(key)) {
+    throw new HttpError(400, 'Idempotency-Key must be 1-255 visible ASCII characters (a UUID is best)');
+  }
+  const requestHash = createHash('sha256').update(JSON.stringify({ operation, body })).digest('hex');
+  return { key, requestHash };
+}
+
+const freshSince = () => new Date(Date.now() - IDEMPOTENCY_TTL_HOURS * 3600_000);
+
+/**
+ * The run a live key already started, or undefined when the key is new (or expired).
+ * The same key with another request → 422, nothing changed.
+ */
+export async function runOfClaim(db: ApiDeps['db'], caller: Caller, claim: IdempotencyClaim): Promise<string | undefined> {
+  const row = await db.idempotencyKey.findUnique({
+    where: { orgId_userId_key: { orgId: caller.orgId, userId: caller.userId, key: claim.key } },
+  });
+  if (!row || row.createdAt < freshSince()) return undefined;
+  if (row.requestHash !== claim.requestHash) {
+    throw new HttpError(
+      422,
+      [{ loc: ['header', 'idempotency-key'], msg: 'This key was already used with a different request; use a new key for a new request', type: 'idempotency_key_reused' }],
+    );
+  }
+  return row.runId;
+}
+
+/**
+ * Records the claim in the transaction that creates the run, so a run and its key exist
+ * together or not at all. An expired row of the same key is replaced. Two requests racing
+ * on one key: the second insert violates the primary key and its whole transaction rolls back.
+ */
+export async function recordClaim(tx: Prisma.TransactionClient, caller: Caller, claim: IdempotencyClaim, runId: string): Promise<void> {
+  await tx.idempotencyKey.deleteMany({
+    where: { orgId: caller.orgId, userId: caller.userId, key: claim.key, createdAt: { lt: freshSince() } },
+  });
+  await tx.idempotencyKey.create({
+    data: { orgId: caller.orgId, userId: caller.userId, key: claim.key, requestHash: claim.requestHash, runId },
+  });
+}
+
+/** A run start refused after its key was stored (its workflow could not start): free the key for a retry. */
+export async function releaseClaim(tx: Prisma.TransactionClient, runId: string): Promise<void> {
+  await tx.idempotencyKey.deleteMany({ where: { runId } });
+}
+
+/** Drops keys past their lifetime (the reconciler calls this now and then). */
+export async function purgeExpiredClaims(db: ApiDeps['db']): Promise<number> {
+  const { count } = await db.idempotencyKey.deleteMany({ where: { createdAt: { lt: freshSince() } } });
+  return count;
+}

@@ -1,0 +1,91 @@
+import { WorkflowNotFoundError } from '@temporalio/client';
+import type { ApiDeps } from '../deps.ts';
+import { purgeExpiredClaims } from './idempotency.ts';
+import { failUnstartedRun, startRunWorkflow } from './start-run.ts';
+
+export interface ReconcilerOptions {
+  /** How often to look. */
+  intervalMs: number;
+  /** A run this young may still be starting in the request that created it. */
+  graceMs: number;
+  /** A run whose workflow still cannot be started after this long is failed. */
+  giveUpMs: number;
+}
+
+export const defaultReconcilerOptions: ReconcilerOptions = { intervalMs: 5_000, graceMs: 5_000, giveUpMs: 10 * 60_000 };
+
+const BATCH = 100;
+const PURGE_EVERY = 720; // passes: about once an hour
+
+/**
+ * Finds runs left `pending` with no workflow (an api died between committing the run and
+ * starting its workflow) and starts them; one that cannot be started for `giveUpMs` is failed
+ * with a RUN_ERROR. Every api process runs one: whichever comes up next repairs what another
+ * left behind, and two reconcilers racing on one run are harmless (workflow id = run id).
+ */
+export function startRunReconciler(deps: ApiDeps, options: ReconcilerOptions = defaultReconcilerOptions): { stop(): Promise<void> } {
+  let passes = 0;
+  let current: Promise<void> = Promise.resolve();
+  const pass = async () => {
+    try {
+      await reconcilePendingRuns(deps, options);
+      if (++passes % PURGE_EVERY === 1) await purgeExpiredClaims(deps.db);
+    } catch (err) {
+      deps.logger.warn({ err }, 'run reconciliation pass failed; retrying on the next pass');
+    }
+  };
+  current = pass();
+  const timer = setInterval(() => {
+    current = current.then(pass);
+  }, options.intervalMs);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await current;
+    },
+  };
+}
+
+export async function reconcilePendingRuns(deps: ApiDeps, { graceMs, giveUpMs }: ReconcilerOptions): Promise<number> {
+  const { db, logger } = deps;
+  const stuck = await db.run.findMany({
+    where: { status: 'pending', createdAt: { lt: new Date(Date.now() - graceMs) } },
+    orderBy: { createdAt: 'asc' },
+    take: BATCH,
+    select: { id: true, taskId: true, mode: true, routingReason: true, createdAt: true, task: { select: { orgId: true, agentId: true, agent: { select: { name: true } } } } },
+  });
+  let repaired = 0;
+  for (const run of stuck) {
+    if (await workflowExists(deps, run.id)) continue; // started; its workflow moves the status on
+    try {
+      await startRunWorkflow(deps, {
+        runId: run.id,
+        taskId: run.taskId,
+        orgId: run.task.orgId,
+        agentId: run.task.agentId,
+        agentName: run.task.agent.name,
+        mode: run.mode,
+        routingReason: run.routingReason,
+      });
+      logger.warn({ runId: run.id }, 'started a run whose workflow was never started (its api stopped after storing it)');
+      repaired++;
+    } catch (err) {
+      if (Date.now() - run.createdAt.getTime() < giveUpMs) throw err;
+      logger.error({ err, runId: run.id }, 'giving up on starting a stored run');
+      await failUnstartedRun(db, run.id, 'The run could not be started; start it again');
+      repaired++;
+    }
+  }
+  return repaired;
+}
+
+async function workflowExists({ temporal }: ApiDeps, runId: string): Promise<boolean> {
+  try {
+    await temporal.workflow.getHandle(runId).describe();
+    return true;
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return false;
+    throw err;
+  }
+}
