@@ -47,6 +47,7 @@ export const approvalRoutes = [
       'see only approvals of agents they were granted; guests get 403.',
     tags: ['approvals'],
     auth: 'user',
+    rateLimit: 'approvals',
     query: approvalListQuerySchema,
     responses: { 200: { description: 'Approvals', schema: approvalListSchema }, ...errorResponses },
     async handler({ query, caller }, { db }) {
@@ -79,6 +80,7 @@ export const approvalRoutes = [
       APPROVAL_ROLES_DOC,
     tags: ['approvals'],
     auth: 'user',
+    rateLimit: 'approvals',
     params: z.object({ approval_id: z.string().min(1) }),
     body: approvalDecisionSchema,
     responses: {
