@@ -44,6 +44,7 @@ export function buildOpenApiDocument(routes: RouteSpec[], serverUrl?: string) {
         ),
         ...bodyErrorResponses(route),
         ...rateLimitResponse(route),
+        ...outageResponse(),
       },
     });
   }
@@ -74,6 +75,19 @@ function bodyErrorResponses(route: RouteSpec): Record<number, ResponseConfig> {
   return {
     400: { description: declared ? `${declared}; or ${malformed}` : `Bad request: ${malformed}`, content: json },
     413: { description: 'The body is larger than 1 MiB', content: json },
+  };
+}
+
+/** Any operation can meet a PostgreSQL or Temporal outage (src/infra/transient-errors.ts): 503, retry later. */
+function outageResponse(): Record<number, ResponseConfig> {
+  return {
+    503: {
+      description:
+        'PostgreSQL or Temporal is briefly unreachable (or a run could not be started). Wait `Retry-After` seconds, then ' +
+        'retry; starting a run is safe to retry with the same `Idempotency-Key`.',
+      headers: { 'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer' as const, minimum: 1 } } },
+      content: { 'application/json': { schema: errorSchema } },
+    },
   };
 }
 
