@@ -124,6 +124,17 @@ describe('no network, no secrets', () => {
   });
 });
 
+describe('kernel surface', () => {
+  it('a seccomp filter refuses new namespaces (user namespaces included) and mounts', async () => {
+    const r = await mine.runCommand(
+      'grep Seccomp: /proc/self/status; unshare --user --map-root-user true; echo user=$?; unshare --user --mount true; echo mount=$?; ' +
+        '(sleep 0.1 & wait) && echo children-still-work',
+    );
+    expect(r.stdout).toBe('Seccomp:\t2\nuser=1\nmount=1\nchildren-still-work\n');
+    expect(r.stderr).toBe('unshare: unshare failed: Operation not permitted\n'.repeat(2));
+  });
+});
+
 describe('limits', () => {
   it('kills a command at its timeout, with its whole process tree', async () => {
     const tag = uniqueTag();

@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { closeSync, mkdirSync, openSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { ToolError } from '../activities/tools/types.ts';
@@ -7,7 +8,8 @@ import type { Db } from '../db/client.ts';
 import { resolveDatabaseUrl } from '../infra/postgres.ts';
 import { sandboxIdentity } from './identity.ts';
 import { HOST_TOOL_PATH } from './limits.ts';
-import { Sandbox, type SandboxEnvironment } from './sandbox.ts';
+import { Sandbox, type SandboxEnvironment, type SandboxTooling } from './sandbox.ts';
+import { seccompFilter } from './seccomp.ts';
 import { SandboxLock } from './sandbox-lock.ts';
 import { systemMountArgs } from './system-mounts.ts';
 
@@ -35,7 +37,7 @@ export class SandboxHost {
   readonly workspacesDir: string;
   private readonly env: SandboxEnvironment;
   private readonly workerIsRoot = process.getuid?.() === 0;
-  private probed?: { systemMounts: string[]; canDisableUserns: boolean };
+  private probed?: SandboxTooling;
 
   constructor(private readonly deps: SandboxHostDeps) {
     this.workspacesDir = path.join(deps.config.dataDir, 'workspaces');
@@ -85,8 +87,36 @@ export class SandboxHost {
       this.deps.logger.error({ reason }, 'bubblewrap cannot create a sandbox on this host');
       throw new ToolError(`run_command is unavailable: the sandbox host cannot create namespaces (${reason})`, 'SANDBOX_UNAVAILABLE');
     }
-    this.probed = { systemMounts: systemMountArgs(), canDisableUserns: help.stdout.includes('--disable-userns') };
+    const seccomp = this.probeSeccomp(namespaces);
+    // --disable-userns needs the user namespace bwrap makes unprivileged; as root the seccomp filter refuses new namespaces.
+    const canDisableUserns = !this.workerIsRoot && help.stdout.includes('--disable-userns');
+    this.probed = { systemMounts: systemMountArgs(), canDisableUserns, seccomp };
+    this.deps.logger.info({ seccomp: seccomp !== undefined, disableUserns: canDisableUserns, rootMode: this.workerIsRoot }, 'sandbox confinement available');
     return this.probed;
+  }
+
+  /** The seccomp filter, when this architecture has one and the kernel and bwrap accept it. */
+  private probeSeccomp(namespaces: string[]): Buffer | undefined {
+    const filter = seccompFilter();
+    if (!filter) return undefined;
+    // bwrap reads the program from a descriptor: hand it the file written beside the identity files.
+    mkdirSync(this.env.identityDir, { recursive: true, mode: 0o755 });
+    const file = path.join(this.env.identityDir, 'seccomp.bpf');
+    writeFileSync(file, filter, { mode: 0o644 });
+    const fd = openSync(file, 'r');
+    try {
+      const probe = spawnSync('bwrap', [...namespaces, '--ro-bind', '/', '/', '--seccomp', '3', 'true'], {
+        env: { PATH: HOST_TOOL_PATH },
+        stdio: ['ignore', 'ignore', 'pipe', fd],
+        encoding: 'utf8',
+        timeout: 10_000,
+      });
+      if (probe.status === 0) return filter;
+      this.deps.logger.warn({ reason: probe.stderr.trim().split('\n')[0] }, 'the sandbox seccomp filter is not supported on this host');
+      return undefined;
+    } finally {
+      closeSync(fd);
+    }
   }
 }
 

@@ -21,7 +21,15 @@ export interface SandboxEnvironment {
   /** Where the generated /etc/passwd etc. live on the host. */
   identityDir: string;
   /** Throws a ToolError when bubblewrap is missing. */
-  tooling(): { systemMounts: string[]; canDisableUserns: boolean };
+  tooling(): SandboxTooling;
+}
+
+/** What the host's bubblewrap and kernel support, probed once. */
+export interface SandboxTooling {
+  systemMounts: string[];
+  canDisableUserns: boolean;
+  /** The seccomp BPF program, when the host supports it. */
+  seccomp?: Buffer;
 }
 
 export interface OperationOptions {
@@ -34,6 +42,8 @@ export interface OperationOptions {
 
 export interface CommandOptions extends OperationOptions {
   timeoutMs?: number;
+  /** Share the host's network (the agent's `sandbox.network`); default off. */
+  network?: boolean;
   maxOutputBytes?: number;
 }
 
@@ -57,13 +67,15 @@ export class Sandbox {
     const { limits } = this.env;
     const timeoutMs = Math.min(opts.timeoutMs ?? limits.defaultTimeoutSeconds * 1000, limits.maxTimeoutSeconds * 1000);
     return this.exclusive(opts, async (files) => {
-      const { systemMounts, canDisableUserns } = this.env.tooling();
+      const { systemMounts, canDisableUserns, seccomp } = this.env.tooling();
       const args = bwrapArgs({
         workspaceDir: files.root,
         systemMounts,
         identityFiles: identityFiles(this.env.identityDir, this.identity.uid),
         identity: this.identity,
         canDisableUserns,
+        network: opts.network ?? false,
+        seccompFd: seccomp ? 3 : undefined,
         limits,
         command,
       });
@@ -72,6 +84,7 @@ export class Sandbox {
         maxOutputBytes: opts.maxOutputBytes ?? limits.maxOutputBytes,
         signal: opts.signal,
         env: { PATH: HOST_TOOL_PATH },
+        fd3: seccomp,
       });
     });
   }

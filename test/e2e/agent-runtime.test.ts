@@ -38,7 +38,7 @@ describe('one streamed deep-mode run on an OpenAI-compatible model', () => {
   afterAll(async () => fake.close());
 
   it('plans, uses the sandbox, remembers, produces an artifact and reports usage', async () => {
-    const tenant = await createTenant({ provider: 'openai-compatible', base_url: fake.baseUrl, model: 'planner' });
+    const tenant = await createTenant({ provider: 'openai-compatible', base_url: fake.baseUrl, model: 'planner', sandbox: { run_command_approval: false } });
     const token = await exchange(tenant.keys.owner);
     const res = await call('POST', '/api/run', { token, agentId: tenant.agentId, body: { messages: [{ role: 'user', content: 'What is 6 times 7?' }], mode: 'deep' } });
     const frames = withoutHeartbeats(await readSse(res));
