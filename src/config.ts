@@ -41,6 +41,8 @@ const envSchema = z.object({
   SANDBOX_MAX_FILE_BYTES: z.coerce.number().int().positive().default(512 * 1024 * 1024),
   SANDBOX_MEMORY_BYTES: z.coerce.number().int().positive().default(4 * 1024 * 1024 * 1024),
   SANDBOX_TMP_BYTES: z.coerce.number().int().positive().default(256 * 1024 * 1024),
+  /** Per workspace (not per command): its own loop-mounted file system of this size, when the worker runs as root; 0 turns it off. */
+  SANDBOX_DISK_BYTES: z.coerce.number().int().min(0).default(2 * 1024 * 1024 * 1024),
   /** read_file returns at most this much of a file; write_file accepts at most SANDBOX_WRITE_MAX_BYTES. */
   SANDBOX_READ_MAX_BYTES: z.coerce.number().int().positive().default(256 * 1024),
   SANDBOX_WRITE_MAX_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
@@ -99,6 +101,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       maxFileBytes: e.SANDBOX_MAX_FILE_BYTES,
       memoryBytes: e.SANDBOX_MEMORY_BYTES,
       tmpBytes: e.SANDBOX_TMP_BYTES,
+      diskBytes: e.SANDBOX_DISK_BYTES,
       readMaxBytes: e.SANDBOX_READ_MAX_BYTES,
       writeMaxBytes: e.SANDBOX_WRITE_MAX_BYTES,
       snapshotMaxBytes: e.SANDBOX_SNAPSHOT_MAX_BYTES,

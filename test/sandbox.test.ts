@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statfsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../src/sandbox/sandbox.ts';
@@ -179,6 +179,24 @@ describe('limits', () => {
     );
     expect(r.stdout).toMatch(/^1048576$/m);
     expect(r.stdout).toContain('MemoryError');
+  });
+
+  it('filling the workspace fills only its own disk', async () => {
+    const quota = 64 * 1024 * 1024;
+    const hostFreeBefore = statfsSync(mine.disk!.image).bavail;
+    // Files of 1 MB each (the per-file limit), until the disk is full.
+    const r = await mine.runCommand('for i in $(seq 100); do head -c 1000000 /dev/zero > fill.$i || break; done; ls fill.* | wc -l; df -B1 --output=size . | tail -1');
+    expect(r.stderr).toContain('No space left on device');
+    const [files, size] = r.stdout.trim().split('\n').map(Number);
+    expect(files).toBeGreaterThan(40);
+    expect(files).toBeLessThan(64);
+    expect(size).toBeLessThanOrEqual(quota);
+    // The host holds at most the image, and its disk did not fill.
+    expect(statSync(mine.disk!.image).blocks * 512).toBeLessThanOrEqual(quota);
+    expect(hostFreeBefore - statfsSync(mine.disk!.image).bavail).toBeLessThan(quota);
+    await expect(mine.writeFile('more.txt', 'x'.repeat(100_000))).rejects.toMatchObject({ code: 'ENOSPC', message: expect.stringContaining('disk quota is full') });
+    expect((await mine.runCommand('rm fill.* && echo freed')).stdout).toBe('freed\n');
+    expect(await mine.writeFile('more.txt', 'x')).toMatchObject({ size_bytes: 1 });
   });
 
   it('a cancelled command is killed at once', async () => {

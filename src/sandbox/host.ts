@@ -10,6 +10,7 @@ import { sandboxIdentity } from './identity.ts';
 import { HOST_TOOL_PATH } from './limits.ts';
 import { Sandbox, type SandboxEnvironment, type SandboxTooling } from './sandbox.ts';
 import { seccompFilter } from './seccomp.ts';
+import { canMountDisks, WorkspaceDisk } from './workspace-disk.ts';
 import { SandboxLock } from './sandbox-lock.ts';
 import { systemMountArgs } from './system-mounts.ts';
 
@@ -24,9 +25,11 @@ export interface SandboxHostDeps {
 const SAFE_ID = /^[A-Za-z0-9_-]{1,100}$/;
 
 /**
- * The sandboxes of this worker host. Workspaces live on local disk under
- * `<DATA_DIR>/workspaces/<org_id>/<agent_id>/`, one per (org, agent), shared by all
- * that agent's runs in that org.
+ * The sandboxes of this worker host. Workspaces live on local disk, one per
+ * (org, agent), shared by all that agent's runs in that org: with a disk quota
+ * (root worker, SANDBOX_DISK_BYTES > 0) in `<DATA_DIR>/disks/<org_id>/<agent_id>/workspace/`
+ * on the loop-mounted image `<DATA_DIR>/disks/<org_id>/<agent_id>.ext4` (see
+ * WorkspaceDisk), otherwise in `<DATA_DIR>/workspaces/<org_id>/<agent_id>/`.
  *
  * Host affinity: we assume one worker host (any number of worker processes on it
  * share DATA_DIR and the PostgreSQL lock). Several hosts would each keep their own
@@ -35,12 +38,15 @@ const SAFE_ID = /^[A-Za-z0-9_-]{1,100}$/;
  */
 export class SandboxHost {
   readonly workspacesDir: string;
+  readonly disksDir: string;
   private readonly env: SandboxEnvironment;
   private readonly workerIsRoot = process.getuid?.() === 0;
   private probed?: SandboxTooling;
+  private disks?: Promise<boolean>;
 
   constructor(private readonly deps: SandboxHostDeps) {
     this.workspacesDir = path.join(deps.config.dataDir, 'workspaces');
+    this.disksDir = path.join(deps.config.dataDir, 'disks');
     let url: Promise<string> | undefined;
     const resolve = () =>
       resolveDatabaseUrl(deps.config).catch((err: unknown) => {
@@ -55,14 +61,27 @@ export class SandboxHost {
       lock: new SandboxLock(databaseUrl),
       identityDir: path.join(deps.config.dataDir, 'sandbox'),
       tooling: () => this.tooling(),
+      disksAvailable: () => this.disksAvailable(),
     };
   }
 
   sandbox(orgId: string, agentId: string): Sandbox {
     // Ids become directory names: never let one climb out of the workspaces directory.
     if (!SAFE_ID.test(orgId) || !SAFE_ID.test(agentId)) throw new Error(`unsafe sandbox id ${orgId}/${agentId}`);
-    const identity = sandboxIdentity(orgId, agentId, this.deps.config.sandbox.uidBase, this.workerIsRoot);
-    return new Sandbox(this.env, orgId, agentId, path.join(this.workspacesDir, orgId, agentId), identity);
+    const { uidBase, diskBytes } = this.deps.config.sandbox;
+    const identity = sandboxIdentity(orgId, agentId, uidBase, this.workerIsRoot);
+    if (!this.workerIsRoot || diskBytes === 0) return new Sandbox(this.env, orgId, agentId, path.join(this.workspacesDir, orgId, agentId), identity);
+    const disk = new WorkspaceDisk(path.join(this.disksDir, orgId, `${agentId}.ext4`), path.join(this.disksDir, orgId, agentId), diskBytes);
+    return new Sandbox(this.env, orgId, agentId, path.join(disk.mountPoint, 'workspace'), identity, disk);
+  }
+
+  /** Whether workspace disks can be mounted here; without, workspaces are only bounded by SANDBOX_MAX_FILE_BYTES per file. */
+  private disksAvailable(): Promise<boolean> {
+    return (this.disks ??= canMountDisks().then((probe) => {
+      if (probe.ok) this.deps.logger.info({ diskBytes: this.deps.config.sandbox.diskBytes }, 'sandbox workspaces get their own disk');
+      else this.deps.logger.warn({ reason: probe.reason }, 'sandbox workspace disks cannot be mounted here: no per-workspace disk quota');
+      return probe.ok;
+    }));
   }
 
   /** bubblewrap (and setpriv as root) must be installed and able to make namespaces; probed until it works, on commands only. */

@@ -11,6 +11,7 @@ import type { SandboxLock } from './sandbox-lock.ts';
 import { saveSnapshot, type SnapshotResult } from './snapshots.ts';
 import { chownTree, ensureWorkspace, type WorkspaceStatus } from './workspace.ts';
 import { asToolError } from './fs-errors.ts';
+import type { WorkspaceDisk } from './workspace-disk.ts';
 
 /** What every sandbox of one worker process shares (see SandboxHost). */
 export interface SandboxEnvironment {
@@ -22,6 +23,8 @@ export interface SandboxEnvironment {
   identityDir: string;
   /** Throws a ToolError when bubblewrap is missing. */
   tooling(): SandboxTooling;
+  /** Whether WorkspaceDisks can be mounted on this host (probed once). */
+  disksAvailable(): Promise<boolean>;
 }
 
 /** What the host's bubblewrap and kernel support, probed once. */
@@ -60,6 +63,8 @@ export class Sandbox {
     /** The workspace directory on the host. */
     readonly dir: string,
     readonly identity: SandboxIdentity,
+    /** The workspace's own file system (disk quota); `dir` is inside its mount point. */
+    readonly disk?: WorkspaceDisk,
   ) {}
 
   /** `bash -lc <command>` in bubblewrap, in /workspace (see bwrapArgs for the isolation). */
@@ -109,6 +114,7 @@ export class Sandbox {
       this.lockKey,
       () =>
         withHeartbeat(opts.heartbeat, async () => {
+          await this.mountDisk(false);
           if (!existsSync(this.dir)) return { snapshot_id: null, skipped: 'no_workspace' as const };
           const dir = await realpath(this.dir);
           return saveSnapshot(this.env.db, { orgId: this.orgId, agentId: this.agentId, runId, dir }, { maxBytes: limits.snapshotMaxBytes, keep: limits.snapshotsKept });
@@ -128,6 +134,7 @@ export class Sandbox {
   /** Makes sure the workspace is here and belongs to the sandbox's uid. Under the lock. */
   private async prepare(opts: OperationOptions): Promise<WorkspaceFiles> {
     const ownerUid = this.identity.hostUid;
+    await this.mountDisk(true);
     const status = await ensureWorkspace(this.env.db, { orgId: this.orgId, agentId: this.agentId, dir: this.dir, ownerUid }, this.env.logger);
     if (status.status !== 'sandbox_ready') {
       await opts.onStatus?.(status).catch((err: unknown) => this.env.logger.warn({ err: String(err) }, 'sandbox status not reported'));
@@ -136,6 +143,11 @@ export class Sandbox {
       await chownTree(this.dir, ownerUid);
     }
     return { root: await realpath(this.dir), ownerUid };
+  }
+
+  /** The workspace's disk is mounted (made when `create`), when it has one and the host can mount. */
+  private async mountDisk(create: boolean): Promise<void> {
+    if (this.disk && (await this.env.disksAvailable())) await this.disk.mount(create);
   }
 }
 
