@@ -2,7 +2,7 @@ import { existsSync, readFileSync, statfsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../src/sandbox/sandbox.ts';
-import { hostProcesses, sandboxHost, uniqueTag, removeSandboxDirs } from './support/sandbox.ts';
+import { hostProcesses, sandboxConfig, sandboxHost, uniqueTag, removeSandboxDirs } from './support/sandbox.ts';
 import { createTenant, type Tenant } from './support/tenant.ts';
 
 /** Isolation and limits of the sandbox, over real bubblewrap and real files. */
@@ -161,6 +161,37 @@ describe('limits', () => {
     if (!r.timed_out && counted > 0) expect(counted).toBeLessThanOrEqual(64 + 2);
     expect(hostProcesses(`sleep 100.${tag}`)).toEqual([]);
   }, 20_000);
+
+  it('a classic fork bomb ends at its timeout and leaves nothing behind', async () => {
+    const started = Date.now();
+    const r = await mine.runCommand('bomb() { bomb | bomb & }; bomb; sleep 100', { timeoutMs: 3000 });
+    expect(r).toMatchObject({ timed_out: true, exit_code: null });
+    expect(r.stderr).toMatch(/fork: (retry: )?Resource temporarily unavailable/);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(hostProcesses('bomb')).toEqual([]);
+    expect((await mine.runCommand('echo still-usable')).stdout).toBe('still-usable\n');
+  }, 20_000);
+
+  it('a runaway loop is stopped by its timeout, or by the CPU-time limit', async () => {
+    const looped = await mine.runCommand('while :; do :; done', { timeoutMs: 1500 });
+    expect(looped).toMatchObject({ timed_out: true, exit_code: null });
+    const cpuCapped = sandboxHost(sandboxConfig({ SANDBOX_CPU_SECONDS: '1' })).sandbox(a.orgId, a.agentId);
+    const r = await cpuCapped.runCommand('bash -c "while :; do :; done"; echo "loop ended with $?"', { timeoutMs: 20_000 });
+    // Killed after one second of CPU time (SIGKILL, as the soft and hard limits are equal).
+    expect(r).toMatchObject({ timed_out: false, exit_code: 0, stdout: 'loop ended with 137\n' });
+    expect(r.duration_ms).toBeLessThan(10_000);
+  }, 30_000);
+
+  it('a memory hog spread over processes is killed at the limit for all of them together', async () => {
+    const small = sandboxHost(sandboxConfig({ SANDBOX_MEMORY_BYTES: String(256 * 1024 * 1024) })).sandbox(a.orgId, a.agentId);
+    // Four processes of 100 MB each: each is under the per-process limit, together they are over it.
+    const hog = 'python3 -c "import time; b = bytearray(100 * 1024 ** 2); time.sleep(3)"';
+    const r = await small.runCommand(`for i in 1 2 3 4; do ${hog} & done; for j in $(jobs -p); do wait $j; echo "exit=$?"; done`, { timeoutMs: 20_000 });
+    const exits = r.stdout.trim().split('\n');
+    expect(exits).toHaveLength(4);
+    expect(exits).toContain('exit=137');
+    expect(r.stderr).toMatch(/out of memory: the sandbox's memory limit \(268435456 bytes for all its processes\) killed \d process/);
+  }, 30_000);
 
   it('caps output and kills a flood', async () => {
     const started = Date.now();

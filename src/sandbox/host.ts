@@ -9,6 +9,7 @@ import { resolveDatabaseUrl } from '../infra/postgres.ts';
 import { sandboxIdentity } from './identity.ts';
 import { HOST_TOOL_PATH } from './limits.ts';
 import { Sandbox, type SandboxEnvironment, type SandboxTooling } from './sandbox.ts';
+import { detectCgroups } from './cgroups.ts';
 import { seccompFilter } from './seccomp.ts';
 import { canMountDisks, WorkspaceDisk } from './workspace-disk.ts';
 import { SandboxLock } from './sandbox-lock.ts';
@@ -75,6 +76,16 @@ export class SandboxHost {
     return new Sandbox(this.env, orgId, agentId, path.join(disk.mountPoint, 'workspace'), identity, disk);
   }
 
+  /** Probes (and logs) what this host supports; a host without bubblewrap logs why run_command will refuse. */
+  async probe(): Promise<void> {
+    try {
+      this.tooling();
+    } catch (err) {
+      if (!(err instanceof ToolError)) throw err;
+    }
+    if (this.workerIsRoot && this.deps.config.sandbox.diskBytes > 0) await this.disksAvailable();
+  }
+
   /** Whether workspace disks can be mounted here; without, workspaces are only bounded by SANDBOX_MAX_FILE_BYTES per file. */
   private disksAvailable(): Promise<boolean> {
     return (this.disks ??= canMountDisks().then((probe) => {
@@ -109,8 +120,13 @@ export class SandboxHost {
     const seccomp = this.probeSeccomp(namespaces);
     // --disable-userns needs the user namespace bwrap makes unprivileged; as root the seccomp filter refuses new namespaces.
     const canDisableUserns = !this.workerIsRoot && help.stdout.includes('--disable-userns');
-    this.probed = { systemMounts: systemMountArgs(), canDisableUserns, seccomp };
-    this.deps.logger.info({ seccomp: seccomp !== undefined, disableUserns: canDisableUserns, rootMode: this.workerIsRoot }, 'sandbox confinement available');
+    const cgroups = this.workerIsRoot ? detectCgroups() : { reason: 'the worker does not run as root' };
+    if ('reason' in cgroups) this.deps.logger.warn({ reason: cgroups.reason }, 'no cgroups for sandbox commands: memory and processes are limited per process only');
+    this.probed = { systemMounts: systemMountArgs(), canDisableUserns, seccomp, cgroups: 'reason' in cgroups ? undefined : cgroups };
+    this.deps.logger.info(
+      { seccomp: seccomp !== undefined, disableUserns: canDisableUserns, rootMode: this.workerIsRoot, cgroups: 'reason' in cgroups ? false : `v${cgroups.version}` },
+      'sandbox confinement available',
+    );
     return this.probed;
   }
 

@@ -12,6 +12,7 @@ import { saveSnapshot, type SnapshotResult } from './snapshots.ts';
 import { chownTree, ensureWorkspace, type WorkspaceStatus } from './workspace.ts';
 import { asToolError } from './fs-errors.ts';
 import type { WorkspaceDisk } from './workspace-disk.ts';
+import { CommandCgroups, inCgroups, type CgroupHost } from './cgroups.ts';
 
 /** What every sandbox of one worker process shares (see SandboxHost). */
 export interface SandboxEnvironment {
@@ -33,6 +34,8 @@ export interface SandboxTooling {
   canDisableUserns: boolean;
   /** The seccomp BPF program, when the host supports it. */
   seccomp?: Buffer;
+  /** Where per-command cgroups go, when the host lets us make them. */
+  cgroups?: CgroupHost;
 }
 
 export interface OperationOptions {
@@ -72,7 +75,7 @@ export class Sandbox {
     const { limits } = this.env;
     const timeoutMs = Math.min(opts.timeoutMs ?? limits.defaultTimeoutSeconds * 1000, limits.maxTimeoutSeconds * 1000);
     return this.exclusive(opts, async (files) => {
-      const { systemMounts, canDisableUserns, seccomp } = this.env.tooling();
+      const { systemMounts, canDisableUserns, seccomp, cgroups } = this.env.tooling();
       const args = bwrapArgs({
         workspaceDir: files.root,
         systemMounts,
@@ -84,13 +87,22 @@ export class Sandbox {
         limits,
         command,
       });
-      return runProcess('bwrap', args, {
-        timeoutMs,
-        maxOutputBytes: opts.maxOutputBytes ?? limits.maxOutputBytes,
-        signal: opts.signal,
-        env: { PATH: HOST_TOOL_PATH },
-        fd3: seccomp,
-      });
+      const groups = cgroups && CommandCgroups.create(cgroups, { memoryBytes: limits.memoryBytes, maxProcesses: limits.maxProcesses, cpus: limits.cpus });
+      try {
+        const [file, argv] = groups ? inCgroups(groups, 'bwrap', args) : ['bwrap', args];
+        const result = await runProcess(file, argv, {
+          timeoutMs,
+          maxOutputBytes: opts.maxOutputBytes ?? limits.maxOutputBytes,
+          signal: opts.signal,
+          env: { PATH: HOST_TOOL_PATH },
+          fd3: seccomp,
+        });
+        const oomKills = groups?.oomKills() ?? 0;
+        if (oomKills > 0) result.stderr += `\n[out of memory: the sandbox's memory limit (${limits.memoryBytes} bytes for all its processes) killed ${oomKills} process(es)]`;
+        return result;
+      } finally {
+        await groups?.remove();
+      }
     });
   }
 
