@@ -230,6 +230,19 @@ describe('limits', () => {
     expect(await mine.writeFile('more.txt', 'x')).toMatchObject({ size_bytes: 1 });
   });
 
+  it('without a disk image, the quota is checked before writes', async () => {
+    const capped = sandboxHost(sandboxConfig({ SANDBOX_DISK_IMAGES: 'false', SANDBOX_DISK_BYTES: String(3 * 1024 * 1024) })).sandbox(a.orgId, a.agentId);
+    expect(capped.disk).toBeUndefined();
+    // One command can still go past it (the weakness of the fallback)…
+    expect((await capped.runCommand('for i in 1 2 3 4; do head -c 1000000 /dev/zero > f.$i; done; echo written')).stdout).toBe('written\n');
+    // …then nothing grows until files are deleted.
+    await expect(capped.writeFile('x.txt', 'x')).rejects.toMatchObject({ code: 'EDQUOT', message: expect.stringContaining('over its disk quota') });
+    const blocked = await capped.runCommand('head -c 10 /dev/zero > more.bin; echo "exit=$?"; rm f.*; ls');
+    expect(blocked.stdout).toBe('exit=153\nmore.bin\n');
+    expect(blocked.stderr).toContain('[the workspace is over its disk quota');
+    expect(await capped.writeFile('x.txt', 'x')).toMatchObject({ size_bytes: 1 });
+  });
+
   it('a cancelled command is killed at once', async () => {
     const tag = uniqueTag();
     const controller = new AbortController();

@@ -48,7 +48,7 @@ export function ulimitPrefix(limits: BwrapCommandInput['limits']): string {
     `ulimit -t ${limits.cpuSeconds}`,
     `ulimit -u ${limits.maxProcesses}`,
     // bash counts -f and -v in 1024-byte units outside POSIX mode.
-    `ulimit -f ${kib(limits.maxFileBytes)}`,
+    `ulimit -f ${limits.maxFileBytes === 0 ? 0 : kib(limits.maxFileBytes)}`,
     `ulimit -v ${kib(limits.memoryBytes)}`,
     'ulimit -c 0',
     'ulimit -n 1024',

@@ -69,9 +69,9 @@ export class SandboxHost {
   sandbox(orgId: string, agentId: string): Sandbox {
     // Ids become directory names: never let one climb out of the workspaces directory.
     if (!SAFE_ID.test(orgId) || !SAFE_ID.test(agentId)) throw new Error(`unsafe sandbox id ${orgId}/${agentId}`);
-    const { uidBase, diskBytes } = this.deps.config.sandbox;
+    const { uidBase, diskBytes, diskImages } = this.deps.config.sandbox;
     const identity = sandboxIdentity(orgId, agentId, uidBase, this.workerIsRoot);
-    if (!this.workerIsRoot || diskBytes === 0) return new Sandbox(this.env, orgId, agentId, path.join(this.workspacesDir, orgId, agentId), identity);
+    if (!this.workerIsRoot || diskBytes === 0 || !diskImages) return new Sandbox(this.env, orgId, agentId, path.join(this.workspacesDir, orgId, agentId), identity);
     const disk = new WorkspaceDisk(path.join(this.disksDir, orgId, `${agentId}.ext4`), path.join(this.disksDir, orgId, agentId), diskBytes);
     return new Sandbox(this.env, orgId, agentId, path.join(disk.mountPoint, 'workspace'), identity, disk);
   }
@@ -83,7 +83,8 @@ export class SandboxHost {
     } catch (err) {
       if (!(err instanceof ToolError)) throw err;
     }
-    if (this.workerIsRoot && this.deps.config.sandbox.diskBytes > 0) await this.disksAvailable();
+    const { diskBytes, diskImages } = this.deps.config.sandbox;
+    if (this.workerIsRoot && diskBytes > 0 && diskImages) await this.disksAvailable();
   }
 
   /** Whether workspace disks can be mounted here; without, workspaces are only bounded by SANDBOX_MAX_FILE_BYTES per file. */

@@ -12,6 +12,8 @@ import { saveSnapshot, type SnapshotResult } from './snapshots.ts';
 import { chownTree, ensureWorkspace, type WorkspaceStatus } from './workspace.ts';
 import { asToolError } from './fs-errors.ts';
 import type { WorkspaceDisk } from './workspace-disk.ts';
+import { overQuotaNote, workspaceBytes, type OverQuota } from './disk-usage.ts';
+import { ToolError } from '../activities/tools/types.ts';
 import { CommandCgroups, inCgroups, type CgroupHost } from './cgroups.ts';
 
 /** What every sandbox of one worker process shares (see SandboxHost). */
@@ -76,6 +78,7 @@ export class Sandbox {
     const timeoutMs = Math.min(opts.timeoutMs ?? limits.defaultTimeoutSeconds * 1000, limits.maxTimeoutSeconds * 1000);
     return this.exclusive(opts, async (files) => {
       const { systemMounts, canDisableUserns, seccomp, cgroups } = this.env.tooling();
+      const overQuota = await this.overQuota(files);
       const args = bwrapArgs({
         workspaceDir: files.root,
         systemMounts,
@@ -84,7 +87,7 @@ export class Sandbox {
         canDisableUserns,
         network: opts.network ?? false,
         seccompFd: seccomp ? 3 : undefined,
-        limits,
+        limits: overQuota ? { ...limits, maxFileBytes: 0 } : limits,
         command,
       });
       const groups = cgroups && CommandCgroups.create(cgroups, { memoryBytes: limits.memoryBytes, maxProcesses: limits.maxProcesses, cpus: limits.cpus });
@@ -98,6 +101,7 @@ export class Sandbox {
           fd3: seccomp,
         });
         const oomKills = groups?.oomKills() ?? 0;
+        if (overQuota) result.stderr += `\n${overQuotaNote(overQuota)}`;
         if (oomKills > 0) result.stderr += `\n[out of memory: the sandbox's memory limit (${limits.memoryBytes} bytes for all its processes) killed ${oomKills} process(es)]`;
         return result;
       } finally {
@@ -111,7 +115,11 @@ export class Sandbox {
   }
 
   writeFile(path: string, content: string, opts: OperationOptions = {}) {
-    return this.exclusive(opts, (files) => asToolError(path, writeWorkspaceFile(files, path, content, this.env.limits.writeMaxBytes)));
+    return this.exclusive(opts, async (files) => {
+      const over = await this.overQuota(files, Buffer.byteLength(content));
+      if (over) throw new ToolError(`${path}: the workspace is over its disk quota (${over.usedBytes} of ${over.quotaBytes} bytes); delete files first`, 'EDQUOT');
+      return asToolError(path, writeWorkspaceFile(files, path, content, this.env.limits.writeMaxBytes));
+    });
   }
 
   listFiles(path: string, listing: { recursive?: boolean; limit?: number } = {}, opts: OperationOptions = {}) {
@@ -155,6 +163,14 @@ export class Sandbox {
       await chownTree(this.dir, ownerUid);
     }
     return { root: await realpath(this.dir), ownerUid };
+  }
+
+  /** Without a disk image, the quota is checked before each write (see disk-usage.ts); with one, the file system enforces it. */
+  private async overQuota(files: WorkspaceFiles, adding = 0): Promise<OverQuota | undefined> {
+    const quotaBytes = this.env.limits.diskBytes;
+    if (quotaBytes === 0 || (this.disk && (await this.env.disksAvailable()))) return undefined;
+    const usedBytes = await workspaceBytes(files.root);
+    return usedBytes + adding > quotaBytes ? { usedBytes, quotaBytes } : undefined;
   }
 
   /** The workspace's disk is mounted (made when `create`), when it has one and the host can mount. */
