@@ -1,6 +1,7 @@
-import { existsSync, readFileSync, statfsSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statfsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { detectCgroups } from '../src/sandbox/cgroups.ts';
 import type { Sandbox } from '../src/sandbox/sandbox.ts';
 import { hostProcesses, sandboxConfig, sandboxHost, uniqueTag, removeSandboxDirs } from './support/sandbox.ts';
 import { createTenant, type Tenant } from './support/tenant.ts';
@@ -192,6 +193,27 @@ describe('limits', () => {
     expect(exits).toContain('exit=137');
     expect(r.stderr).toMatch(/out of memory: the sandbox's memory limit \(268435456 bytes for all its processes\) killed \d process/);
   }, 30_000);
+
+  it('each command runs in its own cgroups, with the limits set, removed afterwards', async () => {
+    const cgroups = detectCgroups();
+    if ('reason' in cgroups) throw new Error(`this host should have cgroups: ${cgroups.reason}`);
+    const mineNow = () => readdirSync(cgroups.parents.pids).filter((n) => n.startsWith(`cmd-${process.pid}-`));
+    const running = mine.runCommand('sleep 2');
+    await expect.poll(mineNow, { timeout: 1500, interval: 50 }).toHaveLength(1);
+    const name = mineNow()[0]!;
+    const read = (c: 'memory' | 'pids' | 'cpu', file: string) => readFileSync(path.join(cgroups.parents[c], name, file), 'utf8').trim();
+    expect(read('pids', 'cgroup.procs')).toMatch(/^\d+$/m);
+    expect(read('pids', 'pids.max')).toBe('64');
+    if (cgroups.version === 1) {
+      expect(read('memory', 'memory.limit_in_bytes')).toBe(String(1024 * 1024 * 1024));
+      expect(read('cpu', 'cpu.cfs_quota_us')).toBe('100000');
+    } else {
+      expect(read('memory', 'memory.max')).toBe(String(1024 * 1024 * 1024));
+      expect(read('cpu', 'cpu.max')).toBe('100000 100000');
+    }
+    expect((await running).exit_code).toBe(0);
+    expect(mineNow()).toEqual([]);
+  });
 
   it('caps output and kills a flood', async () => {
     const started = Date.now();
