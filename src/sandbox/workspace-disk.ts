@@ -46,7 +46,8 @@ export class WorkspaceDisk {
       const handle = await open(staging, 'w', 0o600);
       await handle.truncate(this.sizeBytes);
       await handle.close();
-      await tool('mkfs.ext4', ['-q', '-F', '-m', '0', '-L', 'workspace', staging]);
+      // The file is sparse, so unwritten blocks read as zeros: the journal need not be zeroed (saves 64 MiB per 2 GiB image).
+      await tool('mkfs.ext4', ['-q', '-F', '-m', '0', '-E', 'lazy_journal_init=1', '-L', 'workspace', staging]);
       await rename(staging, this.image);
     } catch (err) {
       await rm(staging, { force: true });
