@@ -60,7 +60,10 @@ describe('persistence', () => {
     const again = sandboxHost(config).sandbox(tenant.orgId, tenant.agentId);
     expect((await again.readFile('kept.txt', reported)).content).toBe('on the image');
     expect(reported.seen).toEqual([]);
-    expect((await again.runCommand('df -B1 --output=size . | tail -1')).stdout.trim()).toMatch(/^\d+$/);
+    // Commands run on the image again: its size, not the host disk's.
+    const size = Number((await again.runCommand('df -B1 --output=size . | tail -1')).stdout);
+    expect(size).toBeGreaterThan(32 * 1024 * 1024);
+    expect(size).toBeLessThanOrEqual(64 * 1024 * 1024);
   });
 });
 
