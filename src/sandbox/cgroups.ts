@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
@@ -26,8 +27,6 @@ export interface CgroupHost {
   version: 1 | 2;
   parents: Record<Controller, string>;
 }
-
-let counter = 0;
 
 /** The worker's own cgroup directories, with an `ars-sandbox` child made in each; the reason when not usable. */
 export function detectCgroups(root = CGROUP_ROOT): CgroupHost | { reason: string } {
@@ -64,7 +63,8 @@ export class CommandCgroups {
   ) {}
 
   static create(host: CgroupHost, limits: CgroupLimits): CommandCgroups {
-    const name = `cmd-${process.pid}-${++counter}`;
+    // The pid tells whose group it is (removeStale); the random part keeps threads of one process apart.
+    const name = `cmd-${process.pid}-${randomBytes(6).toString('hex')}`;
     const dirOf = (c: Controller) => path.join(host.parents[c], name);
     const dirs = [...new Set((['memory', 'pids', 'cpu'] as const).map(dirOf))];
     for (const dir of dirs) mkdirSync(dir);
@@ -139,7 +139,7 @@ async function removeWhenEmpty(dir: string): Promise<void> {
 /** Groups a crashed worker left behind (its pid is gone); those of live workers are theirs. */
 function removeStale(parent: string): void {
   for (const name of readdirSync(parent)) {
-    const pid = Number(/^cmd-(\d+)-\d+$/.exec(name)?.[1]);
+    const pid = Number(/^cmd-(\d+)-[0-9a-f]+$/.exec(name)?.[1]);
     if (!pid || isAlive(pid)) continue;
     try {
       rmdirSync(path.join(parent, name));
