@@ -199,17 +199,18 @@ describe('limits', () => {
     if ('reason' in cgroups) throw new Error(`this host should have cgroups: ${cgroups.reason}`);
     const mineNow = () => readdirSync(cgroups.parents.pids).filter((n) => n.startsWith(`cmd-${process.pid}-`));
     const running = mine.runCommand('sleep 2');
-    await expect.poll(mineNow, { timeout: 1500, interval: 50 }).toHaveLength(1);
+    const read = (c: 'memory' | 'pids' | 'cpu', name: string, file: string) => readFileSync(path.join(cgroups.parents[c], name, file), 'utf8').trim();
+    // The group is made first, then the command's first process joins it.
+    await expect.poll(() => mineNow().filter((n) => read('pids', n, 'cgroup.procs') !== ''), { timeout: 1500, interval: 50 }).toHaveLength(1);
     const name = mineNow()[0]!;
-    const read = (c: 'memory' | 'pids' | 'cpu', file: string) => readFileSync(path.join(cgroups.parents[c], name, file), 'utf8').trim();
-    expect(read('pids', 'cgroup.procs')).toMatch(/^\d+$/m);
-    expect(read('pids', 'pids.max')).toBe('64');
+    expect(read('pids', name, 'cgroup.procs')).toMatch(/^\d+$/m);
+    expect(read('pids', name, 'pids.max')).toBe('64');
     if (cgroups.version === 1) {
-      expect(read('memory', 'memory.limit_in_bytes')).toBe(String(1024 * 1024 * 1024));
-      expect(read('cpu', 'cpu.cfs_quota_us')).toBe('100000');
+      expect(read('memory', name, 'memory.limit_in_bytes')).toBe(String(1024 * 1024 * 1024));
+      expect(read('cpu', name, 'cpu.cfs_quota_us')).toBe('100000');
     } else {
-      expect(read('memory', 'memory.max')).toBe(String(1024 * 1024 * 1024));
-      expect(read('cpu', 'cpu.max')).toBe('100000 100000');
+      expect(read('memory', name, 'memory.max')).toBe(String(1024 * 1024 * 1024));
+      expect(read('cpu', name, 'cpu.max')).toBe('100000 100000');
     }
     expect((await running).exit_code).toBe(0);
     expect(mineNow()).toEqual([]);
