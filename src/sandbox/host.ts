@@ -87,11 +87,11 @@ export class SandboxHost {
     if (this.workerIsRoot && diskBytes > 0 && diskImages) await this.disksAvailable();
   }
 
-  /** Whether workspace disks can be mounted here; without, workspaces are only bounded by SANDBOX_MAX_FILE_BYTES per file. */
+  /** Whether workspace disks can be mounted here; without, the quota is only a usage check before writes (disk-usage.ts). */
   private disksAvailable(): Promise<boolean> {
     return (this.disks ??= canMountDisks().then((probe) => {
       if (probe.ok) this.deps.logger.info({ diskBytes: this.deps.config.sandbox.diskBytes }, 'sandbox workspaces get their own disk');
-      else this.deps.logger.warn({ reason: probe.reason }, 'sandbox workspace disks cannot be mounted here: no per-workspace disk quota');
+      else this.deps.logger.warn({ reason: probe.reason }, 'sandbox workspace disks cannot be mounted here: the disk quota is only checked before writes');
       return probe.ok;
     }));
   }
