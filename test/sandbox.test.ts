@@ -126,12 +126,14 @@ describe('no network, no secrets', () => {
 });
 
 describe('kernel surface', () => {
-  it('a seccomp filter refuses new namespaces (user namespaces included) and mounts', async () => {
+  it('a seccomp filter refuses new namespaces (user namespaces included), mounts and ptrace', async () => {
     const r = await mine.runCommand(
       'grep Seccomp: /proc/self/status; unshare --user --map-root-user true; echo user=$?; unshare --user --mount true; echo mount=$?; ' +
+        // PTRACE_TRACEME succeeds for any process without the filter.
+        `python3 -c "import ctypes; libc = ctypes.CDLL(None, use_errno=True); print('ptrace', libc.ptrace(0, 0, 0, 0), ctypes.get_errno())"; ` +
         '(sleep 0.1 & wait) && echo children-still-work',
     );
-    expect(r.stdout).toBe('Seccomp:\t2\nuser=1\nmount=1\nchildren-still-work\n');
+    expect(r.stdout).toBe('Seccomp:\t2\nuser=1\nmount=1\nptrace -1 1\nchildren-still-work\n');
     expect(r.stderr).toBe('unshare: unshare failed: Operation not permitted\n'.repeat(2));
   });
 });
