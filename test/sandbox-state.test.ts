@@ -64,6 +64,15 @@ describe('persistence', () => {
     const size = Number((await again.runCommand('df -B1 --output=size . | tail -1')).stdout);
     expect(size).toBeGreaterThan(32 * 1024 * 1024);
     expect(size).toBeLessThanOrEqual(64 * 1024 * 1024);
+
+    // A larger SANDBOX_DISK_BYTES grows the image when it is mounted next, files kept.
+    unmountDisksBelow(config.dataDir);
+    const bigger = sandboxHost({ ...config, sandbox: { ...config.sandbox, diskBytes: 128 * 1024 * 1024 } }).sandbox(tenant.orgId, tenant.agentId);
+    const grown = await bigger.runCommand('cat kept.txt; echo; df -B1 --output=size . | tail -1');
+    const [kept, grownSize] = grown.stdout.trim().split('\n');
+    expect(kept).toBe('on the image');
+    expect(Number(grownSize)).toBeGreaterThan(96 * 1024 * 1024);
+    expect(Number(grownSize)).toBeLessThanOrEqual(128 * 1024 * 1024);
   });
 });
 

@@ -1,6 +1,6 @@
 import { execFile, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, open, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, open, rename, rm, stat, truncate } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -33,9 +33,24 @@ export class WorkspaceDisk {
       if (!create) return false;
       await this.makeImage();
     }
+    await this.growToSize();
     await mkdir(this.mountPoint, { recursive: true, mode: 0o700 });
     await tool('mount', ['-t', 'ext4', '-o', 'loop,nosuid,nodev,noatime', this.image, this.mountPoint]);
     return true;
+  }
+
+  /**
+   * SANDBOX_DISK_BYTES grew since the image was made: grow it before mounting (offline:
+   * containers often refuse the online resize ioctl). Never shrunk: that could lose files.
+   */
+  private async growToSize(): Promise<void> {
+    if ((await stat(this.image)).size >= this.sizeBytes) return;
+    await truncate(this.image, this.sizeBytes);
+    // e2fsck exits 1 when it corrected something: still fine to resize.
+    await tool('e2fsck', ['-f', '-p', this.image]).catch((err: { code?: number }) => {
+      if (err.code !== 1) throw err;
+    });
+    await tool('resize2fs', [this.image]);
   }
 
   /** A sparse file with an empty ext4 file system (no blocks reserved for root), made beside the final path and renamed in. */
