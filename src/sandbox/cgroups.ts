@@ -72,7 +72,9 @@ export class CommandCgroups {
     const quota = Math.max(1000, Math.round(limits.cpus * PERIOD_US));
     try {
       if (host.version === 2) {
-        groups.write(dirOf('memory'), { 'memory.max': limits.memoryBytes, 'memory.swap.max': 0, 'pids.max': limits.maxProcesses, 'cpu.max': `${quota} ${PERIOD_US}` });
+        groups.write(dirOf('memory'), { 'memory.max': limits.memoryBytes, 'pids.max': limits.maxProcesses, 'cpu.max': `${quota} ${PERIOD_US}` });
+        // Absent without swap accounting; there is then no swap to limit.
+        if (existsSync(path.join(dirOf('memory'), 'memory.swap.max'))) groups.write(dirOf('memory'), { 'memory.swap.max': 0 });
       } else {
         groups.write(dirOf('memory'), { 'memory.limit_in_bytes': limits.memoryBytes });
         // Without swap accounting the file is absent; there is then no swap to limit.
