@@ -166,17 +166,18 @@ describe('limits', () => {
   }, 20_000);
 
   it('a classic fork bomb ends at its timeout and leaves nothing behind', async () => {
+    const bomb = `bomb_${uniqueTag()}`;
     const started = Date.now();
-    const r = await mine.runCommand('bomb() { bomb | bomb & }; bomb; sleep 100', { timeoutMs: 3000 });
+    const r = await mine.runCommand(`${bomb}() { ${bomb} | ${bomb} & }; ${bomb}; sleep 100`, { timeoutMs: 2000 });
     expect(r).toMatchObject({ timed_out: true, exit_code: null });
     expect(r.stderr).toMatch(/fork: (retry: )?Resource temporarily unavailable/);
     expect(Date.now() - started).toBeLessThan(10_000);
-    expect(hostProcesses('bomb')).toEqual([]);
+    expect(hostProcesses(bomb)).toEqual([]);
     expect((await mine.runCommand('echo still-usable')).stdout).toBe('still-usable\n');
   }, 20_000);
 
   it('a runaway loop is stopped by its timeout, or by the CPU-time limit', async () => {
-    const looped = await mine.runCommand('while :; do :; done', { timeoutMs: 1500 });
+    const looped = await mine.runCommand('while :; do :; done', { timeoutMs: 1000 });
     expect(looped).toMatchObject({ timed_out: true, exit_code: null });
     const cpuCapped = sandboxHost(sandboxConfig({ SANDBOX_CPU_SECONDS: '1' })).sandbox(a.orgId, a.agentId);
     const r = await cpuCapped.runCommand('bash -c "while :; do :; done"; echo "loop ended with $?"', { timeoutMs: 20_000 });
@@ -188,7 +189,7 @@ describe('limits', () => {
   it('a memory hog spread over processes is killed at the limit for all of them together', async () => {
     const small = sandboxHost(sandboxConfig({ SANDBOX_MEMORY_BYTES: String(256 * 1024 * 1024) })).sandbox(a.orgId, a.agentId);
     // Four processes of 100 MB each: each is under the per-process limit, together they are over it.
-    const hog = 'python3 -c "import time; b = bytearray(100 * 1024 ** 2); time.sleep(3)"';
+    const hog = 'python3 -c "import time; b = bytearray(100 * 1024 ** 2); time.sleep(1.5)"';
     const r = await small.runCommand(`for i in 1 2 3 4; do ${hog} & done; for j in $(jobs -p); do wait $j; echo "exit=$?"; done`, { timeoutMs: 20_000 });
     const exits = r.stdout.trim().split('\n');
     expect(exits).toHaveLength(4);
@@ -200,7 +201,7 @@ describe('limits', () => {
     const cgroups = detectCgroups();
     if ('reason' in cgroups) throw new Error(`this host should have cgroups: ${cgroups.reason}`);
     const mineNow = () => readdirSync(cgroups.parents.pids).filter((n) => n.startsWith(`cmd-${process.pid}-`));
-    const running = mine.runCommand('sleep 2');
+    const running = mine.runCommand('sleep 1.5');
     const read = (c: 'memory' | 'pids' | 'cpu', name: string, file: string) => readFileSync(path.join(cgroups.parents[c], name, file), 'utf8').trim();
     // The group is made first, then the command's first process joins it.
     await expect.poll(() => mineNow().filter((n) => read('pids', n, 'cgroup.procs') !== ''), { timeout: 1500, interval: 50 }).toHaveLength(1);
