@@ -56,6 +56,12 @@ const envSchema = z.object({
   SANDBOX_MAX_FILE_BYTES: z.coerce.number().int().positive().default(512 * 1024 * 1024),
   SANDBOX_MEMORY_BYTES: z.coerce.number().int().positive().default(4 * 1024 * 1024 * 1024),
   SANDBOX_TMP_BYTES: z.coerce.number().int().positive().default(256 * 1024 * 1024),
+  /** CPU bandwidth of one command and all its processes, in CPUs (cgroups; where the host has none, only SANDBOX_CPU_SECONDS per process). */
+  SANDBOX_CPUS: z.coerce.number().positive().max(1024).default(1),
+  /** Per workspace (not per command): its own loop-mounted file system of this size, when the worker runs as root; 0 turns it off. */
+  SANDBOX_DISK_BYTES: z.coerce.number().int().min(0).default(2 * 1024 * 1024 * 1024),
+  /** false: no disk images even as root; the quota is then only checked before writes (src/sandbox/disk-usage.ts). */
+  SANDBOX_DISK_IMAGES: z.enum(['true', 'false']).default('true'),
   /** read_file returns at most this much of a file; write_file accepts at most SANDBOX_WRITE_MAX_BYTES. */
   SANDBOX_READ_MAX_BYTES: z.coerce.number().int().positive().default(256 * 1024),
   SANDBOX_WRITE_MAX_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
@@ -128,6 +134,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       maxFileBytes: e.SANDBOX_MAX_FILE_BYTES,
       memoryBytes: e.SANDBOX_MEMORY_BYTES,
       tmpBytes: e.SANDBOX_TMP_BYTES,
+      cpus: e.SANDBOX_CPUS,
+      diskBytes: e.SANDBOX_DISK_BYTES,
+      diskImages: e.SANDBOX_DISK_IMAGES === 'true',
       readMaxBytes: e.SANDBOX_READ_MAX_BYTES,
       writeMaxBytes: e.SANDBOX_WRITE_MAX_BYTES,
       snapshotMaxBytes: e.SANDBOX_SNAPSHOT_MAX_BYTES,

@@ -1,4 +1,5 @@
-import { statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
+import path from 'node:path';
 import { rm } from 'node:fs/promises';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import pino from 'pino';
@@ -8,6 +9,7 @@ import { createRunToolActivities } from '../src/activities/run-tool.ts';
 import { createSandboxActivities } from '../src/activities/sandbox-activities.ts';
 import { readEvents } from '../src/db/event-log.ts';
 import { sandboxHostFor } from '../src/sandbox/host.ts';
+import { unmountDisksBelow } from '../src/sandbox/workspace-disk.ts';
 import type { SnapshotResult } from '../src/sandbox/snapshots.ts';
 import type { WorkspaceStatus } from '../src/sandbox/workspace.ts';
 import { toolCatalog } from '../src/shared/tools/index.ts';
@@ -45,6 +47,32 @@ describe('persistence', () => {
     expect((await second.runCommand('echo $GREETING; pwd')).stdout).toBe('kept\n/workspace\n');
     const listing = await second.listFiles('.', { recursive: true });
     expect(listing.entries.map((e) => e.path)).toEqual(expect.arrayContaining(['.home', '.home/.profile', 'out.txt', 'src', 'src/hello.txt']));
+  });
+
+  it("the workspace's own disk is mounted again after a restart (the machine's mounts gone)", async () => {
+    const config = sandboxConfig();
+    const first = sandboxHost(config).sandbox(tenant.orgId, tenant.agentId);
+    await first.writeFile('kept.txt', 'on the image');
+    expect(first.disk).toBeDefined();
+    unmountDisksBelow(config.dataDir);
+    expect(existsSync(path.join(first.dir, 'kept.txt'))).toBe(false);
+    const reported = statuses();
+    const again = sandboxHost(config).sandbox(tenant.orgId, tenant.agentId);
+    expect((await again.readFile('kept.txt', reported)).content).toBe('on the image');
+    expect(reported.seen).toEqual([]);
+    // Commands run on the image again: its size, not the host disk's.
+    const size = Number((await again.runCommand('df -B1 --output=size . | tail -1')).stdout);
+    expect(size).toBeGreaterThan(32 * 1024 * 1024);
+    expect(size).toBeLessThanOrEqual(64 * 1024 * 1024);
+
+    // A larger SANDBOX_DISK_BYTES grows the image when it is mounted next, files kept.
+    unmountDisksBelow(config.dataDir);
+    const bigger = sandboxHost({ ...config, sandbox: { ...config.sandbox, diskBytes: 128 * 1024 * 1024 } }).sandbox(tenant.orgId, tenant.agentId);
+    const grown = await bigger.runCommand('cat kept.txt; echo; df -B1 --output=size . | tail -1');
+    const [kept, grownSize] = grown.stdout.trim().split('\n');
+    expect(kept).toBe('on the image');
+    expect(Number(grownSize)).toBeGreaterThan(96 * 1024 * 1024);
+    expect(Number(grownSize)).toBeLessThanOrEqual(128 * 1024 * 1024);
   });
 });
 

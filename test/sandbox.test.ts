@@ -1,8 +1,9 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statfsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { detectCgroups } from '../src/sandbox/cgroups.ts';
 import type { Sandbox } from '../src/sandbox/sandbox.ts';
-import { hostProcesses, sandboxHost, uniqueTag, removeSandboxDirs } from './support/sandbox.ts';
+import { hostProcesses, sandboxConfig, sandboxHost, uniqueTag, removeSandboxDirs } from './support/sandbox.ts';
 import { createTenant, type Tenant } from './support/tenant.ts';
 
 /** Isolation and limits of the sandbox, over real bubblewrap and real files. */
@@ -124,6 +125,19 @@ describe('no network, no secrets', () => {
   });
 });
 
+describe('kernel surface', () => {
+  it('a seccomp filter refuses new namespaces (user namespaces included), mounts and ptrace', async () => {
+    const r = await mine.runCommand(
+      'grep Seccomp: /proc/self/status; unshare --user --map-root-user true; echo user=$?; unshare --user --mount true; echo mount=$?; ' +
+        // PTRACE_TRACEME succeeds for any process without the filter.
+        `python3 -c "import ctypes; libc = ctypes.CDLL(None, use_errno=True); print('ptrace', libc.ptrace(0, 0, 0, 0), ctypes.get_errno())"; ` +
+        '(sleep 0.1 & wait) && echo children-still-work',
+    );
+    expect(r.stdout).toBe('Seccomp:\t2\nuser=1\nmount=1\nptrace -1 1\nchildren-still-work\n');
+    expect(r.stderr).toBe('unshare: unshare failed: Operation not permitted\n'.repeat(2));
+  });
+});
+
 describe('limits', () => {
   it('kills a command at its timeout, with its whole process tree', async () => {
     const tag = uniqueTag();
@@ -151,6 +165,60 @@ describe('limits', () => {
     expect(hostProcesses(`sleep 100.${tag}`)).toEqual([]);
   }, 20_000);
 
+  it('a classic fork bomb ends at its timeout and leaves nothing behind', async () => {
+    const bomb = `bomb_${uniqueTag()}`;
+    const started = Date.now();
+    const r = await mine.runCommand(`${bomb}() { ${bomb} | ${bomb} & }; ${bomb}; sleep 100`, { timeoutMs: 2000 });
+    expect(r).toMatchObject({ timed_out: true, exit_code: null });
+    expect(r.stderr).toMatch(/fork: (retry: )?Resource temporarily unavailable/);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(hostProcesses(bomb)).toEqual([]);
+    expect((await mine.runCommand('echo still-usable')).stdout).toBe('still-usable\n');
+  }, 20_000);
+
+  it('a runaway loop is stopped by its timeout, or by the CPU-time limit', async () => {
+    const looped = await mine.runCommand('while :; do :; done', { timeoutMs: 1000 });
+    expect(looped).toMatchObject({ timed_out: true, exit_code: null });
+    const cpuCapped = sandboxHost(sandboxConfig({ SANDBOX_CPU_SECONDS: '1' })).sandbox(a.orgId, a.agentId);
+    const r = await cpuCapped.runCommand('bash -c "while :; do :; done"; echo "loop ended with $?"', { timeoutMs: 20_000 });
+    // Killed after one second of CPU time (SIGKILL, as the soft and hard limits are equal).
+    expect(r).toMatchObject({ timed_out: false, exit_code: 0, stdout: 'loop ended with 137\n' });
+    expect(r.duration_ms).toBeLessThan(10_000);
+  }, 30_000);
+
+  it('a memory hog spread over processes is killed at the limit for all of them together', async () => {
+    const small = sandboxHost(sandboxConfig({ SANDBOX_MEMORY_BYTES: String(256 * 1024 * 1024) })).sandbox(a.orgId, a.agentId);
+    // Four processes of 100 MB each: each is under the per-process limit, together they are over it.
+    const hog = 'python3 -c "import time; b = bytearray(100 * 1024 ** 2); time.sleep(1.5)"';
+    const r = await small.runCommand(`for i in 1 2 3 4; do ${hog} & done; for j in $(jobs -p); do wait $j; echo "exit=$?"; done`, { timeoutMs: 20_000 });
+    const exits = r.stdout.trim().split('\n');
+    expect(exits).toHaveLength(4);
+    expect(exits).toContain('exit=137');
+    expect(r.stderr).toMatch(/out of memory: the sandbox's memory limit \(268435456 bytes for all its processes\) killed \d process/);
+  }, 30_000);
+
+  it('each command runs in its own cgroups, with the limits set, removed afterwards', async () => {
+    const cgroups = detectCgroups();
+    if ('reason' in cgroups) throw new Error(`this host should have cgroups: ${cgroups.reason}`);
+    const mineNow = () => readdirSync(cgroups.parents.pids).filter((n) => n.startsWith(`cmd-${process.pid}-`));
+    const running = mine.runCommand('sleep 1.5');
+    const read = (c: 'memory' | 'pids' | 'cpu', name: string, file: string) => readFileSync(path.join(cgroups.parents[c], name, file), 'utf8').trim();
+    // The group is made first, then the command's first process joins it.
+    await expect.poll(() => mineNow().filter((n) => read('pids', n, 'cgroup.procs') !== ''), { timeout: 1500, interval: 50 }).toHaveLength(1);
+    const name = mineNow()[0]!;
+    expect(read('pids', name, 'cgroup.procs')).toMatch(/^\d+$/m);
+    expect(read('pids', name, 'pids.max')).toBe('64');
+    if (cgroups.version === 1) {
+      expect(read('memory', name, 'memory.limit_in_bytes')).toBe(String(1024 * 1024 * 1024));
+      expect(read('cpu', name, 'cpu.cfs_quota_us')).toBe('100000');
+    } else {
+      expect(read('memory', name, 'memory.max')).toBe(String(1024 * 1024 * 1024));
+      expect(read('cpu', name, 'cpu.max')).toBe('100000 100000');
+    }
+    expect((await running).exit_code).toBe(0);
+    expect(mineNow()).toEqual([]);
+  });
+
   it('caps output and kills a flood', async () => {
     const started = Date.now();
     const r = await mine.runCommand('yes | head -c 50000000; echo done-marker');
@@ -168,6 +236,37 @@ describe('limits', () => {
     );
     expect(r.stdout).toMatch(/^1048576$/m);
     expect(r.stdout).toContain('MemoryError');
+  });
+
+  it('filling the workspace fills only its own disk', async () => {
+    const quota = 64 * 1024 * 1024;
+    const hostFreeBefore = statfsSync(mine.disk!.image).bavail;
+    // Files of 1 MB each (the per-file limit), until the disk is full.
+    const r = await mine.runCommand('for i in $(seq 100); do head -c 1000000 /dev/zero > fill.$i || break; done; ls fill.* | wc -l; df -B1 --output=size . | tail -1');
+    expect(r.stderr).toContain('No space left on device');
+    const [files, size] = r.stdout.trim().split('\n').map(Number);
+    expect(files).toBeGreaterThan(40);
+    expect(files).toBeLessThan(64);
+    expect(size).toBeLessThanOrEqual(quota);
+    // The host holds at most the image, and its disk did not fill.
+    expect(statSync(mine.disk!.image).blocks * 512).toBeLessThanOrEqual(quota);
+    expect(hostFreeBefore - statfsSync(mine.disk!.image).bavail).toBeLessThan(quota);
+    await expect(mine.writeFile('more.txt', 'x'.repeat(100_000))).rejects.toMatchObject({ code: 'ENOSPC', message: expect.stringContaining('disk quota is full') });
+    expect((await mine.runCommand('rm fill.* && echo freed')).stdout).toBe('freed\n');
+    expect(await mine.writeFile('more.txt', 'x')).toMatchObject({ size_bytes: 1 });
+  });
+
+  it('without a disk image, the quota is checked before writes', async () => {
+    const capped = sandboxHost(sandboxConfig({ SANDBOX_DISK_IMAGES: 'false', SANDBOX_DISK_BYTES: String(3 * 1024 * 1024) })).sandbox(a.orgId, a.agentId);
+    expect(capped.disk).toBeUndefined();
+    // One command can still go past it (the weakness of the fallback)…
+    expect((await capped.runCommand('for i in 1 2 3 4; do head -c 1000000 /dev/zero > f.$i; done; echo written')).stdout).toBe('written\n');
+    // …then nothing grows until files are deleted.
+    await expect(capped.writeFile('x.txt', 'x')).rejects.toMatchObject({ code: 'EDQUOT', message: expect.stringContaining('over its disk quota') });
+    const blocked = await capped.runCommand('head -c 10 /dev/zero > more.bin; echo "exit=$?"; rm f.*; ls');
+    expect(blocked.stdout).toBe('exit=153\nmore.bin\n');
+    expect(blocked.stderr).toContain('[the workspace is over its disk quota');
+    expect(await capped.writeFile('x.txt', 'x')).toMatchObject({ size_bytes: 1 });
   });
 
   it('a cancelled command is killed at once', async () => {

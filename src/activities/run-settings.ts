@@ -1,9 +1,17 @@
-import { agentModelSettingsSchema } from '../shared/agent-settings.ts';
+import { agentModelSettingsSchema, type AgentModelSettings } from '../shared/agent-settings.ts';
 import type { RunSettings } from '../shared/run-workflow-types.ts';
 import { toolCatalog } from '../shared/tools/index.ts';
+import { runCommandTool } from '../shared/tools/sandbox.ts';
 import type { ActivityDeps } from './deps.ts';
 
 export const DEFAULT_MAX_STEPS = 10;
+
+/** The agent's list, plus run_command unless the agent turned its default gate off (`sandbox.run_command_approval: false`). */
+function approvalRequiredTools(s: AgentModelSettings): string[] {
+  const tools = new Set(s.approval_required_tools ?? []);
+  if (s.sandbox?.run_command_approval !== false) tools.add(runCommandTool.name);
+  return [...tools];
+}
 
 export function createRunSettingsActivities({ db }: ActivityDeps) {
   return {
@@ -15,7 +23,7 @@ export function createRunSettingsActivities({ db }: ActivityDeps) {
       const catalogSensitive = [...toolCatalog.values()].filter((t) => t.sensitive).map((t) => t.name);
       return {
         maxSteps: s.max_steps ?? DEFAULT_MAX_STEPS,
-        approvalRequiredTools: s.approval_required_tools ?? [],
+        approvalRequiredTools: approvalRequiredTools(s),
         sensitiveTools: [...new Set([...catalogSensitive, ...(s.sensitive_tools ?? [])])],
         requirePlanApproval: s.require_plan_approval ?? false,
       };

@@ -11,6 +11,10 @@ export interface BwrapCommandInput {
   identity: SandboxIdentity;
   /** bwrap ≥ 0.8 can forbid nested user namespaces (unprivileged mode only). */
   canDisableUserns: boolean;
+  /** A seccomp filter is passed on file descriptor 3 (host support probed at start). */
+  seccompFd?: number;
+  /** Share the worker host's network (the agent's `sandbox.network` setting); otherwise only a private loopback. */
+  network: boolean;
   limits: Pick<SandboxLimits, 'cpuSeconds' | 'maxProcesses' | 'maxFileBytes' | 'memoryBytes' | 'tmpBytes'>;
   command: string;
 }
@@ -44,7 +48,7 @@ export function ulimitPrefix(limits: BwrapCommandInput['limits']): string {
     `ulimit -t ${limits.cpuSeconds}`,
     `ulimit -u ${limits.maxProcesses}`,
     // bash counts -f and -v in 1024-byte units outside POSIX mode.
-    `ulimit -f ${kib(limits.maxFileBytes)}`,
+    `ulimit -f ${limits.maxFileBytes === 0 ? 0 : kib(limits.maxFileBytes)}`,
     `ulimit -v ${kib(limits.memoryBytes)}`,
     'ulimit -c 0',
     'ulimit -n 1024',
@@ -66,8 +70,8 @@ export function bwrapArgs(input: BwrapCommandInput): string[] {
     // host uid with setpriv instead (see identity.ts). Unprivileged, --unshare-all
     // includes the user namespace bwrap needs.
     ...(rootMode
-      ? ['--unshare-ipc', '--unshare-pid', '--unshare-net', '--unshare-uts', '--unshare-cgroup-try']
-      : ['--unshare-all', '--unshare-user', '--uid', String(identity.uid), '--gid', String(identity.uid), ...(input.canDisableUserns ? ['--disable-userns'] : [])]),
+      ? ['--unshare-ipc', '--unshare-pid', ...(input.network ? [] : ['--unshare-net']), '--unshare-uts', '--unshare-cgroup-try']
+      : ['--unshare-all', ...(input.network ? ['--share-net'] : []), '--unshare-user', '--uid', String(identity.uid), '--gid', String(identity.uid), ...(input.canDisableUserns ? ['--disable-userns'] : [])]),
     '--die-with-parent',
     '--new-session',
     '--hostname', 'sandbox',
@@ -75,12 +79,15 @@ export function bwrapArgs(input: BwrapCommandInput): string[] {
     ...Object.entries(sandboxEnvironment()).flatMap(([k, v]) => ['--setenv', k, v]),
     ...input.systemMounts,
     ...Object.entries(input.identityFiles).flatMap(([name, file]) => ['--ro-bind', file, `/etc/${name}`]),
+    // Name resolution only matters with a network.
+    ...(input.network ? ['--ro-bind-try', '/etc/resolv.conf', '/etc/resolv.conf'] : []),
     '--bind', input.workspaceDir, SANDBOX_WORKSPACE,
     '--chdir', SANDBOX_WORKSPACE,
     '--perms', '1777', '--size', String(limits.tmpBytes), '--tmpfs', '/tmp',
     '--dir', '/var', '--symlink', '../tmp', '/var/tmp',
     '--proc', '/proc',
     '--dev', '/dev',
+    ...(input.seccompFd === undefined ? [] : ['--seccomp', String(input.seccompFd)]),
   ];
   if (rootMode) args.push('--cap-add', 'CAP_SETUID', '--cap-add', 'CAP_SETGID');
   const drop = rootMode

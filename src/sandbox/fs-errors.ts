@@ -12,7 +12,7 @@ const explained: Record<string, string> = {
   EPERM: 'operation not permitted',
   EROFS: 'read-only file system',
   EFBIG: 'file too large',
-  ENOSPC: 'no space left on the sandbox host',
+  ENOSPC: 'no space left in the workspace (its disk quota is full)',
   EDQUOT: 'disk quota exceeded',
 };
 

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import type { Writable } from 'node:stream';
 
 /** What a sandboxed command produced. Field names are the run_command tool's output. */
 export interface CommandResult {
@@ -19,6 +20,8 @@ export interface RunProcessOptions {
   /** Aborting kills the whole process group; runProcess then rejects with the signal's reason. */
   signal?: AbortSignal;
   env: Record<string, string>;
+  /** Bytes the program reads from file descriptor 3 (bwrap --seccomp 3). */
+  fd3?: Buffer;
 }
 
 /** Output past the cap is read and dropped until this many caps have arrived; then the command is flooding and is killed. */
@@ -33,7 +36,14 @@ const CLOSE_GRACE_MS = 2000;
 export function runProcess(file: string, args: string[], opts: RunProcessOptions): Promise<CommandResult> {
   if (opts.signal?.aborted) return Promise.reject(abortReason(opts.signal));
   const started = performance.now();
-  const child = spawn(file, args, { detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: opts.env, cwd: '/' });
+  const child = spawn(file, args, { detached: true, stdio: ['ignore', 'pipe', 'pipe', opts.fd3 ? 'pipe' : 'ignore'], env: opts.env, cwd: '/' });
+  const stdout = child.stdout!;
+  const stderr = child.stderr!;
+  if (opts.fd3) {
+    const fd3 = child.stdio[3] as Writable;
+    fd3.on('error', () => {}); // a program that exits early closes it; its exit code says why
+    fd3.end(opts.fd3);
+  }
   const chunks = { stdout: [] as Buffer[], stderr: [] as Buffer[] };
   const cut = { stdout: false, stderr: false };
   let kept = 0;
@@ -60,8 +70,8 @@ export function runProcess(file: string, args: string[], opts: RunProcessOptions
     if (chunk.length > room) cut[stream] = true;
     if (seen > opts.maxOutputBytes * FLOOD_FACTOR) killGroup();
   };
-  child.stdout.on('data', collect('stdout'));
-  child.stderr.on('data', collect('stderr'));
+  stdout.on('data', collect('stdout'));
+  stderr.on('data', collect('stderr'));
 
   const timer = setTimeout(() => {
     timedOut = true;
@@ -89,8 +99,8 @@ export function runProcess(file: string, args: string[], opts: RunProcessOptions
       // Whatever the command left behind in its group goes with it.
       killGroup();
       graceTimer = setTimeout(() => {
-        child.stdout.destroy();
-        child.stderr.destroy();
+        stdout.destroy();
+        stderr.destroy();
       }, CLOSE_GRACE_MS);
     });
     child.once('close', (code) => {

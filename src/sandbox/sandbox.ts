@@ -11,6 +11,10 @@ import type { SandboxLock } from './sandbox-lock.ts';
 import { saveSnapshot, type SnapshotResult } from './snapshots.ts';
 import { chownTree, ensureWorkspace, type WorkspaceStatus } from './workspace.ts';
 import { asToolError } from './fs-errors.ts';
+import type { WorkspaceDisk } from './workspace-disk.ts';
+import { overQuotaNote, workspaceBytes, type OverQuota } from './disk-usage.ts';
+import { ToolError } from '../activities/tools/types.ts';
+import { CommandCgroups, inCgroups, type CgroupHost } from './cgroups.ts';
 
 /** What every sandbox of one worker process shares (see SandboxHost). */
 export interface SandboxEnvironment {
@@ -21,7 +25,19 @@ export interface SandboxEnvironment {
   /** Where the generated /etc/passwd etc. live on the host. */
   identityDir: string;
   /** Throws a ToolError when bubblewrap is missing. */
-  tooling(): { systemMounts: string[]; canDisableUserns: boolean };
+  tooling(): SandboxTooling;
+  /** Whether WorkspaceDisks can be mounted on this host (probed once). */
+  disksAvailable(): Promise<boolean>;
+}
+
+/** What the host's bubblewrap and kernel support, probed once. */
+export interface SandboxTooling {
+  systemMounts: string[];
+  canDisableUserns: boolean;
+  /** The seccomp BPF program, when the host supports it. */
+  seccomp?: Buffer;
+  /** Where per-command cgroups go, when the host lets us make them. */
+  cgroups?: CgroupHost;
 }
 
 export interface OperationOptions {
@@ -34,6 +50,8 @@ export interface OperationOptions {
 
 export interface CommandOptions extends OperationOptions {
   timeoutMs?: number;
+  /** Share the host's network (the agent's `sandbox.network`); default off. */
+  network?: boolean;
   maxOutputBytes?: number;
 }
 
@@ -50,6 +68,8 @@ export class Sandbox {
     /** The workspace directory on the host. */
     readonly dir: string,
     readonly identity: SandboxIdentity,
+    /** The workspace's own file system (disk quota); `dir` is inside its mount point. */
+    readonly disk?: WorkspaceDisk,
   ) {}
 
   /** `bash -lc <command>` in bubblewrap, in /workspace (see bwrapArgs for the isolation). */
@@ -57,22 +77,36 @@ export class Sandbox {
     const { limits } = this.env;
     const timeoutMs = Math.min(opts.timeoutMs ?? limits.defaultTimeoutSeconds * 1000, limits.maxTimeoutSeconds * 1000);
     return this.exclusive(opts, async (files) => {
-      const { systemMounts, canDisableUserns } = this.env.tooling();
+      const { systemMounts, canDisableUserns, seccomp, cgroups } = this.env.tooling();
+      const overQuota = await this.overQuota(files);
       const args = bwrapArgs({
         workspaceDir: files.root,
         systemMounts,
         identityFiles: identityFiles(this.env.identityDir, this.identity.uid),
         identity: this.identity,
         canDisableUserns,
-        limits,
+        network: opts.network ?? false,
+        seccompFd: seccomp ? 3 : undefined,
+        limits: overQuota ? { ...limits, maxFileBytes: 0 } : limits,
         command,
       });
-      return runProcess('bwrap', args, {
-        timeoutMs,
-        maxOutputBytes: opts.maxOutputBytes ?? limits.maxOutputBytes,
-        signal: opts.signal,
-        env: { PATH: HOST_TOOL_PATH },
-      });
+      const groups = cgroups && CommandCgroups.create(cgroups, { memoryBytes: limits.memoryBytes, maxProcesses: limits.maxProcesses, cpus: limits.cpus });
+      try {
+        const [file, argv] = groups ? inCgroups(groups, 'bwrap', args) : ['bwrap', args];
+        const result = await runProcess(file, argv, {
+          timeoutMs,
+          maxOutputBytes: opts.maxOutputBytes ?? limits.maxOutputBytes,
+          signal: opts.signal,
+          env: { PATH: HOST_TOOL_PATH },
+          fd3: seccomp,
+        });
+        const oomKills = groups?.oomKills() ?? 0;
+        if (overQuota) result.stderr += `\n${overQuotaNote(overQuota)}`;
+        if (oomKills > 0) result.stderr += `\n[out of memory: the sandbox's memory limit (${limits.memoryBytes} bytes for all its processes) killed ${oomKills} process(es)]`;
+        return result;
+      } finally {
+        await groups?.remove();
+      }
     });
   }
 
@@ -81,7 +115,11 @@ export class Sandbox {
   }
 
   writeFile(path: string, content: string, opts: OperationOptions = {}) {
-    return this.exclusive(opts, (files) => asToolError(path, writeWorkspaceFile(files, path, content, this.env.limits.writeMaxBytes)));
+    return this.exclusive(opts, async (files) => {
+      const over = await this.overQuota(files, Buffer.byteLength(content));
+      if (over) throw new ToolError(`${path}: the workspace is over its disk quota (${over.usedBytes} of ${over.quotaBytes} bytes); delete files first`, 'EDQUOT');
+      return asToolError(path, writeWorkspaceFile(files, path, content, this.env.limits.writeMaxBytes));
+    });
   }
 
   listFiles(path: string, listing: { recursive?: boolean; limit?: number } = {}, opts: OperationOptions = {}) {
@@ -96,6 +134,7 @@ export class Sandbox {
       this.lockKey,
       () =>
         withHeartbeat(opts.heartbeat, async () => {
+          await this.mountDisk(false);
           if (!existsSync(this.dir)) return { snapshot_id: null, skipped: 'no_workspace' as const };
           const dir = await realpath(this.dir);
           return saveSnapshot(this.env.db, { orgId: this.orgId, agentId: this.agentId, runId, dir }, { maxBytes: limits.snapshotMaxBytes, keep: limits.snapshotsKept });
@@ -115,6 +154,7 @@ export class Sandbox {
   /** Makes sure the workspace is here and belongs to the sandbox's uid. Under the lock. */
   private async prepare(opts: OperationOptions): Promise<WorkspaceFiles> {
     const ownerUid = this.identity.hostUid;
+    await this.mountDisk(true);
     const status = await ensureWorkspace(this.env.db, { orgId: this.orgId, agentId: this.agentId, dir: this.dir, ownerUid }, this.env.logger);
     if (status.status !== 'sandbox_ready') {
       await opts.onStatus?.(status).catch((err: unknown) => this.env.logger.warn({ err: String(err) }, 'sandbox status not reported'));
@@ -123,6 +163,19 @@ export class Sandbox {
       await chownTree(this.dir, ownerUid);
     }
     return { root: await realpath(this.dir), ownerUid };
+  }
+
+  /** Without a disk image, the quota is checked before each write (see disk-usage.ts); with one, the file system enforces it. */
+  private async overQuota(files: WorkspaceFiles, adding = 0): Promise<OverQuota | undefined> {
+    const quotaBytes = this.env.limits.diskBytes;
+    if (quotaBytes === 0 || (this.disk && (await this.env.disksAvailable()))) return undefined;
+    const usedBytes = await workspaceBytes(files.root);
+    return usedBytes + adding > quotaBytes ? { usedBytes, quotaBytes } : undefined;
+  }
+
+  /** The workspace's disk is mounted (made when `create`), when it has one and the host can mount. */
+  private async mountDisk(create: boolean): Promise<void> {
+    if (this.disk && (await this.env.disksAvailable())) await this.disk.mount(create);
   }
 }
 

@@ -3,6 +3,16 @@ import { z } from 'zod';
 export const modelProviderNames = ['offline', 'openai-compatible', 'openai', 'anthropic'] as const;
 export type ModelProviderName = (typeof modelProviderNames)[number];
 
+/** The agent's sandbox policy. */
+export const agentSandboxSettingsSchema = z
+  .object({
+    /** Commands may use the network (the worker host's; off by default: the sandbox has only its own loopback). */
+    network: z.boolean().optional(),
+    /** run_command waits for an approval by an owner or admin (default true); false turns the gate off. */
+    run_command_approval: z.boolean().optional(),
+  })
+  .strict();
+
 /**
  * Per-agent model settings, stored on the agent and overriding the service's
  * environment defaults field by field. Secrets are never stored here: an agent
@@ -32,7 +42,9 @@ export const agentModelSettingsSchema = z
     require_plan_approval: z.boolean().optional(),
     /** Callers may send `system` and `developer` messages in run requests (refused with 400 otherwise). */
     allow_instruction_messages: z.boolean().optional(),
+    sandbox: agentSandboxSettingsSchema.optional(),
   })
   .strict();
 
 export type AgentModelSettings = z.infer<typeof agentModelSettingsSchema>;
+export type AgentSandboxSettings = z.infer<typeof agentSandboxSettingsSchema>;

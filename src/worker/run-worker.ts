@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities } from '../activities/index.ts';
 import type { ActivityDeps } from '../activities/deps.ts';
+import { sandboxHostFor } from '../sandbox/host.ts';
 
 const require = createRequire(import.meta.url);
 
@@ -15,6 +16,8 @@ export interface WorkerHandle {
 /** Creates and runs the Temporal worker that hosts run workflows and their activities. */
 export async function startWorker(deps: ActivityDeps): Promise<WorkerHandle> {
   const { config } = deps;
+  // Log what confinement this host gives sandboxed commands (seccomp, cgroups, disk quotas) now, not at the first command.
+  void sandboxHostFor(deps).probe().catch((err: unknown) => deps.logger.warn({ err: String(err) }, 'sandbox host probe failed'));
   const connection = await NativeConnection.connect({ address: config.temporal.address });
   const worker = await Worker.create({
     connection,

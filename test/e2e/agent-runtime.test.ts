@@ -9,6 +9,7 @@ import { call, exchange, readSse, withoutHeartbeats } from '../support/http.ts';
 import { expectOneTerminal, readTaskStream, types } from '../support/runs.ts';
 import { createTenant, testDb } from '../support/tenant.ts';
 import { startWorkerProcess } from '../support/worker-process.ts';
+import { unmountDisksBelow } from '../../src/sandbox/workspace-disk.ts';
 
 describe('one streamed deep-mode run on an OpenAI-compatible model', () => {
   let fake: FakeOpenAi;
@@ -38,7 +39,7 @@ describe('one streamed deep-mode run on an OpenAI-compatible model', () => {
   afterAll(async () => fake.close());
 
   it('plans, uses the sandbox, remembers, produces an artifact and reports usage', async () => {
-    const tenant = await createTenant({ provider: 'openai-compatible', base_url: fake.baseUrl, model: 'planner' });
+    const tenant = await createTenant({ provider: 'openai-compatible', base_url: fake.baseUrl, model: 'planner', sandbox: { run_command_approval: false } });
     const token = await exchange(tenant.keys.owner);
     const res = await call('POST', '/api/run', { token, agentId: tenant.agentId, body: { messages: [{ role: 'user', content: 'What is 6 times 7?' }], mode: 'deep' } });
     const frames = withoutHeartbeats(await readSse(res));
@@ -86,7 +87,9 @@ describe('the persistent workspace', () => {
       await expect.poll(() => testDb().sandboxSnapshot.count({ where: { agentId: tenant.agentId } }), { timeout: 20_000 }).toBeGreaterThan(0);
 
       await worker.crash();
-      rmSync(path.join(dataDir, 'workspaces'), { recursive: true, force: true });
+      // A new container: the workspace disks are neither mounted nor on the volume any more.
+      unmountDisksBelow(dataDir);
+      for (const dir of ['workspaces', 'disks']) rmSync(path.join(dataDir, dir), { recursive: true, force: true });
       worker = await startWorkerProcess(queue, { DATA_DIR: dataDir });
 
       const second = await run('/tool read_file {"path":"notes/keep.txt"}');
@@ -97,6 +100,7 @@ describe('the persistent workspace', () => {
     } finally {
       await worker.stop();
       await api.close();
+      unmountDisksBelow(dataDir);
       rmSync(dataDir, { recursive: true, force: true });
     }
   }, 180_000);

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { unmountDisksBelow } from '../../src/sandbox/workspace-disk.ts';
 import { startApiProcess, type ApiProcess } from '../support/api-process.ts';
 import { startFakeOpenAi, type FakeOpenAi } from '../support/fake-openai.ts';
 import { exchange, readSse, withoutHeartbeats, type SseFrame } from '../support/http.ts';
@@ -28,6 +29,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all([worker?.stop(), api?.close()]);
+  unmountDisksBelow(dataDir);
   rmSync(dataDir, { recursive: true, force: true });
   await closeTestDb();
 });
@@ -98,7 +100,7 @@ describe('a model step retried after its worker was killed mid-stream', () => {
 
 describe('a side-effecting tool call whose worker was killed while it ran', () => {
   it('is not run again: the retry reports it interrupted and the command ran once', async () => {
-    const tenant = await createTenant({ approval_required_tools: [] });
+    const tenant = await createTenant({ sandbox: { run_command_approval: false } });
     const who = { token: await exchange(tenant.keys.owner), agentId: tenant.agentId };
     const command = 'echo ran >> count.txt; sleep 20; echo done';
     const { runId, taskId } = await startRun(who, `/tool run_command ${JSON.stringify({ command })}`);
@@ -114,7 +116,10 @@ describe('a side-effecting tool call whose worker was killed while it ran', () =
     expect(results[0]!.error?.code).toBe('INTERRUPTED');
     const execution = await testDb().toolExecution.findFirstOrThrow({ where: { runId } });
     expect(execution.status).toBe('failed');
-    const workspace = path.join(dataDir, 'workspaces', tenant.orgId, tenant.agentId, 'count.txt');
-    expect(readFileSync(workspace, 'utf8')).toBe('ran\n');
+    // The workspace is on its own disk image where the host can mount one, else a plain directory.
+    const candidates = [path.join(dataDir, 'disks', tenant.orgId, tenant.agentId, 'workspace', 'count.txt'), path.join(dataDir, 'workspaces', tenant.orgId, tenant.agentId, 'count.txt')];
+    const counted = candidates.find((file) => existsSync(file));
+    expect(counted, 'the command wrote its line').toBeDefined();
+    expect(readFileSync(counted!, 'utf8')).toBe('ran\n');
   }, 120_000);
 });

@@ -1,8 +1,9 @@
+import { createServer, type AddressInfo } from 'node:net';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { call, exchange, readSse, userMessage, withoutHeartbeats, type SseFrame } from '../support/http.ts';
-import { startBackgroundRun, waitForStatus, type Caller } from '../support/runs.ts';
+import { answer, expectOneTerminal, readTaskStream, startBackgroundRun, waitForPending, waitForStatus, type Caller } from '../support/runs.ts';
 import { hostProcesses, uniqueTag } from '../support/sandbox.ts';
-import { createTenant } from '../support/tenant.ts';
+import { createTenant, testDb } from '../support/tenant.ts';
 
 /**
  * The sandbox tools inside real runs (api → Temporal → worker process), driven
@@ -11,12 +12,12 @@ import { createTenant } from '../support/tenant.ts';
 let who: Caller;
 
 beforeAll(async () => {
-  const tenant = await createTenant();
+  const tenant = await createTenant({ sandbox: { run_command_approval: false } });
   who = { token: await exchange(tenant.keys.member), agentId: tenant.agentId };
 });
 
-async function streamedRun(content: string): Promise<SseFrame[]> {
-  const res = await call('POST', '/api/run', { token: who.token, agentId: who.agentId, body: userMessage(content) });
+async function streamedRun(content: string, caller = who): Promise<SseFrame[]> {
+  const res = await call('POST', '/api/run', { token: caller.token, agentId: caller.agentId, body: userMessage(content) });
   expect(res.status).toBe(200);
   return withoutHeartbeats(await readSse(res));
 }
@@ -58,4 +59,37 @@ describe('sandbox tools in runs', () => {
     while (hostProcesses(`sleep 100.${tag}`).length > 0 && Date.now() < gone) await new Promise((r) => setTimeout(r, 200));
     expect(hostProcesses(`sleep 100.${tag}`)).toEqual([]);
   }, 120_000);
+
+  it('run_command waits for an owner\'s approval by default', async () => {
+    const tenant = await createTenant();
+    const member = { token: await exchange(tenant.keys.member), agentId: tenant.agentId };
+    const owner = { token: await exchange(tenant.keys.owner), agentId: tenant.agentId };
+    const { taskId, runId } = await startBackgroundRun(member, userMessage('/tool run_command {"command":"echo approved-and-ran"}'));
+    const pending = await waitForPending(member, taskId);
+    expect(pending).toMatchObject({ input_type: 'action_approval', action: { tool_name: 'run_command', sensitive: true } });
+    expect((await testDb().run.findUniqueOrThrow({ where: { id: runId } })).status).toBe('awaiting_approval');
+    const ok = await answer(owner, taskId, { request_id: pending.request_id, run_id: runId, input_type: 'action_approval', approved: true });
+    expect(ok.status).toBe(200);
+    const frames = await readTaskStream(member, taskId);
+    expect(expectOneTerminal(frames).type).toBe('RUN_FINISHED');
+    expect(toolResults(frames)).toEqual([expect.objectContaining({ exit_code: 0, stdout: 'approved-and-ran\n' })]);
+  }, 60_000);
+
+  it('the network is off unless the agent allows it', async () => {
+    const server = createServer((socket) => socket.end('pong-from-host\n'));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as AddressInfo).port;
+    const probe = `/tool run_command {"command":"exec 3<>/dev/tcp/127.0.0.1/${port} && cat <&3"}`;
+    try {
+      const offline = toolResults(await streamedRun(probe));
+      expect(offline).toEqual([expect.objectContaining({ exit_code: 1, stdout: '' })]);
+      expect(offline[0]!.stderr).toContain('Connection refused');
+
+      const tenant = await createTenant({ sandbox: { run_command_approval: false, network: true } });
+      const networked = { token: await exchange(tenant.keys.member), agentId: tenant.agentId };
+      expect(toolResults(await streamedRun(probe, networked))).toEqual([expect.objectContaining({ exit_code: 0, stdout: 'pong-from-host\n' })]);
+    } finally {
+      server.close();
+    }
+  }, 60_000);
 });

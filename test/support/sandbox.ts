@@ -6,6 +6,7 @@ import pino from 'pino';
 import { inject } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { SandboxHost } from '../../src/sandbox/host.ts';
+import { unmountDisksBelow } from '../../src/sandbox/workspace-disk.ts';
 import { testDb } from './tenant.ts';
 
 /** Small limits so the tests hit them quickly. */
@@ -14,6 +15,7 @@ export const testLimits = {
   SANDBOX_MAX_PROCESSES: '64',
   SANDBOX_MAX_FILE_BYTES: String(1024 * 1024),
   SANDBOX_MEMORY_BYTES: String(1024 * 1024 * 1024),
+  SANDBOX_DISK_BYTES: String(64 * 1024 * 1024),
   SANDBOX_SNAPSHOTS_KEPT: '3',
 };
 
@@ -44,5 +46,8 @@ export const uniqueTag = () => String(Math.floor(Math.random() * 1e9));
 
 /** Removes the data directories this test file made (call from afterAll). */
 export function removeSandboxDirs(): void {
-  for (const dir of dataDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  for (const dir of dataDirs.splice(0)) {
+    unmountDisksBelow(dir);
+    rmSync(dir, { recursive: true, force: true });
+  }
 }

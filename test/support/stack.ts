@@ -10,6 +10,7 @@ import { migrate } from '../../src/infra/migrate.ts';
 import { ensureDatabase, createDatabaseIfMissing } from '../../src/infra/postgres.ts';
 import { stopChild, waitUntil } from '../../src/infra/processes.ts';
 import { ensureTemporalBinary } from '../../src/infra/temporal-cli.ts';
+import { unmountDisksBelow } from '../../src/sandbox/workspace-disk.ts';
 import { runSearchAttributes } from '../../src/shared/search-attributes.ts';
 
 /**
@@ -79,6 +80,7 @@ export async function startStack({ purpose, env: extraEnv }: StackOptions): Prom
 
   const teardown = async () => {
     await Promise.all([api, worker].map((child) => stopChild(child)));
+    unmountDisksBelow(dataDir);
     rmSync(dataDir, { recursive: true, force: true });
     await temporal.teardown();
     const admin = new pg.Client({ connectionString: adminUrl });

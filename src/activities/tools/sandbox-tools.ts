@@ -1,5 +1,6 @@
 import { sandboxHostFor } from '../../sandbox/host.ts';
 import type { OperationOptions } from '../../sandbox/sandbox.ts';
+import { agentModelSettingsSchema, type AgentSandboxSettings } from '../../shared/agent-settings.ts';
 import { implementTool, refuseGuests, type ToolContext } from './types.ts';
 
 /**
@@ -36,7 +37,15 @@ export const runCommand = implementTool<{ command: string; timeout_seconds?: num
   (await sandboxOf(ctx)).runCommand(input.command, {
     ...operation(ctx),
     timeoutMs: input.timeout_seconds === undefined ? undefined : input.timeout_seconds * 1000,
+    network: (await sandboxSettings(ctx)).network ?? false,
   }),
 );
+
+/** The agent's sandbox settings as they are now (a change applies to the next command). */
+async function sandboxSettings(ctx: ToolContext): Promise<AgentSandboxSettings> {
+  const agent = await ctx.deps.db.agent.findUnique({ where: { id: ctx.agentId }, select: { modelSettings: true } });
+  const parsed = agentModelSettingsSchema.safeParse(agent?.modelSettings ?? {});
+  return (parsed.success && parsed.data.sandbox) || {};
+}
 
 export const sandboxToolImplementations = [readFile, writeFile, listFiles, runCommand];

@@ -55,9 +55,9 @@ export const runCommandTool = defineTool({
   sensitive: true,
   description:
     `Run a shell command (bash -lc) in the agent's sandbox, in /workspace. ${about} ` +
-    'There is no network access. Each command is a fresh login shell: files persist, but processes and exported variables ' +
+    'There is no network access unless the agent allows it. Each command is a fresh login shell: files persist, but processes and exported variables ' +
     'end with the command (append exports to ~/.profile to keep them). CPU, memory, process count, file size and output are ' +
-    'limited; a command still running at its timeout is killed. Returns {exit_code (null if killed), stdout, stderr, ' +
+    'limited, and the workspace has a disk quota; a command still running at its timeout is killed. Returns {exit_code (null if killed), stdout, stderr, ' +
     'timed_out, truncated, duration_ms}.',
   input: z.object({
     command: z.string().min(1).max(100_000).describe('The bash command line'),
