@@ -10,6 +10,10 @@ export interface ContractSeed {
   ids: { task_id: string; run_id: string; artifact_id: string; approval_id: string; agent_id: string };
   /** Given to DELETE /api/tasks/{task_id} only, so the other operations keep their task. */
   deletableTaskId: string;
+  /** A real `next_cursor` of each paged list, by operationId: opaque values a schema cannot describe. */
+  cursors: Record<string, string>;
+  /** A real event id of the finished run, for `last_event_id`. */
+  eventId: string;
 }
 
 /**
@@ -63,14 +67,18 @@ export async function seedContractTenant(db: Db, apiUrl: string): Promise<Contra
     return request!;
   };
 
-  // A finished run: an artifact, an answered approval, a memory.
-  const done = await startRun(`${createArtifact}\n${saveMemory}`);
+  // A finished run: two artifacts, an answered approval, two memories (two of each, so lists have a next page).
+  const done = await startRun([createArtifact, createArtifact, saveMemory, saveMemory].join('\n'));
   const request = await pendingRequest(done.taskId);
-  await http('POST', `/api/tasks/${done.taskId}/input`, { request_id: request.request_id, run_id: done.runId, input_type: 'action_approval', approved: true }, token);
+  const approveRun = { request_id: request.request_id, run_id: done.runId, input_type: 'action_approval', approved: true, approve_run_scope: true };
+  await http('POST', `/api/tasks/${done.taskId}/input`, approveRun, token);
   const status = async () => ((await http('GET', `/api/run/${done.taskId}/status`, undefined, token)).run as { status: string }).status;
   await waitUntil(async () => (await status()) === 'completed', 30_000, 'the seeded run to complete');
-  const artifacts = (await http('GET', `/api/tasks/${done.taskId}/artifacts`, undefined, token)).artifacts as { id: string }[];
-  if (!artifacts[0]) throw new Error('the seeded run made no artifact');
+  const artifacts = await http('GET', `/api/tasks/${done.taskId}/artifacts?limit=1`, undefined, token);
+  const memories = await http('GET', `/api/agents/${agentId}/memories?limit=1`, undefined, token);
+  const events = await http('GET', `/api/runs/${done.runId}/events?limit=1`, undefined, token);
+  const artifactId = (artifacts.artifacts as { id: string }[])[0]?.id;
+  if (!artifactId || !artifacts.next_cursor || !memories.next_cursor || !events.next_cursor) throw new Error('the seeded run made too few artifacts, memories or events');
 
   // A run waiting for approval: its approval is pending, and its task is the one DELETE may remove.
   const waiting = await startRun(saveMemory);
@@ -79,7 +87,13 @@ export async function seedContractTenant(db: Db, apiUrl: string): Promise<Contra
   return {
     token,
     agentId,
-    ids: { task_id: done.taskId, run_id: done.runId, artifact_id: artifacts[0].id, approval_id: approvalId, agent_id: agentId },
+    ids: { task_id: done.taskId, run_id: done.runId, artifact_id: artifactId, approval_id: approvalId, agent_id: agentId },
     deletableTaskId: waiting.taskId,
+    cursors: {
+      listTaskArtifacts: artifacts.next_cursor as string,
+      listAgentMemories: memories.next_cursor as string,
+      listRunEvents: events.next_cursor as string,
+    },
+    eventId: ((events.events as { id: string }[])[0]!).id,
   };
 }
