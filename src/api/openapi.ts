@@ -51,7 +51,7 @@ export function buildOpenApiDocument(routes: RouteSpec[], serverUrl?: string) {
       version: '0.1.0',
       description:
         'Runs AI agents durably. Errors are `{"detail": "..."}`; 422 bodies list `{loc, msg, type}` per problem. ' +
-        'Streams are Server-Sent Events of AG-UI events with snake_case fields.',
+        'Streams are Server-Sent Events of AG-UI events with snake_case fields. A method a path does not list is 405 with `Allow`.',
     },
     servers: serverUrl ? [{ url: serverUrl }] : [],
   });
