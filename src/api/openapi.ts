@@ -51,7 +51,8 @@ export function buildOpenApiDocument(routes: RouteSpec[], serverUrl?: string) {
       version: '0.1.0',
       description:
         'Runs AI agents durably. Errors are `{"detail": "..."}`; 422 bodies list `{loc, msg, type}` per problem. ' +
-        'Streams are Server-Sent Events of AG-UI events with snake_case fields. A method a path does not list is 405 with `Allow`.',
+        'Streams are Server-Sent Events of AG-UI events with snake_case fields. A method a path does not list is 405 with `Allow`. ' +
+        'NUL characters (U+0000) are removed from input strings (PostgreSQL text cannot hold them).',
     },
     servers: serverUrl ? [{ url: serverUrl }] : [],
   });

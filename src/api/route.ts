@@ -81,11 +81,12 @@ export function mountRoutes(router: Router, routes: RouteSpec[], deps: ApiDeps):
     if (route.auth === 'agent') chain.push(requireAgent(deps.db));
     chain.push(...(route.before?.(deps) ?? []));
     chain.push(async (req, res) => {
+      req.body = withoutNul(req.body);
       const ctx: RouteContext<unknown, unknown, unknown> = {
         req,
         res,
-        params: route.params ? parse(route.params, req.params, 'path') : req.params,
-        query: route.query ? parse(route.query, req.query, 'query') : req.query,
+        params: route.params ? parse(route.params, withoutNul(req.params), 'path') : req.params,
+        query: route.query ? parse(route.query, withoutNul(req.query), 'query') : req.query,
         body: route.body ? parse(route.body, req.body ?? {}, 'body') : undefined,
         caller: req.caller!,
         agent: req.agent!,
@@ -98,6 +99,20 @@ export function mountRoutes(router: Router, routes: RouteSpec[], deps: ApiDeps):
     router[route.method](expressPath(route.path), ...chain);
   }
   router.use(methodNotAllowed(routes));
+}
+
+/**
+ * The input with U+0000 removed from every string: PostgreSQL text and jsonb cannot hold
+ * it, so a NUL in a query filter or a message would otherwise end in a 500.
+ */
+export function withoutNul<T>(value: T): T {
+  if (typeof value === 'string') return (value.includes('\0') ? value.replaceAll('\0', '') : value) as T;
+  if (Array.isArray(value)) return value.map(withoutNul) as T;
+  const proto = value && typeof value === 'object' ? Object.getPrototypeOf(value) : undefined;
+  if (proto === Object.prototype || proto === null) {
+    return Object.fromEntries(Object.entries(value as object).map(([k, v]) => [withoutNul(k), withoutNul(v)])) as T;
+  }
+  return value;
 }
 
 /**

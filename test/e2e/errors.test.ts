@@ -56,6 +56,13 @@ describe('errors of the HTTP layer', () => {
     }
   });
 
+  it('removes NUL characters from input instead of failing in the database', async () => {
+    const list = await call('GET', `/api/agents/${tenant.agentId}/memories?tag=a%00b&q=x%00y`, { token, agentId: tenant.agentId });
+    expect(list.status, await list.clone().text()).toBe(200);
+    const run = await call('POST', '/api/run', { token, agentId: tenant.agentId, body: { ...userMessage('hi\u0000 there'), stream: false } });
+    expect(run.status, await run.clone().text()).toBe(202);
+  });
+
   it('answers a method a declared path does not serve with 405 {detail} and Allow', async () => {
     for (const [method, path, allow] of [
       ['DELETE', '/api/run', 'POST'],
