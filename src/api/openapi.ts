@@ -35,7 +35,7 @@ export function buildOpenApiDocument(routes: RouteSpec[], serverUrl?: string) {
             status,
             {
               description: r.description,
-              content: r.schema ? { [r.contentType ?? 'application/json']: { schema: r.schema } } : undefined,
+              content: r.schema ? { [r.contentType ?? 'application/json']: { schema: r.contentType === 'text/event-stream' ? (sseEventSchema(r.schema) as never) : r.schema } } : undefined,
               headers: r.headers
                 ? Object.fromEntries(Object.entries(r.headers).map(([name, description]) => [name, { description, schema: { type: 'string' as const } }]))
                 : undefined,
@@ -55,7 +55,8 @@ export function buildOpenApiDocument(routes: RouteSpec[], serverUrl?: string) {
       version: '0.1.0',
       description:
         'Runs AI agents durably. Errors are `{"detail": "..."}`; 422 bodies list `{loc, msg, type}` per problem. ' +
-        'Streams are Server-Sent Events of AG-UI events with snake_case fields.',
+        'Streams are Server-Sent Events of AG-UI events with snake_case fields. A method a path does not list is 405 with `Allow`. ' +
+        'NUL characters (U+0000) are removed from input strings (PostgreSQL text cannot hold them).',
     },
     servers: serverUrl ? [{ url: serverUrl }] : [],
   });
@@ -64,6 +65,23 @@ export function buildOpenApiDocument(routes: RouteSpec[], serverUrl?: string) {
 function requestHeaders(route: RouteSpec): z.ZodObject | undefined {
   if (route.auth === 'agent' && route.headers) return agentHeader.extend(route.headers.shape);
   return route.auth === 'agent' ? agentHeader : route.headers;
+}
+
+/**
+ * One Server-Sent Event as OpenAPI 3.1 tools read a stream's `schema` (and 3.2 its `itemSchema`):
+ * the `id`/`event`/`data` fields of the frame, `data` being JSON text of one event of `eventSchema`.
+ */
+function sseEventSchema(eventSchema: z.ZodType): Record<string, unknown> {
+  const { $schema: _, ...event } = z.toJSONSchema(eventSchema, { target: 'draft-2020-12', io: 'output', unrepresentable: 'any' });
+  return {
+    type: 'object',
+    properties: {
+      id: { type: 'string', description: '`<run_id>:<seq>`; resume after it with `Last-Event-ID` or `last_event_id`' },
+      event: { type: 'string' },
+      data: { type: 'string', contentMediaType: 'application/json', contentSchema: event },
+    },
+    required: ['data'],
+  };
 }
 
 /** Every operation with a JSON body can meet the body parser's refusals (src/api/errors.ts, MAX_BODY_BYTES in app.ts). */

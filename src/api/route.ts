@@ -2,6 +2,7 @@ import type { Request, RequestHandler, Response, Router } from 'express';
 import type { z } from 'zod';
 import type { ApiDeps } from './deps.ts';
 import { authenticate, requireAgent, type AgentContext, type Caller } from './middleware/authenticate.ts';
+import { HttpError } from './errors.ts';
 import { rateLimit, rateLimitClassesOf, type RateLimitClass } from './middleware/rate-limit.ts';
 import { parse } from './validation.ts';
 
@@ -83,11 +84,12 @@ export function mountRoutes(router: Router, routes: RouteSpec[], deps: ApiDeps):
     if (route.auth === 'agent') chain.push(requireAgent(deps.db));
     chain.push(...(route.before?.(deps) ?? []));
     chain.push(async (req, res) => {
+      req.body = withoutNul(req.body);
       const ctx: RouteContext<unknown, unknown, unknown> = {
         req,
         res,
-        params: route.params ? parse(route.params, req.params, 'path') : req.params,
-        query: route.query ? parse(route.query, req.query, 'query') : req.query,
+        params: route.params ? parse(route.params, withoutNul(req.params), 'path') : req.params,
+        query: route.query ? parse(route.query, withoutNul(req.query), 'query') : req.query,
         body: route.body ? parse(route.body, req.body ?? {}, 'body') : undefined,
         caller: req.caller!,
         agent: req.agent!,
@@ -99,4 +101,40 @@ export function mountRoutes(router: Router, routes: RouteSpec[], deps: ApiDeps):
     });
     router[route.method](expressPath(route.path), ...chain);
   }
+  router.use(methodNotAllowed(routes));
+}
+
+/**
+ * The input with U+0000 removed from every string: PostgreSQL text and jsonb cannot hold
+ * it, so a NUL in a query filter or a message would otherwise end in a 500.
+ */
+export function withoutNul<T>(value: T): T {
+  if (typeof value === 'string') return (value.includes('\0') ? value.replaceAll('\0', '') : value) as T;
+  if (Array.isArray(value)) return value.map(withoutNul) as T;
+  const proto = value && typeof value === 'object' ? Object.getPrototypeOf(value) : undefined;
+  if (proto === Object.prototype || proto === null) {
+    return Object.fromEntries(Object.entries(value as object).map(([k, v]) => [withoutNul(k), withoutNul(v)])) as T;
+  }
+  return value;
+}
+
+/**
+ * A declared path called with a method it does not serve: 405 with `Allow` (RFC 9110),
+ * in the `{detail}` format, rather than the 404 of an unknown path. OPTIONS and HEAD
+ * are left to Express, which answers them from the routes above.
+ */
+export function methodNotAllowed(routes: RouteSpec[]): RequestHandler {
+  const paths = new Map<string, { pattern: RegExp; methods: Set<string> }>();
+  for (const route of routes) {
+    const pattern = new RegExp(`^${route.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{\w+\}/g, '[^/]+')}/?$`);
+    const entry = paths.get(route.path) ?? { pattern, methods: new Set<string>() };
+    entry.methods.add(route.method.toUpperCase());
+    paths.set(route.path, entry);
+  }
+  return (req, _res, next) => {
+    const entry = [...paths.values()].find((p) => p.pattern.test(req.path));
+    if (!entry || entry.methods.has(req.method) || req.method === 'OPTIONS' || (req.method === 'HEAD' && entry.methods.has('GET'))) return next();
+    const allow = [...entry.methods, ...(entry.methods.has('GET') ? ['HEAD'] : [])].join(', ');
+    next(new HttpError(405, `Method ${req.method} is not allowed on ${req.path}; allowed: ${allow}`, { Allow: allow }));
+  };
 }

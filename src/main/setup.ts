@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { projectRoot } from '../config.ts';
+import { ensureSchemathesis } from '../infra/schemathesis.ts';
 import { ensureTemporalBinary } from '../infra/temporal-cli.ts';
 import { ensureBubblewrap } from '../sandbox/ensure-bubblewrap.ts';
 
@@ -31,4 +32,11 @@ if (!existsSync(stamp) || readFileSync(stamp, 'utf8') !== hash) {
     env: { ...process.env, PRISMA_SCHEMA_ENGINE_BINARY: process.execPath, PRISMA_HIDE_UPDATE_MESSAGE: '1' },
   });
   writeFileSync(stamp, hash);
+}
+
+// Only tests need schemathesis: a machine that cannot install it still starts the service.
+try {
+  log(`schemathesis: ${ensureSchemathesis(log)}`);
+} catch (err) {
+  log(`schemathesis not installed (only \`npm run contract\` and test/contract.test.ts need it): ${(err as Error).message.split('\n')[0]}`);
 }

@@ -28,16 +28,26 @@ function isTimeZone(value: string): boolean {
   }
 }
 
-/** Body of POST /api/run and POST /api/run/async. `threadId` is accepted for `task_id`. */
+/**
+ * The IANA names the documented schema lists (canonical names and UTC). The check itself
+ * (isTimeZone) also takes the aliases the runtime knows, e.g. `Europe/Kiev`.
+ */
+const documentedTimeZones = [...Intl.supportedValuesOf('timeZone'), 'UTC'];
+
+/**
+ * Body of POST /api/run and POST /api/run/async. `threadId` is accepted for `task_id`;
+ * giving both is refused unless they name the same task (documented as "not both").
+ */
 export const runRequestSchema = z
   .object({
-    messages: z.array(requestMessageSchema).max(1000),
+    messages: z.array(requestMessageSchema).max(1000).meta({ minItems: 1 }),
     task_id: z.string().min(1).max(100).optional(),
     threadId: z.string().min(1).max(100).optional(),
     mode: z.enum(requestedModes).default('auto'),
     stream: z.boolean().default(true),
-    timezone: z.string().refine(isTimeZone, 'must be an IANA time zone name').optional(),
+    timezone: z.string().refine(isTimeZone, 'must be an IANA time zone name').meta({ enum: documentedTimeZones }).optional(),
   })
+  .meta({ not: { required: ['task_id', 'threadId'] } } as never)
   .refine((b) => !(b.task_id && b.threadId && b.task_id !== b.threadId), {
     message: 'task_id and threadId name different tasks',
     path: ['threadId'],

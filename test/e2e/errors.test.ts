@@ -47,14 +47,32 @@ describe('errors of the HTTP layer', () => {
     token = await exchange(tenant.keys.member);
   });
 
-  it('answers an unknown route or method with 404 {detail}', async () => {
+  it('answers an unknown route with 404 {detail}', async () => {
     for (const [method, path] of [
       ['GET', '/api/nope'],
       ['POST', '/nope/at/all'],
-      ['DELETE', '/api/run'],
-      ['PUT', '/api/tasks'],
     ] as const) {
       await expectError(await call(method, path, { token, agentId: tenant.agentId }), 404, `${method} ${path}`);
+    }
+  });
+
+  it('removes NUL characters from input instead of failing in the database', async () => {
+    const list = await call('GET', `/api/agents/${tenant.agentId}/memories?tag=a%00b&q=x%00y`, { token, agentId: tenant.agentId });
+    expect(list.status, await list.clone().text()).toBe(200);
+    const run = await call('POST', '/api/run', { token, agentId: tenant.agentId, body: { ...userMessage('hi\u0000 there'), stream: false } });
+    expect(run.status, await run.clone().text()).toBe(202);
+  });
+
+  it('answers a method a declared path does not serve with 405 {detail} and Allow', async () => {
+    for (const [method, path, allow] of [
+      ['DELETE', '/api/run', 'POST'],
+      ['PUT', '/api/tasks', 'GET, HEAD'],
+      ['PUT', '/api/tasks/task_x', 'GET, DELETE, HEAD'],
+      ['PATCH', '/api/approvals/apv_x/respond', 'POST'],
+    ] as const) {
+      const res = await call(method, path, { token, agentId: tenant.agentId });
+      expect(res.headers.get('allow'), `${method} ${path}`).toBe(allow);
+      await expectError(res, 405, `${method} ${path}`);
     }
   });
 

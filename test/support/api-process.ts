@@ -37,7 +37,10 @@ export async function startApiProcess(env: Record<string, string> = {}): Promise
   });
   const logs: Record<string, unknown>[] = [];
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('extra api did not start within 60 s')), 60_000);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL'); // not left running (and holding database connections) after a failed start
+      reject(new Error('extra api did not start within 60 s'));
+    }, 60_000);
     child.once('exit', (code) => reject(new Error(`extra api exited with code ${code}`)));
     createInterface({ input: child.stdout! }).on('line', (line) => {
       let entry: Record<string, unknown>;

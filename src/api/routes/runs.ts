@@ -1,5 +1,6 @@
 import { runEventSchema } from '../../shared/events.ts';
-import { runRequestSchema } from '../../shared/run-request.ts';
+import { runRequestProblem, runRequestSchema } from '../../shared/run-request.ts';
+import { badRequest } from '../errors.ts';
 import { defineRoute } from '../route.ts';
 import { errorResponses, errorSchema } from '../schemas/common.ts';
 import { backgroundRunSchema } from '../schemas/runs.ts';
@@ -49,6 +50,8 @@ export const runRoutes = [
     async handler({ req, body, query, res, caller, agent }, deps) {
       const resume = requestedResumePoint(req, query.last_event_id);
       if (resume) {
+        const problem = runRequestProblem(body); // "must still be a valid run request"
+        if (problem) throw badRequest(problem);
         const resumed = await loadVisibleRun(deps.db, resume.runId, caller, agent);
         await streamRunAfter(deps, res, resumed, resume.seq, resume.source);
         return undefined;

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { isTerminalEvent, type RunEvent } from '../../shared/events.ts';
 import type { ApiDeps } from '../deps.ts';
 import { HttpError } from '../errors.ts';
-import { parseEventId } from './event-ids.ts';
+import { EVENT_ID_PATTERN, parseEventId } from './event-ids.ts';
 import { relayRun } from './relay.ts';
 import { openSse } from './sse.ts';
 
@@ -11,6 +11,7 @@ import { openSse } from './sse.ts';
 export const resumeQuerySchema = z.object({
   last_event_id: z
     .string()
+    .meta({ pattern: EVENT_ID_PATTERN })
     .optional()
     .describe('Resume after this event id (`<run_id>:<seq>`), like the `Last-Event-ID` header; the header wins when both are sent'),
 });

@@ -1,0 +1,30 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runSchemathesis } from './contract/run-schemathesis.ts';
+import { contractRateLimits } from './contract/rate-limits.ts';
+import { seedContractTenant } from './contract/seed.ts';
+import { startApiProcess, type ApiProcess } from './support/api-process.ts';
+import { testDb } from './support/tenant.ts';
+
+/**
+ * A short schemathesis run (`--checks all`) with a real JWT, `X-Agent-Id` and real ids:
+ * the OpenAPI document and the behaviour agree. It talks to one more api replica of the
+ * test stack whose rate limits are raised, so fuzzing reaches the handlers rather than
+ * spending the minute's budget (429s are documented and accepted, but hide the checks
+ * behind them). `npm run contract` is the longer run.
+ */
+describe('the API contract (schemathesis)', () => {
+  let api: ApiProcess;
+  beforeAll(async () => {
+    api = await startApiProcess(contractRateLimits);
+  });
+  afterAll(async () => api?.close());
+
+  it('finds no failure and no 5xx', async () => {
+    const seed = await seedContractTenant(testDb(), api.url);
+    const { exitCode, output } = await runSchemathesis({ apiUrl: api.url, seed, maxExamples: 3, seedValue: 1 });
+    const summary = output.slice(output.lastIndexOf('SUMMARY'));
+    expect(summary, output.slice(-20_000)).toMatch(/Tested: 21/);
+    expect(summary, output.slice(-20_000)).toMatch(/\d+ generated, \d+ passed/);
+    expect(exitCode, output.slice(-20_000)).toBe(0);
+  }, 240_000);
+});

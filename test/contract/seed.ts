@@ -1,0 +1,99 @@
+import { randomBytes } from 'node:crypto';
+import { applyFile, parseApplyFile } from '../../src/admin/apply.ts';
+import type { Db } from '../../src/db/client.ts';
+import { waitUntil } from '../../src/infra/processes.ts';
+
+/** Real ids of every kind of object the API addresses, so a contract run reaches past 404. */
+export interface ContractSeed {
+  token: string;
+  agentId: string;
+  ids: { task_id: string; run_id: string; artifact_id: string; approval_id: string; agent_id: string };
+  /** Given to DELETE /api/tasks/{task_id} only, so the other operations keep their task. */
+  deletableTaskId: string;
+  /** A real `next_cursor` of each paged list, by operationId: opaque values a schema cannot describe. */
+  cursors: Record<string, string>;
+  /** A real event id of the finished run, for `last_event_id`. */
+  eventId: string;
+}
+
+/**
+ * A fresh org (owner, agent that needs approval for save_memory) and one finished run that
+ * created an artifact, asked for an approval (answered) and saved a memory — all over HTTP,
+ * as a client would, except the org itself, which the admin code creates as an operator does.
+ */
+export async function seedContractTenant(db: Db, apiUrl: string): Promise<ContractSeed> {
+  const tag = randomBytes(4).toString('hex');
+  const email = `contract-${tag}@example.test`;
+  const result = await applyFile(
+    db,
+    parseApplyFile({
+      orgs: [
+        {
+          name: `contract-${tag}`,
+          credits: 10_000_000,
+          users: [{ email, role: 'owner' }],
+          agents: [{ name: 'agent', settings: { approval_required_tools: ['save_memory'] }, access: [email] }],
+          keys: [{ user: email, name: 'contract' }],
+        },
+      ],
+    }),
+  );
+  const org = result.orgs[0]!;
+  const agentId = org.agents['agent']!;
+  const http = async (method: string, path: string, body?: unknown, token?: string) => {
+    const res = await fetch(`${apiUrl}${path}`, {
+      method,
+      headers: { 'Content-Type': 'application/json', 'X-Agent-Id': agentId, ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
+    return JSON.parse(text) as Record<string, unknown>;
+  };
+  const token = (await http('POST', '/api/v1/auth/exchange/agent-token', { api_key: org.keys[0]!.key })).access_token as string;
+  const saveMemory = `/tool save_memory ${JSON.stringify({ content: 'The contract run seeded this memory' })}`;
+  const createArtifact = `/tool create_artifact ${JSON.stringify({ kind: 'table', title: 'Cities', content: { columns: ['city'], rows: [['Berlin']] } })}`;
+  const startRun = async (content: string) => {
+    const run = await http('POST', '/api/run', { messages: [{ role: 'user', content }], stream: false }, token);
+    return { taskId: run.task_id as string, runId: run.id as string };
+  };
+  const pendingRequest = async (taskId: string) => {
+    let request: Record<string, unknown> | undefined;
+    await waitUntil(async () => {
+      const pending = await http('GET', `/api/tasks/${taskId}/pending-input`, undefined, token);
+      request = pending.request as Record<string, unknown> | undefined;
+      return pending.pending === true;
+    }, 30_000, 'the seeded run to ask for approval');
+    return request!;
+  };
+
+  // A finished run: two artifacts, an answered approval, two memories (two of each, so lists have a next page).
+  const done = await startRun([createArtifact, createArtifact, saveMemory, saveMemory].join('\n'));
+  const request = await pendingRequest(done.taskId);
+  const approveRun = { request_id: request.request_id, run_id: done.runId, input_type: 'action_approval', approved: true, approve_run_scope: true };
+  await http('POST', `/api/tasks/${done.taskId}/input`, approveRun, token);
+  const status = async () => ((await http('GET', `/api/run/${done.taskId}/status`, undefined, token)).run as { status: string }).status;
+  await waitUntil(async () => (await status()) === 'completed', 30_000, 'the seeded run to complete');
+  const artifacts = await http('GET', `/api/tasks/${done.taskId}/artifacts?limit=1`, undefined, token);
+  const memories = await http('GET', `/api/agents/${agentId}/memories?limit=1`, undefined, token);
+  const events = await http('GET', `/api/runs/${done.runId}/events?limit=1`, undefined, token);
+  const artifactId = (artifacts.artifacts as { id: string }[])[0]?.id;
+  if (!artifactId || !artifacts.next_cursor || !memories.next_cursor || !events.next_cursor) throw new Error('the seeded run made too few artifacts, memories or events');
+
+  // A run waiting for approval: its approval is pending, and its task is the one DELETE may remove.
+  const waiting = await startRun(saveMemory);
+  const approvalId = (await pendingRequest(waiting.taskId)).approval_id as string;
+
+  return {
+    token,
+    agentId,
+    ids: { task_id: done.taskId, run_id: done.runId, artifact_id: artifactId, approval_id: approvalId, agent_id: agentId },
+    deletableTaskId: waiting.taskId,
+    cursors: {
+      listTaskArtifacts: artifacts.next_cursor as string,
+      listAgentMemories: memories.next_cursor as string,
+      listRunEvents: events.next_cursor as string,
+    },
+    eventId: ((events.events as { id: string }[])[0]!).id,
+  };
+}

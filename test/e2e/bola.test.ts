@@ -1,0 +1,136 @@
+import { randomBytes } from 'node:crypto';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { applyFile, parseApplyFile } from '../../src/admin/apply.ts';
+import { expressPath } from '../../src/api/route.ts';
+import { apiUrl, call, exchange } from '../support/http.ts';
+import { startBackgroundRun, waitForPending, waitForStatus } from '../support/runs.ts';
+import { createTenant, testDb } from '../support/tenant.ts';
+
+/**
+ * Broken object-level authorization: every operation of the OpenAPI document that takes
+ * an id (in the path, or `task_id` in the body) is called with ids of user A1's objects,
+ * by another org and by another member of A1's org. None may answer 2xx or show A1's data;
+ * the spec answers 403 or 404 (existence hidden as 404). The routes come from the served
+ * document, so a new route is covered, or fails here until this test knows its ids.
+ */
+interface Operation {
+  method: string;
+  path: string;
+  operationId: string;
+  requestBody?: { content: Record<string, { schema: { properties?: Record<string, unknown> } }> };
+}
+
+/** Ids a member's own objects carry; agent and approval ids are shared by everyone granted the agent. */
+const USER_OWNED = new Set(['task_id', 'run_id', 'artifact_id']);
+const SECRET = `bola-secret-${randomBytes(4).toString('hex')}`;
+
+/** A body each operation accepts, so validation (422) does not answer before access control. */
+function bodyFor(op: Operation, ids: Record<string, string>): unknown {
+  const bodies: Record<string, unknown> = {
+    commentOnRun: { content: 'steer' },
+    answerInput: { request_id: 'req_x', run_id: ids.run_id, input_type: 'text', cancelled: true },
+    respondToApproval: { decision: 'reject', feedback: 'no' },
+    startRun: { messages: [{ role: 'user', content: 'hi' }], task_id: ids.task_id, stream: false },
+    startRunAsync: { messages: [{ role: 'user', content: 'hi' }], task_id: ids.task_id },
+  };
+  if (op.operationId in bodies) return bodies[op.operationId];
+  return op.requestBody ? {} : undefined;
+}
+
+describe('object-level authorization (BOLA matrix)', () => {
+  let operations: Operation[];
+  let ids: Record<string, string>;
+  let agentA: string;
+  let a2: string;
+  let outsider: { token: string; agentId: string };
+
+  beforeAll(async () => {
+    const document = (await (await fetch(`${apiUrl()}/openapi.json`)).json()) as { paths: Record<string, Record<string, Omit<Operation, 'method' | 'path'>>> };
+    operations = Object.entries(document.paths).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => ({ ...op, method: method.toUpperCase(), path })));
+
+    const tag = randomBytes(4).toString('hex');
+    const email = (who: string) => `${who}-${tag}@example.test`;
+    const org = (
+      await applyFile(
+        testDb(),
+        parseApplyFile({
+          orgs: [
+            {
+              name: `bola-${tag}`,
+              credits: 100_000,
+              users: ['a1', 'a2'].map((who) => ({ email: email(who), role: 'member' })),
+              agents: [{ name: 'agent', settings: { approval_required_tools: ['save_memory'] }, access: [email('a1'), email('a2')] }],
+              keys: ['a1', 'a2'].map((who) => ({ user: email(who), name: 'bola' })),
+            },
+          ],
+        }),
+      )
+    ).orgs[0]!;
+    agentA = org.agents['agent']!;
+    const keyOf = (who: string) => org.keys.find((k) => k.user === email(who))!.key!;
+    const a1 = { token: await exchange(keyOf('a1')), agentId: agentA };
+    a2 = await exchange(keyOf('a2'));
+    const other = await createTenant();
+    outsider = { token: await exchange(other.keys.owner), agentId: other.agentId };
+
+    // A1's objects: a finished run with an artifact, and a run waiting on an approval.
+    const table = JSON.stringify({ kind: 'table', title: SECRET, content: { columns: [SECRET], rows: [[SECRET]] } });
+    const done = await startBackgroundRun(a1, { messages: [{ role: 'user', content: `${SECRET}\n/tool create_artifact ${table}` }] });
+    await waitForStatus(a1, done.taskId, 'completed');
+    const artifacts = (await (await call('GET', `/api/tasks/${done.taskId}/artifacts`, { token: a1.token, agentId: agentA })).json()) as { artifacts: { id: string }[] };
+    const waiting = await startBackgroundRun(a1, { messages: [{ role: 'user', content: `/tool save_memory {"content":"${SECRET}"}` }] });
+    const pending = await waitForPending(a1, waiting.taskId);
+    ids = { task_id: done.taskId, run_id: done.runId, artifact_id: artifacts.artifacts[0]!.id, approval_id: String(pending.approval_id), agent_id: agentA };
+    // A1 itself may use every id (the control: the ids are real).
+    expect((await call('GET', `/api/tasks/${done.taskId}`, { token: a1.token, agentId: agentA })).status).toBe(200);
+    expect(pending.approval_id).toBeTruthy();
+  });
+
+  /** The operations that take an id, DELETE last (a leak there would hide the other checks). */
+  function idBearing(filter: (param: string) => boolean) {
+    return operations
+      .map((op) => {
+        const params = [...op.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
+        const bodyTakesTask = Boolean(op.requestBody?.content['application/json']?.schema.properties?.task_id);
+        return { op, params: bodyTakesTask ? [...params, 'task_id'] : params };
+      })
+      .filter(({ params }) => params.some(filter))
+      .sort((a, b) => Number(a.op.method === 'DELETE') - Number(b.op.method === 'DELETE'));
+  }
+
+  async function attempt(op: Operation, token: string, agentId: string) {
+    let path = op.path;
+    for (const [, name] of op.path.matchAll(/\{(\w+)\}/g)) {
+      expect(ids[name!], `no id for {${name}} of ${op.operationId}: teach this test that id`).toBeDefined();
+      path = path.replace(`{${name}}`, ids[name!]!);
+    }
+    const res = await call(op.method, path, { token, agentId, body: bodyFor(op, ids), signal: AbortSignal.timeout(15_000) });
+    const text = await res.text().catch(() => '');
+    return { status: res.status, text, label: `${op.method} ${expressPath(op.path)} (${op.operationId})` };
+  }
+
+  it('covers the id-bearing routes of the document', () => {
+    const covered = idBearing(() => true).map(({ op }) => op.operationId);
+    expect(covered.length).toBeGreaterThanOrEqual(15);
+    for (const id of ['getTask', 'deleteTask', 'getTaskArtifact', 'listRunEvents', 'respondToApproval', 'startRun']) expect(covered).toContain(id);
+  });
+
+  it('another org gets 403/404 for every route, through its own agent and through A\'s', async () => {
+    for (const agentId of [outsider.agentId, agentA]) {
+      for (const { op } of idBearing(() => true)) {
+        const { status, text, label } = await attempt(op, outsider.token, agentId);
+        expect([403, 404], `${label} as another org via ${agentId === agentA ? "A's" : 'its own'} agent: ${text.slice(0, 300)}`).toContain(status);
+        expect(text, label).not.toContain(SECRET);
+        expect(JSON.parse(text), label).toEqual({ detail: expect.any(String) });
+      }
+    }
+  });
+
+  it('another member of the same org gets 403/404 for every route on A1\'s tasks, runs and artifacts', async () => {
+    for (const { op } of idBearing((p) => USER_OWNED.has(p))) {
+      const { status, text, label } = await attempt(op, a2, agentA);
+      expect([403, 404], `${label} as another member: ${text.slice(0, 300)}`).toContain(status);
+      expect(text, label).not.toContain(SECRET);
+    }
+  });
+});
