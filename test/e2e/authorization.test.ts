@@ -2,10 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
-import { applyFile, parseApplyFile } from '../../src/admin/apply.ts';
 import { call, exchange, userMessage } from '../support/http.ts';
 import { answer, expectOneTerminal, readTaskStream, startBackgroundRun, waitForPending, type Caller } from '../support/runs.ts';
-import { closeTestDb, createTenant, testDb, type Tenant } from '../support/tenant.ts';
+import { closeTestDb, createGuestTenant, createTenant, testDb, type Tenant } from '../support/tenant.ts';
 
 afterAll(closeTestDb);
 
@@ -82,26 +81,11 @@ describe('guests', () => {
   let orgId: string;
 
   beforeAll(async () => {
+    const org = await createGuestTenant({ approval_required_tools: ['write_file'] });
+    orgId = org.orgId;
+    agentId = org.agentId;
+    guest = { token: await exchange(org.guestKey), agentId };
     const tag = randomBytes(4).toString('hex');
-    const guestEmail = `guest-${tag}@example.test`;
-    const result = await applyFile(
-      testDb(),
-      parseApplyFile({
-        orgs: [
-          {
-            name: `guests-${tag}`,
-            credits: 10_000,
-            users: [{ email: guestEmail, role: 'guest' }],
-            agents: [{ name: 'widget', customer_facing: true, access: [guestEmail], settings: { approval_required_tools: ['write_file'] } }],
-            keys: [{ user: guestEmail, name: 'widget' }],
-          },
-        ],
-      }),
-    );
-    const org = result.orgs[0]!;
-    orgId = org.id;
-    agentId = org.agents['widget']!;
-    guest = { token: await exchange(org.keys[0]!.key!), agentId };
     await testDb().memory.create({ data: { id: `mem_${tag}`, orgId, agentId, content: 'a secret the org keeps', tags: [] } });
   });
 

@@ -1,9 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { applyFile, parseApplyFile } from '../../src/admin/apply.ts';
 import { memoryDocument } from '../../src/db/memories.ts';
 import { call, exchange, readSse, withoutHeartbeats } from '../support/http.ts';
-import { createTenant, testDb, type Tenant } from '../support/tenant.ts';
+import { createGuestTenant, createTenant, testDb, type Tenant } from '../support/tenant.ts';
 import { runTool, startQuietRun, toolOutput, type ToolScope } from '../support/tools.ts';
 
 interface Recalled {
@@ -188,24 +186,9 @@ describe('GET /api/agents/{agent_id}/memories', () => {
   });
 
   it('refuses guests with 403, even on a customer-facing agent they may chat with', async () => {
-    const tag = randomBytes(4).toString('hex');
-    const guestEmail = `guest-${tag}@example.test`;
-    const result = await applyFile(
-      testDb(),
-      parseApplyFile({
-        orgs: [
-          {
-            name: `guests-${tag}`,
-            users: [{ email: guestEmail, role: 'guest' }],
-            agents: [{ name: 'widget', customer_facing: true, access: [guestEmail] }],
-            keys: [{ user: guestEmail, name: 'widget' }],
-          },
-        ],
-      }),
-    );
-    const org = result.orgs[0]!;
-    const guest = await exchange(org.keys[0]!.key!);
-    const res = await list(org.agents['widget']!, '', guest, org.agents['widget']!);
+    const org = await createGuestTenant();
+    const guest = await exchange(org.guestKey);
+    const res = await list(org.agentId, '', guest, org.agentId);
     expect(res.status).toBe(403);
     expect(((await res.json()) as { detail: string }).detail).toMatch(/Guests/);
   });

@@ -65,3 +65,32 @@ export async function createTenant(settings: AgentModelSettings = {}, db: Db = t
     users: { owner: org.users[email('owner')]!, member: org.users[email('member')]!, outsider: org.users[email('outsider')]! },
   };
 }
+
+export interface GuestTenant {
+  orgId: string;
+  /** A customer-facing agent the guest was granted. */
+  agentId: string;
+  guestKey: string;
+}
+
+/** A fresh org whose only user is a guest with a key and access to one customer-facing agent. */
+export async function createGuestTenant(settings: AgentModelSettings = {}): Promise<GuestTenant> {
+  const tag = randomBytes(4).toString('hex');
+  const guestEmail = `guest-${tag}@example.test`;
+  const result = await applyFile(
+    testDb(),
+    parseApplyFile({
+      orgs: [
+        {
+          name: `guests-${tag}`,
+          credits: 10_000,
+          users: [{ email: guestEmail, role: 'guest' }],
+          agents: [{ name: 'widget', customer_facing: true, access: [guestEmail], settings }],
+          keys: [{ user: guestEmail, name: 'widget' }],
+        },
+      ],
+    }),
+  );
+  const org = result.orgs[0]!;
+  return { orgId: org.id, agentId: org.agents['widget']!, guestKey: org.keys[0]!.key! };
+}
