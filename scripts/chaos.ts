@@ -78,7 +78,7 @@ try {
   await Promise.all(streaming);
 
   log(`checking ${runs.length} runs`);
-  const v = await checkRuns(who, stack.databaseUrl, tenant.orgId, runs);
+  const v = await checkRuns(who, { databaseUrl: stack.databaseUrl, temporalAddress: stack.temporalAddress }, tenant.orgId, runs);
   const sum = (f: (r: ClientRun) => number) => runs.reduce((n, r) => n + f(r), 0);
   console.log(`faults=${injected} runs=${v.runs} lost=${v.lost} duplicated=${v.duplicated} reordered=${v.reordered}`);
   console.log(

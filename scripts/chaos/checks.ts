@@ -1,4 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
+import { Client, Connection } from '@temporalio/client';
 import pg from 'pg';
 import { auth, type Caller, type ClientRun, type Received } from './client.ts';
 
@@ -30,13 +31,13 @@ interface HistoryRecord {
 }
 
 /** Checks every run the clients followed against the durable history and the database. */
-export async function checkRuns(who: Caller, databaseUrl: string, orgId: string, runs: ClientRun[]): Promise<Verdict> {
+export async function checkRuns(who: Caller, where: { databaseUrl: string; temporalAddress: string }, orgId: string, runs: ClientRun[]): Promise<Verdict> {
   const v: Verdict = { runs: runs.length, notCompleted: 0, lost: 0, duplicated: 0, reordered: 0, historyMismatch: 0, textMismatch: 0, orphans: 0, abandonedMessages: 0, problems: [] };
   const problem = (run: ClientRun, what: string) => v.problems.push(`${run.runId ?? `(key ${run.idempotencyKey})`}: ${what}`);
   for (const run of runs) {
     if (!run.runId || run.terminal?.type !== 'RUN_FINISHED') {
       v.notCompleted++;
-      problem(run, `not completed at the client (terminal ${run.terminal?.type ?? 'none'}; last errors: ${run.errors.slice(-3).join(' | ')})`);
+      problem(run, `not completed at the client (terminal ${run.terminal?.type ?? 'none'}${run.terminal?.message ? `: ${String(run.terminal.message)}` : ''}; last client errors: ${run.errors.slice(-2).join(' | ')})`);
       if (!run.runId) continue;
     }
     const history = await readHistory(who, run.runId);
@@ -80,7 +81,7 @@ export async function checkRuns(who: Caller, databaseUrl: string, orgId: string,
   }
   const finishedAtClient = new Set(runs.filter((r) => r.terminal?.type === 'RUN_FINISHED').map((r) => r.runId));
   const known = new Set(runs.map((r) => r.runId).filter((id) => id !== undefined));
-  for (const row of await storedRuns(databaseUrl, orgId)) {
+  for (const row of await storedRuns(where.databaseUrl, orgId)) {
     if (!known.has(row.id)) {
       v.orphans++;
       v.problems.push(`${row.id}: orphan run (status ${row.status}) that no client started or followed`);
@@ -89,7 +90,23 @@ export async function checkRuns(who: Caller, databaseUrl: string, orgId: string,
       v.problems.push(`${row.id}: RUN_FINISHED at the client but ${row.status} in the database`);
     }
   }
+  for (const id of await openWorkflows(where.temporalAddress)) {
+    v.orphans++;
+    v.problems.push(`${id}: workflow still open in Temporal after every run finished`);
+  }
   return v;
+}
+
+/** Workflows Temporal still runs (every run's workflow is named by its run id). */
+async function openWorkflows(address: string): Promise<string[]> {
+  const connection = await Connection.connect({ address });
+  try {
+    const ids: string[] = [];
+    for await (const wf of new Client({ connection }).workflow.list({ query: 'ExecutionStatus = "Running"' })) ids.push(wf.workflowId);
+    return ids;
+  } finally {
+    await connection.close();
+  }
 }
 
 /** The final message (RUN_FINISHED result.message_id), from its deltas, must be the result text exactly. */
