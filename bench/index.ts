@@ -30,6 +30,8 @@ const stack = await startStack({
     // One user makes every request here: the per-user limits (30 runs, 100 task requests a minute) would stop the bench.
     RATE_LIMIT_RUNS_PER_MINUTE: '100000',
     RATE_LIMIT_TASKS_PER_MINUTE: '100000',
+    RATE_LIMIT_EVENTS_PER_MINUTE: '100000',
+    SSE_MAX_STREAMS_PER_USER: '100000',
   },
 });
 const db = createDb(stack.databaseUrl, 4);

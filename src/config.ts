@@ -29,8 +29,23 @@ const envSchema = z.object({
   /** Rate limits per org and user, counted in every api replica together (shared table `rate_limits`). */
   RATE_LIMIT_RUNS_PER_MINUTE: z.coerce.number().int().positive().default(30),
   RATE_LIMIT_TASKS_PER_MINUTE: z.coerce.number().int().positive().default(100),
+  RATE_LIMIT_EVENTS_PER_MINUTE: z.coerce.number().int().positive().default(300),
+  RATE_LIMIT_MEMORIES_PER_MINUTE: z.coerce.number().int().positive().default(60),
+  RATE_LIMIT_APPROVALS_PER_MINUTE: z.coerce.number().int().positive().default(60),
   /** The fixed window the limits above count in; 60 makes them "per minute". */
   RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().positive().default(60),
+  /** Failed key exchanges allowed per client address and per key in EXCHANGE_FAILURE_WINDOW_SECONDS, then 429. */
+  EXCHANGE_FAILURES_PER_ADDRESS: z.coerce.number().int().positive().default(20),
+  EXCHANGE_FAILURES_PER_KEY: z.coerce.number().int().positive().default(5),
+  EXCHANGE_FAILURE_WINDOW_SECONDS: z.coerce.number().int().positive().default(900),
+  /** Concurrently open SSE streams, per org and user and per api process (429 + Retry-After beyond). */
+  SSE_MAX_STREAMS_PER_USER: z.coerce.number().int().positive().default(20),
+  SSE_MAX_STREAMS_PER_PROCESS: z.coerce.number().int().positive().default(5000),
+  /** Origins allowed to call the api from a browser (comma-separated); none by default: CORS closed. */
+  CORS_ORIGINS: z.string().default(''),
+  /** Express "trust proxy": set it (e.g. 1, or a subnet) behind a reverse proxy so client addresses are right. */
+  TRUST_PROXY: z.string().optional(),
+  NODE_ENV: z.string().optional(),
   HEARTBEAT_INTERVAL_MS: z.coerce.number().int().positive().default(15_000),
   /** Sandbox limits (README "Sandbox"): per command unless noted. */
   SANDBOX_DEFAULT_TIMEOUT_SECONDS: z.coerce.number().int().positive().default(60),
@@ -62,6 +77,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
   }
   const e = parsed.data;
+  if (e.NODE_ENV === 'production' && !e.JWT_SECRET) {
+    throw new Error('Invalid configuration:\n  JWT_SECRET: required when NODE_ENV=production (a random string of at least 32 characters, shared by every api replica)');
+  }
   return {
     dataDir: e.DATA_DIR,
     databaseUrl: e.DATABASE_URL,
@@ -88,7 +106,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     rateLimits: {
       runs: e.RATE_LIMIT_RUNS_PER_MINUTE,
       tasks: e.RATE_LIMIT_TASKS_PER_MINUTE,
+      events: e.RATE_LIMIT_EVENTS_PER_MINUTE,
+      memories: e.RATE_LIMIT_MEMORIES_PER_MINUTE,
+      approvals: e.RATE_LIMIT_APPROVALS_PER_MINUTE,
       windowSeconds: e.RATE_LIMIT_WINDOW_SECONDS,
+      exchangeFailuresPerAddress: e.EXCHANGE_FAILURES_PER_ADDRESS,
+      exchangeFailuresPerKey: e.EXCHANGE_FAILURES_PER_KEY,
+      exchangeFailureWindowSeconds: e.EXCHANGE_FAILURE_WINDOW_SECONDS,
+    },
+    streams: { perUser: e.SSE_MAX_STREAMS_PER_USER, perProcess: e.SSE_MAX_STREAMS_PER_PROCESS },
+    http: {
+      corsOrigins: e.CORS_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean),
+      trustProxy: e.TRUST_PROXY,
     },
     sandbox: {
       defaultTimeoutSeconds: e.SANDBOX_DEFAULT_TIMEOUT_SECONDS,

@@ -2,7 +2,59 @@ import pino, { type Logger } from 'pino';
 
 export type { Logger };
 
-/** JSON logs to stdout; `name` says which process wrote the line. */
+/**
+ * Where secrets could appear in a log line: request headers (Authorization, cookies, API
+ * keys), bodies and errors that carry keys or tokens. pino replaces them with "[redacted]".
+ */
+export const REDACT_PATHS = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'req.headers["x-api-key"]',
+  'req.headers["proxy-authorization"]',
+  'res.headers["set-cookie"]',
+  '*.api_key',
+  '*.apiKey',
+  '*.access_token',
+  '*.token',
+  '*.secret',
+  '*.password',
+  '*.authorization',
+  '*.Authorization',
+  'err.config.headers',
+  'err.requestBodyValues',
+];
+
+/** Secrets inside free text (messages, error strings): JWTs, our API keys, provider keys, bearer credentials. */
+const SECRET_PATTERNS: RegExp[] = [
+  /eyJ[\w-]{8,}\.[\w-]{8,}\.[\w-]*/g,
+  /ars_(?:live|test)_[\w-]+/g,
+  /\bsk-[\w-]{8,}/g,
+  /\bBearer\s+[\w.~+/-]+=*/gi,
+];
+
+export function scrubSecrets(text: string): string {
+  return SECRET_PATTERNS.reduce((t, re) => t.replace(re, '[redacted]'), text);
+}
+
+function scrubDeep(value: unknown, depth = 0): unknown {
+  if (typeof value === 'string') return scrubSecrets(value);
+  if (depth > 6 || value === null || typeof value !== 'object') return value;
+  if (value instanceof Error) return scrubDeep(pino.stdSerializers.err(value), depth + 1);
+  if (Array.isArray(value)) return value.map((v) => scrubDeep(v, depth + 1));
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, scrubDeep(v, depth + 1)]));
+}
+
+/** JSON logs to stdout; `name` says which process wrote the line. No secret is ever written. */
 export function createLogger(name: string, level: string): Logger {
-  return pino({ name, level });
+  return pino({
+    name,
+    level,
+    redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+    formatters: { log: (object) => scrubDeep(object) as Record<string, unknown> },
+    hooks: {
+      logMethod(args, method) {
+        method.apply(this, args.map((a) => (typeof a === 'string' ? scrubSecrets(a) : a)) as Parameters<typeof method>);
+      },
+    },
+  });
 }

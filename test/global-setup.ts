@@ -27,6 +27,14 @@ export default async function setup(project: TestProject) {
       HEARTBEAT_INTERVAL_MS: String(HEARTBEAT_MS),
       LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn',
       MODEL_PROVIDER: 'offline',
+      // The whole suite is one client address and few users: limits that are not under test stay out of the way
+      // (test/e2e/rate-limits.test.ts and edge.test.ts test each limit on api processes of their own).
+      RATE_LIMIT_EVENTS_PER_MINUTE: '100000',
+      RATE_LIMIT_MEMORIES_PER_MINUTE: '100000',
+      RATE_LIMIT_APPROVALS_PER_MINUTE: '100000',
+      EXCHANGE_FAILURES_PER_ADDRESS: '100000',
+      EXCHANGE_FAILURES_PER_KEY: '100000',
+      SSE_MAX_STREAMS_PER_USER: '1000',
     },
   });
 

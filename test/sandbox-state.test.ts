@@ -123,6 +123,7 @@ describe('snapshots', () => {
 describe('the tools, through the runTool activity', () => {
   let deps: ActivityDeps;
   let runId: string;
+  let taskId: string;
 
   beforeAll(async () => {
     deps = { db: testDb(), config: sandboxConfig(), logger: pino({ level: 'silent' }), env: {}, deltaFlushMs: 25 };
@@ -130,13 +131,13 @@ describe('the tools, through the runTool activity', () => {
     const token = await exchange(tenant.keys.member);
     const res = await call('POST', '/api/run', { token, agentId: tenant.agentId, body: { ...userMessage('sandbox tools'), stream: false } });
     expect(res.status).toBe(202);
-    runId = ((await res.json()) as { id: string }).id;
+    ({ id: runId, task_id: taskId } = (await res.json()) as { id: string; task_id: string });
   });
 
   const runTool = (name: string, args: unknown, env = new MockActivityEnvironment()) =>
     env.run(createRunToolActivities(deps).runTool, {
       runId,
-      taskId: 'unused',
+      taskId,
       orgId: tenant.orgId,
       agentId: tenant.agentId,
       toolCallId: `call_${uniqueTag()}`,

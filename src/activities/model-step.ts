@@ -2,12 +2,13 @@ import { Context } from '@temporalio/activity';
 import { z } from 'zod';
 import { appendEvents, RunGoneError } from '../db/event-log.ts';
 import { agentModelSettingsSchema } from '../shared/agent-settings.ts';
-import { newId } from '../shared/ids.ts';
-import type { ToolCall, TokenUsage } from '../shared/run-workflow-types.ts';
 import { toolCatalog } from '../shared/tools/index.ts';
 import { loadConversation } from './conversation.ts';
 import type { ActivityDeps } from './deps.ts';
+import { markInfrastructure, withAttemptLimit } from '../infra/transient-errors.ts';
+import { CALL_ATTEMPTS, failureTypes, type ToolCall, type TokenUsage } from '../shared/run-workflow-types.ts';
 import { EventBatcher } from './event-batcher.ts';
+import { attemptMessageId, discardAttempt, recordAttemptUsage, retryPreamble, type AttemptRef } from './model-attempts.ts';
 import { loadAgentModel, modelCallFailure } from './models/agent-model.ts';
 import type { ToolSpec } from './models/provider.ts';
 
@@ -35,81 +36,97 @@ export function createModelStepActivities(deps: ActivityDeps) {
     /**
      * One model call. Text and tool-call events go straight to the run's event
      * log in small batches (they never enter workflow history); the workflow
-     * gets the final text and tool calls. A retried attempt streams a new
-     * message with a new message_id.
+     * gets the final text and tool calls. A retried attempt closes what the
+     * earlier ones left open, names them as discarded, and streams a new
+     * message with a new message_id (see model-attempts.ts).
      */
     async modelStep(input: ModelStepInput): Promise<ModelStepResult> {
       const ctx = Context.current();
-      const { model: resolved, settings } = await loadAgentModel(deps, input.agentId);
-      const tools = input.allowTools ? enabledTools(settings) : [];
-      const messages = await loadConversation(db, input.taskId);
-      const batcher = new EventBatcher(deps.deltaFlushMs, async (events) => {
-        await appendEvents(db, input.runId, events);
-        ctx.heartbeat();
-      });
-      let messageId: string | undefined;
-      let text = '';
-      const toolCalls: ToolCall[] = [];
-      const started = new Set<string>();
-      let usage: TokenUsage = { inputTokens: 0, outputTokens: 0 };
-      if (ctx.info.attempt > 1) {
-        batcher.push({ type: 'CUSTOM', name: 'SYSTEM_STATUS', data: { status: 'retrying', operation: 'model_step', step: input.step, attempt: ctx.info.attempt } });
-      }
-      // Heartbeats carry cancellation into the activity, also while the model is silent.
-      const beat = setInterval(() => ctx.heartbeat(), 1000);
-      const closeText = () => {
-        if (messageId && text) batcher.push({ type: 'TEXT_MESSAGE_END', message_id: messageId });
-      };
-      try {
-        const stream = resolved.provider.stream({ system: resolved.systemPrompt, messages, tools, signal: ctx.cancellationSignal });
-        for await (const chunk of stream) {
-          switch (chunk.type) {
-            case 'text':
-              if (!messageId) {
-                messageId = newId('msg');
-                batcher.push({ type: 'TEXT_MESSAGE_START', message_id: messageId, role: 'assistant' });
-              }
-              text += chunk.text;
-              batcher.push({ type: 'TEXT_MESSAGE_CONTENT', message_id: messageId, delta: chunk.text });
-              break;
-            case 'reasoning':
-              batcher.push({ type: 'CUSTOM', name: 'THOUGHT', data: { text: chunk.text, step: input.step } });
-              break;
-            case 'tool-start':
-              started.add(chunk.id);
-              batcher.push({ type: 'TOOL_CALL_START', tool_call_id: chunk.id, tool_call_name: chunk.name, metadata: { step: input.step } });
-              break;
-            case 'tool-args':
-              batcher.push({ type: 'TOOL_CALL_ARGS', tool_call_id: chunk.id, delta: chunk.delta });
-              break;
-            case 'tool-call':
-              if (!started.has(chunk.id)) {
-                batcher.push({ type: 'TOOL_CALL_START', tool_call_id: chunk.id, tool_call_name: chunk.name, metadata: { step: input.step } });
-                batcher.push({ type: 'TOOL_CALL_ARGS', tool_call_id: chunk.id, delta: JSON.stringify(chunk.args ?? {}) });
-              }
-              batcher.push({ type: 'TOOL_CALL_END', tool_call_id: chunk.id });
-              toolCalls.push({ id: chunk.id, name: chunk.name, args: chunk.args ?? {} });
-              break;
-            case 'finish':
-              usage = chunk.usage;
-              break;
-          }
-        }
-        closeText();
-        await batcher.flush();
-      } catch (err) {
-        // Close the message so the history stays well-formed; a retry starts a fresh one.
-        closeText();
-        await batcher.flush().catch(() => {});
-        if (ctx.cancellationSignal.aborted) throw err;
-        if (!(err instanceof RunGoneError)) logger.warn({ runId: input.runId, err: String(err) }, 'model step failed');
-        throw modelCallFailure('model call', err);
-      } finally {
-        clearInterval(beat);
-      }
-      return { messageId, text, toolCalls, usage, model: resolved.provider.label };
+      const limit = { attempt: ctx.info.attempt, attempts: CALL_ATTEMPTS, cancelled: () => ctx.cancellationSignal.aborted };
+      return withAttemptLimit('model call', failureTypes.model, limit, () => streamModelStep(input));
     },
   };
+
+  async function streamModelStep(input: ModelStepInput): Promise<ModelStepResult> {
+    const ctx = Context.current();
+    const { model: resolved, settings } = await loadAgentModel(deps, input.agentId);
+    const tools = input.allowTools ? enabledTools(settings) : [];
+    const messages = await loadConversation(db, input.taskId);
+    const batcher = new EventBatcher(deps.deltaFlushMs, async (events) => {
+      await appendEvents(db, input.runId, events).catch(markInfrastructure);
+      ctx.heartbeat();
+    });
+    let messageId: string | undefined;
+    let text = '';
+    const toolCalls: ToolCall[] = [];
+    const started = new Set<string>();
+    let usage: TokenUsage = { inputTokens: 0, outputTokens: 0 };
+    let usageRecorded = false;
+    const attempt: AttemptRef = { runId: input.runId, activityId: ctx.info.activityId, attempt: ctx.info.attempt };
+    if (attempt.attempt > 1) {
+      for (const event of await retryPreamble(db, attempt, input.step, 'model_step')) batcher.push(event);
+    }
+    // Heartbeats carry cancellation into the activity, also while the model is silent.
+    const beat = setInterval(() => ctx.heartbeat(), 1000);
+    const ended = new Set<string>();
+    const closeOpen = () => {
+      if (messageId && text) batcher.push({ type: 'TEXT_MESSAGE_END', message_id: messageId });
+      for (const id of started) if (!ended.has(id)) batcher.push({ type: 'TOOL_CALL_END', tool_call_id: id });
+    };
+    try {
+      const stream = resolved.provider.stream({ system: resolved.systemPrompt, messages, tools, signal: ctx.cancellationSignal });
+      for await (const chunk of stream) {
+        switch (chunk.type) {
+          case 'text':
+            if (!messageId) {
+              messageId = attemptMessageId(attempt);
+              batcher.push({ type: 'TEXT_MESSAGE_START', message_id: messageId, role: 'assistant' });
+            }
+            text += chunk.text;
+            batcher.push({ type: 'TEXT_MESSAGE_CONTENT', message_id: messageId, delta: chunk.text });
+            break;
+          case 'reasoning':
+            batcher.push({ type: 'CUSTOM', name: 'THOUGHT', data: { text: chunk.text, step: input.step } });
+            break;
+          case 'tool-start':
+            started.add(chunk.id);
+            batcher.push({ type: 'TOOL_CALL_START', tool_call_id: chunk.id, tool_call_name: chunk.name, metadata: { step: input.step } });
+            break;
+          case 'tool-args':
+            batcher.push({ type: 'TOOL_CALL_ARGS', tool_call_id: chunk.id, delta: chunk.delta });
+            break;
+          case 'tool-call':
+            if (!started.has(chunk.id)) {
+              started.add(chunk.id);
+              batcher.push({ type: 'TOOL_CALL_START', tool_call_id: chunk.id, tool_call_name: chunk.name, metadata: { step: input.step } });
+              batcher.push({ type: 'TOOL_CALL_ARGS', tool_call_id: chunk.id, delta: JSON.stringify(chunk.args ?? {}) });
+            }
+            ended.add(chunk.id);
+            batcher.push({ type: 'TOOL_CALL_END', tool_call_id: chunk.id });
+            toolCalls.push({ id: chunk.id, name: chunk.name, args: chunk.args ?? {} });
+            break;
+          case 'finish':
+            usage = chunk.usage;
+            await recordAttemptUsage(db, attempt, usage).catch(markInfrastructure);
+            usageRecorded = true;
+            break;
+        }
+      }
+      closeOpen();
+      await batcher.flush();
+    } catch (err) {
+      // Close what this attempt opened so the history stays well-formed; a retry discards it and starts afresh.
+      closeOpen();
+      await batcher.flush().catch(() => {});
+      if (usageRecorded) await discardAttempt(db, attempt).catch(() => {});
+      if (ctx.cancellationSignal.aborted) throw err;
+      if (!(err instanceof RunGoneError)) logger.warn({ runId: input.runId, err: String(err) }, 'model step failed');
+      throw modelCallFailure('model call', err, ctx.info.attempt);
+    } finally {
+      clearInterval(beat);
+    }
+    return { messageId, text, toolCalls, usage, model: resolved.provider.label };
+  }
 }
 
 /** The catalog tools this agent may call, as JSON Schemas for the model. */

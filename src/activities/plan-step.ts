@@ -1,5 +1,7 @@
 import { Context } from '@temporalio/activity';
-import type { TokenUsage } from '../shared/run-workflow-types.ts';
+import { markInfrastructure, withAttemptLimit } from '../infra/transient-errors.ts';
+import { discardAttempt, discardEarlierAttempts, recordAttemptUsage, type AttemptRef } from './model-attempts.ts';
+import { CALL_ATTEMPTS, failureTypes, type TokenUsage } from '../shared/run-workflow-types.ts';
 import { loadConversation } from './conversation.ts';
 import type { ActivityDeps } from './deps.ts';
 import { loadAgentModel, modelCallFailure } from './models/agent-model.ts';
@@ -29,24 +31,36 @@ export function createPlanStepActivities(deps: ActivityDeps) {
     /** Deep mode's planning step: one model call that returns the plan's steps. */
     async planStep(input: { runId: string; taskId: string; agentId: string }): Promise<PlanStepResult> {
       const ctx = Context.current();
-      const { model: resolved } = await loadAgentModel(deps, input.agentId);
-      const messages = await loadConversation(deps.db, input.taskId);
-      const system = [resolved.systemPrompt, PLANNING_PROMPT].filter(Boolean).join('\n\n');
-      let text = '';
-      let usage: TokenUsage = { inputTokens: 0, outputTokens: 0 };
-      const beat = setInterval(() => ctx.heartbeat(), 1000);
-      try {
-        for await (const chunk of resolved.provider.stream({ system, messages, tools: [], purpose: 'plan', signal: ctx.cancellationSignal })) {
-          if (chunk.type === 'text') text += chunk.text;
-          else if (chunk.type === 'finish') usage = chunk.usage;
-        }
-      } catch (err) {
-        if (ctx.cancellationSignal.aborted) throw err;
-        throw modelCallFailure('planning call', err);
-      } finally {
-        clearInterval(beat);
-      }
-      return { steps: parsePlan(text), usage, model: resolved.provider.label };
+      const limit = { attempt: ctx.info.attempt, attempts: CALL_ATTEMPTS, cancelled: () => ctx.cancellationSignal.aborted };
+      return withAttemptLimit('planning call', failureTypes.model, limit, () => plan(input));
     },
   };
+
+  async function plan(input: { runId: string; taskId: string; agentId: string }): Promise<PlanStepResult> {
+    const ctx = Context.current();
+    const { model: resolved } = await loadAgentModel(deps, input.agentId);
+    const messages = await loadConversation(deps.db, input.taskId);
+    const system = [resolved.systemPrompt, PLANNING_PROMPT].filter(Boolean).join('\n\n');
+    let text = '';
+    let usage: TokenUsage = { inputTokens: 0, outputTokens: 0 };
+    const attempt: AttemptRef = { runId: input.runId, activityId: ctx.info.activityId, attempt: ctx.info.attempt };
+    if (attempt.attempt > 1) await discardEarlierAttempts(deps.db, attempt);
+    const beat = setInterval(() => ctx.heartbeat(), 1000);
+    try {
+      for await (const chunk of resolved.provider.stream({ system, messages, tools: [], purpose: 'plan', signal: ctx.cancellationSignal })) {
+        if (chunk.type === 'text') text += chunk.text;
+        else if (chunk.type === 'finish') {
+          usage = chunk.usage;
+          await recordAttemptUsage(deps.db, attempt, usage).catch(markInfrastructure);
+        }
+      }
+    } catch (err) {
+      await discardAttempt(deps.db, attempt).catch(() => {});
+      if (ctx.cancellationSignal.aborted) throw err;
+      throw modelCallFailure('planning call', err, ctx.info.attempt);
+    } finally {
+      clearInterval(beat);
+    }
+    return { steps: parsePlan(text), usage, model: resolved.provider.label };
+  }
 }

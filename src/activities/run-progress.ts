@@ -5,7 +5,8 @@ import { nonRetryableIfRunGone } from './run-gone.ts';
 import type { RunEventInput } from '../shared/events.ts';
 import type { RunStatus } from '../shared/run-status.ts';
 import type { TokenUsage } from '../shared/run-workflow-types.ts';
-import { creditsFor, usageEventData, type StepUsage } from '../shared/credits.ts';
+import { addUsage, creditsFor, usageEventData, type StepUsage } from '../shared/credits.ts';
+import { discardedUsage } from './model-attempts.ts';
 import type { ActivityDeps } from './deps.ts';
 import { openRequestInTx, resolveRequestInTx, type OpenRequest, type ResolveRequest } from './human-requests.ts';
 import type { MessageParts } from '../shared/message-parts.ts';
@@ -39,13 +40,17 @@ export function createRunProgressActivities({ db, config }: ActivityDeps) {
      */
     async recordProgress(input: RecordProgressInput): Promise<void> {
       await nonRetryableIfRunGone(() => db.$transaction(async (tx) => {
-        const credits = input.bill ? creditsFor(input.bill.usage, config.creditsPer1kTokens) : 0;
-        const events: RunEventInput[] = input.bill
-          ? [{ type: 'CUSTOM', name: 'USAGE', data: usageEventData(input.bill.usage, credits, input.bill.model, input.bill.steps) }, ...input.events]
-          : input.events;
+        // Billed: the steps' tokens plus those of attempts a retry discarded (model-attempts.ts).
+        const discarded = input.bill ? await discardedUsage(tx, input.runId) : undefined;
+        const billed = input.bill && discarded ? addUsage(input.bill.usage, discarded) : undefined;
+        const credits = billed ? creditsFor(billed, config.creditsPer1kTokens) : 0;
+        const events: RunEventInput[] =
+          input.bill && billed
+            ? [{ type: 'CUSTOM', name: 'USAGE', data: usageEventData(billed, credits, input.bill.model, input.bill.steps, discarded) }, ...input.events]
+            : input.events;
         const { duplicate } = await appendEventsInTx(tx, input.runId, events, input.key);
         if (duplicate) return; // an earlier attempt committed this step
-        if (input.bill) await debitOnce(tx, input.runId, input.bill.usage, credits);
+        if (billed) await debitOnce(tx, input.runId, billed, credits);
         if (input.openRequest) await openRequestInTx(tx, input.runId, input.openRequest);
         if (input.resolveRequest) await resolveRequestInTx(tx, input.resolveRequest);
         const terminal = input.status === 'completed' || input.status === 'failed' || input.status === 'cancelled';

@@ -2,8 +2,10 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { appendEvents } from '../db/event-log.ts';
 import { toolCatalog } from '../shared/tools/index.ts';
-import { failureTypes, type ToolCallInput, type ToolOutcome } from '../shared/run-workflow-types.ts';
+import { isInfrastructureError, withAttemptLimit } from '../infra/transient-errors.ts';
+import { CALL_ATTEMPTS, failureTypes, type ToolCallInput, type ToolOutcome } from '../shared/run-workflow-types.ts';
 import type { ActivityDeps } from './deps.ts';
+import { executeOnce } from './tool-executions.ts';
 import { toolImplementations } from './tools/index.ts';
 import { ToolError, type ToolContext } from './tools/types.ts';
 
@@ -15,37 +17,63 @@ export function createRunToolActivities(deps: ActivityDeps) {
      * policy and, when retries run out, fails the run with TOOL_ERROR.
      */
     async runTool(call: ToolCallInput): Promise<ToolOutcome> {
-      const definition = toolCatalog.get(call.name);
-      const implementation = toolImplementations.get(call.name);
-      if (!definition || !implementation) return { ok: false, error: { code: 'UNKNOWN_TOOL', message: `no tool named ${call.name}` } };
-      const parsed = definition.input.safeParse(call.args);
-      if (!parsed.success) {
-        const message = parsed.error.issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`).join('; ');
-        return { ok: false, error: { code: 'INVALID_ARGUMENTS', message } };
-      }
       const activity = Context.current();
-      const ctx: ToolContext = {
-        runId: call.runId,
-        taskId: call.taskId,
-        orgId: call.orgId,
-        agentId: call.agentId,
-        toolCallId: call.toolCallId,
-        signal: activity.cancellationSignal,
-        heartbeat: (details) => activity.heartbeat(details),
-        emit: async (events, key) => void (await appendEvents(deps.db, call.runId, events, key && `tool:${call.toolCallId}:${key}`)),
-        deps,
-      };
-      if (activity.info.attempt > 1) {
-        await ctx.emit([{ type: 'CUSTOM', name: 'SYSTEM_STATUS', data: { status: 'retrying', operation: 'tool_call', tool_call_id: call.toolCallId, tool: call.name, attempt: activity.info.attempt } }], `retry:${activity.info.attempt}`);
-      }
+      const limit = { attempt: activity.info.attempt, attempts: CALL_ATTEMPTS, cancelled: () => activity.cancellationSignal.aborted };
+      return withAttemptLimit(`tool ${call.name}`, failureTypes.tool, limit, () => runToolCall(call));
+    },
+  };
+
+  async function runToolCall(call: ToolCallInput): Promise<ToolOutcome> {
+    const definition = toolCatalog.get(call.name);
+    const implementation = toolImplementations.get(call.name);
+    if (!definition || !implementation) return { ok: false, error: { code: 'UNKNOWN_TOOL', message: `no tool named ${call.name}` } };
+    const parsed = definition.input.safeParse(call.args);
+    if (!parsed.success) {
+      const message = parsed.error.issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`).join('; ');
+      return { ok: false, error: { code: 'INVALID_ARGUMENTS', message } };
+    }
+    const activity = Context.current();
+    const ctx: ToolContext = {
+      runId: call.runId,
+      taskId: call.taskId,
+      orgId: call.orgId,
+      agentId: call.agentId,
+      toolCallId: call.toolCallId,
+      signal: activity.cancellationSignal,
+      heartbeat: (details) => activity.heartbeat(details),
+      emit: async (events, key) => void (await appendEvents(deps.db, call.runId, events, key && `tool:${call.toolCallId}:${key}`)),
+      requester: once(async () => {
+        const task = await deps.db.task.findUniqueOrThrow({ where: { id: call.taskId }, select: { user: { select: { id: true, role: true } } } });
+        return { userId: task.user.id, role: task.user.role };
+      }),
+      deps,
+    };
+    if (activity.info.attempt > 1) {
+      await ctx.emit([{ type: 'CUSTOM', name: 'SYSTEM_STATUS', data: { status: 'retrying', operation: 'tool_call', tool_call_id: call.toolCallId, tool: call.name, attempt: activity.info.attempt } }], `retry:${activity.info.attempt}`);
+    }
+    const execute = async (): Promise<ToolOutcome> => {
       try {
         return { ok: true, output: await implementation.run(parsed.data as never, ctx) };
       } catch (err) {
         if (err instanceof ToolError) return { ok: false, error: { code: err.code, message: err.message } };
         if (activity.cancellationSignal.aborted) throw err;
         deps.logger.warn({ runId: call.runId, tool: call.name, err: String(err) }, 'tool call failed');
-        throw ApplicationFailure.retryable(`tool ${call.name} failed: ${(err as Error).message}`, failureTypes.tool);
+        throw toolCallFailure(call.name, err, activity.info.attempt);
       }
-    },
-  };
+    };
+    return definition.readOnly ? execute() : executeOnce(deps.db, call, activity.info.attempt, execute);
+  }
+}
+
+function once<T>(load: () => Promise<T>): () => Promise<T> {
+  let value: Promise<T> | undefined;
+  return () => (value ??= load());
+}
+
+/** Our store or sandbox host unreachable: retried until it is back. The tool itself failing: CALL_ATTEMPTS attempts in all. */
+function toolCallFailure(tool: string, err: unknown, attempt: number): ApplicationFailure {
+  const message = `tool ${tool} failed: ${(err as Error).message}`;
+  if (isInfrastructureError(err)) return ApplicationFailure.retryable(message, failureTypes.infrastructure);
+  if (attempt >= CALL_ATTEMPTS) return ApplicationFailure.nonRetryable(`${message} (attempt ${attempt} of ${CALL_ATTEMPTS})`, failureTypes.tool);
+  return ApplicationFailure.retryable(message, failureTypes.tool);
 }

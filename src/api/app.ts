@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import cors from 'cors';
 import express, { Router, type Express } from 'express';
+import helmet from 'helmet';
 import { pinoHttp } from 'pino-http';
 import type { ApiDeps } from './deps.ts';
 import { errorHandler, notFoundRoute } from './errors.ts';
@@ -13,6 +15,21 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 export function createApp(deps: ApiDeps): Express {
   const app = express();
   app.disable('x-powered-by');
+  if (deps.config.http.trustProxy !== undefined) app.set('trust proxy', trustProxySetting(deps.config.http.trustProxy));
+  // Security headers on every response. The API serves JSON and SSE; /docs is plain HTML with inline style only.
+  app.use(helmet({ contentSecurityPolicy: { directives: { defaultSrc: ["'none'"], styleSrc: ["'unsafe-inline'"], frameAncestors: ["'none'"] } } }));
+  // CORS is closed unless CORS_ORIGINS lists the browser origins that may call us.
+  const origins = deps.config.http.corsOrigins;
+  if (origins.length > 0) {
+    app.use(
+      cors({
+        origin: origins,
+        credentials: true,
+        exposedHeaders: ['X-Run-Id', 'X-Task-Id', 'Idempotent-Replayed', 'X-Request-Id', 'Retry-After'],
+        maxAge: 600,
+      }),
+    );
+  }
   app.use(
     pinoHttp({
       logger: deps.logger,
@@ -39,4 +56,10 @@ export function createApp(deps: ApiDeps): Express {
   app.use(notFoundRoute);
   app.use(errorHandler);
   return app;
+}
+
+/** TRUST_PROXY as Express takes it: a hop count, true/false, or addresses and subnets. */
+function trustProxySetting(value: string): boolean | number | string {
+  if (value === 'true' || value === 'false') return value === 'true';
+  return /^\d+$/.test(value) ? Number(value) : value;
 }

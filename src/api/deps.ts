@@ -5,6 +5,7 @@ import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
 import type { RateLimits } from './middleware/rate-limit.ts';
 import type { EventHub } from './streaming/event-hub.ts';
+import type { StreamSlots } from './streaming/stream-slots.ts';
 
 /** What the HTTP layer needs, built once per api process. */
 export interface ApiDeps {
@@ -16,4 +17,6 @@ export interface ApiDeps {
   logger: Logger;
   /** Per org-and-user request limits, counted in the database so all replicas share them. */
   rateLimits: RateLimits;
+  /** Caps on open SSE streams in this process. */
+  streams: StreamSlots;
 }

@@ -1,5 +1,9 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { ZodError } from 'zod';
+import { isInfrastructureError } from '../infra/transient-errors.ts';
+
+/** What a client is told to wait while PostgreSQL or Temporal is unreachable. */
+export const OUTAGE_RETRY_AFTER_SECONDS = 5;
 
 /** A failure with an HTTP status and a `detail` safe to show the client. */
 export class HttpError extends Error {
@@ -62,6 +66,13 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
   }
   if (typeof bodyError.status === 'number' && bodyError.status >= 400 && bodyError.status < 500) {
     res.status(bodyError.status).json({ detail: 'Request could not be read' });
+    return;
+  }
+  if (isInfrastructureError(err)) {
+    req.log?.warn({ err, requestId: req.id }, 'infrastructure unavailable');
+    res.set('Retry-After', String(OUTAGE_RETRY_AFTER_SECONDS)).status(503).json({
+      detail: `The service is briefly unavailable (its database or workflow engine cannot be reached); retry in ${OUTAGE_RETRY_AFTER_SECONDS} s`,
+    });
     return;
   }
   req.log?.error({ err, requestId: req.id }, 'unexpected error');

@@ -77,7 +77,7 @@ export function expressPath(openApiPath: string): string {
 export function mountRoutes(router: Router, routes: RouteSpec[], deps: ApiDeps): void {
   for (const route of routes) {
     const chain: RequestHandler[] = [];
-    if (route.auth !== 'none') chain.push(authenticate(deps.tokens, { allowCookie: route.cookie ?? false }));
+    if (route.auth !== 'none') chain.push(authenticate(deps.tokens, deps.db, { allowCookie: route.cookie ?? false }));
     // Right after authentication: every authenticated request counts, even one refused later.
     for (const cls of rateLimitClassesOf(route)) chain.push(rateLimit(deps.rateLimits, cls));
     if (route.auth === 'agent') chain.push(requireAgent(deps.db));

@@ -9,6 +9,7 @@ import { createRateLimits } from './middleware/rate-limit.ts';
 import { readEvents } from '../db/event-log.ts';
 import { EventHub } from './streaming/event-hub.ts';
 import { startRunReconciler } from './services/reconcile-runs.ts';
+import { StreamSlots } from './streaming/stream-slots.ts';
 
 export interface ApiHandle {
   url: string;
@@ -23,7 +24,8 @@ export async function startApi(config: Config, databaseUrl: string, logger: Logg
   const connection = await Connection.connect({ address: config.temporal.address });
   const temporal = new Client({ connection, namespace: config.temporal.namespace });
   const rateLimits = createRateLimits(config.rateLimits, databaseUrl, logger);
-  const deps = { db, config, temporal, tokens: createTokenService(config.jwt), hub, logger, rateLimits };
+  const streams = new StreamSlots(config.streams);
+  const deps = { db, config, temporal, tokens: createTokenService(config.jwt), hub, logger, rateLimits, streams };
   const app = createApp(deps);
   const reconciler = startRunReconciler(deps);
   const server: Server = await new Promise((resolve) => {

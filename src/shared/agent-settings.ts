@@ -30,6 +30,8 @@ export const agentModelSettingsSchema = z
     sensitive_tools: z.array(z.string().min(1)).optional(),
     /** Deep-mode plans wait for approval before execution. */
     require_plan_approval: z.boolean().optional(),
+    /** Callers may send `system` and `developer` messages in run requests (refused with 400 otherwise). */
+    allow_instruction_messages: z.boolean().optional(),
   })
   .strict();
 

@@ -17,8 +17,16 @@ export interface StepUsage {
   output_tokens: number;
 }
 
-/** Payload of the CUSTOM `USAGE` event, sent right before a run's terminal event: totals, credits, and each model call. */
-export function usageEventData(usage: TokenUsage, credits: number, model: string | undefined, steps: StepUsage[] = []) {
+export function addUsage(a: TokenUsage, b: TokenUsage): TokenUsage {
+  return { inputTokens: a.inputTokens + b.inputTokens, outputTokens: a.outputTokens + b.outputTokens };
+}
+
+/**
+ * Payload of the CUSTOM `USAGE` event, sent right before a run's terminal event: totals, credits,
+ * and each model call; `discarded` counts the tokens of retried model attempts, included in the totals.
+ */
+export function usageEventData(usage: TokenUsage, credits: number, model: string | undefined, steps: StepUsage[] = [], discarded?: TokenUsage) {
+  const retried = discarded && discarded.inputTokens + discarded.outputTokens > 0;
   return {
     input_tokens: usage.inputTokens,
     output_tokens: usage.outputTokens,
@@ -26,5 +34,6 @@ export function usageEventData(usage: TokenUsage, credits: number, model: string
     credits,
     ...(model ? { model } : {}),
     steps,
+    ...(retried ? { discarded: { input_tokens: discarded.inputTokens, output_tokens: discarded.outputTokens } } : {}),
   };
 }

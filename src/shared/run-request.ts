@@ -3,10 +3,19 @@ import { z } from 'zod';
 export const requestedModes = ['auto', 'fast', 'deep'] as const;
 export type RequestedMode = (typeof requestedModes)[number];
 
-export const messageRoles = ['user', 'assistant', 'system'] as const;
+export const messageRoles = ['user', 'assistant', 'system', 'developer'] as const;
+
+/** Roles that instruct the model with the operator's authority: refused unless the agent allows them. */
+export const instructionRoles: readonly string[] = ['system', 'developer'];
 
 export const requestMessageSchema = z.object({
-  role: z.enum(messageRoles),
+  role: z
+    .enum(messageRoles)
+    .describe(
+      '`user` or `assistant` turns of the conversation. `system` and `developer` messages are refused with 400 unless the ' +
+        "agent's settings say `allow_instruction_messages: true`: a caller cannot instruct the model with the operator's authority. " +
+        'Where allowed, `developer` is stored as `system`.',
+    ),
   content: z.string().max(100_000),
 });
 

@@ -22,12 +22,17 @@ export interface RunOutcome {
 }
 
 /** Stable failure types (ApplicationFailure.type) shared by activities and the workflow. */
+/** Attempts a model or tool call gets when the provider or the tool itself fails (infrastructure failures retry without limit). */
+export const CALL_ATTEMPTS = 3;
+
 export const failureTypes = {
   modelConfig: 'ModelConfigError',
   model: 'ModelError',
   tool: 'ToolFailure',
   /** The run's rows are gone (its task was deleted): nothing more can be written. */
   runGone: 'RunGone',
+  /** PostgreSQL or Temporal unreachable: retried with backoff until it is back. */
+  infrastructure: 'InfrastructureUnavailable',
 } as const;
 
 export interface ToolCall {

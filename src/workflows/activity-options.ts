@@ -10,23 +10,28 @@ export const eventWriteOptions: ActivityOptions = {
   retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '30 seconds', nonRetryableErrorTypes: [failureTypes.runGone] },
 };
 
-/** One model call: streams, heartbeats every second, retried a few times. */
+/**
+ * One model call: streams, heartbeats every second. Retried without an attempt limit, so
+ * a PostgreSQL or Temporal outage or a crashed worker fails no run; the activity itself
+ * ends a provider failure after CALL_ATTEMPTS attempts (non-retryable), and a refused
+ * key or bad request at once.
+ */
 export const modelStepOptions: ActivityOptions = {
   startToCloseTimeout: '10 minutes',
   heartbeatTimeout: '20 seconds',
   retry: {
     initialInterval: '2 seconds',
     backoffCoefficient: 2,
-    maximumAttempts: 3,
+    maximumInterval: '30 seconds',
     nonRetryableErrorTypes: [failureTypes.modelConfig, failureTypes.runGone],
   },
 };
 
-/** One tool call (a sandbox command may take minutes); heartbeats carry cancellation into it. */
+/** One tool call (a sandbox command may take minutes); heartbeats carry cancellation into it. Attempts as for model calls. */
 export const toolCallOptions: ActivityOptions = {
   startToCloseTimeout: '15 minutes',
   heartbeatTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 3, nonRetryableErrorTypes: [failureTypes.runGone] },
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', nonRetryableErrorTypes: [failureTypes.runGone] },
 };
 
 /** Small reads of the agent's policy. */

@@ -3,7 +3,9 @@ import {
   ApplicationFailure,
   CancellationScope,
   condition,
+  CancelledFailure,
   isCancellation,
+  patched,
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -122,8 +124,16 @@ function registerHandlers(state: RunState, work: CancellationScope): void {
   );
 }
 
-/** The terminal write: USAGE, then RUN_FINISHED, with the bill, in one transaction. */
+/** Histories from before cancel won over a finish it raced (see finish) replay as they ran. */
+export const CANCEL_WINS_PATCH = 'cancel-wins-over-finish';
+
+/**
+ * The terminal write: USAGE, then RUN_FINISHED, with the bill, in one transaction. A cancel
+ * accepted before this point wins, even if the agent's work ended while STOPPING was being
+ * written: the caller was told the run ends cancelled, so it does.
+ */
 async function finish(state: RunState, result: Record<string, unknown>): Promise<void> {
+  if (state.cancelRequested && patched(CANCEL_WINS_PATCH)) throw new CancelledFailure('cancelled before the outcome was stored');
   state.finishing = true; // from here cancel and pause are refused: the outcome is decided
   await CancellationScope.nonCancellable(() =>
     state.move('completed', 'finished', [{ type: 'RUN_FINISHED', run_id: state.input.runId, result: { ...result, model: state.model, usage: usageJson(state) } }], {

@@ -1,3 +1,4 @@
+import { createDb } from '../../src/db/client.ts';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { migrate } from '../../src/infra/migrate.ts';
@@ -88,7 +89,10 @@ describe('rate limits with the default settings', () => {
     expect(limited).toContain('POST /api/run/async');
     for (const [path, ops] of Object.entries(document.paths)) {
       for (const [method, op] of Object.entries(ops)) {
-        const expected = path.startsWith('/api/tasks') || path === '/api/run' || path === '/api/run/async';
+        const expected =
+          path.startsWith('/api/tasks') ||
+          path.startsWith('/api/approvals') ||
+          ['/api/run', '/api/run/async', '/api/runs/{run_id}/events', '/api/agents/{agent_id}/memories', '/api/v1/auth/exchange/agent-token'].includes(path);
         expect(Boolean(op.responses['429']), `${method} ${path}`).toBe(expected);
         if (expected) expect(op.responses['429']!.headers).toHaveProperty('Retry-After');
       }
@@ -148,9 +152,17 @@ describe('when the rate-limit store fails', () => {
   });
 
   it('lets requests through (fail open) and logs a warning for each', async () => {
-    // The token names an org of the shared database; here the agent is unknown, so each request ends in 404.
-    const tenant = await createTenant();
-    const token = await exchange(tenant.keys.member);
+    // The tenant lives in the scratch database (roles are read from it on every request); the agent is unknown, so each request ends in 404.
+    const scratchDb = createDb(scratch.url, 2);
+    const tenant = await createTenant({}, scratchDb);
+    await scratchDb.$disconnect();
+    const exchanged = await fetch(`${replica.url}/api/v1/auth/exchange/agent-token`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ api_key: tenant.keys.member }),
+    });
+    expect(exchanged.status).toBe(200);
+    const token = ((await exchanged.json()) as { access_token: string }).access_token;
     const statuses: number[] = [];
     for (let i = 0; i < 3; i++) statuses.push((await send(replica.url, 'POST', '/api/run', token, 'agent_unknown', INVALID_RUN)).status);
     expect(statuses).toEqual([404, 404, 404]);

@@ -31,11 +31,11 @@ export interface Tenant {
  * A fresh org, created through the admin code exactly as an operator would:
  * an owner, a member granted `agent`, a member granted nothing.
  */
-export async function createTenant(settings: AgentModelSettings = {}): Promise<Tenant> {
+export async function createTenant(settings: AgentModelSettings = {}, db: Db = testDb()): Promise<Tenant> {
   const tag = randomBytes(4).toString('hex');
   const email = (who: string) => `${who}-${tag}@example.test`;
   const result = await applyFile(
-    testDb(),
+    db,
     parseApplyFile({
       orgs: [
         {

@@ -1,6 +1,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { RunGoneError } from '../../db/event-log.ts';
-import { failureTypes } from '../../shared/run-workflow-types.ts';
+import { InfrastructureUnavailable } from '../../infra/transient-errors.ts';
+import { CALL_ATTEMPTS, failureTypes } from '../../shared/run-workflow-types.ts';
 import type { ActivityDeps } from '../deps.ts';
 import { ModelConfigError } from './provider.ts';
 import { resolveModel, type ResolvedModel } from './resolve-model.ts';
@@ -19,11 +20,14 @@ export async function loadAgentModel(deps: ActivityDeps, agentId: string): Promi
 /**
  * What a failed model call becomes. A deleted run and a call the AI SDK marks
  * as hopeless (a refused key, a bad request: 4xx other than 408/409/429) fail at
- * once; anything else is retried by the activity's policy.
+ * once. Our own store failing under the call (InfrastructureUnavailable) is retried
+ * without limit; any other provider failure gets CALL_ATTEMPTS attempts in all.
  */
-export function modelCallFailure(what: string, err: unknown): ApplicationFailure {
+export function modelCallFailure(what: string, err: unknown, attempt: number): ApplicationFailure {
   if (err instanceof RunGoneError) return ApplicationFailure.nonRetryable(err.message, failureTypes.runGone);
   const message = `${what} failed: ${(err as Error).message}`;
+  if (err instanceof InfrastructureUnavailable) return ApplicationFailure.retryable(message, failureTypes.infrastructure);
   if ((err as { isRetryable?: boolean }).isRetryable === false) return ApplicationFailure.nonRetryable(message, failureTypes.model);
+  if (attempt >= CALL_ATTEMPTS) return ApplicationFailure.nonRetryable(`${message} (attempt ${attempt} of ${CALL_ATTEMPTS})`, failureTypes.model);
   return ApplicationFailure.retryable(message, failureTypes.model);
 }

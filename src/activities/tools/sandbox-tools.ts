@@ -1,13 +1,15 @@
 import { sandboxHostFor } from '../../sandbox/host.ts';
 import type { OperationOptions } from '../../sandbox/sandbox.ts';
-import { implementTool, type ToolContext } from './types.ts';
+import { implementTool, refuseGuests, type ToolContext } from './types.ts';
 
 /**
  * The sandbox tools: the run's agent's persistent workspace in the run's org.
  * A run can only ever reach its own (org, agent) sandbox: both come from the
- * run, never from the model's arguments.
+ * run, never from the model's arguments. The workspace is shared by the agent's
+ * users, so a guest's run gets none of it.
  */
-function sandboxOf(ctx: ToolContext) {
+async function sandboxOf(ctx: ToolContext) {
+  await refuseGuests(ctx, "The agent's shared workspace");
   return sandboxHostFor(ctx.deps).sandbox(ctx.orgId, ctx.agentId);
 }
 
@@ -20,18 +22,18 @@ function operation(ctx: ToolContext): OperationOptions {
   };
 }
 
-export const readFile = implementTool<{ path: string }>('read_file', (input, ctx) => sandboxOf(ctx).readFile(input.path, operation(ctx)));
+export const readFile = implementTool<{ path: string }>('read_file', async (input, ctx) => (await sandboxOf(ctx)).readFile(input.path, operation(ctx)));
 
-export const writeFile = implementTool<{ path: string; content: string }>('write_file', (input, ctx) =>
-  sandboxOf(ctx).writeFile(input.path, input.content, operation(ctx)),
+export const writeFile = implementTool<{ path: string; content: string }>('write_file', async (input, ctx) =>
+  (await sandboxOf(ctx)).writeFile(input.path, input.content, operation(ctx)),
 );
 
-export const listFiles = implementTool<{ path?: string; recursive?: boolean }>('list_files', (input, ctx) =>
-  sandboxOf(ctx).listFiles(input.path ?? '.', { recursive: input.recursive }, operation(ctx)),
+export const listFiles = implementTool<{ path?: string; recursive?: boolean }>('list_files', async (input, ctx) =>
+  (await sandboxOf(ctx)).listFiles(input.path ?? '.', { recursive: input.recursive }, operation(ctx)),
 );
 
-export const runCommand = implementTool<{ command: string; timeout_seconds?: number }>('run_command', (input, ctx) =>
-  sandboxOf(ctx).runCommand(input.command, {
+export const runCommand = implementTool<{ command: string; timeout_seconds?: number }>('run_command', async (input, ctx) =>
+  (await sandboxOf(ctx)).runCommand(input.command, {
     ...operation(ctx),
     timeoutMs: input.timeout_seconds === undefined ? undefined : input.timeout_seconds * 1000,
   }),

@@ -1,4 +1,5 @@
 import type { RunEventInput } from '../../shared/events.ts';
+import type { Role } from '../../generated/prisma/enums.ts';
 import type { ActivityDeps } from '../deps.ts';
 
 /** What a tool implementation gets for one call. */
@@ -17,6 +18,8 @@ export interface ToolContext {
    * across activity retries: give each emit of one call a distinct, deterministic key.
    */
   emit(events: RunEventInput[], key?: string): Promise<void>;
+  /** The user whose task this run is, with their role as the database has it now (read once per call). */
+  requester(): Promise<{ userId: string; role: Role }>;
   deps: ActivityDeps;
 }
 
@@ -39,4 +42,14 @@ export interface ToolImplementation {
 
 export function implementTool<I>(name: string, run: (input: I, ctx: ToolContext) => Promise<unknown>): ToolImplementation {
   return { name, run: run as ToolImplementation['run'] };
+}
+
+/**
+ * Guests get from their agent's tools no more than their own endpoints give them: no
+ * agent memory (GET /api/agents/{id}/memories is 403 for them) and no share of the
+ * agent's workspace, which holds what other users' runs left there.
+ */
+export async function refuseGuests(ctx: ToolContext, what: string): Promise<void> {
+  const { role } = await ctx.requester();
+  if (role === 'guest') throw new ToolError(`${what} is not available in a guest's run`, 'FORBIDDEN_FOR_GUESTS');
 }

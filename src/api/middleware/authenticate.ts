@@ -2,7 +2,7 @@ import { parse as parseCookies } from 'cookie';
 import type { RequestHandler } from 'express';
 import type { Db } from '../../db/client.ts';
 import type { Role } from '../../generated/prisma/enums.ts';
-import { InvalidTokenError, type TokenService } from '../../auth/tokens.ts';
+import { InvalidTokenError, type TokenClaims, type TokenService } from '../../auth/tokens.ts';
 import { forbidden, notFound, unauthorized, HttpError } from '../errors.ts';
 
 export interface Caller {
@@ -32,9 +32,12 @@ export const SESSION_COOKIE = 'auth_session';
 
 /**
  * Accepts `Authorization: Bearer <jwt>`, and where `allowCookie` is set (the
- * tasks and runs endpoints) the `auth_session` cookie in its place.
+ * tasks and runs endpoints) the `auth_session` cookie in its place. The token
+ * proves who the caller is; what they may do comes from the database on every
+ * request: the role is the user's current role, and a removed user or a revoked
+ * API key is refused at once, not when the token expires.
  */
-export function authenticate(tokens: TokenService, { allowCookie = false } = {}): RequestHandler {
+export function authenticate(tokens: TokenService, db: Db, { allowCookie = false } = {}): RequestHandler {
   return async (req, _res, next) => {
     const header = req.get('authorization');
     let token: string | undefined;
@@ -46,15 +49,27 @@ export function authenticate(tokens: TokenService, { allowCookie = false } = {})
       token = parseCookies(req.headers.cookie)[SESSION_COOKIE];
     }
     if (!token) throw unauthorized('Missing bearer token');
+    let claims: TokenClaims;
     try {
-      const claims = await tokens.verify(token);
-      req.caller = { userId: claims.userId, orgId: claims.orgId, role: claims.role };
+      claims = await tokens.verify(token);
     } catch (err) {
       if (err instanceof InvalidTokenError) throw unauthorized(err.message);
       throw err;
     }
+    req.caller = await currentCaller(db, claims);
     next();
   };
+}
+
+/** The caller as the database knows them now. */
+async function currentCaller(db: Db, claims: TokenClaims): Promise<Caller> {
+  const user = await db.user.findUnique({
+    where: { id: claims.userId },
+    select: { orgId: true, role: true, apiKeys: claims.apiKeyId ? { where: { id: claims.apiKeyId }, select: { revokedAt: true } } : undefined },
+  });
+  if (!user || user.orgId !== claims.orgId) throw unauthorized('This user no longer exists in the organization');
+  if (claims.apiKeyId && user.apiKeys?.[0]?.revokedAt !== null) throw unauthorized('The API key this token came from was revoked or deleted');
+  return { userId: claims.userId, orgId: user.orgId, role: user.role };
 }
 
 export function isOrgAdmin(role: Role): boolean {

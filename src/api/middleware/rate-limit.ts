@@ -6,8 +6,10 @@ import type { Config } from '../../config.ts';
 import { HttpError } from '../errors.ts';
 import type { Caller } from './authenticate.ts';
 
-/** The spec's two limited classes: starting runs, and everything under /api/tasks. */
-export type RateLimitClass = 'runs' | 'tasks';
+/** The spec's two limited classes (starting runs, everything under /api/tasks) and ours: event history, memory search, approvals. */
+export type RateLimitClass = 'runs' | 'tasks' | 'events' | 'memories' | 'approvals';
+
+const CLASSES: RateLimitClass[] = ['runs', 'tasks', 'events', 'memories', 'approvals'];
 
 export type RateLimitSettings = Config['rateLimits'];
 
@@ -17,12 +19,18 @@ export const RATE_LIMIT_TABLE = 'rate_limits';
 const WHAT: Record<RateLimitClass, string> = {
   runs: 'run requests (POST /api/run, POST /api/run/async)',
   tasks: 'task requests (/api/tasks…)',
+  events: 'event history requests (GET /api/runs/{run_id}/events)',
+  memories: 'memory searches (GET /api/agents/{agent_id}/memories)',
+  approvals: 'approval requests (/api/approvals…)',
 };
 
 /** The 429 as documented in the OpenAPI document: the default limits, which operators may change. */
 export const RATE_LIMIT_DOCS: Record<RateLimitClass, string> = {
   runs: 'run creation (POST /api/run, POST /api/run/async): 30 requests per minute by default',
   tasks: 'task requests (/api/tasks…): 100 requests per minute by default',
+  events: 'event history (GET /api/runs/{run_id}/events): 300 requests per minute by default',
+  memories: 'memory search (GET /api/agents/{agent_id}/memories): 60 requests per minute by default',
+  approvals: 'approvals (/api/approvals…): 60 requests per minute by default',
 };
 
 export const rateLimitKey = (cls: RateLimitClass, caller: Pick<Caller, 'orgId' | 'userId'>) =>
@@ -36,8 +44,10 @@ export class RateLimits {
   constructor(
     readonly settings: RateLimitSettings,
     private readonly limiters: Record<RateLimitClass, RateLimiterAbstract>,
+    /** Failed key exchanges, per client address and per key. */
+    readonly exchange: ExchangeGuard,
     private readonly logger: Logger,
-    private readonly onClose: () => Promise<void> = async () => {},
+    private readonly onClose: () => Promise<void>,
   ) {}
 
   /**
@@ -93,7 +103,56 @@ export function createRateLimits(settings: RateLimitSettings, databaseUrl: strin
       // One timer per process is enough to delete rows expired over an hour ago.
       clearExpiredByTimeout: cls === 'runs',
     });
-  return new RateLimits(settings, { runs: limiter('runs'), tasks: limiter('tasks') }, logger, () => pool.end());
+  const limiters = Object.fromEntries(CLASSES.map((cls) => [cls, limiter(cls)])) as unknown as Record<RateLimitClass, RateLimiterAbstract>;
+  const exchangeFailures = (scope: string, points: number) =>
+    new RateLimiterPostgres({
+      storeClient: pool,
+      storeType: 'pool',
+      tableName: RATE_LIMIT_TABLE,
+      tableCreated: true,
+      keyPrefix: `exchange-failures:${scope}`,
+      points,
+      duration: settings.exchangeFailureWindowSeconds,
+      clearExpiredByTimeout: false,
+    });
+  const exchange = new ExchangeGuard(exchangeFailures('address', settings.exchangeFailuresPerAddress), exchangeFailures('key', settings.exchangeFailuresPerKey), logger);
+  return new RateLimits(settings, limiters, exchange, logger, () => pool.end());
+}
+
+/**
+ * Brute force on the key exchange: failed attempts are counted per client address and per
+ * key (its hash), in every replica together. Once either budget is spent, exchanges from that
+ * address or for that key get 429 + Retry-After until the window passes, right or wrong key.
+ */
+export class ExchangeGuard {
+  constructor(
+    private readonly perAddress: RateLimiterAbstract,
+    private readonly perKey: RateLimiterAbstract,
+    private readonly logger: Logger,
+  ) {}
+
+  /** 429 when this address or key has used up its failures. */
+  async check(address: string, keyHash: string): Promise<void> {
+    try {
+      const [a, k] = await Promise.all([this.perAddress.get(address), this.perKey.get(keyHash)]);
+      const blocked = [a, k].filter((r): r is RateLimiterRes => r !== null && r.remainingPoints <= 0);
+      if (blocked.length === 0) return;
+      const retryAfter = Math.max(1, Math.ceil(Math.max(...blocked.map((r) => r.msBeforeNext)) / 1000));
+      throw new HttpError(429, `Too many failed key exchanges from this address or for this key. Retry after ${retryAfter} seconds.`, {
+        'Retry-After': String(retryAfter),
+      });
+    } catch (err) {
+      if (err instanceof HttpError) throw err;
+      this.logger.warn({ err }, 'exchange limit store failed; request allowed (fail open)');
+    }
+  }
+
+  /** Counts one failed attempt against both budgets. */
+  async failed(address: string, keyHash: string): Promise<void> {
+    await Promise.all([this.perAddress.penalty(address, 1), this.perKey.penalty(keyHash, 1)]).catch((err: unknown) =>
+      this.logger.warn({ err }, 'exchange limit store failed; failure not counted'),
+    );
+  }
 }
 
 /**

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { APPROVAL_ROLES_DOC } from '../services/approval-rules.ts';
 import type { Db } from '../../db/client.ts';
 import type { Prisma } from '../../generated/prisma/client.ts';
 import { isActiveStatus } from '../../shared/run-status.ts';
@@ -46,6 +47,7 @@ export const approvalRoutes = [
       'see only approvals of agents they were granted; guests get 403.',
     tags: ['approvals'],
     auth: 'user',
+    rateLimit: 'approvals',
     query: approvalListQuerySchema,
     responses: { 200: { description: 'Approvals', schema: approvalListSchema }, ...errorResponses },
     async handler({ query, caller }, { db }) {
@@ -74,9 +76,11 @@ export const approvalRoutes = [
       'approvals `approve_always?` and `approve_run_scope?`, and for plan approvals `modified_steps?`. It resolves the gate ' +
       'exactly as answering through POST /api/tasks/{task_id}/input does. An approval of another org is 404; a member ' +
       'without access to its agent is 403; a member deciding a sensitive approval is 403; an approval that is no longer ' +
-      'pending is 409.',
+      'pending is 409. ' +
+      APPROVAL_ROLES_DOC,
     tags: ['approvals'],
     auth: 'user',
+    rateLimit: 'approvals',
     params: z.object({ approval_id: z.string().min(1) }),
     body: approvalDecisionSchema,
     responses: {

@@ -28,20 +28,33 @@ export const authRoutes = [
     description:
       'Turns an API key into a JWT valid for one hour (`iss`, `aud`, `exp`, `kid` in the header; HS256 only). ' +
       'The key is looked up by its SHA-256 hash and compared in constant time. Revoked or unknown keys get 401. ' +
-      'When the token expires, requests get 401 and the client exchanges again.',
+      'When the token expires, requests get 401 and the client exchanges again. Failed exchanges are counted per client ' +
+      'address (20 per 15 minutes by default) and per key (5): past either budget, exchanges from that address or for that ' +
+      'key get 429 with `Retry-After`, right key or wrong, until the window passes.',
     tags: ['auth'],
     auth: 'none',
     body: exchangeRequestSchema,
     responses: {
       200: { description: 'A fresh token', schema: exchangeResponseSchema },
       401: { description: 'Invalid or revoked API key', schema: errorSchema },
+      429: {
+        description: 'Too many failed exchanges from this client address or for this key; wait `Retry-After` seconds',
+        schema: errorSchema,
+        headers: { 'Retry-After': 'Seconds until exchanges are accepted again' },
+      },
       422: errorResponses[422],
     },
-    async handler({ body }, { db, tokens }) {
-      if (!looksLikeApiKey(body.api_key)) throw unauthorized('Invalid API key');
+    async handler({ req, body }, { db, tokens, rateLimits }) {
+      const address = req.ip ?? 'unknown';
       const hash = hashApiKey(body.api_key);
+      await rateLimits.exchange.check(address, hash);
+      const refuse = async () => {
+        await rateLimits.exchange.failed(address, hash);
+        return unauthorized('Invalid API key');
+      };
+      if (!looksLikeApiKey(body.api_key)) throw await refuse();
       const key = await db.apiKey.findUnique({ where: { hash }, include: { user: { select: { id: true, role: true } } } });
-      if (!key || !hashesEqual(key.hash, hash) || key.revokedAt) throw unauthorized('Invalid API key');
+      if (!key || !hashesEqual(key.hash, hash) || key.revokedAt) throw await refuse();
       const issued = await tokens.issue({ userId: key.user.id, orgId: key.orgId, role: key.user.role, apiKeyId: key.id });
       await db.apiKey.update({ where: { id: key.id }, data: { lastUsedAt: new Date() } });
       return {

@@ -39,6 +39,7 @@ export const eventRoutes = [
       'or, for members and guests, another user\'s task) are 404, like unknown runs.',
     tags: ['runs'],
     auth: 'agent',
+    rateLimit: 'events',
     cookie: true,
     params: runIdParamsSchema,
     query: eventsQuerySchema,

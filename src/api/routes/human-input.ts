@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { APPROVAL_ROLES_DOC, authorizeAnswer } from '../services/approval-rules.ts';
 import type { RequestDetails } from '../../shared/input-requests.ts';
 import { isActiveStatus } from '../../shared/run-status.ts';
 import { answerUpdate } from '../../workflows/run-messages.ts';
@@ -28,7 +29,8 @@ export const humanInputRoutes = [
       'request_id is 409, and a member answering a sensitive-class action approval is 403 (owners and admins only). ' +
       'On success the agent resumes and the stream continues; the response is `{success: true, message}`. ' +
       '`approve_always` records a standing grant for this agent and tool in the org (see the admin console to list or ' +
-      'revoke grants); `approve_run_scope` approves the tool for the rest of this run.',
+      'revoke grants); `approve_run_scope` approves the tool for the rest of this run. ' +
+      APPROVAL_ROLES_DOC,
     tags: ['human-in-the-loop'],
     auth: 'agent',
     cookie: true,
@@ -45,6 +47,7 @@ export const humanInputRoutes = [
       const run = await db.run.findUnique({ where: { id: answer.runId }, select: { taskId: true, status: true } });
       if (!run || run.taskId !== task.id) throw notFound(`Run ${answer.runId} not found in task ${task.id}`);
       if (!isActiveStatus(run.status)) throw conflict(`Run ${answer.runId} is not active (status ${run.status})`);
+      await authorizeAnswer(db, caller, answer.requestId, answer.answer);
       const result = await sendRunUpdate(temporal, answer.runId, answerUpdate, { ...answer, answeredBy: { userId: caller.userId, role: caller.role } });
       return { success: true, message: result.message };
     },

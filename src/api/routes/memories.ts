@@ -22,6 +22,7 @@ export const memoryRoutes = [
       'or (for members) one not granted to the caller is 403. Guests get 403: memory holds facts from every user\'s conversations.',
     tags: ['agents'],
     auth: 'agent',
+    rateLimit: 'memories',
     params: agentIdParams,
     query: memoryListQuery,
     responses: {

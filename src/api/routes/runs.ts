@@ -53,6 +53,7 @@ export const runRoutes = [
         await streamRunAfter(deps, res, resumed, resume.seq, resume.source);
         return undefined;
       }
+      if (body.stream) deps.streams.hold(res, caller); // refused before a run is started
       const run = await startRun(deps, caller, agent, body, idempotencyClaim(req, 'startRun', body));
       res.set(runIdHeaders(run));
       if (!body.stream) {

@@ -4,7 +4,8 @@ import { appendEventsInTx } from '../../db/event-log.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import { isActiveStatus } from '../../shared/run-status.ts';
-import { runRequestProblem, type RunRequest } from '../../shared/run-request.ts';
+import { agentModelSettingsSchema } from '../../shared/agent-settings.ts';
+import { instructionRoles, runRequestProblem, type RunRequest } from '../../shared/run-request.ts';
 import { routeRun } from '../../shared/routing.ts';
 import { runErrorCodes } from '../../shared/events.ts';
 import { AgentIdAttr, OrgIdAttr, RunModeAttr, RunStatusAttr, TaskIdAttr } from '../../shared/search-attributes.ts';
@@ -41,6 +42,20 @@ async function requireCredits(db: ApiDeps['db'], orgId: string): Promise<void> {
 }
 
 /**
+ * System and developer messages carry the operator's authority over the model: a
+ * caller may send them only to an agent whose settings allow it (400 otherwise).
+ */
+async function allowedMessages(db: ApiDeps['db'], agent: AgentContext, messages: RunRequest['messages']): Promise<RunRequest['messages']> {
+  if (!messages.some((m) => instructionRoles.includes(m.role))) return messages;
+  const row = await db.agent.findUniqueOrThrow({ where: { id: agent.id }, select: { modelSettings: true } });
+  const settings = agentModelSettingsSchema.safeParse(row.modelSettings);
+  if (!settings.success || settings.data.allow_instruction_messages !== true) {
+    throw badRequest('system and developer messages are not accepted by this agent; send user and assistant messages only');
+  }
+  return messages.map((m) => (m.role === 'developer' ? { ...m, role: 'system' as const } : m));
+}
+
+/**
  * Creates (or continues) the task, stores the new turn and the pending run in
  * one transaction, then starts the run's workflow (workflow id = run id).
  * A new task stores every message of the request; a continued task stores only
@@ -71,6 +86,7 @@ async function createAndStartRun(deps: ApiDeps, caller: Caller, agent: AgentCont
   const { db } = deps;
   const problem = runRequestProblem(body);
   if (problem) throw badRequest(problem);
+  body = { ...body, messages: await allowedMessages(db, agent, body.messages) };
   await requireCredits(db, caller.orgId);
   const query = body.messages[body.messages.length - 1]!.content;
   const routing = routeRun(body.mode, query);

@@ -63,6 +63,7 @@ export async function streamRunAfter(deps: ApiDeps, res: Response, run: Streamab
     throw resumeProblem(source, `Run ${run.id} has no event ${afterSeq}; its last event so far is ${run.lastEventSeq}`);
   }
   const finished = afterSeq > 0 && (await isTerminalEventAt(deps, run.id, afterSeq));
+  if (res.req.caller) deps.streams.hold(res, res.req.caller);
   openSse(res, { 'X-Run-Id': run.id, 'X-Task-Id': run.taskId });
   if (finished) {
     res.end();

@@ -16,6 +16,8 @@ export interface ToolDefinition {
   kind: ToolKind;
   /** Of the sensitive class: approving a call needs an org owner or admin. */
   sensitive?: boolean;
+  /** Changes nothing: a retried call may simply run again. Others run at most once per call (tool-executions.ts). */
+  readOnly?: boolean;
 }
 
 export function defineTool<T extends ToolDefinition>(tool: T): T {

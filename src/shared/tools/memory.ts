@@ -30,6 +30,7 @@ export const saveMemoryTool = defineTool({
 
 export const recallMemoryTool = defineTool({
   name: 'recall_memory',
+  readOnly: true,
   kind: 'activity',
   description:
     'Search long-term memory by words (full-text: word forms match, e.g. "running" finds "run"; quotes for phrases, ' +

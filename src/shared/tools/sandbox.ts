@@ -16,6 +16,7 @@ const path = z.string().min(1).max(4096);
 
 export const readFileTool = defineTool({
   name: 'read_file',
+  readOnly: true,
   kind: 'activity',
   description:
     `Read a file of the sandbox workspace. ${about} Returns {path, content, encoding ("utf-8", or "base64" for binary), ` +
@@ -37,6 +38,7 @@ export const writeFileTool = defineTool({
 
 export const listFilesTool = defineTool({
   name: 'list_files',
+  readOnly: true,
   kind: 'activity',
   description:
     `List a directory of the sandbox workspace (default: the workspace root). ${about} ` +

@@ -1,0 +1,45 @@
+import type { Response } from 'express';
+import { HttpError } from '../errors.ts';
+import type { Caller } from '../middleware/authenticate.ts';
+
+/** What a refused stream is told to wait before reconnecting. */
+export const STREAM_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * Caps on concurrently open SSE streams, counted in this api process: per org and user
+ * (one client cannot hold every connection) and in all (the process keeps room for the
+ * rest of its work). A stream holds its slot until its response closes.
+ */
+export class StreamSlots {
+  private readonly perUser = new Map<string, number>();
+  private total = 0;
+
+  constructor(readonly limits: { perUser: number; perProcess: number }) {}
+
+  get open(): number {
+    return this.total;
+  }
+
+  /** Takes a slot for `res`, or throws 429 with Retry-After before anything is started or sent. Idempotent per response. */
+  hold(res: Response, caller: Pick<Caller, 'orgId' | 'userId'>): void {
+    if (res.locals.streamSlot) return;
+    const key = `${caller.orgId}:${caller.userId}`;
+    const mine = this.perUser.get(key) ?? 0;
+    const retry = { 'Retry-After': String(STREAM_RETRY_AFTER_SECONDS) };
+    if (this.total >= this.limits.perProcess) {
+      throw new HttpError(429, `This api process has ${this.total} open streams, its limit; retry in ${STREAM_RETRY_AFTER_SECONDS} s`, retry);
+    }
+    if (mine >= this.limits.perUser) {
+      throw new HttpError(429, `You have ${mine} streams open, the limit per user; close one or retry in ${STREAM_RETRY_AFTER_SECONDS} s`, retry);
+    }
+    this.total++;
+    this.perUser.set(key, mine + 1);
+    res.locals.streamSlot = true;
+    res.once('close', () => {
+      this.total--;
+      const left = (this.perUser.get(key) ?? 1) - 1;
+      if (left > 0) this.perUser.set(key, left);
+      else this.perUser.delete(key);
+    });
+  }
+}
