@@ -45,10 +45,16 @@ const stack = await ChaosStack.start({
     // One user starts every run: the per-user limits would refuse them.
     RATE_LIMIT_RUNS_PER_MINUTE: '100000',
     RATE_LIMIT_TASKS_PER_MINUTE: '100000',
+    RATE_LIMIT_EVENTS_PER_MINUTE: '100000',
+    SSE_MAX_STREAMS_PER_USER: '1000',
     HEARTBEAT_INTERVAL_MS: '3000',
   },
 });
 let exitCode = 1;
+// Ctrl+C: stop the stack's processes and PostgreSQL rather than leave them behind.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => void stack.teardown().finally(() => process.exit(130)));
+}
 try {
   const db = createDb(stack.databaseUrl, 2);
   const tenant = await createBenchTenant(db);

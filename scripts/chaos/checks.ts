@@ -133,6 +133,10 @@ async function readHistory(who: Caller, runId: string): Promise<HistoryRecord[]>
   while (cursor !== null) {
     const query = new URLSearchParams({ limit: '1000', ...(cursor ? { cursor } : {}) });
     const res = await fetch(`${who.apiUrl}/api/runs/${runId}/events?${query}`, { headers: auth(who) });
+    if (res.status === 429 || res.status === 503) {
+      await new Promise((r) => setTimeout(r, Number(res.headers.get('retry-after') ?? '1') * 1000));
+      continue;
+    }
     if (res.status !== 200) throw new Error(`history of ${runId}: ${res.status} ${await res.text()}`);
     const page = (await res.json()) as { events: HistoryRecord[]; next_cursor: string | null };
     records.push(...page.events);
