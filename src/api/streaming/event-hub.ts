@@ -11,6 +11,18 @@ export type EventReader = (runId: string, after: number, limit: number) => Promi
 
 export const READ_PAGE = 500;
 
+/** `application_name` of the LISTEN connection, so operators (and tests) can find it in pg_stat_activity. */
+export const EVENT_HUB_APPLICATION = 'ars-event-hub';
+
+const RETRY_MIN_MS = 250;
+const RETRY_MAX_MS = 5000;
+
+interface Listening {
+  client: pg.Client;
+  /** Resolves when the connection has ended, for whatever reason. */
+  ended: Promise<void>;
+}
+
 interface InflightRead {
   after: number;
   /** The run's wake count when the query started: it sees every commit notified before. */
@@ -22,7 +34,8 @@ interface InflightRead {
  * One LISTEN connection per api process, fanning wake-ups out to the streams
  * of each run. A notification carries only a run id: subscribers always read
  * the rows themselves, so a lost notification can delay an event, never lose it.
- * After the connection drops, every subscriber is woken to catch up.
+ * After the connection drops it reconnects (one loop, with backoff) and wakes
+ * every subscriber to catch up.
  */
 export class EventHub {
   private client: pg.Client | undefined;
@@ -30,7 +43,8 @@ export class EventHub {
   private readonly generations = new Map<string, number>();
   private readonly inflight = new Map<string, InflightRead>();
   private stopped = false;
-  private retryMs = 250;
+  /** Cuts the reconnect loop's backoff wait short on stop. */
+  private stopNow: () => void = () => {};
 
   constructor(
     private readonly databaseUrl: string,
@@ -63,8 +77,14 @@ export class EventHub {
     return { events: rows.filter((e) => e.seq > after), more: rows.length === READ_PAGE };
   }
 
+  /**
+   * Connects, then keeps one loop running that reconnects whenever the
+   * connection ends. Resolves once the first LISTEN is in place; fails (and
+   * stops) if the database cannot be reached at start.
+   */
   async start(): Promise<void> {
-    await this.connect();
+    const first = await this.listen();
+    void this.keepListening(first);
   }
 
   subscribe(runId: string, wake: Wake): () => void {
@@ -84,36 +104,70 @@ export class EventHub {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.stopNow();
     await this.client?.end().catch(() => {});
   }
 
-  private async connect(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.databaseUrl });
+  /**
+   * The only reconnect path: waits for the current connection to end, ends it
+   * for good (a client is never left open behind us), then opens the next one
+   * after a backoff of 250 ms doubling to 5 s, reset by a successful LISTEN.
+   * One loop, so reconnects never overlap and at most one connection exists.
+   */
+  private async keepListening(first: Listening): Promise<void> {
+    let current: Listening | undefined = first;
+    let retryMs = RETRY_MIN_MS;
+    while (!this.stopped) {
+      if (current) {
+        await current.ended;
+        this.client = undefined;
+        await current.client.end().catch(() => {});
+        current = undefined;
+        retryMs = RETRY_MIN_MS;
+      }
+      if (this.stopped) return;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, retryMs);
+        this.stopNow = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      this.stopNow = () => {};
+      if (this.stopped) return;
+      try {
+        current = await this.listen();
+      } catch (err) {
+        this.logger.warn({ err: (err as Error).message, retryMs }, 'event hub reconnect failed');
+        retryMs = Math.min(retryMs * 2, RETRY_MAX_MS);
+      }
+    }
+  }
+
+  /** One connection with LISTEN in place; a failed attempt ends its client before throwing. */
+  private async listen(): Promise<Listening> {
+    const client = new pg.Client({ connectionString: this.databaseUrl, application_name: EVENT_HUB_APPLICATION, keepAlive: true });
+    const ended = new Promise<void>((resolve) => {
+      client.once('end', () => resolve());
+    });
     client.on('notification', (msg) => {
       if (msg.payload) this.wake(msg.payload);
     });
     client.on('error', (err) => this.logger.warn({ err: err.message }, 'event hub connection error'));
-    client.on('end', () => {
-      if (this.client === client) this.client = undefined;
-      if (!this.stopped) this.reconnectSoon();
-    });
-    await client.connect();
-    await client.query(`LISTEN ${EVENTS_CHANNEL}`);
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${EVENTS_CHANNEL}`);
+    } catch (err) {
+      await client.end().catch(() => {});
+      throw err;
+    }
+    if (this.stopped) {
+      await client.end().catch(() => {});
+      throw new Error('event hub stopped');
+    }
     this.client = client;
-    this.retryMs = 250;
     this.wakeAll(); // anything committed while we were not listening
-  }
-
-  private reconnectSoon(): void {
-    const delay = this.retryMs;
-    this.retryMs = Math.min(this.retryMs * 2, 5000);
-    setTimeout(() => {
-      if (this.stopped) return;
-      this.connect().catch((err: Error) => {
-        this.logger.warn({ err: err.message }, 'event hub reconnect failed');
-        this.reconnectSoon();
-      });
-    }, delay).unref();
+    return { client, ended };
   }
 
   private wake(runId: string): void {
