@@ -1,5 +1,6 @@
 import type { Response } from 'express';
 import type { Db } from '../../db/client.ts';
+import { isInfrastructureError } from '../../infra/transient-errors.ts';
 import { isTerminalEvent } from '../../shared/events.ts';
 import type { EventHub } from './event-hub.ts';
 import { eventId } from './event-ids.ts';
@@ -40,7 +41,9 @@ export async function relayRun({ db, hub, res, runId, afterSeq, heartbeatMs }: R
     while (!closed) {
       if (pendingWake) {
         pendingWake = false;
-        const { events, more } = await hub.read(runId, last);
+        const page = await readThroughOutages(() => hub.read(runId, last), () => closed);
+        if (!page) return;
+        const { events, more } = page;
         for (const event of events) {
           if (closed) return;
           await writeFrame(res, event.payload, eventId(runId, event.seq));
@@ -76,6 +79,30 @@ export async function relayRun({ db, hub, res, runId, afterSeq, heartbeatMs }: R
   }
 }
 
+/**
+ * A read that PostgreSQL cannot answer right now (restarting, unreachable) is retried with
+ * backoff while the client stays connected, so an open stream outlives a database restart
+ * instead of making every client reconnect at once. Undefined when the client left.
+ */
+async function readThroughOutages<T>(read: () => Promise<T>, closed: () => boolean): Promise<T | undefined> {
+  for (let delay = 250; ; delay = Math.min(delay * 2, 5000)) {
+    try {
+      return await read();
+    } catch (err) {
+      if (!isInfrastructureError(err)) throw err;
+    }
+    if (closed()) return undefined;
+    await new Promise((r) => setTimeout(r, delay));
+    if (closed()) return undefined;
+  }
+}
+
+/** Whether the run's rows still exist; while the database cannot say, assume they do. */
 async function runExists(db: Db, runId: string): Promise<boolean> {
-  return (await db.run.count({ where: { id: runId } })) > 0;
+  try {
+    return (await db.run.count({ where: { id: runId } })) > 0;
+  } catch (err) {
+    if (isInfrastructureError(err)) return true;
+    throw err;
+  }
 }
