@@ -17,7 +17,7 @@ import { startWorkerProcess, type WorkerProcess } from '../support/worker-proces
  * longer than the old attempt limits allowed (they failed a run after ~6 s of errors).
  * Short here to keep the suite fast; `npm run chaos` cuts for 60 s.
  */
-const OUTAGE_MS = Number(process.env.OUTAGE_TEST_MS ?? 15_000);
+const OUTAGE_MS = Number(process.env.OUTAGE_TEST_MS ?? 10_000);
 const KEY_ENV = 'OUTAGE_TEST_MODEL_KEY';
 let pgProxy: TcpProxy;
 let temporalProxy: TcpProxy;

@@ -88,6 +88,13 @@ export async function closeTemporalConnection(): Promise<void> {
   connection = undefined;
 }
 
+/** The Temporal runtime of in-test workers, at WARN: replay workers log every state change at INFO. Call before any worker. */
+export function installQuietRuntime(): void {
+  if (runtimeInstalled) return;
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+  runtimeInstalled = true;
+}
+
 export const historiesDir = path.join(import.meta.dirname, '..', 'histories');
 
 /**
@@ -96,10 +103,7 @@ export const historiesDir = path.join(import.meta.dirname, '..', 'histories');
  * keeps replaying it against every later version of the workflow.
  */
 export async function expectReplays(runId: string, name?: string): Promise<void> {
-  if (!runtimeInstalled) {
-    Runtime.install({ logger: new DefaultLogger('WARN') }); // replay workers log every state change at INFO
-    runtimeInstalled = true;
-  }
+  installQuietRuntime();
   connection ??= await Connection.connect({ address: inject('temporalAddress') });
   const history = await new Client({ connection }).workflow.getHandle(runId).fetchHistory();
   if (name && process.env.SAVE_HISTORIES === '1') {
