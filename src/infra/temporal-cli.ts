@@ -1,6 +1,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
+import { Connection } from '@temporalio/client';
 import { projectRoot } from '../config.ts';
 import { runSearchAttributes } from '../shared/search-attributes.ts';
 
@@ -62,4 +63,15 @@ export function startDevServer(opts: DevServerOptions): ChildProcess {
     ...(opts.uiPort ? ['--ui-port', String(opts.uiPort)] : ['--headless']),
   ];
   return spawn(opts.binary, args, { stdio: ['ignore', 'inherit', 'inherit'] });
+}
+
+/** Whether a Temporal frontend answers at `address` (within a second). */
+export async function temporalReachable(address: string): Promise<boolean> {
+  try {
+    const connection = await Connection.connect({ address, connectTimeout: 1000 });
+    await connection.close();
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -1,12 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { Connection } from '@temporalio/client';
 import { loadConfig, projectRoot } from '../config.ts';
 import { createDb } from '../db/client.ts';
 import { migrate } from '../infra/migrate.ts';
 import { ensureDatabase } from '../infra/postgres.ts';
 import { stopChild, waitUntil } from '../infra/processes.ts';
-import { ensureTemporalBinary, startDevServer } from '../infra/temporal-cli.ts';
+import { ensureTemporalBinary, startDevServer, temporalReachable } from '../infra/temporal-cli.ts';
 import { describeDefaultModel } from '../activities/models/describe.ts';
 import { ensureDemoTenant } from './demo-tenant.ts';
 
@@ -81,14 +80,4 @@ async function shutdown(code: number): Promise<void> {
   for (const child of children.reverse()) await stopChild(child);
   await database.stop?.();
   process.exit(code);
-}
-
-async function temporalReachable(address: string): Promise<boolean> {
-  try {
-    const connection = await Connection.connect({ address, connectTimeout: 1000 });
-    await connection.close();
-    return true;
-  } catch {
-    return false;
-  }
 }

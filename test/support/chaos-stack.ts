@@ -9,7 +9,7 @@ import { projectRoot } from '../../src/config.ts';
 import { migrate } from '../../src/infra/migrate.ts';
 import { canConnect } from '../../src/infra/postgres.ts';
 import { stopChild, waitUntil } from '../../src/infra/processes.ts';
-import { ensureTemporalBinary, searchAttributeFlags } from '../../src/infra/temporal-cli.ts';
+import { ensureTemporalBinary, searchAttributeFlags, temporalReachable } from '../../src/infra/temporal-cli.ts';
 
 /**
  * A stack whose every part can be killed and started again on the same port
@@ -234,16 +234,6 @@ function chownRecursive(dir: string, user: string): void {
 function spawnLogged(command: string, args: string[], env: NodeJS.ProcessEnv, logFile: string): ChildProcess {
   const out = openSync(logFile, 'a');
   return spawn(command, args, { env, stdio: ['ignore', out, out] });
-}
-
-async function temporalReachable(address: string): Promise<boolean> {
-  try {
-    const connection = await Connection.connect({ address, connectTimeout: 1000 });
-    await connection.close();
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** A port nothing listens on now (the OS picks it). */
