@@ -17,7 +17,15 @@ export function createApp(deps: ApiDeps): Express {
   app.disable('x-powered-by');
   if (deps.config.http.trustProxy !== undefined) app.set('trust proxy', trustProxySetting(deps.config.http.trustProxy));
   // Security headers on every response. The API serves JSON and SSE; /docs is plain HTML with inline style only.
-  app.use(helmet({ contentSecurityPolicy: { directives: { defaultSrc: ["'none'"], styleSrc: ["'unsafe-inline'"], frameAncestors: ["'none'"] } } }));
+  // No upgrade-insecure-requests: a plain-HTTP install (npm start on 127.0.0.1) must keep working in a browser.
+  app.use(
+    helmet({
+      contentSecurityPolicy: {
+        useDefaults: false,
+        directives: { defaultSrc: ["'none'"], styleSrc: ["'unsafe-inline'"], frameAncestors: ["'none'"], baseUri: ["'none'"], formAction: ["'none'"] },
+      },
+    }),
+  );
   // CORS is closed unless CORS_ORIGINS lists the browser origins that may call us.
   const origins = deps.config.http.corsOrigins;
   if (origins.length > 0) {
