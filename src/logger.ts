@@ -36,11 +36,18 @@ export function scrubSecrets(text: string): string {
   return SECRET_PATTERNS.reduce((t, re) => t.replace(re, '[redacted]'), text);
 }
 
+/**
+ * Scrubs the strings of what a log call was given: plain objects, arrays and errors.
+ * Other objects (a request, a response) are left whole for their pino serializers,
+ * whose secret-bearing fields the redact paths cover.
+ */
 function scrubDeep(value: unknown, depth = 0): unknown {
   if (typeof value === 'string') return scrubSecrets(value);
   if (depth > 6 || value === null || typeof value !== 'object') return value;
-  if (value instanceof Error) return scrubDeep(pino.stdSerializers.err(value), depth + 1);
+  if (value instanceof Error) return scrubDeep({ ...pino.stdSerializers.err(value) }, depth + 1);
   if (Array.isArray(value)) return value.map((v) => scrubDeep(v, depth + 1));
+  const proto: unknown = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return value;
   return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, scrubDeep(v, depth + 1)]));
 }
 

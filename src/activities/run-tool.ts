@@ -1,8 +1,7 @@
 import { Context } from '@temporalio/activity';
-import { ApplicationFailure } from '@temporalio/common';
 import { appendEvents } from '../db/event-log.ts';
 import { toolCatalog } from '../shared/tools/index.ts';
-import { isInfrastructureError, withAttemptLimit } from '../infra/transient-errors.ts';
+import { withAttemptLimit } from '../infra/transient-errors.ts';
 import { CALL_ATTEMPTS, failureTypes, type ToolCallInput, type ToolOutcome } from '../shared/run-workflow-types.ts';
 import type { ActivityDeps } from './deps.ts';
 import { executeOnce } from './tool-executions.ts';
@@ -58,7 +57,7 @@ export function createRunToolActivities(deps: ActivityDeps) {
         if (err instanceof ToolError) return { ok: false, error: { code: err.code, message: err.message } };
         if (activity.cancellationSignal.aborted) throw err;
         deps.logger.warn({ runId: call.runId, tool: call.name, err: String(err) }, 'tool call failed');
-        throw toolCallFailure(call.name, err, activity.info.attempt);
+        throw err; // retried, or failed for good, by runTool's attempt limit
       }
     };
     return definition.readOnly ? execute() : executeOnce(deps.db, call, activity.info.attempt, execute);
@@ -70,10 +69,3 @@ function once<T>(load: () => Promise<T>): () => Promise<T> {
   return () => (value ??= load());
 }
 
-/** Our store or sandbox host unreachable: retried until it is back. The tool itself failing: CALL_ATTEMPTS attempts in all. */
-function toolCallFailure(tool: string, err: unknown, attempt: number): ApplicationFailure {
-  const message = `tool ${tool} failed: ${(err as Error).message}`;
-  if (isInfrastructureError(err)) return ApplicationFailure.retryable(message, failureTypes.infrastructure);
-  if (attempt >= CALL_ATTEMPTS) return ApplicationFailure.nonRetryable(`${message} (attempt ${attempt} of ${CALL_ATTEMPTS})`, failureTypes.tool);
-  return ApplicationFailure.retryable(message, failureTypes.tool);
-}

@@ -1,4 +1,6 @@
 import { ApplicationFailure } from '@temporalio/common';
+import { failureTypes } from '../shared/run-workflow-types.ts';
+
 /**
  * Failures of our own infrastructure (PostgreSQL or Temporal unreachable, a connection
  * cut mid-query, a pool exhausted) as opposed to failures of the request or the model.
@@ -70,7 +72,7 @@ export async function withAttemptLimit<T>(
   } catch (err) {
     if (err instanceof ApplicationFailure || ctx.cancelled()) throw err;
     const message = `${what} failed: ${(err as Error)?.message ?? String(err)}`;
-    if (err instanceof InfrastructureUnavailable || isInfrastructureError(err)) throw ApplicationFailure.retryable(message, 'InfrastructureUnavailable');
+    if (err instanceof InfrastructureUnavailable || isInfrastructureError(err)) throw ApplicationFailure.retryable(message, failureTypes.infrastructure);
     if (ctx.attempt >= ctx.attempts) throw ApplicationFailure.nonRetryable(`${message} (attempt ${ctx.attempt} of ${ctx.attempts})`, failureType);
     throw err;
   }
