@@ -90,11 +90,25 @@ export async function checkRuns(who: Caller, where: { databaseUrl: string; tempo
       v.problems.push(`${row.id}: RUN_FINISHED at the client but ${row.status} in the database`);
     }
   }
-  for (const id of await openWorkflows(where.temporalAddress)) {
+  for (const id of await workflowsStillOpen(where.temporalAddress)) {
     v.orphans++;
     v.problems.push(`${id}: workflow still open in Temporal after every run finished`);
   }
   return v;
+}
+
+/**
+ * Workflows still open once they have had time to close: after its terminal event a run's
+ * workflow may still be finishing (its workspace snapshot, an activity retried after a killed
+ * worker, visibility catching up), so only one open for a minute counts as an orphan.
+ */
+async function workflowsStillOpen(address: string, graceMs = 60_000): Promise<string[]> {
+  const deadline = Date.now() + graceMs;
+  for (;;) {
+    const open = await openWorkflows(address);
+    if (open.length === 0 || Date.now() > deadline) return open;
+    await new Promise((r) => setTimeout(r, 1000));
+  }
 }
 
 /** Workflows Temporal still runs (every run's workflow is named by its run id). */
