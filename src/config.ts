@@ -47,6 +47,12 @@ const envSchema = z.object({
   TRUST_PROXY: z.string().optional(),
   NODE_ENV: z.string().optional(),
   HEARTBEAT_INTERVAL_MS: z.coerce.number().int().positive().default(15_000),
+  /**
+   * On SIGTERM: how long the api waits for requests in flight (its streams are told to reconnect at once),
+   * and how long the worker lets running activities finish before cancelling them for a retry elsewhere.
+   * Keep it below the orchestrator's kill timeout (compose stop_grace_period, Kubernetes terminationGracePeriodSeconds).
+   */
+  SHUTDOWN_GRACE_SECONDS: z.coerce.number().min(0).max(3600).default(20),
   /** Sandbox limits (README "Sandbox"): per command unless noted. */
   SANDBOX_DEFAULT_TIMEOUT_SECONDS: z.coerce.number().int().positive().default(60),
   SANDBOX_MAX_TIMEOUT_SECONDS: z.coerce.number().int().positive().default(600),
@@ -144,6 +150,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       uidBase: e.SANDBOX_UID_BASE,
     },
     heartbeatIntervalMs: e.HEARTBEAT_INTERVAL_MS,
+    shutdownGraceMs: e.SHUTDOWN_GRACE_SECONDS * 1000,
     logLevel: e.LOG_LEVEL,
   } as const;
 }

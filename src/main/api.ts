@@ -10,8 +10,16 @@ const database = await ensureDatabase(config, (m) => logger.info(m));
 const api = await startApi(config, database.url, logger);
 logger.info({ url: api.url }, 'api listening');
 
+// SIGTERM (a deploy, a scale-down): drain, so clients move to another replica without losing an event.
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
-    void api.close().then(() => process.exit(0));
+    logger.info({ signal, graceMs: config.shutdownGraceMs }, 'api draining');
+    void api.close(config.shutdownGraceMs).then(
+      () => process.exit(0),
+      (err: unknown) => {
+        logger.error({ err }, 'api did not close cleanly');
+        process.exit(1);
+      },
+    );
   });
 }

@@ -12,8 +12,12 @@ const db = createDb(database.url);
 const handle = await startWorker({ db, config, logger, env: process.env, deltaFlushMs: 25 });
 logger.info({ taskQueue: config.temporal.taskQueue }, 'worker running');
 
+// SIGTERM: finish or hand back what runs here (see startWorker's shutdownGraceTime), then exit.
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => void handle.shutdown());
+  process.once(signal, () => {
+    logger.info({ signal, graceMs: config.shutdownGraceMs }, 'worker shutting down');
+    void handle.shutdown();
+  });
 }
 await handle.done;
 await db.$disconnect();

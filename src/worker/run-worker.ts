@@ -28,6 +28,9 @@ export async function startWorker(deps: ActivityDeps): Promise<WorkerHandle> {
     // Cancellation reaches an activity with its next heartbeat; send them promptly.
     maxHeartbeatThrottleInterval: '1 second',
     defaultHeartbeatThrottleInterval: '1 second',
+    // On shutdown: stop polling, let running activities finish for this long, then cancel them;
+    // a cancelled attempt fails and Temporal retries it on another worker.
+    shutdownGraceTime: config.shutdownGraceMs,
   });
   const done = worker.run().finally(() => connection.close());
   return {
