@@ -15,6 +15,7 @@ const EXCLUSIVE = [
   'test/e2e/run-control.test.ts',
   'test/e2e/rate-limits.test.ts',
   'test/e2e/edge.test.ts',
+  'test/deploy/production-build.test.ts',
 ];
 
 export default defineConfig({

@@ -1,10 +1,10 @@
 import { startApi } from '../api/server.ts';
-import { loadConfig } from '../config.ts';
+import { loadConfigOrExit } from '../config.ts';
 import { ensureDatabase } from '../infra/postgres.ts';
 import { createLogger } from '../logger.ts';
 
 /** The api process: HTTP + SSE. Stateless; run as many as you like. */
-const config = loadConfig();
+const config = loadConfigOrExit();
 const logger = createLogger('api', config.logLevel);
 const database = await ensureDatabase(config, (m) => logger.info(m));
 const api = await startApi(config, database.url, logger);

@@ -1,11 +1,11 @@
-import { loadConfig } from '../config.ts';
+import { loadConfigOrExit } from '../config.ts';
 import { createDb } from '../db/client.ts';
 import { ensureDatabase } from '../infra/postgres.ts';
 import { createLogger } from '../logger.ts';
 import { startWorker } from '../worker/run-worker.ts';
 
 /** The worker process: run workflows and their activities. */
-const config = loadConfig();
+const config = loadConfigOrExit();
 const logger = createLogger('worker', config.logLevel);
 const database = await ensureDatabase(config, (m) => logger.info(m));
 const db = createDb(database.url);

@@ -1,10 +1,8 @@
-import { createRequire } from 'node:module';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities } from '../activities/index.ts';
 import type { ActivityDeps } from '../activities/deps.ts';
 import { sandboxHostFor } from '../sandbox/host.ts';
-
-const require = createRequire(import.meta.url);
+import { workflowCode } from './workflow-code.ts';
 
 export interface WorkerHandle {
   worker: Worker;
@@ -23,7 +21,7 @@ export async function startWorker(deps: ActivityDeps): Promise<WorkerHandle> {
     connection,
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
-    workflowsPath: require.resolve('../workflows/index.ts'),
+    ...workflowCode(),
     activities: createActivities(deps),
     // Cancellation reaches an activity with its next heartbeat; send them promptly.
     maxHeartbeatThrottleInterval: '1 second',
