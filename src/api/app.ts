@@ -5,7 +5,11 @@ import helmet from 'helmet';
 import { pinoHttp } from 'pino-http';
 import type { ApiDeps } from './deps.ts';
 import { errorHandler, notFoundRoute } from './errors.ts';
-import { buildOpenApiDocument, openApiHtml } from './openapi.ts';
+import { mountDocs } from './docs.ts';
+import { mountHealth } from './health.ts';
+import { httpMetrics, metricsEndpoint } from './metrics.ts';
+import { buildOpenApiDocument } from './openapi.ts';
+import { httpTracing } from './tracing.ts';
 import { mountRoutes } from './route.ts';
 import { allRoutes } from './routes/index.ts';
 
@@ -16,7 +20,7 @@ export function createApp(deps: ApiDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   if (deps.config.http.trustProxy !== undefined) app.set('trust proxy', trustProxySetting(deps.config.http.trustProxy));
-  // Security headers on every response. The API serves JSON and SSE; /docs is plain HTML with inline style only.
+  // Security headers on every response. The API serves JSON and SSE; /docs loosens the CSP for itself only (docs.ts).
   // No upgrade-insecure-requests: a plain-HTTP install (npm start on 127.0.0.1) must keep working in a browser.
   app.use(
     helmet({
@@ -38,6 +42,9 @@ export function createApp(deps: ApiDeps): Express {
       }),
     );
   }
+  // Probes and scrapes: outside the request log, request metrics, tracing and every limit.
+  mountHealth(app, deps);
+  app.get('/metrics', metricsEndpoint(deps.config.observability.metricsToken));
   app.use(
     pinoHttp({
       logger: deps.logger,
@@ -47,16 +54,15 @@ export function createApp(deps: ApiDeps): Express {
         res.setHeader('X-Request-Id', id);
         return id;
       },
-      autoLogging: { ignore: (req) => req.url === '/healthz' },
     }),
   );
+  app.use(httpMetrics);
   app.use(express.json({ limit: MAX_BODY_BYTES }));
+  if (deps.config.observability.tracing) app.use(httpTracing);
 
   const document = buildOpenApiDocument(allRoutes);
-  const html = openApiHtml(document);
-  app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
   app.get('/openapi.json', (_req, res) => void res.json(document));
-  app.get('/docs', (_req, res) => void res.type('html').send(html));
+  mountDocs(app, document.info.title);
 
   const router = Router();
   mountRoutes(router, allRoutes, deps);

@@ -1,8 +1,11 @@
 import { createRequire } from 'node:module';
+import { OpenTelemetryPlugin } from '@temporalio/interceptors-opentelemetry';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities } from '../activities/index.ts';
 import type { ActivityDeps } from '../activities/deps.ts';
+import type { Tracing } from '../observability/tracing.ts';
 import { sandboxHostFor } from '../sandbox/host.ts';
+import { logContextInterceptor } from './activity-log-context.ts';
 
 const require = createRequire(import.meta.url);
 
@@ -13,8 +16,13 @@ export interface WorkerHandle {
   shutdown(): Promise<void>;
 }
 
-/** Creates and runs the Temporal worker that hosts run workflows and their activities. */
-export async function startWorker(deps: ActivityDeps): Promise<WorkerHandle> {
+/**
+ * Creates and runs the Temporal worker that hosts run workflows and their activities.
+ * With `tracing`, the OpenTelemetry plugin adds the workflow interceptors to the workflow
+ * bundle (they create spans, never commands, so histories replay the same with or without),
+ * the activity interceptors, and the sink that exports workflow spans.
+ */
+export async function startWorker(deps: ActivityDeps, tracing?: Tracing): Promise<WorkerHandle> {
   const { config } = deps;
   // Log what confinement this host gives sandboxed commands (seccomp, cgroups, disk quotas) now, not at the first command.
   void sandboxHostFor(deps).probe().catch((err: unknown) => deps.logger.warn({ err: String(err) }, 'sandbox host probe failed'));
@@ -25,6 +33,8 @@ export async function startWorker(deps: ActivityDeps): Promise<WorkerHandle> {
     taskQueue: config.temporal.taskQueue,
     workflowsPath: require.resolve('../workflows/index.ts'),
     activities: createActivities(deps),
+    interceptors: { activity: [logContextInterceptor(deps.db)] },
+    plugins: tracing ? [new OpenTelemetryPlugin({ tracer: tracing.tracer, resource: tracing.resource, spanProcessor: tracing.spanProcessor })] : [],
     // Cancellation reaches an activity with its next heartbeat; send them promptly.
     maxHeartbeatThrottleInterval: '1 second',
     defaultHeartbeatThrottleInterval: '1 second',
