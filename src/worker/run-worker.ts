@@ -1,11 +1,11 @@
 import { createRequire } from 'node:module';
-import { OpenTelemetryPlugin } from '@temporalio/interceptors-opentelemetry';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities } from '../activities/index.ts';
 import type { ActivityDeps } from '../activities/deps.ts';
 import type { Tracing } from '../observability/tracing.ts';
 import { sandboxHostFor } from '../sandbox/host.ts';
 import { logContextInterceptor } from './activity-log-context.ts';
+import { tracingWorkerOptions } from './tracing-options.ts';
 
 const require = createRequire(import.meta.url);
 
@@ -18,23 +18,27 @@ export interface WorkerHandle {
 
 /**
  * Creates and runs the Temporal worker that hosts run workflows and their activities.
- * With `tracing`, the OpenTelemetry plugin adds the workflow interceptors to the workflow
- * bundle (they create spans, never commands, so histories replay the same with or without),
- * the activity interceptors, and the sink that exports workflow spans.
+ * With `tracing`, workflow interceptors go into the workflow bundle (they create spans,
+ * never commands, and add no awaits around handlers, so histories replay the same with
+ * or without), activity interceptors continue the trace, and a sink exports workflow spans.
  */
 export async function startWorker(deps: ActivityDeps, tracing?: Tracing): Promise<WorkerHandle> {
   const { config } = deps;
   // Log what confinement this host gives sandboxed commands (seccomp, cgroups, disk quotas) now, not at the first command.
   void sandboxHostFor(deps).probe().catch((err: unknown) => deps.logger.warn({ err: String(err) }, 'sandbox host probe failed'));
   const connection = await NativeConnection.connect({ address: config.temporal.address });
+  const traced = tracing ? tracingWorkerOptions(tracing) : undefined;
   const worker = await Worker.create({
     connection,
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
     workflowsPath: require.resolve('../workflows/index.ts'),
     activities: createActivities(deps),
-    interceptors: { activity: [logContextInterceptor(deps.db)] },
-    plugins: tracing ? [new OpenTelemetryPlugin({ tracer: tracing.tracer, resource: tracing.resource, spanProcessor: tracing.spanProcessor })] : [],
+    interceptors: {
+      activity: [...(traced?.activity ?? []), logContextInterceptor(deps.db)],
+      workflowModules: traced?.workflowModules ?? [],
+    },
+    sinks: traced?.sinks,
     // Cancellation reaches an activity with its next heartbeat; send them promptly.
     maxHeartbeatThrottleInterval: '1 second',
     defaultHeartbeatThrottleInterval: '1 second',
