@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import cors from 'cors';
-import express, { Router, type Express } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import express, { Router, type Express, type Request } from 'express';
 import helmet from 'helmet';
 import { pinoHttp } from 'pino-http';
 import type { ApiDeps } from './deps.ts';
@@ -54,6 +55,8 @@ export function createApp(deps: ApiDeps): Express {
         res.setHeader('X-Request-Id', id);
         return id;
       },
+      // The completion line of a request about a run names it: request id (reqId), org, user, agent, task and run.
+      customProps: (req, res) => runLogFields(req, res),
     }),
   );
   app.use(httpMetrics);
@@ -70,6 +73,19 @@ export function createApp(deps: ApiDeps): Express {
   app.use(notFoundRoute);
   app.use(errorHandler);
   return app;
+}
+
+function runLogFields(req: IncomingMessage, res: ServerResponse): Record<string, unknown> {
+  const caller = (req as Request).caller;
+  const fields: Record<string, unknown> = {};
+  if (caller) Object.assign(fields, { orgId: caller.orgId, userId: caller.userId });
+  const agentId = req.headers['x-agent-id'];
+  if (caller && typeof agentId === 'string') fields.agentId = agentId;
+  const taskId = res.getHeader('X-Task-Id');
+  const runId = res.getHeader('X-Run-Id');
+  if (typeof taskId === 'string') fields.taskId = taskId;
+  if (typeof runId === 'string') Object.assign(fields, { runId, workflowId: runId });
+  return fields;
 }
 
 /** TRUST_PROXY as Express takes it: a hop count, true/false, or addresses and subnets. */

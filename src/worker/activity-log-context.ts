@@ -10,6 +10,9 @@ const store = new AsyncLocalStorage<Fields>();
 /** The log fields of the activity the current code runs in (a pino mixin); none outside activities. */
 export const activityLogFields = (): Fields => store.getStore() ?? {};
 
+/** The org, task and agent ids of a run this worker has run an activity of (no lookup: for loggers). */
+export const knownOwnerOf = (runId: string): Fields | undefined => owners.get(runId);
+
 /** Run → org, task and agent ids, looked up once per run and worker (runs never move). */
 const owners = new Map<string, Fields>();
 const OWNERS_KEPT = 2000;

@@ -1,6 +1,7 @@
 import { Runtime, type LogLevel, type LogMetadata, type Logger as TemporalLogger } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
+import { knownOwnerOf } from './activity-log-context.ts';
 
 const LEVELS: Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'> = {
   TRACE: 'trace',
@@ -14,16 +15,17 @@ const LEVELS: Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'> = 
  * The Temporal SDK's logger as a pino child (`component: "temporal"`): the SDK's own
  * lines, the native core's (forwarded at WARN and above) and the workflow `log` calls
  * all become our JSON lines, secrets scrubbed. A workflow id is a run id here, so each
- * line about a run carries `runId` (ours) and `workflowId`; Temporal's own execution
- * run id becomes `temporalRunId`.
+ * line about a run carries `runId` (ours) and `workflowId`, and its org, task and agent
+ * ids once this worker has run one of its activities (activity-log-context.ts).
+ * Activity task tokens are left out (long, and they act on the activity).
  */
 export function temporalLogger(logger: Logger): TemporalLogger {
   const child = logger.child({ component: 'temporal' });
   const write = (level: LogLevel, message: string, meta: LogMetadata = {}) => {
-    const { runId, workflowId, ...rest } = meta as LogMetadata & { runId?: unknown; workflowId?: unknown };
+    const { runId, workflowId, taskToken: _token, ...rest } = meta as LogMetadata & { runId?: unknown; workflowId?: unknown; taskToken?: unknown };
     const fields: Record<string, unknown> = { ...rest };
-    if (typeof workflowId === 'string') Object.assign(fields, { workflowId, runId: workflowId });
-    if (runId !== undefined) fields.temporalRunId = runId;
+    if (typeof workflowId === 'string') Object.assign(fields, knownOwnerOf(workflowId), { workflowId, runId: workflowId });
+    if (runId !== undefined) fields.workflowRunId = runId;
     child[LEVELS[level]](fields, message);
   };
   return {

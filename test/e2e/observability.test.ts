@@ -26,7 +26,7 @@ let fake: FakeOpenAi;
 let otlp: { url: string; spans: OtlpSpan[]; server: Server };
 let workerMetricsUrl: string;
 let dataDir: string;
-let who: { token: string; agentId: string };
+let who: { token: string; agentId: string; orgId: string };
 
 interface OtlpSpan {
   traceId: string;
@@ -49,11 +49,11 @@ beforeAll(async () => {
   const tracing = { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, TEMPORAL_TASK_QUEUE: queue };
   [api, worker] = await Promise.all([
     startApiProcess({ ...tracing, DATABASE_URL: proxied.toString(), METRICS_TOKEN, RATE_LIMIT_EVENTS_PER_MINUTE: '1' }),
-    startWorkerProcess(queue, { ...tracing, [KEY_ENV]: 'sk-test', DATA_DIR: dataDir, WORKER_METRICS_PORT: String(metricsPort) }),
+    startWorkerProcess(queue, { ...tracing, LOG_LEVEL: 'debug', [KEY_ENV]: 'sk-test', DATA_DIR: dataDir, WORKER_METRICS_PORT: String(metricsPort) }),
   ]);
   fake = await startFakeOpenAi({ chunks: Array.from({ length: 12 }, (_, i) => `word${i} `), delayMs: 100, usage: { prompt_tokens: 11, completion_tokens: 12 } });
   const tenant = await createTenant({ provider: 'openai-compatible', model: 'fake-model', base_url: fake.baseUrl, api_key_env: KEY_ENV });
-  who = { token: await exchange(tenant.keys.owner), agentId: tenant.agentId };
+  who = { token: await exchange(tenant.keys.owner), agentId: tenant.agentId, orgId: tenant.orgId };
 }, 120_000);
 
 afterAll(async () => {
@@ -83,12 +83,14 @@ function total(text: string, name: string, labels: Record<string, string>): numb
 
 describe('one streamed run, seen by metrics and traces', () => {
   let runId = '';
+  let taskId = '';
   let duringRun = '';
 
   beforeAll(async () => {
     const res = await fetch(`${api.url}/api/run`, { method: 'POST', headers: headers(), body: JSON.stringify(userMessage('observe me')) });
     expect(res.status).toBe(200);
     runId = res.headers.get('x-run-id')!;
+    taskId = res.headers.get('x-task-id')!;
     let scrape: Promise<string> | undefined;
     const frames = await readSse(res, (f) => {
       if (f.data.type === 'TEXT_MESSAGE_CONTENT') scrape ??= scrapeApi(); // the model is still talking for ~1 s
@@ -129,6 +131,18 @@ describe('one streamed run, seen by metrics and traces', () => {
     expect(total(text, 'ars_model_tokens_total', { direction: 'output' })).toBe(12);
     expect(total(text, 'ars_runs_ended_total', { status: 'completed', mode: 'fast' })).toBe(1);
     expect(total(text, 'temporal_workflow_completed_total', { workflow_type: 'runWorkflow' })).toBe(1);
+  });
+
+  it("logs: the api's request line and the worker's Temporal lines about the run carry its request, org, task, run and workflow ids", () => {
+    const request = api.logs.find((l) => l.runId === runId && l.msg === 'request completed');
+    expect(request).toMatchObject({ orgId: who.orgId, taskId, workflowId: runId, agentId: who.agentId });
+    expect((request!.req as { id?: string }).id).toEqual(expect.any(String)); // pino-http's request id (X-Request-Id)
+    const activityLines = worker.stdout
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .filter((l) => l.component === 'temporal' && l.msg === 'Activity completed' && l.workflowId === runId);
+    expect(activityLines.length).toBeGreaterThanOrEqual(3);
+    for (const line of activityLines) expect(line).toMatchObject({ runId, orgId: who.orgId, taskId, agentId: who.agentId, activityType: expect.any(String) });
+    expect(worker.stdout.some((l) => l.includes('taskToken'))).toBe(false);
   });
 
   it('one trace spans the HTTP request, the workflow, its activities and the model call', async () => {
