@@ -45,6 +45,15 @@ export function temporalLogger(logger: Logger): TemporalLogger {
  */
 export function installWorkerRuntime(config: Config, logger: Logger): void {
   const { host, port } = config.observability.workerMetrics;
+  try {
+    installRuntime(logger, host, port);
+  } catch (err) {
+    // A second worker on one host with the same port: say which setting to change.
+    throw new Error(`Could not start the worker's metrics endpoint on ${host}:${port} (WORKER_METRICS_HOST/WORKER_METRICS_PORT; give each worker on a host its own port, or 0 for none): ${(err as Error).message}`);
+  }
+}
+
+function installRuntime(logger: Logger, host: string, port: number): void {
   Runtime.install({
     logger: temporalLogger(logger),
     telemetryOptions: {
