@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import path from 'node:path';
 import { apiReference } from '@scalar/express-api-reference';
 import type { Express, RequestHandler } from 'express';
 
@@ -7,6 +9,24 @@ const require = createRequire(import.meta.url);
 
 /** Where the page loads Scalar's browser bundle from: our own origin, so /docs works offline and behind any egress filter. */
 export const DOCS_SCRIPT_PATH = '/docs/scalar.js';
+
+/**
+ * The browser bundle is one prebuilt file of the development dependency
+ * `@scalar/api-reference` (whose own dependency tree is some 240 MB): a production build
+ * copies just that file next to this module under this name.
+ */
+export const DOCS_SCRIPT_FILE = 'scalar.standalone.js';
+const DOCS_SCRIPT_SOURCE = '@scalar/api-reference/browser/standalone.js';
+
+function scriptFile(): string | undefined {
+  const copied = path.join(import.meta.dirname, DOCS_SCRIPT_FILE);
+  if (existsSync(copied)) return copied;
+  try {
+    return require.resolve(DOCS_SCRIPT_SOURCE);
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * GET /docs: Scalar's interactive API reference over /openapi.json. Its browser script
@@ -32,8 +52,12 @@ export function mountDocs(app: Express, title: string): void {
     res.setHeader('Content-Security-Policy', csp);
     res.type('html').send(html);
   });
-  const script = require.resolve('@scalar/api-reference/browser/standalone.js');
+  const script = scriptFile();
   app.get(DOCS_SCRIPT_PATH, (_req, res) => {
+    if (!script) {
+      res.status(503).json({ detail: `The API reference script is not installed: copy ${DOCS_SCRIPT_SOURCE} to ${DOCS_SCRIPT_FILE} next to docs.js` });
+      return;
+    }
     res.setHeader('Cache-Control', 'public, max-age=3600');
     res.type('application/javascript').sendFile(script);
   });
