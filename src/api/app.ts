@@ -10,6 +10,7 @@ import { mountDocs } from './docs.ts';
 import { mountHealth } from './health.ts';
 import { httpMetrics, metricsEndpoint } from './metrics.ts';
 import { buildOpenApiDocument } from './openapi.ts';
+import { requestLogContext } from './request-log-context.ts';
 import { httpTracing } from './tracing.ts';
 import { mountRoutes } from './route.ts';
 import { allRoutes } from './routes/index.ts';
@@ -61,6 +62,7 @@ export function createApp(deps: ApiDeps): Express {
   );
   app.use(httpMetrics);
   app.use(express.json({ limit: MAX_BODY_BYTES }));
+  app.use(requestLogContext);
   if (deps.config.observability.tracing) app.use(httpTracing);
 
   const document = buildOpenApiDocument(allRoutes);
