@@ -168,7 +168,7 @@ describe('one streamed run, seen by metrics and traces', () => {
 });
 
 describe('readiness', () => {
-  it('/healthz is alive; /readyz is 200 with every check up, 503 naming postgres while it is cut, 200 again after', async () => {
+  it('/healthz is alive; /readyz is 200 with every check up, 503 naming postgres while it is cut (metrics still scrape), 200 again after', async () => {
     const ready = async () => {
       const res = await fetch(`${api.url}/readyz`);
       return { status: res.status, body: (await res.json()) as { checks: Record<string, string>; down?: string[] } };
@@ -184,6 +184,9 @@ describe('readiness', () => {
       expect(body.down).toContain('postgres');
       expect(body.checks.temporal).toBe('up');
       expect((await fetch(`${api.url}/healthz`)).status).toBe(200); // liveness asks no dependency
+      const scrape = await fetch(`${api.url}/metrics`, { headers: { Authorization: `Bearer ${METRICS_TOKEN}` } });
+      expect(scrape.status).toBe(200); // metrics still scrape; only the database-read gauge is left out
+      expect(await scrape.text()).toContain('ars_http_request_duration_seconds_count');
     } finally {
       await pgProxy.restore();
     }
