@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { createServer as createTcpServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { projectRoot } from '../../src/config.ts';
 import { startApiProcess, type ApiProcess } from '../support/api-process.ts';
 import { startFakeOpenAi, type FakeOpenAi } from '../support/fake-openai.ts';
 import { exchange, readSse, userMessage } from '../support/http.ts';
@@ -143,6 +144,17 @@ describe('one streamed run, seen by metrics and traces', () => {
     expect(activityLines.length).toBeGreaterThanOrEqual(3);
     for (const line of activityLines) expect(line).toMatchObject({ runId, orgId: who.orgId, taskId, agentId: who.agentId, activityType: expect.any(String) });
     expect(worker.stdout.some((l) => l.includes('taskToken'))).toBe(false);
+  });
+
+  it('the Grafana dashboard (docs/grafana) plots only series the two endpoints export', async () => {
+    const dashboard = JSON.parse(readFileSync(path.join(projectRoot, 'docs', 'grafana', 'agent-run-service.json'), 'utf8')) as { panels: { targets: { expr: string }[] }[] };
+    const exprs = dashboard.panels.flatMap((p) => p.targets.map((t) => t.expr));
+    const used = new Set(exprs.flatMap((e) => e.match(/\b(?:ars|temporal)_[a-z_]+/g) ?? []));
+    // Names of samples, and of families declared without one yet (a gauge with no active run).
+    const lines = `${await scrapeApi()}\n${await (await fetch(workerMetricsUrl)).text()}`.split('\n');
+    const exported = new Set(lines.map((l) => (l.startsWith('# TYPE ') ? l.split(' ')[2] : l.split(/[{ ]/)[0])));
+    expect(used.size).toBeGreaterThanOrEqual(10);
+    for (const name of used) expect(exported.has(name), name).toBe(true);
   });
 
   it('one trace spans the HTTP request, the workflow, its activities and the model call', async () => {
