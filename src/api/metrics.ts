@@ -29,7 +29,7 @@ export const runsStarted = new Counter({
 
 export const runsEndedByApi = new Counter({
   name: 'ars_runs_ended_total',
-  help: 'Runs this api process ended itself (a workflow that could not be started); runs the workflow ends are counted by the worker under the same name',
+  help: 'Runs this api process ended itself (status failed: a workflow that could not be started; status deleted: an active run of a deleted task); the worker counts the ends its workflows store under the same name',
   labelNames: ['status', 'mode'] as const,
   registers: [registry],
 });

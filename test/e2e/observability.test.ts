@@ -10,7 +10,7 @@ import { startApiProcess, type ApiProcess } from '../support/api-process.ts';
 import { startFakeOpenAi, type FakeOpenAi } from '../support/fake-openai.ts';
 import { exchange, readSse, userMessage } from '../support/http.ts';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts';
-import { closeTestDb, createTenant } from '../support/tenant.ts';
+import { closeTestDb, createTenant, testDb } from '../support/tenant.ts';
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process.ts';
 
 /**
@@ -176,6 +176,17 @@ describe('one streamed run, seen by metrics and traces', () => {
     const inTrace = otlp.spans.filter((s) => s.traceId === traceId);
     const model = inTrace.find((s) => s.name === 'model call')!;
     expect(inTrace.find((s) => s.spanId === model.parentSpanId)?.name).toBe('RunActivity:modelStep');
+  });
+});
+
+describe('a run ended by deleting its task', () => {
+  it('is counted by the api as ended with status deleted', async () => {
+    const res = await fetch(`${api.url}/api/run/async`, { method: 'POST', headers: headers(), body: JSON.stringify(userMessage('delete me mid-run')) });
+    expect(res.status).toBe(202);
+    const { task_id: taskId, run_id: runId } = (await res.json()) as { task_id: string; run_id: string };
+    await expect.poll(async () => (await testDb().run.findUniqueOrThrow({ where: { id: runId } })).status, { timeout: 15_000, interval: 100 }).toBe('executing');
+    expect((await fetch(`${api.url}/api/tasks/${taskId}`, { method: 'DELETE', headers: headers() })).status).toBe(200);
+    expect(sample(await scrapeApi(), 'ars_runs_ended_total{status="deleted",mode="fast"}')).toBe(1);
   });
 });
 
