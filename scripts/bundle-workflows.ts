@@ -1,15 +1,27 @@
-import { writeFileSync } from 'node:fs';
+import { copyFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { projectRoot } from '../src/config.ts';
-import { WORKFLOW_BUNDLE_FILE } from '../src/worker/workflow-code.ts';
+import { WORKFLOW_BUNDLE_FILE, WORKFLOW_BUNDLE_TRACED_FILE } from '../src/worker/workflow-code.ts';
 
 /**
- * Second step of `npm run build` (after tsc): bundles the compiled workflows in
- * dist/workflows into dist/workflow-bundle.js, which the worker loads when it runs from dist.
+ * Second step of `npm run build` (after tsc): bundles the compiled workflows in dist/workflows
+ * twice, plain and with the tracing interceptors (a worker with tracing on loads that one), and
+ * copies the /docs page's browser script next to dist/api/docs.js, so the production image needs
+ * neither webpack at boot nor the 240 MB @scalar/api-reference package.
  */
 const dist = path.join(projectRoot, 'dist');
-const { code } = await bundleWorkflowCode({ workflowsPath: path.join(dist, 'workflows', 'index.js') });
-const out = path.join(dist, WORKFLOW_BUNDLE_FILE);
-writeFileSync(out, code);
-console.log(`build: workflow bundle ${path.relative(projectRoot, out)} (${Math.round(code.length / 1024)} KiB)`);
+const workflowsPath = path.join(dist, 'workflows', 'index.js');
+const bundles = [
+  { file: WORKFLOW_BUNDLE_FILE, workflowInterceptorModules: [] },
+  { file: WORKFLOW_BUNDLE_TRACED_FILE, workflowInterceptorModules: [path.join(dist, 'workflows', 'tracing-interceptors.js')] },
+];
+for (const { file, workflowInterceptorModules } of bundles) {
+  const { code } = await bundleWorkflowCode({ workflowsPath, workflowInterceptorModules });
+  writeFileSync(path.join(dist, file), code);
+  console.log(`build: workflow bundle dist/${file} (${Math.round(code.length / 1024)} KiB)`);
+}
+const scalar = createRequire(import.meta.url).resolve('@scalar/api-reference/browser/standalone.js');
+copyFileSync(scalar, path.join(dist, 'api', 'scalar.standalone.js'));
+console.log('build: /docs script dist/api/scalar.standalone.js');

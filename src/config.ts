@@ -78,6 +78,16 @@ export const envSchema = z.object({
   /** When the worker runs as root, each sandbox runs as its own unprivileged uid in [base, base + 65536). */
   SANDBOX_UID_BASE: z.coerce.number().int().min(1000).default(200_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** When set, GET /metrics on the api needs `Authorization: Bearer <METRICS_TOKEN>`; unset, it is open (README "Observability"). */
+  METRICS_TOKEN: z.string().min(16).optional(),
+  /** The worker's Prometheus endpoint (Temporal SDK metrics and ours); port 0 turns it off. */
+  WORKER_METRICS_HOST: z.string().default('127.0.0.1'),
+  WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
+  /** OpenTelemetry traces go to this OTLP/HTTP endpoint (the standard variables); tracing is off when neither is set. */
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional(),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.string().url().optional(),
+  /** Service name on spans; default `ars-api` / `ars-worker` by process. */
+  OTEL_SERVICE_NAME: z.string().optional(),
 });
 
 export type Config = ReturnType<typeof loadConfig>;
@@ -160,6 +170,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     heartbeatIntervalMs: e.HEARTBEAT_INTERVAL_MS,
     shutdownGraceMs: e.SHUTDOWN_GRACE_SECONDS * 1000,
     logLevel: e.LOG_LEVEL,
+    observability: {
+      metricsToken: e.METRICS_TOKEN,
+      workerMetrics: { host: e.WORKER_METRICS_HOST, port: e.WORKER_METRICS_PORT },
+      /** Tracing is on when an OTLP endpoint is configured; the exporter reads the standard OTEL_* variables itself. */
+      tracing: e.OTEL_EXPORTER_OTLP_ENDPOINT || e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ? { serviceName: e.OTEL_SERVICE_NAME } : undefined,
+    },
   } as const;
 }
 

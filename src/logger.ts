@@ -51,11 +51,16 @@ function scrubDeep(value: unknown, depth = 0): unknown {
   return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, scrubDeep(v, depth + 1)]));
 }
 
-/** JSON logs to stdout; `name` says which process wrote the line. No secret is ever written. */
-export function createLogger(name: string, level: string): Logger {
+/**
+ * JSON logs to stdout; `name` says which process wrote the line. No secret is ever written.
+ * `context` adds fields of the code path a line comes from (the worker: the ids of the
+ * activity it belongs to) to every line.
+ */
+export function createLogger(name: string, level: string, context?: () => Record<string, unknown>): Logger {
   return pino({
     name,
     level,
+    ...(context ? { mixin: context } : {}),
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
     formatters: { log: (object) => scrubDeep(object) as Record<string, unknown> },
     hooks: {

@@ -7,7 +7,7 @@ import { expressPath } from '../src/api/route.ts';
 import { apiUrl } from './support/http.ts';
 
 /** Endpoints that are infrastructure, not API operations. */
-const UNDOCUMENTED = new Set(['GET /healthz', 'GET /openapi.json', 'GET /docs']);
+const UNDOCUMENTED = new Set(['GET /healthz', 'GET /readyz', 'GET /metrics', 'GET /openapi.json', 'GET /docs', 'GET /docs/scalar.js']);
 
 interface Layer {
   route?: { path: string; methods: Record<string, boolean> };
@@ -33,7 +33,7 @@ describe('the OpenAPI document', () => {
     expect(document.openapi).toBe('3.1.0');
     const documented = Object.entries(document.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${expressPath(path)}`));
     // Building the app only wires routes; no dependency is called, so none is needed.
-    const served = expressRoutes(createApp({ config: { heartbeatIntervalMs: 15_000, http: { corsOrigins: [] } }, drain: new Drain() } as unknown as ApiDeps)).filter((r) => !UNDOCUMENTED.has(r));
+    const served = expressRoutes(createApp({ config: { heartbeatIntervalMs: 15_000, http: { corsOrigins: [] }, observability: {} }, drain: new Drain() } as unknown as ApiDeps)).filter((r) => !UNDOCUMENTED.has(r));
     expect(served.length).toBeGreaterThan(2);
     expect([...served].sort()).toEqual([...documented].sort());
   });
@@ -55,13 +55,25 @@ describe('the OpenAPI document', () => {
     }
   });
 
-  it('includes the SSE event schemas and serves an HTML reference page', async () => {
+  it('includes the SSE event schemas and serves the interactive reference, script and all, from our own origin', async () => {
     const document = (await (await fetch(`${apiUrl()}/openapi.json`)).json()) as { paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, unknown> }> }>> };
     const stream = document.paths['/api/run']!.post!.responses['200']!.content!['text/event-stream'] as { schema: unknown };
     const text = JSON.stringify(stream.schema);
     for (const type of ['RUN_STARTED', 'TEXT_MESSAGE_CONTENT', 'RUN_FINISHED', 'RUN_ERROR', 'CUSTOM']) expect(text).toContain(type);
     const page = await fetch(`${apiUrl()}/docs`);
     expect(page.headers.get('content-type')).toMatch(/text\/html/);
-    expect(await page.text()).toContain('POST /api/run');
+    const html = await page.text();
+    // Every script the page loads is ours (no CDN), and the CSP lets the browser load nothing from elsewhere.
+    const sources = [...html.matchAll(/<script[^>]*\bsrc="([^"]+)"/g)].map((m) => m[1]);
+    expect(sources).toEqual(['/docs/scalar.js']);
+    expect(html).toContain('"url": "/openapi.json"');
+    const csp = page.headers.get('content-security-policy')!;
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toMatch(/script-src 'self' 'sha256-[\w+/=]+'(;|$)/);
+    expect(csp).toContain("connect-src 'self'");
+    const script = await fetch(`${apiUrl()}/docs/scalar.js`);
+    expect(script.status).toBe(200);
+    expect(script.headers.get('content-type')).toMatch(/javascript/);
+    expect((await script.text()).length).toBeGreaterThan(100_000);
   });
 });

@@ -1,3 +1,4 @@
+import { SpanStatusCode, trace } from '@opentelemetry/api';
 import { Context } from '@temporalio/activity';
 import { z } from 'zod';
 import { appendEvents, RunGoneError } from '../db/event-log.ts';
@@ -8,6 +9,7 @@ import type { ActivityDeps } from './deps.ts';
 import { markInfrastructure, withAttemptLimit } from '../infra/transient-errors.ts';
 import { CALL_ATTEMPTS, failureTypes, type ToolCall, type TokenUsage } from '../shared/run-workflow-types.ts';
 import { EventBatcher } from './event-batcher.ts';
+import { countModelTokens } from './metrics.ts';
 import { attemptMessageId, discardAttempt, recordAttemptUsage, retryPreamble, type AttemptRef } from './model-attempts.ts';
 import { loadAgentModel, modelCallFailure } from './models/agent-model.ts';
 import type { ToolSpec } from './models/provider.ts';
@@ -73,6 +75,10 @@ export function createModelStepActivities(deps: ActivityDeps) {
       if (messageId && text) batcher.push({ type: 'TEXT_MESSAGE_END', message_id: messageId });
       for (const id of started) if (!ended.has(id)) batcher.push({ type: 'TOOL_CALL_END', tool_call_id: id });
     };
+    // A span per model call (a no-op unless tracing is on), child of the activity's span.
+    const span = trace.getTracer('agent-run-service').startSpan('model call', {
+      attributes: { 'gen_ai.request.model': resolved.provider.label, 'ars.run_id': input.runId, 'ars.step': input.step, 'ars.attempt': attempt.attempt },
+    });
     try {
       const stream = resolved.provider.stream({ system: resolved.systemPrompt, messages, tools, signal: ctx.cancellationSignal });
       for await (const chunk of stream) {
@@ -107,6 +113,7 @@ export function createModelStepActivities(deps: ActivityDeps) {
             break;
           case 'finish':
             usage = chunk.usage;
+            countModelTokens(usage, resolved.provider.label);
             await recordAttemptUsage(db, attempt, usage).catch(markInfrastructure);
             usageRecorded = true;
             break;
@@ -124,9 +131,12 @@ export function createModelStepActivities(deps: ActivityDeps) {
       if (usageRecorded) await discardAttempt(db, attempt).catch(() => {});
       if (ctx.cancellationSignal.aborted) throw err;
       if (!(err instanceof RunGoneError)) logger.warn({ runId: input.runId, err: String(err) }, 'model step failed');
+      span.setStatus({ code: SpanStatusCode.ERROR, message: String(err) });
       throw modelCallFailure('model call', err, ctx.info.attempt);
     } finally {
       clearInterval(beat);
+      span.setAttributes({ 'gen_ai.usage.input_tokens': usage.inputTokens, 'gen_ai.usage.output_tokens': usage.outputTokens });
+      span.end();
     }
     return { messageId, text, toolCalls, usage, model: resolved.provider.label };
   }

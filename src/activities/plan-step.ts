@@ -1,6 +1,7 @@
 import { Context } from '@temporalio/activity';
 import { markInfrastructure, withAttemptLimit } from '../infra/transient-errors.ts';
 import { discardAttempt, discardEarlierAttempts, recordAttemptUsage, type AttemptRef } from './model-attempts.ts';
+import { countModelTokens } from './metrics.ts';
 import { CALL_ATTEMPTS, failureTypes, type TokenUsage } from '../shared/run-workflow-types.ts';
 import { loadConversation } from './conversation.ts';
 import type { ActivityDeps } from './deps.ts';
@@ -51,6 +52,7 @@ export function createPlanStepActivities(deps: ActivityDeps) {
         if (chunk.type === 'text') text += chunk.text;
         else if (chunk.type === 'finish') {
           usage = chunk.usage;
+          countModelTokens(usage, resolved.provider.label);
           await recordAttemptUsage(deps.db, attempt, usage).catch(markInfrastructure);
         }
       }

@@ -8,6 +8,7 @@ import type { TokenUsage } from '../shared/run-workflow-types.ts';
 import { addUsage, creditsFor, usageEventData, type StepUsage } from '../shared/credits.ts';
 import { discardedUsage } from './model-attempts.ts';
 import type { ActivityDeps } from './deps.ts';
+import { countRunEnded } from './metrics.ts';
 import { openRequestInTx, resolveRequestInTx, type OpenRequest, type ResolveRequest } from './human-requests.ts';
 import type { MessageParts } from '../shared/message-parts.ts';
 
@@ -39,6 +40,7 @@ export function createRunProgressActivities({ db, config }: ActivityDeps) {
      * in one transaction, so a client never sees an event whose state is not stored.
      */
     async recordProgress(input: RecordProgressInput): Promise<void> {
+      let ended: { status: string; mode: string } | undefined;
       await nonRetryableIfRunGone(() => db.$transaction(async (tx) => {
         // Billed: the steps' tokens plus those of attempts a retry discarded (model-attempts.ts).
         const discarded = input.bill ? await discardedUsage(tx, input.runId) : undefined;
@@ -54,7 +56,7 @@ export function createRunProgressActivities({ db, config }: ActivityDeps) {
         if (input.openRequest) await openRequestInTx(tx, input.runId, input.openRequest);
         if (input.resolveRequest) await resolveRequestInTx(tx, input.resolveRequest);
         const terminal = input.status === 'completed' || input.status === 'failed' || input.status === 'cancelled';
-        await tx.run.update({
+        const run = await tx.run.update({
           where: { id: input.runId },
           data: {
             ...(input.status ? { status: input.status } : {}),
@@ -62,7 +64,9 @@ export function createRunProgressActivities({ db, config }: ActivityDeps) {
             ...(input.result ? { result: input.result as Prisma.InputJsonValue } : {}),
             ...(input.error ? { error: input.error as Prisma.InputJsonValue } : {}),
           },
+          select: { mode: true },
         });
+        if (terminal) ended = { status: input.status!, mode: run.mode };
         // The id comes from (run, key), so a retried step finds its message instead of adding another.
         const messageId = `msg_${createHash('sha256').update(`${input.runId}\n${input.key}`).digest('hex').slice(0, 32)}`;
         if (input.message && !(await tx.message.findUnique({ where: { id: messageId }, select: { id: true } }))) {
@@ -82,6 +86,8 @@ export function createRunProgressActivities({ db, config }: ActivityDeps) {
           await tx.task.update({ where: { id: taskId }, data: { updatedAt: new Date() } });
         }
       }));
+      // After the commit, and only by the step that stored the end (a retry finds it a duplicate).
+      if (ended) countRunEnded(ended.status, ended.mode);
     },
   };
 }

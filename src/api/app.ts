@@ -1,11 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import cors from 'cors';
-import express, { Router, type Express } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import express, { Router, type Express, type Request } from 'express';
 import helmet from 'helmet';
 import { pinoHttp } from 'pino-http';
 import type { ApiDeps } from './deps.ts';
 import { errorHandler, notFoundRoute } from './errors.ts';
-import { buildOpenApiDocument, openApiHtml } from './openapi.ts';
+import { mountDocs } from './docs.ts';
+import { mountHealth } from './health.ts';
+import { httpMetrics, metricsEndpoint } from './metrics.ts';
+import { buildOpenApiDocument } from './openapi.ts';
+import { requestLogContext } from './request-log-context.ts';
+import { httpTracing } from './tracing.ts';
 import { mountRoutes } from './route.ts';
 import { allRoutes } from './routes/index.ts';
 
@@ -16,7 +22,7 @@ export function createApp(deps: ApiDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   if (deps.config.http.trustProxy !== undefined) app.set('trust proxy', trustProxySetting(deps.config.http.trustProxy));
-  // Security headers on every response. The API serves JSON and SSE; /docs is plain HTML with inline style only.
+  // Security headers on every response. The API serves JSON and SSE; /docs loosens the CSP for itself only (docs.ts).
   // No upgrade-insecure-requests: a plain-HTTP install (npm start on 127.0.0.1) must keep working in a browser.
   app.use(
     helmet({
@@ -38,6 +44,9 @@ export function createApp(deps: ApiDeps): Express {
       }),
     );
   }
+  // Probes and scrapes: outside the request log, request metrics, tracing and every limit.
+  mountHealth(app, deps);
+  app.get('/metrics', metricsEndpoint(deps.config.observability.metricsToken));
   app.use(
     pinoHttp({
       logger: deps.logger,
@@ -47,19 +56,21 @@ export function createApp(deps: ApiDeps): Express {
         res.setHeader('X-Request-Id', id);
         return id;
       },
-      autoLogging: { ignore: (req) => req.url === '/healthz' },
+      // The completion line of a request about a run names it: request id (reqId), org, user, agent, task and run.
+      customProps: (req, res) => runLogFields(req, res),
     }),
   );
-  app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
-  // Probes answer while draining (liveness stays true); every other request is counted from here,
-  // so one whose body is still arriving when the drain starts gets to finish; later ones get 503.
+  app.use(httpMetrics);
+  // Probes answered above stay up while draining (liveness stays true); every other request is counted
+  // from here, so one whose body is still arriving when the drain starts gets to finish; later ones get 503.
   app.use(deps.drain.middleware);
   app.use(express.json({ limit: MAX_BODY_BYTES }));
+  app.use(requestLogContext);
+  if (deps.config.observability.tracing) app.use(httpTracing);
 
   const document = buildOpenApiDocument(allRoutes);
-  const html = openApiHtml(document);
   app.get('/openapi.json', (_req, res) => void res.json(document));
-  app.get('/docs', (_req, res) => void res.type('html').send(html));
+  mountDocs(app, document.info.title);
 
   const router = Router();
   mountRoutes(router, allRoutes, deps);
@@ -67,6 +78,19 @@ export function createApp(deps: ApiDeps): Express {
   app.use(notFoundRoute);
   app.use(errorHandler);
   return app;
+}
+
+function runLogFields(req: IncomingMessage, res: ServerResponse): Record<string, unknown> {
+  const caller = (req as Request).caller;
+  const fields: Record<string, unknown> = {};
+  if (caller) Object.assign(fields, { orgId: caller.orgId, userId: caller.userId });
+  const agentId = req.headers['x-agent-id'];
+  if (caller && typeof agentId === 'string') fields.agentId = agentId;
+  const taskId = res.getHeader('X-Task-Id');
+  const runId = res.getHeader('X-Run-Id');
+  if (typeof taskId === 'string') fields.taskId = taskId;
+  if (typeof runId === 'string') Object.assign(fields, { runId, workflowId: runId });
+  return fields;
 }
 
 /** TRUST_PROXY as Express takes it: a hop count, true/false, or addresses and subnets. */

@@ -122,20 +122,3 @@ function rateLimitResponse(route: RouteSpec): Record<number, ResponseConfig> {
     },
   };
 }
-
-/** A reference page that renders the document in the browser (no assets bundled: it is plain HTML). */
-export function openApiHtml(document: ReturnType<typeof buildOpenApiDocument>): string {
-  const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-  const sections = Object.entries(document.paths ?? {}).flatMap(([path, item]) =>
-    Object.entries(item as Record<string, { summary?: string; description?: string; responses?: Record<string, { description?: string }> }>).map(
-      ([method, op]) => `<section><h2><code>${method.toUpperCase()} ${esc(path)}</code></h2><p><strong>${esc(op.summary ?? '')}</strong></p>
-<p>${esc(op.description ?? '')}</p><ul>${Object.entries(op.responses ?? {})
-        .map(([code, r]) => `<li><code>${code}</code> ${esc(r.description ?? '')}</li>`)
-        .join('')}</ul></section>`,
-    ),
-  );
-  return `<!doctype html><html><head><meta charset="utf-8"><title>${esc(document.info.title)} API</title>
-<style>body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;line-height:1.5}section{border-top:1px solid #ddd;padding:.5rem 0}code{background:#f4f4f4;padding:0 .2rem}</style>
-</head><body><h1>${esc(document.info.title)} API</h1><p>${esc(document.info.description ?? '')}</p>
-<p>Machine-readable: <a href="/openapi.json">/openapi.json</a> (OpenAPI 3.1).</p>${sections.join('\n')}</body></html>`;
-}

@@ -4,8 +4,11 @@ import type { Logger } from 'pino';
 import { createTokenService } from '../auth/tokens.ts';
 import type { Config } from '../config.ts';
 import { createDb } from '../db/client.ts';
+import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
+import { startTracing } from '../observability/tracing.ts';
 import { createApp } from './app.ts';
 import { Drain } from './drain.ts';
+import { watchActiveRuns } from './metrics.ts';
 import { createRateLimits } from './middleware/rate-limit.ts';
 import { readEvents } from '../db/event-log.ts';
 import { EventHub } from './streaming/event-hub.ts';
@@ -23,11 +26,15 @@ export interface ApiHandle {
 
 /** Connects the api's dependencies and listens. */
 export async function startApi(config: Config, databaseUrl: string, logger: Logger): Promise<ApiHandle> {
+  const tracing = startTracing(config, 'ars-api');
   const db = createDb(databaseUrl);
+  watchActiveRuns(db);
   const hub = new EventHub(databaseUrl, logger, (runId, after, limit) => readEvents(db, runId, after, limit));
   await hub.start();
   const connection = await Connection.connect({ address: config.temporal.address });
-  const temporal = new Client({ connection, namespace: config.temporal.namespace });
+  // With tracing on, starting a workflow (and every update, signal, query) carries the request's trace to the worker.
+  const interceptors = tracing ? { workflow: [new OpenTelemetryWorkflowClientInterceptor({ tracer: tracing.tracer })] } : undefined;
+  const temporal = new Client({ connection, namespace: config.temporal.namespace, interceptors });
   const rateLimits = createRateLimits(config.rateLimits, databaseUrl, logger);
   const streams = new StreamSlots(config.streams);
   const drain = new Drain();
@@ -53,6 +60,7 @@ export async function startApi(config: Config, databaseUrl: string, logger: Logg
       await rateLimits.close();
       await connection.close();
       await db.$disconnect();
+      await tracing?.shutdown();
     },
   };
 }

@@ -1,3 +1,4 @@
+import { requestLogFields } from '../api/request-log-context.ts';
 import { startApi } from '../api/server.ts';
 import { loadConfigOrExit } from '../config.ts';
 import { ensureDatabase } from '../infra/postgres.ts';
@@ -5,7 +6,7 @@ import { createLogger } from '../logger.ts';
 
 /** The api process: HTTP + SSE. Stateless; run as many as you like. */
 const config = loadConfigOrExit();
-const logger = createLogger('api', config.logLevel);
+const logger = createLogger('api', config.logLevel, requestLogFields);
 const database = await ensureDatabase(config, (m) => logger.info(m));
 const api = await startApi(config, database.url, logger);
 logger.info({ url: api.url }, 'api listening');

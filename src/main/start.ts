@@ -52,12 +52,16 @@ for (const name of ['worker', 'api']) {
   children.push(child);
 }
 const apiUrl = `http://${config.api.host}:${config.api.port}`;
+const { host: metricsHost, port: metricsPort } = config.observability.workerMetrics;
+const workerMetrics = metricsPort > 0 ? `, http://${metricsHost}:${metricsPort}/metrics (worker)` : '';
 await waitUntil(async () => (await fetch(`${apiUrl}/healthz`).catch(() => undefined))?.ok === true, 120_000, 'api');
 
 console.log(`
 Agent Run Service is up.
   API:          ${apiUrl}
   Auth API:     ${config.api.authUrl ?? apiUrl}
+  API docs:     ${apiUrl}/docs
+  Metrics:      ${apiUrl}/metrics (api)${workerMetrics}
   Temporal UI:  ${temporalUi ?? '(external Temporal server; use its UI)'}  (namespace ${config.temporal.namespace})
   Model:        ${describeDefaultModel(config)}
   Demo org:     ${demo.orgId}

@@ -2,15 +2,21 @@ import { loadConfigOrExit } from '../config.ts';
 import { createDb } from '../db/client.ts';
 import { ensureDatabase } from '../infra/postgres.ts';
 import { createLogger } from '../logger.ts';
+import { startTracing } from '../observability/tracing.ts';
+import { activityLogFields } from '../worker/activity-log-context.ts';
 import { startWorker } from '../worker/run-worker.ts';
+import { installWorkerRuntime } from '../worker/runtime.ts';
 
 /** The worker process: run workflows and their activities. */
 const config = loadConfigOrExit();
-const logger = createLogger('worker', config.logLevel);
+const logger = createLogger('worker', config.logLevel, activityLogFields);
+installWorkerRuntime(config, logger);
+const tracing = startTracing(config, 'ars-worker');
 const database = await ensureDatabase(config, (m) => logger.info(m));
 const db = createDb(database.url);
-const handle = await startWorker({ db, config, logger, env: process.env, deltaFlushMs: 25 });
-logger.info({ taskQueue: config.temporal.taskQueue }, 'worker running');
+const handle = await startWorker({ db, config, logger, env: process.env, deltaFlushMs: 25 }, tracing);
+const { host, port } = config.observability.workerMetrics;
+logger.info({ taskQueue: config.temporal.taskQueue, metrics: port > 0 ? `http://${host}:${port}/metrics` : 'off', tracing: tracing ? 'on' : 'off' }, 'worker running');
 
 // SIGTERM: finish or hand back what runs here (see startWorker's shutdownGraceTime), then exit.
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
@@ -21,4 +27,5 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 }
 await handle.done;
 await db.$disconnect();
+await tracing?.shutdown();
 logger.info('worker stopped');

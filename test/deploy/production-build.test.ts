@@ -155,21 +155,7 @@ describe('docker-compose.yml, natively', () => {
         child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
         const output = () => out.slice(-4000);
         children.push({ name, child, output });
-        let check = healthcheckOf(service, composeVars)!.map(localizeArg);
-        // ---- Until the observability branch is merged (then delete this block):
-        // the api may not serve /readyz yet, and the worker may have no metrics port.
-        if (name === 'api') {
-          await waitHealthy(name, ['node', 'dist/main/healthcheck.js', `http://127.0.0.1:${apiPort}/healthz`], env, child, output);
-          if ((await fetch(`http://127.0.0.1:${apiPort}/readyz`)).status === 404) check = check.map((a) => a.replace('/readyz', '/healthz'));
-        }
-        if (name === 'worker' && !('WORKER_METRICS_PORT' in envSchema.shape)) {
-          const deadline = Date.now() + 60_000;
-          while (!out.includes('worker running') && Date.now() < deadline && child.exitCode === null) await new Promise((r) => setTimeout(r, 100));
-          expect(out, 'worker started').toContain('worker running');
-          ranOrStoodIn.push(name);
-          continue;
-        }
-        // ----
+        const check = healthcheckOf(service, composeVars)!.map(localizeArg);
         await waitHealthy(name, check, env, child, output);
       }
       ranOrStoodIn.push(name);

@@ -74,7 +74,7 @@ describe('POST /api/run streaming', () => {
     expect(messages.map((m) => [m.position, m.role])).toEqual([[1, 'user'], [2, 'assistant']]);
   });
 
-  it('shows the run in Temporal with its search attributes', async () => {
+  it('shows the run in Temporal with its search attributes and a static summary and details line', async () => {
     const client = new Client({ connection });
     const description = await client.workflow.getHandle(runId).describe();
     expect(description.status.name).toBe('COMPLETED');
@@ -85,6 +85,9 @@ describe('POST /api/run streaming', () => {
       RunStatus: ['completed'],
       RunMode: ['fast'],
     });
+    expect(await description.staticSummary()).toContain(taskId);
+    const details = await description.staticDetails();
+    for (const part of [runId, tenant.agentId, tenant.orgId, taskId, tenant.users.member, 'fast', 'routing: auto']) expect(details).toContain(part);
   });
 
   it('continues the same task in a second run, with the earlier conversation as context', async () => {

@@ -62,6 +62,7 @@ export class ChaosStack {
       JWT_SECRET: this.jwtSecret,
       MODEL_PROVIDER: 'offline',
       LOG_LEVEL: 'warn',
+      WORKER_METRICS_PORT: '0', // stacks share the machine
       ...opts.env,
     };
   }

@@ -72,6 +72,8 @@ export async function startStack({ purpose, env: extraEnv }: StackOptions): Prom
     API_PORT: String(apiPort),
     DATA_DIR: dataDir,
     JWT_SECRET: jwtSecret,
+    // No fixed metrics port: several stacks and workers share this machine.
+    WORKER_METRICS_PORT: '0',
     ...extraEnv,
   };
   const worker = spawnService('worker', env, purpose);

@@ -29,6 +29,7 @@ export async function startWorkerProcess(taskQueue: string, env: Record<string, 
       TEMPORAL_TASK_QUEUE: taskQueue,
       LOG_LEVEL: 'info',
       MODEL_PROVIDER: 'offline',
+      WORKER_METRICS_PORT: '0', // a test that scrapes the worker passes a free port
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

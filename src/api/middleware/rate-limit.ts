@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Config } from '../../config.ts';
 import { HttpError } from '../errors.ts';
+import { rateLimitRejections } from '../metrics.ts';
 import type { Caller } from './authenticate.ts';
 
 /** The spec's two limited classes (starting runs, everything under /api/tasks) and ours: event history, memory search, approvals. */
@@ -66,6 +67,7 @@ export class RateLimits {
         return;
       }
       const retryAfter = Math.max(1, Math.ceil(err.msBeforeNext / 1000));
+      rateLimitRejections.inc({ class: cls });
       throw new HttpError(429, `${this.describe(cls)} Retry after ${retryAfter} second${retryAfter === 1 ? '' : 's'}.`, {
         'Retry-After': String(retryAfter),
       });
@@ -138,6 +140,7 @@ export class ExchangeGuard {
       const blocked = [a, k].filter((r): r is RateLimiterRes => r !== null && r.remainingPoints <= 0);
       if (blocked.length === 0) return;
       const retryAfter = Math.max(1, Math.ceil(Math.max(...blocked.map((r) => r.msBeforeNext)) / 1000));
+      rateLimitRejections.inc({ class: 'exchange_failures' });
       throw new HttpError(429, `Too many failed key exchanges from this address or for this key. Retry after ${retryAfter} seconds.`, {
         'Retry-After': String(retryAfter),
       });

@@ -53,7 +53,7 @@ export async function reconcilePendingRuns(deps: ApiDeps, { graceMs, giveUpMs }:
     where: { status: 'pending', createdAt: { lt: new Date(Date.now() - graceMs) } },
     orderBy: { createdAt: 'asc' },
     take: BATCH,
-    select: { id: true, taskId: true, mode: true, routingReason: true, createdAt: true, task: { select: { orgId: true, agentId: true, agent: { select: { name: true } } } } },
+    select: { id: true, taskId: true, mode: true, routingReason: true, createdAt: true, task: { select: { orgId: true, agentId: true, userId: true, agent: { select: { name: true } } } } },
   });
   let repaired = 0;
   for (const run of stuck) {
@@ -65,6 +65,7 @@ export async function reconcilePendingRuns(deps: ApiDeps, { graceMs, giveUpMs }:
         orgId: run.task.orgId,
         agentId: run.task.agentId,
         agentName: run.task.agent.name,
+        userId: run.task.userId,
         mode: run.mode,
         routingReason: run.routingReason,
       });

@@ -11,6 +11,7 @@ import { runErrorCodes } from '../../shared/events.ts';
 import { AgentIdAttr, OrgIdAttr, RunModeAttr, RunStatusAttr, TaskIdAttr } from '../../shared/search-attributes.ts';
 import { runWorkflow } from '../../workflows/index.ts';
 import { injectFault } from '../../infra/faults.ts';
+import { runsEndedByApi, runsStarted } from '../metrics.ts';
 import { badRequest, conflict, HttpError, notFound } from '../errors.ts';
 import type { AgentContext, Caller } from '../middleware/authenticate.ts';
 import { recordClaim, releaseClaim, runOfClaim, type IdempotencyClaim } from './idempotency.ts';
@@ -133,10 +134,11 @@ async function createAndStartRun(deps: ApiDeps, caller: Caller, agent: AgentCont
     if (claim) await recordClaim(tx, caller, claim, runId);
     return { taskId, createdAt: run.createdAt };
   });
+  runsStarted.inc({ mode: routing.mode });
   injectFault('after-run-commit');
 
   try {
-    await startRunWorkflow(deps, { runId, taskId, orgId: caller.orgId, agentId: agent.id, agentName: agent.name, mode: routing.mode, routingReason: routing.reason });
+    await startRunWorkflow(deps, { runId, taskId, orgId: caller.orgId, agentId: agent.id, agentName: agent.name, userId: caller.userId, mode: routing.mode, routingReason: routing.reason });
   } catch (err) {
     deps.logger.error({ err, runId }, 'could not start the run workflow');
     const message = 'The run could not be started; try again shortly';
@@ -152,6 +154,8 @@ export interface RunWorkflowStart {
   orgId: string;
   agentId: string;
   agentName: string;
+  /** Who asked for the run (the task's user). */
+  userId: string;
   mode: 'fast' | 'deep';
   routingReason: string;
 }
@@ -176,6 +180,14 @@ export async function startRunWorkflow({ temporal, config }: Pick<ApiDeps, 'temp
         { key: RunModeAttr, value: mode },
       ],
       staticSummary: `Run of agent ${run.agentName} on task ${taskId}`,
+      // Shown on the workflow's page in the Web UI; fixed at start (the current status is in the current details).
+      staticDetails: [
+        `**${mode}** run \`${runId}\` of agent **${run.agentName}** (\`${agentId}\`)`,
+        `- org: \`${orgId}\``,
+        `- task: \`${taskId}\``,
+        `- started by: \`${run.userId}\``,
+        `- routing: ${routingReason}`,
+      ].join('\n'),
     });
   } catch (err) {
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
@@ -184,15 +196,17 @@ export async function startRunWorkflow({ temporal, config }: Pick<ApiDeps, 'temp
 
 /** Ends a run whose workflow never started: one RUN_ERROR, status failed, its idempotency key freed. */
 export async function failUnstartedRun(db: ApiDeps['db'], runId: string, message: string): Promise<void> {
-  await db.$transaction(async (tx) => {
+  const mode = await db.$transaction(async (tx) => {
     const claimed = await tx.run.updateMany({
       where: { id: runId, status: 'pending' },
       data: { status: 'failed', finishedAt: new Date(), error: { code: runErrorCodes.internal, message } },
     });
-    if (claimed.count === 0) return; // started or ended meanwhile
+    if (claimed.count === 0) return undefined; // started or ended meanwhile
     await appendEventsInTx(tx, runId, [{ type: 'RUN_ERROR', run_id: runId, message, code: runErrorCodes.internal, details: {} }], 'start-failed');
     await releaseClaim(tx, runId);
+    return (await tx.run.findUniqueOrThrow({ where: { id: runId }, select: { mode: true } })).mode;
   });
+  if (mode) runsEndedByApi.inc({ status: 'failed', mode });
 }
 
 /** The spec's background run metadata (the body of a 202). */

@@ -6,6 +6,7 @@ import { isActiveStatus, runStatuses, taskRunStatus } from '../../shared/run-sta
 import type { ApiDeps } from '../deps.ts';
 import { HttpError } from '../errors.ts';
 import { isOrgAdmin, type AgentContext, type Caller } from '../middleware/authenticate.ts';
+import { runsEndedByApi } from '../metrics.ts';
 
 /** Newest first; the id breaks ties between rows created in the same millisecond. */
 const newestFirst = [{ createdAt: 'desc' as const }, { id: 'desc' as const }];
@@ -116,14 +117,18 @@ export async function deleteTask(deps: ApiDeps, task: Task): Promise<{ runs: num
   return deps.db.$transaction(
     async (tx) => {
       await tx.$queryRaw`SELECT id FROM tasks WHERE id = ${task.id} FOR UPDATE`;
-      const active = await tx.run.findMany({ where: { taskId: task.id, status: { in: activeRunStatuses } }, select: { id: true } });
+      const active = await tx.run.findMany({ where: { taskId: task.id, status: { in: activeRunStatuses } }, select: { id: true, mode: true } });
       for (const run of active) await terminateRun(deps, run.id);
       const [runs, messages] = await Promise.all([tx.run.count({ where: { taskId: task.id } }), tx.message.count({ where: { taskId: task.id } })]);
       await tx.task.delete({ where: { id: task.id } });
-      return { runs, messages };
+      return { runs, messages, ended: active };
     },
     { timeout: DELETE_TIMEOUT_MS },
-  );
+  ).then(({ runs, messages, ended }) => {
+    // Runs that ended by their task's deletion (no terminal event: their rows are gone), counted once committed.
+    for (const run of ended) runsEndedByApi.inc({ status: 'deleted', mode: run.mode });
+    return { runs, messages };
+  });
 }
 
 async function terminateRun({ temporal, logger }: ApiDeps, runId: string): Promise<void> {

@@ -87,6 +87,11 @@ export class EventHub {
     void this.keepListening(first);
   }
 
+  /** Whether the LISTEN connection is up right now (readiness). */
+  get listening(): boolean {
+    return this.client !== undefined && !this.stopped;
+  }
+
   subscribe(runId: string, wake: Wake): () => void {
     let set = this.subscribers.get(runId);
     if (!set) this.subscribers.set(runId, (set = new Set()));

@@ -3,6 +3,7 @@ import type { Db } from '../../db/client.ts';
 import { isInfrastructureError } from '../../infra/transient-errors.ts';
 import { isTerminalEvent } from '../../shared/events.ts';
 import type { EventHub } from './event-hub.ts';
+import { relayLag } from '../metrics.ts';
 import { eventId } from './event-ids.ts';
 import { writeFrame } from './sse.ts';
 
@@ -30,6 +31,8 @@ export async function relayRun({ db, hub, res, runId, afterSeq, heartbeatMs, sto
   let last = afterSeq;
   let closed = false;
   let stopping = stop?.aborted ?? false;
+  // Lag is measured for events stored while this stream was open; a replayed backlog is not lag.
+  const openedAt = Date.now();
   let signal: (() => void) | undefined;
   let pendingWake = true;
   const wake = () => {
@@ -58,6 +61,8 @@ export async function relayRun({ db, hub, res, runId, afterSeq, heartbeatMs, sto
           if (closed) return;
           if (stopping) return await writeReconnect(res, runId, last);
           await writeFrame(res, event.payload, eventId(runId, event.seq));
+          const storedAt = event.createdAt.getTime();
+          if (storedAt >= openedAt) relayLag.observe((Date.now() - storedAt) / 1000);
           last = event.seq;
           if (isTerminalEvent(event.payload)) return;
         }

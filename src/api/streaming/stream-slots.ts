@@ -1,6 +1,7 @@
 import type { Response } from 'express';
 import { HttpError } from '../errors.ts';
 import type { Caller } from '../middleware/authenticate.ts';
+import { openStreams, rateLimitRejections } from '../metrics.ts';
 
 /** What a refused stream is told to wait before reconnecting. */
 export const STREAM_RETRY_AFTER_SECONDS = 5;
@@ -27,16 +28,20 @@ export class StreamSlots {
     const mine = this.perUser.get(key) ?? 0;
     const retry = { 'Retry-After': String(STREAM_RETRY_AFTER_SECONDS) };
     if (this.total >= this.limits.perProcess) {
+      rateLimitRejections.inc({ class: 'streams_per_process' });
       throw new HttpError(429, `This api process has ${this.total} open streams, its limit; retry in ${STREAM_RETRY_AFTER_SECONDS} s`, retry);
     }
     if (mine >= this.limits.perUser) {
+      rateLimitRejections.inc({ class: 'streams_per_user' });
       throw new HttpError(429, `You have ${mine} streams open, the limit per user; close one or retry in ${STREAM_RETRY_AFTER_SECONDS} s`, retry);
     }
     this.total++;
+    openStreams.inc();
     this.perUser.set(key, mine + 1);
     res.locals.streamSlot = true;
     res.once('close', () => {
       this.total--;
+      openStreams.dec();
       const left = (this.perUser.get(key) ?? 1) - 1;
       if (left > 0) this.perUser.set(key, left);
       else this.perUser.delete(key);
