@@ -16,6 +16,7 @@ const EXCLUSIVE = [
   'test/e2e/rate-limits.test.ts',
   'test/e2e/edge.test.ts',
   'test/deploy/production-build.test.ts',
+  'test/e2e/observability.test.ts',
 ];
 
 export default defineConfig({

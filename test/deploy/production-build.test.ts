@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { envSchema, projectRoot } from '../../src/config.ts';
+import { projectRoot } from '../../src/config.ts';
 import { createDb } from '../../src/db/client.ts';
 import { createDatabaseIfMissing } from '../../src/infra/postgres.ts';
 import { stopChild } from '../../src/infra/processes.ts';

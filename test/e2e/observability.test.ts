@@ -146,8 +146,8 @@ describe('one streamed run, seen by metrics and traces', () => {
     expect(worker.stdout.some((l) => l.includes('taskToken'))).toBe(false);
   });
 
-  it('the Grafana dashboard (docs/grafana) plots only series the two endpoints export', async () => {
-    const dashboard = JSON.parse(readFileSync(path.join(projectRoot, 'docs', 'grafana', 'agent-run-service.json'), 'utf8')) as { panels: { targets: { expr: string }[] }[] };
+  it('the Grafana dashboard (deploy/grafana) plots only series the two endpoints export', async () => {
+    const dashboard = JSON.parse(readFileSync(path.join(projectRoot, 'deploy', 'grafana', 'dashboards', 'agent-run-service.json'), 'utf8')) as { panels: { targets: { expr: string }[] }[] };
     const exprs = dashboard.panels.flatMap((p) => p.targets.map((t) => t.expr));
     const used = new Set(exprs.flatMap((e) => e.match(/\b(?:ars|temporal)_[a-z_]+/g) ?? []));
     // Names of samples, and of families declared without one yet (a gauge with no active run).
