@@ -11,6 +11,13 @@ const envSchema = z.object({
   DATABASE_URL: z.string().url().optional(),
   TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233'),
   TEMPORAL_NAMESPACE: z.string().default('default'),
+  /** A remote Temporal (self-hosted with TLS, Temporal Cloud): see README "Scaling out". */
+  TEMPORAL_TLS: z.enum(['true', 'false']).optional(),
+  TEMPORAL_TLS_CA_PATH: z.string().optional(),
+  TEMPORAL_TLS_CERT_PATH: z.string().optional(),
+  TEMPORAL_TLS_KEY_PATH: z.string().optional(),
+  TEMPORAL_TLS_SERVER_NAME: z.string().optional(),
+  TEMPORAL_API_KEY: z.string().optional(),
   TEMPORAL_TASK_QUEUE: z.string().default('agent-runs'),
   TEMPORAL_UI_PORT: z.coerce.number().int().default(8233),
   API_HOST: z.string().default('127.0.0.1'),
@@ -86,6 +93,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
   if (e.NODE_ENV === 'production' && !e.JWT_SECRET) {
     throw new Error('Invalid configuration:\n  JWT_SECRET: required when NODE_ENV=production (a random string of at least 32 characters, shared by every api replica)');
   }
+  const temporalProblems = temporalSecurityProblems(e);
+  if (temporalProblems.length > 0) throw new Error(`Invalid configuration:\n${temporalProblems.map((p) => `  ${p}`).join('\n')}`);
   return {
     dataDir: e.DATA_DIR,
     databaseUrl: e.DATABASE_URL,
@@ -94,6 +103,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       namespace: e.TEMPORAL_NAMESPACE,
       taskQueue: e.TEMPORAL_TASK_QUEUE,
       uiPort: e.TEMPORAL_UI_PORT,
+      security: temporalSecurity(e),
     },
     api: { host: e.API_HOST, port: e.API_PORT, authUrl: e.AUTH_URL },
     jwt: {
@@ -146,6 +156,44 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     heartbeatIntervalMs: e.HEARTBEAT_INTERVAL_MS,
     logLevel: e.LOG_LEVEL,
   } as const;
+}
+
+type Env = z.infer<typeof envSchema>;
+
+/** TLS and API key settings of the Temporal connection; connectionOptions (src/infra/temporal-connection.ts) turns them into SDK options. */
+export interface TemporalSecurity {
+  tls: boolean;
+  caPath?: string;
+  certPath?: string;
+  keyPath?: string;
+  serverName?: string;
+  apiKey?: string;
+}
+
+function temporalSecurity(e: Env): TemporalSecurity {
+  const certificates = Boolean(e.TEMPORAL_TLS_CA_PATH || e.TEMPORAL_TLS_CERT_PATH || e.TEMPORAL_TLS_SERVER_NAME);
+  return {
+    // An API key travels only over TLS (Temporal Cloud requires it); certificates imply TLS too.
+    tls: e.TEMPORAL_TLS === 'true' || (e.TEMPORAL_TLS !== 'false' && (certificates || Boolean(e.TEMPORAL_API_KEY))),
+    caPath: e.TEMPORAL_TLS_CA_PATH,
+    certPath: e.TEMPORAL_TLS_CERT_PATH,
+    keyPath: e.TEMPORAL_TLS_KEY_PATH,
+    serverName: e.TEMPORAL_TLS_SERVER_NAME,
+    apiKey: e.TEMPORAL_API_KEY,
+  };
+}
+
+/** Settings that cannot work together, found at boot rather than at the first connection. */
+function temporalSecurityProblems(e: Env): string[] {
+  const problems: string[] = [];
+  if (e.TEMPORAL_TLS_CERT_PATH && !e.TEMPORAL_TLS_KEY_PATH) problems.push('TEMPORAL_TLS_KEY_PATH: required with TEMPORAL_TLS_CERT_PATH (mTLS needs the client certificate and its key)');
+  if (e.TEMPORAL_TLS_KEY_PATH && !e.TEMPORAL_TLS_CERT_PATH) problems.push('TEMPORAL_TLS_CERT_PATH: required with TEMPORAL_TLS_KEY_PATH (mTLS needs the client certificate and its key)');
+  const anyTls = e.TEMPORAL_TLS_CA_PATH || e.TEMPORAL_TLS_CERT_PATH || e.TEMPORAL_TLS_KEY_PATH || e.TEMPORAL_TLS_SERVER_NAME || e.TEMPORAL_API_KEY;
+  if (e.TEMPORAL_TLS === 'false' && anyTls) problems.push('TEMPORAL_TLS: is false, but TLS certificates or TEMPORAL_API_KEY are set (they need TLS)');
+  for (const [name, file] of [['TEMPORAL_TLS_CA_PATH', e.TEMPORAL_TLS_CA_PATH], ['TEMPORAL_TLS_CERT_PATH', e.TEMPORAL_TLS_CERT_PATH], ['TEMPORAL_TLS_KEY_PATH', e.TEMPORAL_TLS_KEY_PATH]] as const) {
+    if (file && !existsSync(file)) problems.push(`${name}: no file at ${file}`);
+  }
+  return problems;
 }
 
 /**

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { createTokenService } from '../auth/tokens.ts';
 import type { Config } from '../config.ts';
 import { createDb } from '../db/client.ts';
+import { temporalConnectionOptions } from '../infra/temporal-connection.ts';
 import { createApp } from './app.ts';
 import { createRateLimits } from './middleware/rate-limit.ts';
 import { readEvents } from '../db/event-log.ts';
@@ -21,7 +22,7 @@ export async function startApi(config: Config, databaseUrl: string, logger: Logg
   const db = createDb(databaseUrl);
   const hub = new EventHub(databaseUrl, logger, (runId, after, limit) => readEvents(db, runId, after, limit));
   await hub.start();
-  const connection = await Connection.connect({ address: config.temporal.address });
+  const connection = await Connection.connect(temporalConnectionOptions(config.temporal));
   const temporal = new Client({ connection, namespace: config.temporal.namespace });
   const rateLimits = createRateLimits(config.rateLimits, databaseUrl, logger);
   const streams = new StreamSlots(config.streams);

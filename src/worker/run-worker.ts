@@ -3,6 +3,7 @@ import { NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities } from '../activities/index.ts';
 import type { ActivityDeps } from '../activities/deps.ts';
 import { sandboxHostFor } from '../sandbox/host.ts';
+import { temporalConnectionOptions } from '../infra/temporal-connection.ts';
 
 const require = createRequire(import.meta.url);
 
@@ -18,7 +19,7 @@ export async function startWorker(deps: ActivityDeps): Promise<WorkerHandle> {
   const { config } = deps;
   // Log what confinement this host gives sandboxed commands (seccomp, cgroups, disk quotas) now, not at the first command.
   void sandboxHostFor(deps).probe().catch((err: unknown) => deps.logger.warn({ err: String(err) }, 'sandbox host probe failed'));
-  const connection = await NativeConnection.connect({ address: config.temporal.address });
+  const connection = await NativeConnection.connect(temporalConnectionOptions(config.temporal));
   const worker = await Worker.create({
     connection,
     namespace: config.temporal.namespace,
