@@ -77,6 +77,10 @@ const envSchema = z.object({
   SANDBOX_SNAPSHOTS_KEPT: z.coerce.number().int().positive().default(3),
   /** When the worker runs as root, each sandbox runs as its own unprivileged uid in [base, base + 65536). */
   SANDBOX_UID_BASE: z.coerce.number().int().min(1000).default(200_000),
+  /** This sandbox host's id (its workspaces' home); by default a random id kept in DATA_DIR, so a restart keeps it. */
+  SANDBOX_HOST_ID: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/).optional(),
+  /** How long a host holds a sandbox without renewing (every third of it): a dead host's sandboxes move after this. */
+  SANDBOX_LEASE_SECONDS: z.coerce.number().int().min(2).default(30),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -152,6 +156,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       snapshotMaxBytes: e.SANDBOX_SNAPSHOT_MAX_BYTES,
       snapshotsKept: e.SANDBOX_SNAPSHOTS_KEPT,
       uidBase: e.SANDBOX_UID_BASE,
+      hostId: e.SANDBOX_HOST_ID,
+      leaseSeconds: e.SANDBOX_LEASE_SECONDS,
     },
     heartbeatIntervalMs: e.HEARTBEAT_INTERVAL_MS,
     logLevel: e.LOG_LEVEL,

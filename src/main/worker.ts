@@ -10,7 +10,7 @@ const logger = createLogger('worker', config.logLevel);
 const database = await ensureDatabase(config, (m) => logger.info(m));
 const db = createDb(database.url);
 const handle = await startWorker({ db, config, logger, env: process.env, deltaFlushMs: 25 });
-logger.info({ taskQueue: config.temporal.taskQueue }, 'worker running');
+logger.info({ taskQueue: config.temporal.taskQueue, sandboxHost: handle.host.hostId, hostTaskQueue: handle.host.taskQueue }, 'worker running');
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => void handle.shutdown());

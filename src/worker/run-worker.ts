@@ -3,39 +3,64 @@ import { NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities } from '../activities/index.ts';
 import type { ActivityDeps } from '../activities/deps.ts';
 import { sandboxHostFor } from '../sandbox/host.ts';
+import { sandboxHostIdentity } from '../sandbox/host-identity.ts';
 import { temporalConnectionOptions } from '../infra/temporal-connection.ts';
+import { startLeaseRenewal } from './lease-renewal.ts';
 
 const require = createRequire(import.meta.url);
 
 export interface WorkerHandle {
   worker: Worker;
+  /** This process's sandbox host and the task queue it polls for that host's sandbox activities. */
+  host: { hostId: string; taskQueue: string };
   /** Resolves when the worker has stopped (after shutdown() or a fatal error). */
   done: Promise<void>;
   shutdown(): Promise<void>;
 }
 
-/** Creates and runs the Temporal worker that hosts run workflows and their activities. */
+/**
+ * Creates and runs the Temporal workers of one process: the shared task queue (workflows
+ * and every activity) and this sandbox host's own queue (activities only), where the
+ * workflow sends the operations of the sandboxes this host holds (README "Scaling out").
+ */
 export async function startWorker(deps: ActivityDeps): Promise<WorkerHandle> {
   const { config } = deps;
   // Log what confinement this host gives sandboxed commands (seccomp, cgroups, disk quotas) now, not at the first command.
   void sandboxHostFor(deps).probe().catch((err: unknown) => deps.logger.warn({ err: String(err) }, 'sandbox host probe failed'));
+  const host = sandboxHostIdentity(config);
   const connection = await NativeConnection.connect(temporalConnectionOptions(config.temporal));
+  const activities = createActivities(deps);
+  // Cancellation reaches an activity with its next heartbeat; send them promptly.
+  const heartbeats = { maxHeartbeatThrottleInterval: '1 second', defaultHeartbeatThrottleInterval: '1 second' } as const;
   const worker = await Worker.create({
     connection,
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
     workflowsPath: require.resolve('../workflows/index.ts'),
-    activities: createActivities(deps),
-    // Cancellation reaches an activity with its next heartbeat; send them promptly.
-    maxHeartbeatThrottleInterval: '1 second',
-    defaultHeartbeatThrottleInterval: '1 second',
+    activities,
+    ...heartbeats,
   });
-  const done = worker.run().finally(() => connection.close());
+  const hostWorker = await Worker.create({ connection, namespace: config.temporal.namespace, taskQueue: host.taskQueue, activities, ...heartbeats });
+  const renewal = startLeaseRenewal(deps.db, host.hostId, config.sandbox.leaseSeconds, deps.logger);
+  const stopBoth = () => {
+    for (const w of [worker, hostWorker]) if (w.getState() === 'RUNNING') w.shutdown();
+  };
+  // One stopping (a fatal error) stops the other: a process polling only half its queues would strand work.
+  const done = Promise.allSettled([worker.run().finally(stopBoth), hostWorker.run().finally(stopBoth)])
+    .then((results) => {
+      const failed = results.find((r) => r.status === 'rejected');
+      if (failed) throw failed.reason;
+    })
+    .finally(async () => {
+      renewal.stop();
+      await connection.close();
+    });
   return {
     worker,
+    host,
     done,
     async shutdown() {
-      if (worker.getState() === 'RUNNING') worker.shutdown();
+      stopBoth();
       await done;
     },
   };
