@@ -6,6 +6,7 @@ import { projectRoot } from '../../src/config.ts';
 import { stopChild } from '../../src/infra/processes.ts';
 
 export interface WorkerProcess {
+  pid: number;
   /** Every line the process wrote to stdout so far (its JSON log). */
   stdout: string[];
   /** Every line it wrote to stderr so far (the Temporal SDK's own log), also passed on to ours. */
@@ -44,5 +45,5 @@ export async function startWorkerProcess(taskQueue: string, env: Record<string, 
       }
     });
   });
-  return { stdout, stderr, crash: () => stopChild(child, 'SIGKILL'), stop: () => stopChild(child) };
+  return { pid: child.pid!, stdout, stderr, crash: () => stopChild(child, 'SIGKILL'), stop: () => stopChild(child) };
 }
