@@ -36,12 +36,12 @@ export function createSandboxLeaseActivities(deps: ActivityDeps) {
 /**
  * A sandbox operation that reached this host by its host queue runs only while the host
  * still holds the lease (renewed here); otherwise the sandbox moved (this host was
- * presumed dead) and the workflow must ask again. Calls on the shared queue come from
- * runs started before routing existed and run as they did.
+ * presumed dead) and the workflow must ask again. Calls on any other queue (the shared
+ * one) come from runs started before routing existed and run as they did.
  */
 export async function assertSandboxHere(deps: ActivityDeps, orgId: string, agentId: string): Promise<void> {
-  if (Context.current().info.taskQueue === deps.config.temporal.taskQueue) return;
-  const { hostId } = sandboxHostIdentity(deps.config);
+  const { hostId, taskQueue } = sandboxHostIdentity(deps.config);
+  if (Context.current().info.taskQueue !== taskQueue) return;
   if (await renewSandboxLease(deps.db, { orgId, agentId, hostId, ttlSeconds: deps.config.sandbox.leaseSeconds })) return;
   throw ApplicationFailure.nonRetryable(`the sandbox of ${orgId}/${agentId} is no longer held by host ${hostId}`, failureTypes.sandboxMoved);
 }
