@@ -81,3 +81,28 @@ describe('a real mTLS connection (TLS-terminating proxy in front of the dev serv
     await expect(Connection.connect({ ...options(wrongName), connectTimeout: 3000 }).then((c) => c.workflowService.getSystemInfo({}))).rejects.toThrow();
   });
 });
+
+describe('a real TLS connection with an API key (as to Temporal Cloud)', () => {
+  let proxy: TlsProxy;
+  beforeAll(async () => {
+    proxy = await startTlsProxy(inject('temporalAddress'), certs, false);
+  });
+  afterAll(() => proxy?.close());
+
+  it('the api client and the worker connection reach Temporal over TLS, sending the key (the dev server does not check it)', async () => {
+    const env = { TEMPORAL_ADDRESS: proxy.address, TEMPORAL_API_KEY: 'test-api-key', TEMPORAL_TLS_CA_PATH: certs.caPath, TEMPORAL_TLS_SERVER_NAME: SERVER_NAME };
+    expect(options(env)).toMatchObject({ apiKey: 'test-api-key', tls: { serverNameOverride: SERVER_NAME } });
+    const connection = await Connection.connect(options(env));
+    try {
+      expect((await connection.workflowService.getSystemInfo({})).serverVersion).toBeTruthy();
+    } finally {
+      await connection.close();
+    }
+    const native = await NativeConnection.connect(options(env));
+    try {
+      expect((await native.workflowService.getSystemInfo({})).serverVersion).toBeTruthy();
+    } finally {
+      await native.close();
+    }
+  });
+});
