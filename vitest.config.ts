@@ -1,13 +1,33 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Files that bring up processes, proxies or servers of their own, cut or kill infrastructure, or load
+ * the machine on purpose: they run one at a time, after the rest, so their timing is their own.
+ */
+const EXCLUSIVE = [
+  'test/chaos.test.ts',
+  'test/contract.test.ts',
+  'test/sandbox-state.test.ts',
+  'test/e2e/outage.test.ts',
+  'test/e2e/retries.test.ts',
+  'test/e2e/listen-reconnect.test.ts',
+  'test/e2e/drain.test.ts',
+  'test/e2e/run-control.test.ts',
+  'test/e2e/rate-limits.test.ts',
+  'test/e2e/edge.test.ts',
+  'test/deploy/production-build.test.ts',
+];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     globalSetup: ['test/global-setup.ts'],
     setupFiles: ['test/support/close-clients.ts'],
     testTimeout: 60_000,
     hookTimeout: 180_000,
-    // Test files share one Temporal server, one database and one service stack.
-    fileParallelism: false,
+    // Every test file makes its own org, users and agents on the one shared stack, so most can run two at a time.
+    projects: [
+      { extends: true, test: { name: 'shared', include: ['test/**/*.test.ts'], exclude: EXCLUSIVE, maxWorkers: 2, sequence: { groupOrder: 0 } } },
+      { extends: true, test: { name: 'exclusive', include: EXCLUSIVE, fileParallelism: false, sequence: { groupOrder: 1 } } },
+    ],
   },
 });

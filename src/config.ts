@@ -6,7 +6,8 @@ import { z } from 'zod';
 /** The project root: everything the service writes by default goes under `<root>/.data`. */
 export const projectRoot = path.resolve(import.meta.dirname, '..');
 
-const envSchema = z.object({
+/** Every environment variable the service reads (.env.example documents each, test/deploy/env-example.test.ts checks). */
+export const envSchema = z.object({
   DATA_DIR: z.string().default(path.join(projectRoot, '.data')),
   DATABASE_URL: z.string().url().optional(),
   TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233'),
@@ -54,6 +55,12 @@ const envSchema = z.object({
   TRUST_PROXY: z.string().optional(),
   NODE_ENV: z.string().optional(),
   HEARTBEAT_INTERVAL_MS: z.coerce.number().int().positive().default(15_000),
+  /**
+   * On SIGTERM: how long the api waits for requests in flight (its streams are told to reconnect at once),
+   * and how long the worker lets running activities finish before cancelling them for a retry elsewhere.
+   * Keep it below the orchestrator's kill timeout (compose stop_grace_period, Kubernetes terminationGracePeriodSeconds).
+   */
+  SHUTDOWN_GRACE_SECONDS: z.coerce.number().min(0).max(3600).default(20),
   /** Sandbox limits (README "Sandbox"): per command unless noted. */
   SANDBOX_DEFAULT_TIMEOUT_SECONDS: z.coerce.number().int().positive().default(60),
   SANDBOX_MAX_TIMEOUT_SECONDS: z.coerce.number().int().positive().default(600),
@@ -86,19 +93,25 @@ const envSchema = z.object({
 
 export type Config = ReturnType<typeof loadConfig>;
 
-/** Reads and validates the environment once. Every setting has an embedded default. */
+/** A configuration that cannot run: its message lists every bad or missing value, one per line. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/**
+ * Reads and validates the environment once. Every setting has an embedded default.
+ * An empty value counts as unset (docker compose passes `${VAR:-}` through as "").
+ */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
-  const parsed = envSchema.safeParse(env);
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
-    throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
+  const set = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = envSchema.safeParse(set);
+  const problems = parsed.success ? [] : parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+  if (set.NODE_ENV === 'production' && !set.JWT_SECRET) {
+    problems.push('  JWT_SECRET: required when NODE_ENV=production (a random string of at least 32 characters, shared by every api replica)');
   }
+  if (parsed.success) problems.push(...temporalSecurityProblems(parsed.data).map((p) => `  ${p}`));
+  if (!parsed.success || problems.length) throw new ConfigError(`Invalid configuration:\n${problems.join('\n')}`);
   const e = parsed.data;
-  if (e.NODE_ENV === 'production' && !e.JWT_SECRET) {
-    throw new Error('Invalid configuration:\n  JWT_SECRET: required when NODE_ENV=production (a random string of at least 32 characters, shared by every api replica)');
-  }
-  const temporalProblems = temporalSecurityProblems(e);
-  if (temporalProblems.length > 0) throw new Error(`Invalid configuration:\n${temporalProblems.map((p) => `  ${p}`).join('\n')}`);
   return {
     dataDir: e.DATA_DIR,
     databaseUrl: e.DATABASE_URL,
@@ -160,6 +173,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       leaseSeconds: e.SANDBOX_LEASE_SECONDS,
     },
     heartbeatIntervalMs: e.HEARTBEAT_INTERVAL_MS,
+    shutdownGraceMs: e.SHUTDOWN_GRACE_SECONDS * 1000,
     logLevel: e.LOG_LEVEL,
   } as const;
 }
@@ -200,6 +214,17 @@ function temporalSecurityProblems(e: Env): string[] {
     if (file && !existsSync(file)) problems.push(`${name}: no file at ${file}`);
   }
   return problems;
+}
+
+/** loadConfig for a process's entry point: a bad configuration prints its message (no stack) and exits 1. */
+export function loadConfigOrExit(env: NodeJS.ProcessEnv = process.env): Config {
+  try {
+    return loadConfig(env);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    console.error(err.message);
+    process.exit(1);
+  }
 }
 
 /**

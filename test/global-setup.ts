@@ -1,5 +1,5 @@
 import type { TestProject } from 'vitest/node';
-import { startStack } from './support/stack.ts';
+import { startStack, type Stack } from './support/stack.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -21,7 +21,27 @@ const HEARTBEAT_MS = 1000;
  * exactly as the start command starts them.
  */
 export default async function setup(project: TestProject) {
-  const stack = await startStack({
+  const shared = sharedStack();
+  const stack = await shared.stack;
+  shared.users++;
+  provide(project, stack);
+  return async () => {
+    if (--shared.users === 0) await stack.teardown();
+  };
+}
+
+/**
+ * Both test projects (vitest.config.ts) run this setup; they share one stack, started by the first
+ * and torn down by the last (the setups run in vitest's one main process).
+ */
+function sharedStack(): { stack: Promise<Stack>; users: number } {
+  const holder = globalThis as { arsTestStack?: { stack: Promise<Stack>; users: number } };
+  holder.arsTestStack ??= { stack: startTestStack(), users: 0 };
+  return holder.arsTestStack;
+}
+
+function startTestStack(): Promise<Stack> {
+  return startStack({
     purpose: 'test',
     env: {
       HEARTBEAT_INTERVAL_MS: String(HEARTBEAT_MS),
@@ -37,13 +57,13 @@ export default async function setup(project: TestProject) {
       SSE_MAX_STREAMS_PER_USER: '1000',
     },
   });
+}
 
+function provide(project: TestProject, stack: Stack): void {
   project.provide('databaseUrl', stack.databaseUrl);
   project.provide('apiUrl', stack.apiUrl);
   project.provide('temporalAddress', stack.temporalAddress);
   project.provide('taskQueue', stack.taskQueue);
   project.provide('jwtSecret', stack.jwtSecret);
   project.provide('heartbeatMs', HEARTBEAT_MS);
-
-  return stack.teardown;
 }

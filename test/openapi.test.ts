@@ -1,6 +1,7 @@
 import type { Express } from 'express';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../src/api/app.ts';
+import { Drain } from '../src/api/drain.ts';
 import type { ApiDeps } from '../src/api/deps.ts';
 import { expressPath } from '../src/api/route.ts';
 import { apiUrl } from './support/http.ts';
@@ -32,7 +33,7 @@ describe('the OpenAPI document', () => {
     expect(document.openapi).toBe('3.1.0');
     const documented = Object.entries(document.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${expressPath(path)}`));
     // Building the app only wires routes; no dependency is called, so none is needed.
-    const served = expressRoutes(createApp({ config: { heartbeatIntervalMs: 15_000, http: { corsOrigins: [] } } } as unknown as ApiDeps)).filter((r) => !UNDOCUMENTED.has(r));
+    const served = expressRoutes(createApp({ config: { heartbeatIntervalMs: 15_000, http: { corsOrigins: [] } }, drain: new Drain() } as unknown as ApiDeps)).filter((r) => !UNDOCUMENTED.has(r));
     expect(served.length).toBeGreaterThan(2);
     expect([...served].sort()).toEqual([...documented].sort());
   });

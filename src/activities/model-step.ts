@@ -112,6 +112,9 @@ export function createModelStepActivities(deps: ActivityDeps) {
             break;
         }
       }
+      // A stream cut by cancellation (the run cancelled, the worker shutting down) may end without an
+      // error: its text is partial and must not become the step's answer.
+      ctx.cancellationSignal.throwIfAborted();
       closeOpen();
       await batcher.flush();
     } catch (err) {

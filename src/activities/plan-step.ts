@@ -54,6 +54,7 @@ export function createPlanStepActivities(deps: ActivityDeps) {
           await recordAttemptUsage(deps.db, attempt, usage).catch(markInfrastructure);
         }
       }
+      ctx.cancellationSignal.throwIfAborted(); // a cut stream is a partial plan, never the plan
     } catch (err) {
       await discardAttempt(deps.db, attempt).catch(() => {});
       if (ctx.cancellationSignal.aborted) throw err;

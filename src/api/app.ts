@@ -50,11 +50,14 @@ export function createApp(deps: ApiDeps): Express {
       autoLogging: { ignore: (req) => req.url === '/healthz' },
     }),
   );
+  app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
+  // Probes answer while draining (liveness stays true); every other request is counted from here,
+  // so one whose body is still arriving when the drain starts gets to finish; later ones get 503.
+  app.use(deps.drain.middleware);
   app.use(express.json({ limit: MAX_BODY_BYTES }));
 
   const document = buildOpenApiDocument(allRoutes);
   const html = openApiHtml(document);
-  app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
   app.get('/openapi.json', (_req, res) => void res.json(document));
   app.get('/docs', (_req, res) => void res.type('html').send(html));
 

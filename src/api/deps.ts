@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { TokenService } from '../auth/tokens.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
+import type { Drain } from './drain.ts';
 import type { RateLimits } from './middleware/rate-limit.ts';
 import type { EventHub } from './streaming/event-hub.ts';
 import type { StreamSlots } from './streaming/stream-slots.ts';
@@ -19,4 +20,6 @@ export interface ApiDeps {
   rateLimits: RateLimits;
   /** Caps on open SSE streams in this process. */
   streams: StreamSlots;
+  /** This process leaving: refuses new requests, ends streams with a reconnect notice. */
+  drain: Drain;
 }

@@ -6,6 +6,7 @@ import type { Config } from '../config.ts';
 import { createDb } from '../db/client.ts';
 import { temporalConnectionOptions } from '../infra/temporal-connection.ts';
 import { createApp } from './app.ts';
+import { Drain } from './drain.ts';
 import { createRateLimits } from './middleware/rate-limit.ts';
 import { readEvents } from '../db/event-log.ts';
 import { EventHub } from './streaming/event-hub.ts';
@@ -14,7 +15,11 @@ import { StreamSlots } from './streaming/stream-slots.ts';
 
 export interface ApiHandle {
   url: string;
-  close(): Promise<void>;
+  /**
+   * Drains, then closes: stops accepting connections, refuses new requests with 503, tells open
+   * streams to reconnect, waits up to `graceMs` for requests in flight, then drops what is left.
+   */
+  close(graceMs?: number): Promise<void>;
 }
 
 /** Connects the api's dependencies and listens. */
@@ -26,7 +31,8 @@ export async function startApi(config: Config, databaseUrl: string, logger: Logg
   const temporal = new Client({ connection, namespace: config.temporal.namespace });
   const rateLimits = createRateLimits(config.rateLimits, databaseUrl, logger);
   const streams = new StreamSlots(config.streams);
-  const deps = { db, config, temporal, tokens: createTokenService(config.jwt), hub, logger, rateLimits, streams };
+  const drain = new Drain();
+  const deps = { db, config, temporal, tokens: createTokenService(config.jwt), hub, logger, rateLimits, streams, drain };
   const app = createApp(deps);
   const reconciler = startRunReconciler(deps);
   const server: Server = await new Promise((resolve) => {
@@ -36,10 +42,14 @@ export async function startApi(config: Config, databaseUrl: string, logger: Logg
   const port = typeof address === 'object' && address ? address.port : config.api.port;
   return {
     url: `http://${config.api.host}:${port}`,
-    async close() {
+    async close(graceMs = 0) {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       await reconciler.stop();
+      const streamsTold = streams.open;
+      const drained = await drain.drain(graceMs);
+      logger.info({ drained, streamsTold, requestsLeft: drain.requestsInFlight }, drained ? 'api drained' : 'api drain timed out; closing the requests left');
       server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await closed;
       await hub.stop();
       await rateLimits.close();
       await connection.close();

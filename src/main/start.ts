@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { loadConfig, projectRoot } from '../config.ts';
+import { loadConfigOrExit, projectRoot } from '../config.ts';
 import { createDb } from '../db/client.ts';
 import { migrate } from '../infra/migrate.ts';
 import { ensureDatabase } from '../infra/postgres.ts';
@@ -15,7 +15,7 @@ import { ensureDemoTenant } from './demo-tenant.ts';
  * (SQLite in the data directory, Web UI on), PostgreSQL (DATABASE_URL or
  * embedded), migrations, a demo tenant, then the api and worker processes.
  */
-const config = loadConfig();
+const config = loadConfigOrExit();
 const log = (m: string) => console.log(`start: ${m}`);
 const children: ChildProcess[] = [];
 let stopping = false;

@@ -1,4 +1,3 @@
-import { createRequire } from 'node:module';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities } from '../activities/index.ts';
 import type { ActivityDeps } from '../activities/deps.ts';
@@ -6,8 +5,7 @@ import { sandboxHostFor } from '../sandbox/host.ts';
 import { sandboxHostIdentity } from '../sandbox/host-identity.ts';
 import { temporalConnectionOptions } from '../infra/temporal-connection.ts';
 import { startLeaseRenewal } from './lease-renewal.ts';
-
-const require = createRequire(import.meta.url);
+import { workflowCode } from './workflow-code.ts';
 
 export interface WorkerHandle {
   worker: Worker;
@@ -30,17 +28,20 @@ export async function startWorker(deps: ActivityDeps): Promise<WorkerHandle> {
   const host = sandboxHostIdentity(config);
   const connection = await NativeConnection.connect(temporalConnectionOptions(config.temporal));
   const activities = createActivities(deps);
-  // Cancellation reaches an activity with its next heartbeat; send them promptly.
-  const heartbeats = { maxHeartbeatThrottleInterval: '1 second', defaultHeartbeatThrottleInterval: '1 second' } as const;
-  const worker = await Worker.create({
+  const common = {
     connection,
     namespace: config.temporal.namespace,
-    taskQueue: config.temporal.taskQueue,
-    workflowsPath: require.resolve('../workflows/index.ts'),
     activities,
-    ...heartbeats,
-  });
-  const hostWorker = await Worker.create({ connection, namespace: config.temporal.namespace, taskQueue: host.taskQueue, activities, ...heartbeats });
+    // Cancellation reaches an activity with its next heartbeat; send them promptly.
+    maxHeartbeatThrottleInterval: '1 second',
+    defaultHeartbeatThrottleInterval: '1 second',
+    // On shutdown: stop polling, let running activities finish for this long, then cancel them;
+    // a cancelled attempt fails and Temporal retries it on another worker (a sandbox call: on the
+    // host holding the sandbox, or, once this host's lease lapses, on the next one).
+    shutdownGraceTime: config.shutdownGraceMs,
+  } as const;
+  const worker = await Worker.create({ ...common, taskQueue: config.temporal.taskQueue, ...workflowCode() });
+  const hostWorker = await Worker.create({ ...common, taskQueue: host.taskQueue });
   const renewal = startLeaseRenewal(deps.db, host.hostId, config.sandbox.leaseSeconds, deps.logger);
   const stopBoth = () => {
     for (const w of [worker, hostWorker]) if (w.getState() === 'RUNNING') w.shutdown();

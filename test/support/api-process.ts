@@ -7,11 +7,14 @@ import { inject } from 'vitest';
 import { projectRoot } from '../../src/config.ts';
 import { createDatabaseIfMissing } from '../../src/infra/postgres.ts';
 import { stopChild } from '../../src/infra/processes.ts';
+import { terminate } from './processes.ts';
 
 export interface ApiProcess {
   url: string;
   /** Every JSON log line the process wrote so far. */
   logs: Record<string, unknown>[];
+  /** SIGTERM, as a deploy sends it; resolves with the exit code once the process has drained and exited. */
+  terminate(): Promise<number | null>;
   close(): Promise<void>;
 }
 
@@ -59,6 +62,7 @@ export async function startApiProcess(env: Record<string, string> = {}): Promise
   return {
     url,
     logs,
+    terminate: () => terminate(child),
     close: () => stopChild(child),
   };
 }

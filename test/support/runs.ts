@@ -83,6 +83,12 @@ export function expectOneTerminal(frames: SseFrame[]): SseFrame['data'] {
 let connection: Connection | undefined;
 let runtimeInstalled = false;
 
+/** A client of the test Temporal server, on one connection per test file (closed by close-clients.ts). */
+export async function temporalClient(): Promise<Client> {
+  connection ??= await Connection.connect({ address: inject('temporalAddress') });
+  return new Client({ connection });
+}
+
 export async function closeTemporalConnection(): Promise<void> {
   await connection?.close();
   connection = undefined;
@@ -104,8 +110,7 @@ export const historiesDir = path.join(import.meta.dirname, '..', 'histories');
  */
 export async function expectReplays(runId: string, name?: string): Promise<void> {
   installQuietRuntime();
-  connection ??= await Connection.connect({ address: inject('temporalAddress') });
-  const history = await new Client({ connection }).workflow.getHandle(runId).fetchHistory();
+  const history = await (await temporalClient()).workflow.getHandle(runId).fetchHistory();
   if (name && process.env.SAVE_HISTORIES === '1') {
     mkdirSync(historiesDir, { recursive: true });
     // The CLI writes the standard JSON history format (the SDK's own converter trips over two protobufjs copies).

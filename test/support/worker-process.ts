@@ -4,6 +4,7 @@ import { createInterface } from 'node:readline';
 import { inject } from 'vitest';
 import { projectRoot } from '../../src/config.ts';
 import { stopChild } from '../../src/infra/processes.ts';
+import { terminate } from './processes.ts';
 
 export interface WorkerProcess {
   pid: number;
@@ -13,6 +14,8 @@ export interface WorkerProcess {
   stderr: string[];
   /** SIGKILL: a crash, with no chance to finish anything. */
   crash(): Promise<void>;
+  /** SIGTERM, as a deploy sends it; resolves with the exit code once the worker has shut down. */
+  terminate(): Promise<number | null>;
   stop(): Promise<void>;
 }
 
@@ -45,5 +48,5 @@ export async function startWorkerProcess(taskQueue: string, env: Record<string, 
       }
     });
   });
-  return { pid: child.pid!, stdout, stderr, crash: () => stopChild(child, 'SIGKILL'), stop: () => stopChild(child) };
+  return { pid: child.pid!, stdout, stderr, crash: () => stopChild(child, 'SIGKILL'), terminate: () => terminate(child), stop: () => stopChild(child) };
 }

@@ -70,7 +70,7 @@ export const runRoutes = [
         return undefined;
       }
       openSse(res, runIdHeaders(run));
-      await relayRun({ db: deps.db, hub: deps.hub, res, runId: run.runId, afterSeq: 0, heartbeatMs: deps.config.heartbeatIntervalMs });
+      await relayRun({ db: deps.db, hub: deps.hub, res, runId: run.runId, afterSeq: 0, heartbeatMs: deps.config.heartbeatIntervalMs, stop: deps.drain.stopSignal });
       return undefined;
     },
   }),

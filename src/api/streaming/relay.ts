@@ -14,6 +14,8 @@ export interface RelayOptions {
   /** Send events with seq greater than this (0 = from the start). */
   afterSeq: number;
   heartbeatMs: number;
+  /** Aborted when this api process drains: the stream then tells its client to reconnect (elsewhere) and ends. */
+  stop?: AbortSignal;
 }
 
 /**
@@ -21,11 +23,13 @@ export interface RelayOptions {
  * `afterSeq` from the table, then each new row as the hub signals it, until
  * the terminal event or the client goes away. HEARTBEAT frames (not stored,
  * no id) fill silences; each silence also re-reads the table as a safety net.
+ * When the api drains (`stop`), the stream ends with a reconnect notice instead.
  */
-export async function relayRun({ db, hub, res, runId, afterSeq, heartbeatMs }: RelayOptions): Promise<void> {
+export async function relayRun({ db, hub, res, runId, afterSeq, heartbeatMs, stop }: RelayOptions): Promise<void> {
   if (res.destroyed) return; // the client left before we subscribed: 'close' will not fire again
   let last = afterSeq;
   let closed = false;
+  let stopping = stop?.aborted ?? false;
   let signal: (() => void) | undefined;
   let pendingWake = true;
   const wake = () => {
@@ -37,15 +41,22 @@ export async function relayRun({ db, hub, res, runId, afterSeq, heartbeatMs }: R
     closed = true;
     signal?.();
   });
+  const onStop = () => {
+    stopping = true;
+    signal?.();
+  };
+  stop?.addEventListener('abort', onStop, { once: true });
   try {
     while (!closed) {
+      if (stopping) return await writeReconnect(res, runId, last);
       if (pendingWake) {
         pendingWake = false;
-        const page = await readThroughOutages(() => hub.read(runId, last), () => closed);
-        if (!page) return;
+        const page = await readThroughOutages(() => hub.read(runId, last), () => closed || stopping);
+        if (!page) return closed ? undefined : await writeReconnect(res, runId, last);
         const { events, more } = page;
         for (const event of events) {
           if (closed) return;
+          if (stopping) return await writeReconnect(res, runId, last);
           await writeFrame(res, event.payload, eventId(runId, event.seq));
           last = event.seq;
           if (isTerminalEvent(event.payload)) return;
@@ -54,7 +65,7 @@ export async function relayRun({ db, hub, res, runId, afterSeq, heartbeatMs }: R
         if (pendingWake) continue;
       }
       const timedOut = await new Promise<boolean>((resolve) => {
-        if (pendingWake || closed) return resolve(false);
+        if (pendingWake || closed || stopping) return resolve(false);
         const timer = setTimeout(() => resolve(true), heartbeatMs);
         signal = () => {
           clearTimeout(timer);
@@ -63,6 +74,7 @@ export async function relayRun({ db, hub, res, runId, afterSeq, heartbeatMs }: R
       });
       signal = undefined;
       if (closed) return;
+      if (stopping) continue;
       if (timedOut) {
         if (!(await runExists(db, runId))) {
           // The task was deleted with its runs: no terminal event will ever be stored.
@@ -74,15 +86,34 @@ export async function relayRun({ db, hub, res, runId, afterSeq, heartbeatMs }: R
       }
     }
   } finally {
+    stop?.removeEventListener('abort', onStop);
     unsubscribe();
     if (!closed) res.end();
   }
 }
 
+/** The delay a client's EventSource waits before reconnecting after a drain (SSE `retry:` field). */
+export const RECONNECT_RETRY_MS = 1000;
+
+/**
+ * The last frame of a stream whose api process is draining: an SSE `retry:` hint and a
+ * SYSTEM_STATUS `reconnect` event (no `id:`, not stored, like HEARTBEAT) naming the last id
+ * sent. The client reconnects, to another replica, with that id as Last-Event-ID.
+ */
+async function writeReconnect(res: Response, runId: string, lastSeq: number): Promise<void> {
+  res.write(`retry: ${RECONNECT_RETRY_MS}\n`);
+  await writeFrame(res, {
+    type: 'CUSTOM',
+    timestamp: Date.now(),
+    name: 'SYSTEM_STATUS',
+    data: { status: 'reconnect', reason: 'server_shutting_down', run_id: runId, last_event_id: lastSeq > 0 ? eventId(runId, lastSeq) : null, retry_ms: RECONNECT_RETRY_MS },
+  });
+}
+
 /**
  * A read that PostgreSQL cannot answer right now (restarting, unreachable) is retried with
  * backoff while the client stays connected, so an open stream outlives a database restart
- * instead of making every client reconnect at once. Undefined when the client left.
+ * instead of making every client reconnect at once. Undefined when the client left (or the api drains).
  */
 async function readThroughOutages<T>(read: () => Promise<T>, closed: () => boolean): Promise<T | undefined> {
   for (let delay = 250; ; delay = Math.min(delay * 2, 5000)) {

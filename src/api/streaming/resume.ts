@@ -73,7 +73,7 @@ export async function streamRunAfter(deps: ApiDeps, res: Response, run: Streamab
   // A client that dropped while we read the database has already fired 'close',
   // which the relay would wait for in vain; checked in the same tick as it subscribes.
   if (res.destroyed) return;
-  await relayRun({ db: deps.db, hub: deps.hub, res, runId: run.id, afterSeq, heartbeatMs: deps.config.heartbeatIntervalMs });
+  await relayRun({ db: deps.db, hub: deps.hub, res, runId: run.id, afterSeq, heartbeatMs: deps.config.heartbeatIntervalMs, stop: deps.drain.stopSignal });
 }
 
 async function isTerminalEventAt({ db }: ApiDeps, runId: string, seq: number): Promise<boolean> {

@@ -1,0 +1,18 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+
+/** Where `npm run build` writes the prebuilt workflow bundle: dist/workflow-bundle.js. */
+export const WORKFLOW_BUNDLE_FILE = 'workflow-bundle.js';
+
+/**
+ * The workflow code for Worker.create. Compiled (running from dist/): the bundle
+ * `npm run build` prebuilt, so a worker starts without webpack at boot. Under tsx
+ * (development, tests): the workflow sources, bundled by the worker as it starts.
+ */
+export function workflowCode(): { workflowBundle: { codePath: string } } | { workflowsPath: string } {
+  const compiled = import.meta.filename.endsWith('.js');
+  if (!compiled) return { workflowsPath: path.join(import.meta.dirname, '..', 'workflows', 'index.ts') };
+  const codePath = path.join(import.meta.dirname, '..', WORKFLOW_BUNDLE_FILE);
+  if (!existsSync(codePath)) throw new Error(`The prebuilt workflow bundle ${codePath} is missing: run \`npm run build\``);
+  return { workflowBundle: { codePath } };
+}

@@ -1,0 +1,79 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { Ajv } from 'ajv';
+import draft7 from 'ajv/dist/refs/json-schema-draft-07.json' with { type: 'json' };
+import { describe, expect, it } from 'vitest';
+import { projectRoot } from '../../src/config.ts';
+import { dependencies, parseCompose, readCompose, startOrder, type ComposeFile } from '../support/compose.ts';
+
+/**
+ * docker-compose.yml against the Compose Specification's JSON schema. The schema is vendored:
+ * test/deploy/compose-spec.schema.json is schema/compose-spec.json of the compose-spec/compose-spec
+ * repository (commit 170098ba07d9f53c383a41bfd4c5166b0a4529a6, 2026-06-23). We cannot run Docker
+ * here, so this and test/deploy/production-build.test.ts stand in for `docker compose config` / `up`.
+ */
+const composePath = path.join(projectRoot, 'docker-compose.yml');
+const schema = JSON.parse(readFileSync(path.join(import.meta.dirname, 'compose-spec.schema.json'), 'utf8')) as object;
+const ajv = new Ajv({ strict: false, allErrors: true });
+// The schema names draft-07's meta-schema by its https address; Ajv knows it by the http one.
+ajv.addMetaSchema({ ...draft7, $id: 'https://json-schema.org/draft-07/schema' });
+const validate = ajv.compile(schema);
+
+function schemaErrors(compose: unknown): string[] {
+  return validate(compose) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message} ${JSON.stringify(e.params)}`);
+}
+
+const original = readFileSync(composePath, 'utf8');
+const compose = () => parseCompose(original);
+
+describe('docker-compose.yml', () => {
+  it('is valid under the Compose Specification schema', () => {
+    expect(schemaErrors(compose())).toEqual([]);
+  });
+
+  it('the schema rejects broken copies of it', () => {
+    const broken: [string, (c: ComposeFile) => void][] = [
+      ['unknown service key', (c) => Object.assign(c.services.api!, { helthcheck: {} })],
+      ['depends_on condition that does not exist', (c) => Object.assign(c.services.api!, { depends_on: { migrate: { condition: 'service_ready' } } })],
+      ['ports as one string instead of a list', (c) => Object.assign(c.services.api!, { ports: '8000:8000' })],
+      ['healthcheck with an unknown key', (c) => Object.assign(c.services.postgres!.healthcheck!, { command: 'pg_isready' })],
+      ['services as a list', (c) => Object.assign(c, { services: [] })],
+    ];
+    for (const [what, breakIt] of broken) {
+      const copy = compose();
+      breakIt(copy);
+      expect(schemaErrors(copy), what).not.toEqual([]);
+    }
+    // And edits of the text itself: a misspelt condition, a volume list given as a map.
+    expect(schemaErrors(parseCompose(original.replace('condition: service_healthy', 'condition: healthy')))).not.toEqual([]);
+    expect(schemaErrors(parseCompose(original.replace('volumes: [pgdata:/var/lib/postgresql/data]', 'volumes: { pgdata: /var/lib/postgresql/data }')))).not.toEqual([]);
+  });
+
+  it('keeps the deployment rules: healthchecks, conditions, restart policies, published ports, secrets', () => {
+    const c = readCompose(composePath);
+    const oneShots = Object.keys(c.services).filter((n) => c.services[n]!.restart === 'no');
+    expect(oneShots.sort()).toEqual(['migrate', 'search-attributes', 'temporal-schema']);
+    for (const [name, service] of Object.entries(c.services)) {
+      // Every long-running service restarts and has a healthcheck; one-shots do not restart.
+      if (!oneShots.includes(name)) {
+        expect(service.restart, name).toBe('unless-stopped');
+        expect(service.healthcheck?.test, `${name} healthcheck`).toBeDefined();
+      }
+      // Every dependency waits for a condition: healthy for long-running services, completion for one-shots.
+      for (const [dep, condition] of Object.entries(dependencies(service))) {
+        expect(condition, `${name} -> ${dep}`).toBe(oneShots.includes(dep) ? 'service_completed_successfully' : 'service_healthy');
+      }
+      // Only the api and the UI are published (the UI on loopback).
+      if (service.ports) expect(['api', 'temporal-ui'], `${name} publishes ports`).toContain(name);
+    }
+    expect(c.services['temporal-ui']!.ports).toEqual(['127.0.0.1:8080:8080']);
+    expect(startOrder(c)).toHaveLength(Object.keys(c.services).length);
+    // Secrets have no default: compose stops with a message when they are missing.
+    expect(original).toMatch(/JWT_SECRET: \$\{JWT_SECRET:\?/);
+    expect(original).toMatch(/POSTGRES_PASSWORD: \$\{POSTGRES_PASSWORD:\?/);
+    // Temporal persists in PostgreSQL, not in SQLite, and is not the dev server.
+    expect(original).not.toMatch(/start-dev|sqlite|db-filename/i);
+    expect(c.services.temporal!.image).toMatch(/^temporalio\/server:/);
+    expect(Object.keys(c.volumes ?? {}).sort()).toEqual(['pgdata', 'workspaces']);
+  });
+});
