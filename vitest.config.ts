@@ -12,6 +12,7 @@ const EXCLUSIVE = [
   'test/e2e/retries.test.ts',
   'test/e2e/listen-reconnect.test.ts',
   'test/e2e/drain.test.ts',
+  'test/e2e/scale-out.test.ts',
   'test/e2e/run-control.test.ts',
   'test/e2e/rate-limits.test.ts',
   'test/e2e/edge.test.ts',

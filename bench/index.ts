@@ -43,7 +43,7 @@ try {
   const tenant = await createBenchTenant(db);
   const who: BenchCaller = { apiUrl: stack.apiUrl, token: await exchangeKey(stack.apiUrl, tenant.ownerKey), agentId: tenant.agentId };
   const rows: Row[] = [];
-  await waitForWorker(stack.temporalAddress, stack.taskQueue);
+  await waitForWorker({ address: stack.temporalAddress }, stack.taskQueue);
   // Let start-up work (JIT, pools, first polls) settle before the idle reading.
   await new Promise((r) => setTimeout(r, 2000));
   const memory = memoryRows('idle after start-up', pids);

@@ -12,6 +12,13 @@ export const envSchema = z.object({
   DATABASE_URL: z.string().url().optional(),
   TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233'),
   TEMPORAL_NAMESPACE: z.string().default('default'),
+  /** A remote Temporal (self-hosted with TLS, Temporal Cloud): see README "Scaling out". */
+  TEMPORAL_TLS: z.enum(['true', 'false']).optional(),
+  TEMPORAL_TLS_CA_PATH: z.string().optional(),
+  TEMPORAL_TLS_CERT_PATH: z.string().optional(),
+  TEMPORAL_TLS_KEY_PATH: z.string().optional(),
+  TEMPORAL_TLS_SERVER_NAME: z.string().optional(),
+  TEMPORAL_API_KEY: z.string().optional(),
   TEMPORAL_TASK_QUEUE: z.string().default('agent-runs'),
   TEMPORAL_UI_PORT: z.coerce.number().int().default(8233),
   API_HOST: z.string().default('127.0.0.1'),
@@ -77,6 +84,10 @@ export const envSchema = z.object({
   SANDBOX_SNAPSHOTS_KEPT: z.coerce.number().int().positive().default(3),
   /** When the worker runs as root, each sandbox runs as its own unprivileged uid in [base, base + 65536). */
   SANDBOX_UID_BASE: z.coerce.number().int().min(1000).default(200_000),
+  /** This sandbox host's id (its workspaces' home); by default a random id kept in DATA_DIR, so a restart keeps it. */
+  SANDBOX_HOST_ID: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/).optional(),
+  /** How long a host holds a sandbox without renewing (every third of it): a dead host's sandboxes move after this. */
+  SANDBOX_LEASE_SECONDS: z.coerce.number().int().min(2).default(30),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** When set, GET /metrics on the api needs `Authorization: Bearer <METRICS_TOKEN>`; unset, it is open (README "Observability"). */
   METRICS_TOKEN: z.string().min(16).optional(),
@@ -108,6 +119,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
   if (set.NODE_ENV === 'production' && !set.JWT_SECRET) {
     problems.push('  JWT_SECRET: required when NODE_ENV=production (a random string of at least 32 characters, shared by every api replica)');
   }
+  if (parsed.success) problems.push(...temporalSecurityProblems(parsed.data).map((p) => `  ${p}`));
   if (!parsed.success || problems.length) throw new ConfigError(`Invalid configuration:\n${problems.join('\n')}`);
   const e = parsed.data;
   return {
@@ -118,6 +130,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       namespace: e.TEMPORAL_NAMESPACE,
       taskQueue: e.TEMPORAL_TASK_QUEUE,
       uiPort: e.TEMPORAL_UI_PORT,
+      security: temporalSecurity(e),
     },
     api: { host: e.API_HOST, port: e.API_PORT, authUrl: e.AUTH_URL },
     jwt: {
@@ -166,6 +179,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       snapshotMaxBytes: e.SANDBOX_SNAPSHOT_MAX_BYTES,
       snapshotsKept: e.SANDBOX_SNAPSHOTS_KEPT,
       uidBase: e.SANDBOX_UID_BASE,
+      hostId: e.SANDBOX_HOST_ID,
+      leaseSeconds: e.SANDBOX_LEASE_SECONDS,
     },
     heartbeatIntervalMs: e.HEARTBEAT_INTERVAL_MS,
     shutdownGraceMs: e.SHUTDOWN_GRACE_SECONDS * 1000,
@@ -177,6 +192,44 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       tracing: e.OTEL_EXPORTER_OTLP_ENDPOINT || e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ? { serviceName: e.OTEL_SERVICE_NAME } : undefined,
     },
   } as const;
+}
+
+type Env = z.infer<typeof envSchema>;
+
+/** TLS and API key settings of the Temporal connection; connectionOptions (src/infra/temporal-connection.ts) turns them into SDK options. */
+export interface TemporalSecurity {
+  tls: boolean;
+  caPath?: string;
+  certPath?: string;
+  keyPath?: string;
+  serverName?: string;
+  apiKey?: string;
+}
+
+function temporalSecurity(e: Env): TemporalSecurity {
+  const certificates = Boolean(e.TEMPORAL_TLS_CA_PATH || e.TEMPORAL_TLS_CERT_PATH || e.TEMPORAL_TLS_SERVER_NAME);
+  return {
+    // An API key travels only over TLS (Temporal Cloud requires it); certificates imply TLS too.
+    tls: e.TEMPORAL_TLS === 'true' || (e.TEMPORAL_TLS !== 'false' && (certificates || Boolean(e.TEMPORAL_API_KEY))),
+    caPath: e.TEMPORAL_TLS_CA_PATH,
+    certPath: e.TEMPORAL_TLS_CERT_PATH,
+    keyPath: e.TEMPORAL_TLS_KEY_PATH,
+    serverName: e.TEMPORAL_TLS_SERVER_NAME,
+    apiKey: e.TEMPORAL_API_KEY,
+  };
+}
+
+/** Settings that cannot work together, found at boot rather than at the first connection. */
+function temporalSecurityProblems(e: Env): string[] {
+  const problems: string[] = [];
+  if (e.TEMPORAL_TLS_CERT_PATH && !e.TEMPORAL_TLS_KEY_PATH) problems.push('TEMPORAL_TLS_KEY_PATH: required with TEMPORAL_TLS_CERT_PATH (mTLS needs the client certificate and its key)');
+  if (e.TEMPORAL_TLS_KEY_PATH && !e.TEMPORAL_TLS_CERT_PATH) problems.push('TEMPORAL_TLS_CERT_PATH: required with TEMPORAL_TLS_KEY_PATH (mTLS needs the client certificate and its key)');
+  const anyTls = e.TEMPORAL_TLS_CA_PATH || e.TEMPORAL_TLS_CERT_PATH || e.TEMPORAL_TLS_KEY_PATH || e.TEMPORAL_TLS_SERVER_NAME || e.TEMPORAL_API_KEY;
+  if (e.TEMPORAL_TLS === 'false' && anyTls) problems.push('TEMPORAL_TLS: is false, but TLS certificates or TEMPORAL_API_KEY are set (they need TLS)');
+  for (const [name, file] of [['TEMPORAL_TLS_CA_PATH', e.TEMPORAL_TLS_CA_PATH], ['TEMPORAL_TLS_CERT_PATH', e.TEMPORAL_TLS_CERT_PATH], ['TEMPORAL_TLS_KEY_PATH', e.TEMPORAL_TLS_KEY_PATH]] as const) {
+    if (file && !existsSync(file)) problems.push(`${name}: no file at ${file}`);
+  }
+  return problems;
 }
 
 /** loadConfig for a process's entry point: a bad configuration prints its message (no stack) and exits 1. */

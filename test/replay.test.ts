@@ -28,7 +28,7 @@ describe('replay of saved run histories', () => {
   });
 
   it('has a history for every path', () => {
-    const expected = ['input-answered', 'input-dismissed', 'action-approved', 'action-rejected', 'grant-reused', 'plan-approved-modified', 'plan-rejected', 'cancelled-while-blocked', 'cancelled-mid-stream', 'paused-and-resumed', 'worker-crash-while-waiting', 'cancel-wins-over-finish'];
+    const expected = ['input-answered', 'input-dismissed', 'action-approved', 'action-rejected', 'grant-reused', 'plan-approved-modified', 'plan-rejected', 'cancelled-while-blocked', 'cancelled-mid-stream', 'paused-and-resumed', 'worker-crash-while-waiting', 'cancel-wins-over-finish', 'sandbox-routed', 'sandbox-host-died', 'sandbox-snapshot-before-waiting'];
     expect(files.map((f) => path.basename(f, '.json')).sort()).toEqual(expected.sort());
   });
 

@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import pg from 'pg';
+import type { TemporalConnectionOptions } from '../../src/infra/temporal-connection.ts';
 import { auth, type Caller, type ClientRun, type Received } from './client.ts';
 
 /** What the checks found, summed over all runs. */
@@ -90,7 +91,7 @@ export async function checkRuns(who: Caller, where: { databaseUrl: string; tempo
       v.problems.push(`${row.id}: RUN_FINISHED at the client but ${row.status} in the database`);
     }
   }
-  for (const id of await workflowsStillOpen(where.temporalAddress)) {
+  for (const id of await workflowsStillOpen({ address: where.temporalAddress })) {
     v.orphans++;
     v.problems.push(`${id}: workflow still open in Temporal after every run finished`);
   }
@@ -102,18 +103,18 @@ export async function checkRuns(who: Caller, where: { databaseUrl: string; tempo
  * workflow may still be finishing (its workspace snapshot, an activity retried after a killed
  * worker, visibility catching up), so only one open for a minute counts as an orphan.
  */
-async function workflowsStillOpen(address: string, graceMs = 60_000): Promise<string[]> {
+async function workflowsStillOpen(temporal: TemporalConnectionOptions, graceMs = 60_000): Promise<string[]> {
   const deadline = Date.now() + graceMs;
   for (;;) {
-    const open = await openWorkflows(address);
+    const open = await openWorkflows(temporal);
     if (open.length === 0 || Date.now() > deadline) return open;
     await new Promise((r) => setTimeout(r, 1000));
   }
 }
 
 /** Workflows Temporal still runs (every run's workflow is named by its run id). */
-async function openWorkflows(address: string): Promise<string[]> {
-  const connection = await Connection.connect({ address });
+async function openWorkflows(temporal: TemporalConnectionOptions): Promise<string[]> {
+  const connection = await Connection.connect(temporal);
   try {
     const ids: string[] = [];
     for await (const wf of new Client({ connection }).workflow.list({ query: 'ExecutionStatus = "Running"' })) ids.push(wf.workflowId);

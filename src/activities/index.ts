@@ -5,6 +5,7 @@ import { createRunProgressActivities } from './run-progress.ts';
 import { createRunSettingsActivities } from './run-settings.ts';
 import { createRunToolActivities } from './run-tool.ts';
 import { createSandboxActivities } from './sandbox-activities.ts';
+import { createSandboxLeaseActivities } from './sandbox-lease.ts';
 
 /** Every activity of the worker, built from its dependencies. */
 export function createActivities(deps: ActivityDeps) {
@@ -15,6 +16,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createRunToolActivities(deps),
     ...createRunSettingsActivities(deps),
     ...createSandboxActivities(deps),
+    ...createSandboxLeaseActivities(deps),
   };
 }
 

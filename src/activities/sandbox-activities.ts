@@ -2,6 +2,7 @@ import { Context } from '@temporalio/activity';
 import { sandboxHostFor } from '../sandbox/host.ts';
 import type { SnapshotResult } from '../sandbox/snapshots.ts';
 import type { ActivityDeps } from './deps.ts';
+import { assertSandboxHere } from './sandbox-lease.ts';
 
 export interface SnapshotSandboxInput {
   orgId: string;
@@ -21,6 +22,7 @@ export function createSandboxActivities(deps: ActivityDeps) {
      */
     async snapshotSandbox(input: SnapshotSandboxInput): Promise<SnapshotResult> {
       const activity = Context.current();
+      await assertSandboxHere(deps, input.orgId, input.agentId);
       const result = await sandboxHostFor(deps)
         .sandbox(input.orgId, input.agentId)
         .snapshot(input.runId, { signal: activity.cancellationSignal, heartbeat: () => activity.heartbeat() });

@@ -6,6 +6,7 @@ import type { Config } from '../config.ts';
 import { createDb } from '../db/client.ts';
 import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
 import { startTracing } from '../observability/tracing.ts';
+import { temporalConnectionOptions } from '../infra/temporal-connection.ts';
 import { createApp } from './app.ts';
 import { Drain } from './drain.ts';
 import { watchActiveRuns } from './metrics.ts';
@@ -31,7 +32,7 @@ export async function startApi(config: Config, databaseUrl: string, logger: Logg
   watchActiveRuns(db);
   const hub = new EventHub(databaseUrl, logger, (runId, after, limit) => readEvents(db, runId, after, limit));
   await hub.start();
-  const connection = await Connection.connect({ address: config.temporal.address });
+  const connection = await Connection.connect(temporalConnectionOptions(config.temporal));
   // With tracing on, starting a workflow (and every update, signal, query) carries the request's trace to the worker.
   const interceptors = tracing ? { workflow: [new OpenTelemetryWorkflowClientInterceptor({ tracer: tracing.tracer })] } : undefined;
   const temporal = new Client({ connection, namespace: config.temporal.namespace, interceptors });

@@ -2,6 +2,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
+import type { TemporalConnectionOptions } from './temporal-connection.ts';
 import { projectRoot } from '../config.ts';
 import { runSearchAttributes } from '../shared/search-attributes.ts';
 
@@ -66,9 +67,9 @@ export function startDevServer(opts: DevServerOptions): ChildProcess {
 }
 
 /** Whether a Temporal frontend answers at `address` (within a second). */
-export async function temporalReachable(address: string): Promise<boolean> {
+export async function temporalReachable(options: TemporalConnectionOptions): Promise<boolean> {
   try {
-    const connection = await Connection.connect({ address, connectTimeout: 1000 });
+    const connection = await Connection.connect({ ...options, connectTimeout: 1000 });
     await connection.close();
     return true;
   } catch {

@@ -6,6 +6,7 @@ import { migrate } from '../infra/migrate.ts';
 import { ensureDatabase } from '../infra/postgres.ts';
 import { stopChild, waitUntil } from '../infra/processes.ts';
 import { ensureTemporalBinary, startDevServer, temporalReachable } from '../infra/temporal-cli.ts';
+import { temporalConnectionOptions } from '../infra/temporal-connection.ts';
 import { describeDefaultModel } from '../activities/models/describe.ts';
 import { ensureDemoTenant } from './demo-tenant.ts';
 
@@ -24,7 +25,7 @@ log(`applying migrations`);
 await migrate(database.url);
 
 let temporalUi: string | undefined;
-if (await temporalReachable(config.temporal.address)) {
+if (await temporalReachable(temporalConnectionOptions(config.temporal))) {
   log(`using the Temporal server already at ${config.temporal.address}`);
 } else {
   const binary = ensureTemporalBinary(log);
@@ -32,7 +33,7 @@ if (await temporalReachable(config.temporal.address)) {
   children.push(
     startDevServer({ binary, port, uiPort: config.temporal.uiPort, dbFile: path.join(config.dataDir, 'temporal', 'temporal.db'), namespace: config.temporal.namespace }),
   );
-  await waitUntil(() => temporalReachable(config.temporal.address), 60_000, 'Temporal dev server');
+  await waitUntil(() => temporalReachable(temporalConnectionOptions(config.temporal)), 60_000, 'Temporal dev server');
   temporalUi = `http://127.0.0.1:${config.temporal.uiPort}`;
 }
 

@@ -16,7 +16,16 @@ const database = await ensureDatabase(config, (m) => logger.info(m));
 const db = createDb(database.url);
 const handle = await startWorker({ db, config, logger, env: process.env, deltaFlushMs: 25 }, tracing);
 const { host, port } = config.observability.workerMetrics;
-logger.info({ taskQueue: config.temporal.taskQueue, metrics: port > 0 ? `http://${host}:${port}/metrics` : 'off', tracing: tracing ? 'on' : 'off' }, 'worker running');
+logger.info(
+  {
+    taskQueue: config.temporal.taskQueue,
+    sandboxHost: handle.host.hostId,
+    hostTaskQueue: handle.host.taskQueue,
+    metrics: port > 0 ? `http://${host}:${port}/metrics` : 'off',
+    tracing: tracing ? 'on' : 'off',
+  },
+  'worker running',
+);
 
 // SIGTERM: finish or hand back what runs here (see startWorker's shutdownGraceTime), then exit.
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

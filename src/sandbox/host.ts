@@ -32,10 +32,10 @@ const SAFE_ID = /^[A-Za-z0-9_-]{1,100}$/;
  * on the loop-mounted image `<DATA_DIR>/disks/<org_id>/<agent_id>.ext4` (see
  * WorkspaceDisk), otherwise in `<DATA_DIR>/workspaces/<org_id>/<agent_id>/`.
  *
- * Host affinity: we assume one worker host (any number of worker processes on it
- * share DATA_DIR and the PostgreSQL lock). Several hosts would each keep their own
- * copy, restored from the latest snapshot only when missing, so they would drift;
- * the fix is routing sandbox activities to a host-specific task queue, not built yet.
+ * Host affinity: worker processes sharing a DATA_DIR are one sandbox host (they share
+ * the workspaces and the PostgreSQL lock). With several hosts, a lease says which one
+ * holds each sandbox and the workflow sends its operations to that host's own task
+ * queue (src/activities/sandbox-lease.ts, src/workflows/sandbox-routing.ts).
  */
 export class SandboxHost {
   readonly workspacesDir: string;

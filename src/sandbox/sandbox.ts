@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { realpath, stat } from 'node:fs/promises';
+import { realpath, rm, stat } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import type { Db } from '../db/client.ts';
 import { bwrapArgs } from './bwrap-command.ts';
@@ -141,6 +141,20 @@ export class Sandbox {
         }),
       opts,
     );
+  }
+
+  /**
+   * Forgets this host's copy of the workspace (under the lock), so the next operation
+   * restores the latest snapshot: called when this host takes the sandbox over from
+   * another, whose copy was the live one while ours went stale.
+   */
+  discardLocalCopy(): Promise<boolean> {
+    return this.env.lock.run(this.lockKey, async () => {
+      await this.mountDisk(false);
+      if (!existsSync(this.dir)) return false;
+      await rm(this.dir, { recursive: true, force: true });
+      return true;
+    });
   }
 
   private get lockKey(): string {

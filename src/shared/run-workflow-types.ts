@@ -33,6 +33,8 @@ export const failureTypes = {
   runGone: 'RunGone',
   /** PostgreSQL or Temporal unreachable: retried with backoff until it is back. */
   infrastructure: 'InfrastructureUnavailable',
+  /** A sandbox call reached a host that no longer holds the sandbox's lease: the workflow asks again where it is. */
+  sandboxMoved: 'SandboxMoved',
 } as const;
 
 export interface ToolCall {
@@ -54,6 +56,12 @@ export interface ToolCallInput {
 
 /** What a tool call produced: its output, or an error the model is shown. */
 export type ToolOutcome = { ok: true; output: unknown } | { ok: false; error: { code: string; message: string } };
+
+/** Where an agent's sandbox lives: its host's task queue, and how long to wait for that host before asking again. */
+export interface SandboxRoute {
+  taskQueue: string;
+  waitSeconds: number;
+}
 
 /** The agent's run policy, loaded when a run starts. */
 export interface RunSettings {

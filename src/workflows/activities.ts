@@ -6,7 +6,7 @@ import { eventWriteOptions, modelStepOptions, settingsOptions, snapshotOptions, 
 export const { recordProgress } = proxyActivities<Activities>(eventWriteOptions);
 export const { modelStep, planStep } = proxyActivities<Activities>(modelStepOptions);
 export const { runTool } = proxyActivities<Activities>(toolCallOptions);
-export const { loadRunSettings, hasStandingGrant } = proxyActivities<Activities>(settingsOptions);
+export const { loadRunSettings, hasStandingGrant, leaseSandbox } = proxyActivities<Activities>(settingsOptions);
 export const { snapshotSandbox } = proxyActivities<Activities>(snapshotOptions);
 
 export type ProgressInput = Parameters<Activities['recordProgress']>[0];

@@ -5,6 +5,7 @@ import { sandboxTools } from '../shared/tools/sandbox.ts';
 import { hasStandingGrant, modelStep, runTool } from './activities.ts';
 import { humanRequestFor } from './human-tools.ts';
 import type { RunState } from './run-state.ts';
+import { routesSandbox, runSandboxTool, snapshotOnHost } from './sandbox-routing.ts';
 
 const sandboxToolNames = new Set(sandboxTools.map((t) => t.name));
 
@@ -65,14 +66,27 @@ async function callTool(state: RunState, call: ToolCall): Promise<ToolOutcome> {
   if (definition.kind === 'human') {
     const request = humanRequestFor(state, call);
     if ('error' in request) return { ok: false, error: request.error };
+    await snapshotBeforeWaiting(state);
     const resolution = await state.ask(request);
     return { ok: true, output: describeAnswer(request, resolution.answer) };
   }
   const gate = await approvalGate(state, call);
   if (gate) return gate;
   const { input } = state;
-  if (sandboxToolNames.has(call.name)) state.usedSandbox = true;
-  return runTool({ runId: input.runId, taskId: input.taskId, orgId: input.orgId, agentId: input.agentId, toolCallId: call.id, name: call.name, args: call.args });
+  const toolCall = { runId: input.runId, taskId: input.taskId, orgId: input.orgId, agentId: input.agentId, toolCallId: call.id, name: call.name, args: call.args };
+  if (!sandboxToolNames.has(call.name)) return runTool(toolCall);
+  state.usedSandbox = true;
+  if (!routesSandbox(state)) return runTool(toolCall);
+  if (!definition.readOnly) state.sandboxChanged = true;
+  return runSandboxTool(state, toolCall);
+}
+
+/**
+ * A person may answer in hours; the host holding the sandbox may be gone by then. Work
+ * the run did in the workspace is saved first, so it survives the host.
+ */
+async function snapshotBeforeWaiting(state: RunState): Promise<void> {
+  if (state.sandboxChanged && state.sandboxRouting) await snapshotOnHost(state);
 }
 
 /** Waits for an approval when the agent's policy asks for one; returns an outcome only when the call must not run. */
@@ -80,6 +94,7 @@ async function approvalGate(state: RunState, call: ToolCall): Promise<ToolOutcom
   const { settings, input } = state;
   if (!settings.approvalRequiredTools.includes(call.name) || state.runScopeGrants.has(call.name)) return undefined;
   if (await hasStandingGrant({ orgId: input.orgId, agentId: input.agentId, toolName: call.name })) return undefined;
+  await snapshotBeforeWaiting(state);
   const sensitive = settings.sensitiveTools.includes(call.name);
   const approvalId = state.newId('apv');
   const request: PendingRequest = {

@@ -3,7 +3,7 @@ import type { StepUsage } from '../shared/credits.ts';
 import type { RunEventInput } from '../shared/events.ts';
 import { answerProblem, describeAnswer, type Answer, type PendingRequest } from '../shared/input-requests.ts';
 import { assertTransition, isTerminalStatus, type RunStatus } from '../shared/run-status.ts';
-import type { RunSettings, RunWorkflowInput, TokenUsage } from '../shared/run-workflow-types.ts';
+import type { RunSettings, RunWorkflowInput, SandboxRoute, TokenUsage } from '../shared/run-workflow-types.ts';
 import { RunStatusAttr } from '../shared/search-attributes.ts';
 import { recordProgress, type ProgressInput } from './activities.ts';
 import { refusals, type AnswerInput, type SteeringComment } from './run-messages.ts';
@@ -35,6 +35,12 @@ export class RunState {
   readonly runScopeGrants = new Set<string>();
   /** A sandbox tool ran: the workspace is snapshotted when the run ends. */
   usedSandbox = false;
+  /** Sandbox calls go to the host holding the sandbox (SANDBOX_ROUTING_PATCH); undefined until the first sandbox call. */
+  sandboxRouting: boolean | undefined;
+  /** Where the sandbox's calls go, once asked; cleared when its host stops answering. */
+  sandboxRoute: SandboxRoute | undefined;
+  /** A call that may have changed the workspace ran since its last snapshot. */
+  sandboxChanged = false;
   private resolution: Resolution | undefined;
   private moves = 0;
 

@@ -14,6 +14,7 @@ import { isTerminalStatus } from '../shared/run-status.ts';
 import { failureTypes, type RunOutcome, type RunWorkflowInput } from '../shared/run-workflow-types.ts';
 import { loadRunSettings, snapshotSandbox } from './activities.ts';
 import { runAgentLoop } from './agent-loop.ts';
+import { snapshotOnHost } from './sandbox-routing.ts';
 import { runPlanned } from './plan.ts';
 import { answerUpdate, cancelUpdate, commentSignal, pauseUpdate, pendingRequestQuery, refusals, resumeUpdate, runStatusQuery } from './run-messages.ts';
 import { RunState } from './run-state.ts';
@@ -68,6 +69,9 @@ async function runToEnd(state: RunState, work: CancellationScope): Promise<RunOu
 
 /** After the outcome is stored: keep the agent's workspace, so another host can restore it. */
 async function snapshotWorkspace(state: RunState): Promise<void> {
+  // Routed runs snapshot on the sandbox's host, when a call changed the workspace since its last snapshot;
+  // with no route (its host stopped answering) there is nothing newer to save.
+  if (state.sandboxRouting) return state.sandboxChanged ? snapshotOnHost(state) : undefined;
   const { orgId, agentId, runId } = state.input;
   await CancellationScope.nonCancellable(() => snapshotSandbox({ orgId, agentId, runId })).catch(() => undefined);
 }

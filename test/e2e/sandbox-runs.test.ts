@@ -1,7 +1,7 @@
 import { createServer, type AddressInfo } from 'node:net';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { call, exchange, readSse, userMessage, withoutHeartbeats, type SseFrame } from '../support/http.ts';
-import { answer, expectOneTerminal, readTaskStream, startBackgroundRun, waitForPending, waitForStatus, type Caller } from '../support/runs.ts';
+import { answer, expectOneTerminal, expectReplays, readTaskStream, startBackgroundRun, waitForPending, waitForStatus, type Caller } from '../support/runs.ts';
 import { hostProcesses, uniqueTag } from '../support/sandbox.ts';
 import { createTenant, testDb } from '../support/tenant.ts';
 
@@ -44,6 +44,17 @@ describe('sandbox tools in runs', () => {
     const second = await streamedRun('/tool run_command {"command":"cat hello.py && ls -a"}');
     expect(JSON.stringify(toolResults(second))).toContain("print('hi from the sandbox')");
     expect(second.some((f) => f.data.type === 'CUSTOM' && f.data.name === 'SYSTEM_STATUS' && (f.data.data as { status: string }).status === 'sandbox_started')).toBe(false);
+  });
+
+  it('work in the workspace is snapshotted before the run waits for a person (its host may be gone by the answer)', async () => {
+    const { taskId, runId } = await startBackgroundRun(who, userMessage('/tool write_file {"path":"before-asking.txt","content":"kept"}\n/tool request_user_input {"input_type":"text","prompt":"Go on?"}'));
+    const pending = await waitForPending(who, taskId);
+    const snapshots = await testDb().sandboxSnapshot.findMany({ where: { runId }, select: { id: true } });
+    expect(snapshots).toHaveLength(1);
+    const ok = await answer(who, taskId, { request_id: pending.request_id, run_id: runId, input_type: 'text', value: 'yes' });
+    expect(ok.status).toBe(200);
+    expect(expectOneTerminal(await readTaskStream(who, taskId)).type).toBe('RUN_FINISHED');
+    await expectReplays(runId, 'sandbox-snapshot-before-waiting');
   });
 
   it('cancelling the run kills its command', async () => {

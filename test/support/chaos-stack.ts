@@ -111,7 +111,7 @@ export class ChaosStack {
       ...searchAttributeFlags(),
     ];
     this.temporal = spawnLogged(ensureTemporalBinary(), args, process.env, path.join(this.dir, 'temporal.log'));
-    await waitUntil(() => temporalReachable(this.temporalAddress), 60_000, 'Temporal dev server', 500);
+    await waitUntil(() => temporalReachable({ address: this.temporalAddress }), 60_000, 'Temporal dev server', 500);
   }
 
   /** kill -9 of the Temporal dev server, then a start on the same port and SQLite file. */

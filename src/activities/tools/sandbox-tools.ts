@@ -1,4 +1,5 @@
 import { sandboxHostFor } from '../../sandbox/host.ts';
+import { assertSandboxHere } from '../sandbox-lease.ts';
 import type { OperationOptions } from '../../sandbox/sandbox.ts';
 import { agentModelSettingsSchema, type AgentSandboxSettings } from '../../shared/agent-settings.ts';
 import { implementTool, refuseGuests, type ToolContext } from './types.ts';
@@ -11,6 +12,7 @@ import { implementTool, refuseGuests, type ToolContext } from './types.ts';
  */
 async function sandboxOf(ctx: ToolContext) {
   await refuseGuests(ctx, "The agent's shared workspace");
+  await assertSandboxHere(ctx.deps, ctx.orgId, ctx.agentId);
   return sandboxHostFor(ctx.deps).sandbox(ctx.orgId, ctx.agentId);
 }
 
