@@ -9,8 +9,8 @@ import type { Tracing } from '../observability/tracing.ts';
 
 const require = createRequire(import.meta.url);
 
-/** The workflow interceptors' module: webpack bundles it with the workflow code. */
-export const WORKFLOW_TRACING_MODULE = require.resolve('../workflows/tracing-interceptors.ts');
+/** The workflow interceptors' module: webpack bundles it with the workflow code (compiled: the .js beside us in dist). */
+export const WORKFLOW_TRACING_MODULE = require.resolve(`../workflows/tracing-interceptors${import.meta.filename.endsWith('.js') ? '.js' : '.ts'}`);
 
 /**
  * What tracing adds to a worker (and a replay worker): our workflow interceptors in the

@@ -183,6 +183,10 @@ describe('docker-compose.yml, natively', () => {
       expect(res.status).toBe(200);
       const frames = await readSse(res);
       expect(frames.at(-1)?.data.type).toBe('RUN_FINISHED');
+      // The interactive reference's script comes from dist, not from a dev-only package.
+      const script = await fetch(`${api}/docs/scalar.js`);
+      expect(script.status).toBe(200);
+      expect((await script.arrayBuffer()).byteLength).toBeGreaterThan(1_000_000);
     } finally {
       await db.$disconnect();
     }
