@@ -1,8 +1,9 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Ajv } from 'ajv';
 import draft7 from 'ajv/dist/refs/json-schema-draft-07.json' with { type: 'json' };
 import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { projectRoot } from '../../src/config.ts';
 import { dependencies, parseCompose, readCompose, startOrder, type ComposeFile } from '../support/compose.ts';
 
@@ -63,8 +64,9 @@ describe('docker-compose.yml', () => {
       for (const [dep, condition] of Object.entries(dependencies(service))) {
         expect(condition, `${name} -> ${dep}`).toBe(oneShots.includes(dep) ? 'service_completed_successfully' : 'service_healthy');
       }
-      // Only the api and the UI are published (the UI on loopback).
-      if (service.ports) expect(['api', 'temporal-ui'], `${name} publishes ports`).toContain(name);
+      // Only the api and the UIs are published (the UIs on loopback).
+      if (service.ports) expect(['api', 'temporal-ui', 'grafana', 'jaeger'], `${name} publishes ports`).toContain(name);
+      if (service.ports && name !== 'api') for (const port of service.ports) expect(String(port), `${name} on loopback`).toMatch(/^127\.0\.0\.1:/);
     }
     expect(c.services['temporal-ui']!.ports).toEqual(['127.0.0.1:8080:8080']);
     expect(startOrder(c)).toHaveLength(Object.keys(c.services).length);
@@ -74,6 +76,31 @@ describe('docker-compose.yml', () => {
     // Temporal persists in PostgreSQL, not in SQLite, and is not the dev server.
     expect(original).not.toMatch(/start-dev|sqlite|db-filename/i);
     expect(c.services.temporal!.image).toMatch(/^temporalio\/server:/);
-    expect(Object.keys(c.volumes ?? {}).sort()).toEqual(['pgdata', 'workspaces']);
+    expect(Object.keys(c.volumes ?? {}).sort()).toEqual(['grafana', 'pgdata', 'prometheus', 'workspaces']);
+  });
+
+  it('the observability profile scrapes what the api and worker serve and provisions the dashboard it mounts', () => {
+    const c = readCompose(composePath);
+    for (const name of ['prometheus', 'grafana', 'jaeger']) expect(c.services[name]!.profiles, name).toEqual(['observability']);
+    const prometheus = parse(readFileSync(path.join(projectRoot, 'deploy', 'prometheus', 'prometheus.yml'), 'utf8')) as {
+      scrape_configs: { job_name: string; metrics_path: string; authorization?: { credentials_file: string }; dns_sd_configs: { names: string[]; port: number }[] }[];
+    };
+    const job = (name: string) => prometheus.scrape_configs.find((j) => j.job_name === name)!;
+    const env = (service: string) => c.services[service]!.environment as Record<string, string>;
+    expect(job('api').dns_sd_configs[0]).toMatchObject({ names: ['api'], port: Number(env('api').API_PORT) });
+    expect(job('worker').dns_sd_configs[0]).toMatchObject({ names: ['worker'], port: Number(env('worker').WORKER_METRICS_PORT) });
+    expect(env('worker').WORKER_METRICS_HOST).toBe('0.0.0.0');
+    // The token file Prometheus sends is the secret made from the api's METRICS_TOKEN.
+    const secret = (c.services.prometheus as { secrets: { source: string; target: string }[] }).secrets[0]!;
+    expect(job('api').authorization?.credentials_file).toBe(secret.target);
+    expect((c.secrets as Record<string, { environment: string }>)[secret.source]).toEqual({ environment: 'METRICS_TOKEN' });
+    expect(env('api').METRICS_TOKEN).toBe('${METRICS_TOKEN:-}');
+    // Grafana loads dashboards from where compose mounts deploy/grafana/dashboards.
+    const provider = parse(readFileSync(path.join(projectRoot, 'deploy', 'grafana', 'provisioning', 'dashboards', 'dashboards.yml'), 'utf8')) as { providers: { options: { path: string } }[] };
+    const mounts = (c.services.grafana!.volumes as string[]).map((v) => v.split(':'));
+    expect(mounts).toContainEqual(['./deploy/grafana/dashboards', provider.providers[0]!.options.path, 'ro']);
+    const home = env('grafana').GF_DASHBOARDS_DEFAULT_HOME_DASHBOARD_PATH!;
+    expect(home.startsWith(`${provider.providers[0]!.options.path}/`)).toBe(true);
+    expect(existsSync(path.join(projectRoot, 'deploy', 'grafana', 'dashboards', path.basename(home)))).toBe(true);
   });
 });

@@ -29,6 +29,12 @@ const STOOD_IN: Record<string, string> = {
   'temporal-schema': 'the test Temporal dev server (it has its schema)',
   temporal: 'the test Temporal dev server',
   'temporal-ui': 'nothing (no UI in tests)',
+  // Profile "observability", not started by a plain `up`: third-party images. What they read is checked
+  // elsewhere: the scrape targets and dashboard mounts in compose-file.test.ts, the dashboard's series
+  // and both /metrics endpoints in test/e2e/observability.test.ts.
+  prometheus: 'nothing (profile observability)',
+  grafana: 'nothing (profile observability)',
+  jaeger: 'nothing (profile observability)',
 };
 const PATH = [path.join(projectRoot, 'node_modules', '.bin'), path.join(projectRoot, '.tools', 'temporal', 'bin'), process.env.PATH].join(path.delimiter);
 const composeVars = { JWT_SECRET: randomBytes(32).toString('hex'), POSTGRES_PASSWORD: 'stood-in' };

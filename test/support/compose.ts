@@ -14,6 +14,7 @@ export interface ComposeService {
   ports?: unknown[];
   volumes?: unknown[];
   user?: string;
+  profiles?: string[];
 }
 
 export interface ComposeFile {
