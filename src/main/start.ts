@@ -3,7 +3,7 @@ import path from 'node:path';
 import { loadConfigOrExit, projectRoot } from '../config.ts';
 import { createDb } from '../db/client.ts';
 import { migrate } from '../infra/migrate.ts';
-import { ensureDatabase } from '../infra/postgres.ts';
+import { createDatabaseIfMissing, ensureDatabase } from '../infra/postgres.ts';
 import { stopChild, waitUntil } from '../infra/processes.ts';
 import { ensureTemporalBinary, startDevServer, temporalReachable } from '../infra/temporal-cli.ts';
 import { temporalConnectionOptions } from '../infra/temporal-connection.ts';
@@ -21,6 +21,7 @@ const children: ChildProcess[] = [];
 let stopping = false;
 
 const database = await ensureDatabase(config, log);
+if (config.databaseUrl) await createNamedDatabase(config.databaseUrl);
 log(`applying migrations`);
 await migrate(database.url);
 
@@ -85,4 +86,20 @@ async function shutdown(code: number): Promise<void> {
   for (const child of children.reverse()) await stopChild(child);
   await database.stop?.();
   process.exit(code);
+}
+
+/**
+ * The start command is for a first try: a DATABASE_URL naming a database that does not exist yet
+ * gets it created (through the server's `postgres` database). Without the right to, the migration
+ * step that follows says what is wrong.
+ */
+async function createNamedDatabase(url: string): Promise<void> {
+  const target = new URL(url);
+  const name = decodeURIComponent(target.pathname.slice(1));
+  if (!name) return;
+  const admin = Object.assign(new URL(url), { pathname: '/postgres' });
+  await createDatabaseIfMissing(admin.toString(), name).then(
+    () => undefined,
+    (err: unknown) => log(`could not check or create database ${name}: ${String(err)}`),
+  );
 }
