@@ -25,6 +25,8 @@ export function request(who: BenchCaller, method: string, path: string, body?: u
 
 export interface TimedFrame {
   type: string;
+  /** The SSE `id:` (`<run_id>:<seq>`); absent on HEARTBEAT frames. */
+  id?: string;
   /** The event's own `timestamp`: when it was stored (its created_at), in epoch ms. */
   timestamp: number;
   /** When the bench parsed the frame, in epoch ms (Date.now(), same clock as the server's). */
@@ -43,7 +45,7 @@ export async function readTimedSse(res: Response): Promise<TimedFrame[]> {
   const parser = createParser({
     onEvent(msg: EventSourceMessage) {
       const data = JSON.parse(msg.data) as { type: string; timestamp: number };
-      frames.push({ type: data.type, timestamp: data.timestamp, receivedAt: Date.now(), receivedPerf: performance.now() });
+      frames.push({ type: data.type, id: msg.id, timestamp: data.timestamp, receivedAt: Date.now(), receivedPerf: performance.now() });
     },
   });
   const decoder = new TextDecoder();

@@ -1,20 +1,35 @@
 import { createDb } from '../src/db/client.ts';
 import { startStack } from '../test/support/stack.ts';
 import { exchangeKey, type BenchCaller } from './client.ts';
-import { benchAppend, benchPaging } from './event-log.ts';
-import { benchFanOut } from './fan-out.ts';
+import { benchPaging } from './event-log.ts';
+import { Floor } from './floor/measure.ts';
 import { busyProcesses, describeMachine, loadAverage } from './machine.ts';
-import { findTemporalServer, memoryRows, type Watched } from './proc.ts';
-import { benchRunLatency, offlineModelDelayMs, RUN_MESSAGE } from './run-latency.ts';
-import { renderTable, type Row } from './stats.ts';
+import { findTemporalServer, memoryRows, residentMemory, rssSampler, type Watched } from './proc.ts';
+import { offlineModelDelayMs, relayLags, RUN_MESSAGE, runThroughput, sequentialRuns, timedRun } from './run-latency.ts';
+import { openStreamsMemory } from './sse-streams.ts';
+import { distribution, fmt, median, percentile, ratio, renderTable, renderTargets, type Row, type TargetRow } from './stats.ts';
 import { createBenchTenant } from './tenant.ts';
 import { waitForWorker } from './worker-ready.ts';
 
 /**
- * `npm run bench`: brings up the real stack (as the tests do), measures the event log,
- * history paging, run latency, SSE fan-out and process memory, prints one table, and
- * tears everything down. It asserts nothing. All traffic stays on 127.0.0.1.
+ * `npm run bench`: brings up the real stack (as the tests do) and, on the same Temporal dev
+ * server, a bare 1-activity workflow with its own worker: Temporal's floor. Measures every
+ * target of issue 11 beside that floor, prints a targets table and the distributions behind
+ * it, and tears everything down. It asserts nothing. All traffic stays on 127.0.0.1.
+ * Knobs (to shrink it): BENCH_RUNS, BENCH_CONCURRENCY, BENCH_ROUNDS, BENCH_RELAY_RUNS,
+ * BENCH_STREAMS, BENCH_HISTORY_EVENTS, BENCH_PAGE_SAMPLES.
  */
+const knob = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
+const RUNS = knob('BENCH_RUNS', 20);
+const CONCURRENCY = (process.env.BENCH_CONCURRENCY ?? '20,50').split(',').map(Number);
+const ROUNDS = knob('BENCH_ROUNDS', 2);
+const RELAY_RUNS = knob('BENCH_RELAY_RUNS', 100);
+const STREAMS = knob('BENCH_STREAMS', 1000);
+const HISTORY_SMALL = 1000;
+const HISTORY_LARGE = knob('BENCH_HISTORY_EVENTS', 100_000);
+const PAGE_SAMPLES = knob('BENCH_PAGE_SAMPLES', 20);
+const WARM_UP = 3;
+
 const began = performance.now();
 const log = (m: string) => console.error(`[bench ${((performance.now() - began) / 1000).toFixed(1)}s] ${m}`);
 const database = process.env.DATABASE_URL ? `DATABASE_URL (${new URL(process.env.DATABASE_URL).host})` : 'embedded PostgreSQL';
@@ -32,44 +47,125 @@ const stack = await startStack({
     RATE_LIMIT_TASKS_PER_MINUTE: '100000',
     RATE_LIMIT_EVENTS_PER_MINUTE: '100000',
     SSE_MAX_STREAMS_PER_USER: '100000',
+    SSE_MAX_STREAMS_PER_PROCESS: '100000',
   },
 });
 const db = createDb(stack.databaseUrl, 4);
 const pids: Watched = { api: stack.api.pid!, worker: stack.worker.pid! };
 const temporalPid = findTemporalServer(stack.temporalAddress);
 if (temporalPid !== undefined) pids['Temporal dev server'] = temporalPid;
+let floor: Floor | undefined;
 let exitCode = 0;
 try {
   const tenant = await createBenchTenant(db);
   const who: BenchCaller = { apiUrl: stack.apiUrl, token: await exchangeKey(stack.apiUrl, tenant.ownerKey), agentId: tenant.agentId };
-  const rows: Row[] = [];
-  await waitForWorker({ address: stack.temporalAddress }, stack.taskQueue);
+  const details: Row[] = [];
+  const targets: TargetRow[] = [];
+  [floor] = await Promise.all([Floor.start(stack.temporalAddress), waitForWorker({ address: stack.temporalAddress }, stack.taskQueue)]);
   // Let start-up work (JIT, pools, first polls) settle before the idle reading.
-  await new Promise((r) => setTimeout(r, 2000));
-  const memory = memoryRows('idle after start-up', pids);
+  await new Promise((r) => setTimeout(r, 3000));
+  const idle = { api: residentMemory(pids.api!).rss, worker: residentMemory(pids.worker!).rss };
+  details.push(...memoryRows('idle after start-up', pids));
 
-  log('a. event log appends');
-  rows.push(...(await benchAppend(db, tenant)));
-  log('b. paging a 10,000-event history');
-  rows.push(...(await benchPaging(db, tenant, who)));
-  log('c. run latency, sequential then concurrent');
-  rows.push(...(await benchRunLatency(who, pids, () => memory.push(...memoryRows('after 20 concurrent runs', pids)))));
-  log('d. relay fan-out to 1, then 50 readers');
-  rows.push(...(await benchFanOut(who)));
-  rows.push(...memory, ...memoryRows('at the end', pids));
+  log(`${STREAMS} open SSE streams on the api`);
+  const streams = await openStreamsMemory(db, tenant, who, pids.api!, STREAMS);
+  details.push({ section: 'streams', metric: `${streams.streams} open task streams: api RSS before → with them`, n: streams.streams, note: `${streams.beforeMiB.toFixed(0)} → ${streams.afterMiB.toFixed(0)} MiB` });
+
+  log(`warm-up, then ${RUNS} sequential runs: floor, ours`);
+  await floor.sequential(WARM_UP);
+  for (let i = 0; i < WARM_UP; i++) await timedRun(who);
+  const floorSeq = await floor.sequential(RUNS);
+  const oursSeq = await sequentialRuns(who, RUNS);
+  const modelSleep = offlineModelDelayMs();
+  const floorFirst = floorSeq.map((s) => s.firstActivity);
+  const floorResult = floorSeq.map((s) => s.result);
+  const oursStarted = oursSeq.map((t) => t.runStarted);
+  const oursFinished = oursSeq.map((t) => t.runFinished);
+  const oursZero = oursFinished.map((ms) => ms - modelSleep);
+  details.push(
+    distribution('floor', 'bare workflow: client start → activity started', floorFirst),
+    distribution('floor', 'bare 1-activity workflow: client start → result', floorResult),
+    distribution('ours', 'POST /api/run → response headers', oursSeq.map((t) => t.headers)),
+    distribution('ours', 'POST /api/run → RUN_STARTED received', oursStarted),
+    distribution('ours', 'POST /api/run → RUN_FINISHED received', oursFinished, `includes ${modelSleep} ms of model sleep`),
+    distribution('ours', `same, minus the model's ${modelSleep} ms sleep (zero-latency model)`, oursZero),
+  );
+  targets.push(
+    { metric: 'start → RUN_STARTED at the client (median)', ours: `${fmt(median(oursStarted))} ms`, floor: `${fmt(median(floorFirst))} ms`, ratio: ratio(median(oursStarted) / median(floorFirst)), target: '≤ 1.5×', met: median(oursStarted) / median(floorFirst) <= 1.5 },
+    { metric: 'whole fast run, zero-latency model (median)', ours: `${fmt(median(oursZero))} ms`, floor: `${fmt(median(floorResult))} ms`, ratio: ratio(median(oursZero) / median(floorResult)), target: '≤ 1.5×', met: median(oursZero) / median(floorResult) <= 1.5 },
+  );
+
+  let workerAt50: number | undefined;
+  for (const c of CONCURRENCY) {
+    log(`throughput at ${c} concurrent, ${c * ROUNDS} runs: floor, ours`);
+    const floorRate = await floor.throughput(c * ROUNDS, c);
+    const peak = rssSampler(pids.worker!);
+    const ours = await runThroughput(who, db, c * ROUNDS, c);
+    const workerPeak = peak();
+    if (c === 50) workerAt50 = workerPeak;
+    const ok = ours.incomplete === 0 && ours.lost === 0 && ours.misordered === 0;
+    details.push({ section: 'ours', metric: `${c} concurrent: worker RSS, highest`, n: c * ROUNDS, note: `${workerPeak.toFixed(0)} MiB` });
+    targets.push({
+      metric: `throughput at ${c} concurrent (${c * ROUNDS} runs)`,
+      ours: `${ours.runsPerSecond.toFixed(1)} runs/s`,
+      floor: `${floorRate.toFixed(1)} runs/s`,
+      ratio: ratio(ours.runsPerSecond / floorRate),
+      target: '≥ 0.8×, all complete, 0 lost',
+      met: ours.runsPerSecond / floorRate >= 0.8 && ok,
+    });
+    targets.push({ metric: `… runs complete / events lost / misordered`, ours: `${ours.complete}/${c * ROUNDS} / ${ours.lost} / ${ours.misordered}`, target: `${c * ROUNDS}/${c * ROUNDS} / 0 / 0`, met: ok });
+  }
+
+  log(`relay with ${RELAY_RUNS} runs streaming`);
+  const relay = await relayLags(who, RELAY_RUNS);
+  const sortedLags = [...relay.lags].sort((a, b) => a - b);
+  const p50 = percentile(sortedLags, 50);
+  const p99 = percentile(sortedLags, 99);
+  details.push(distribution('ours', `event stored → SSE client, ${RELAY_RUNS} runs streaming`, relay.lags, `p99 ${fmt(p99)} ms; ${relay.replayed} replayed (not counted), ${relay.failed} runs failed`));
+  targets.push(
+    { metric: `relay p50, ${RELAY_RUNS} runs streaming`, ours: `${fmt(p50)} ms`, target: '≤ 5 ms', met: p50 <= 5 },
+    { metric: `relay p99, ${RELAY_RUNS} runs streaming`, ours: `${fmt(p99)} ms`, target: '≤ 50 ms', met: p99 <= 50 },
+    { metric: `${streams.streams} open SSE streams, api RSS per stream`, ours: `${streams.kbPerStream.toFixed(1)} KB`, target: '≤ 25 KB', met: streams.kbPerStream <= 25 },
+  );
+
+  log(`history pages at ${HISTORY_SMALL} and ${HISTORY_LARGE} events`);
+  const pages = await benchPaging(db, tenant, who, HISTORY_SMALL, HISTORY_LARGE, PAGE_SAMPLES);
+  for (const [label, samples] of Object.entries(pages)) details.push(distribution('history', `GET /api/runs/{id}/events?limit=100, ${label.replace('@', ' page of ')} events`, samples));
+  for (const which of ['first', 'deep'] as const) {
+    const large = median(pages[`${which}@${HISTORY_LARGE}`]!);
+    const small = median(pages[`${which}@${HISTORY_SMALL}`]!);
+    targets.push({
+      metric: `history ${which} page, ${HISTORY_LARGE.toLocaleString('en-US')} vs ${HISTORY_SMALL.toLocaleString('en-US')} events (median)`,
+      ours: `${fmt(large)} ms`,
+      floor: `${fmt(small)} ms (1k)`,
+      ratio: ratio(large / small),
+      target: '≤ 1.2×',
+      met: large / small <= 1.2,
+    });
+  }
+
+  targets.push(
+    { metric: 'worker RSS, idle', ours: `${idle.worker.toFixed(0)} MiB`, target: '≤ 300 MiB', met: idle.worker <= 300 },
+    { metric: 'worker RSS, 50 concurrent runs (highest)', ours: workerAt50 === undefined ? 'not measured' : `${workerAt50.toFixed(0)} MiB`, target: '≤ 400 MiB', met: workerAt50 !== undefined && workerAt50 <= 400 },
+    { metric: 'api RSS, idle', ours: `${idle.api.toFixed(0)} MiB`, target: '≤ 150 MiB', met: idle.api <= 150 },
+  );
+  details.push(...memoryRows('at the end', pids));
   const busyAfter = await busyProcesses(Object.values(pids));
 
   console.log(`\nAgent Run Service benchmark (${new Date().toISOString()})`);
   console.log(`machine: ${describeMachine()}; load average before ${loadBefore}, after ${loadAverage()}`);
   console.log(`other processes using > 5% of a core: just before the bench: ${busyBefore.join('; ') || 'none'}; just after: ${busyAfter.join('; ') || 'none'}`);
-  console.log(`database: ${database}; Temporal dev server (TestWorkflowEnvironment.createLocal); api + worker as child processes`);
-  console.log(`model: offline, as shipped: ${offlineModelDelayMs()} ms of each run in c. is its built-in 15 ms per word (message "${RUN_MESSAGE}")\n`);
-  console.log(renderTable(rows));
+  console.log(`database: ${database}; Temporal dev server (TestWorkflowEnvironment.createLocal); api + worker as child processes; floor: a bare 1-activity workflow, in-process Worker, same server`);
+  console.log(`model: offline, message "${RUN_MESSAGE}": it sleeps ${modelSleep} ms per run (15 ms a word), subtracted for the zero-latency figure\n`);
+  console.log(renderTargets(targets));
+  console.log('');
+  console.log(renderTable(details));
   console.log(`\ntotal bench time ${((performance.now() - began) / 1000).toFixed(0)} s (including stack start-up and teardown below)`);
 } catch (err) {
   console.error('bench failed:', err);
   exitCode = 1;
 } finally {
+  await floor?.stop().catch((err: unknown) => log(`floor worker stop failed: ${String(err)}`));
   await db.$disconnect().catch(() => {});
   await stack.teardown().then(
     () => log('stack torn down, database dropped'),

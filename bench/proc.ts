@@ -11,11 +11,11 @@ export function residentMemory(pid: number): { rss: number; peak: number } {
   return { rss: kib('VmRSS') / 1024, peak: kib('VmHWM') / 1024 };
 }
 
-/** e. One row per process: resident memory now, and its peak so far. */
+/** One row per process: resident memory now, and its peak so far. */
 export function memoryRows(moment: string, processes: Watched): Row[] {
   return Object.entries(processes).map(([name, pid]) => {
     const { rss, peak } = residentMemory(pid);
-    return { section: 'e. memory', metric: `${name} RSS, ${moment}`, n: 1, note: `${rss.toFixed(0)} MiB (peak so far ${peak.toFixed(0)} MiB)` };
+    return { section: 'memory', metric: `${name} RSS, ${moment}`, n: 1, note: `${rss.toFixed(0)} MiB (peak so far ${peak.toFixed(0)} MiB)` };
   });
 }
 
@@ -48,4 +48,16 @@ export function findTemporalServer(address: string): number | undefined {
     if (args.includes('start-dev') && portAt >= 0 && args[portAt + 1] === port) return Number(entry);
   }
   return undefined;
+}
+
+/** Samples a process's VmRSS every `everyMs` until the returned function is called, which gives the highest reading (MiB). */
+export function rssSampler(pid: number, everyMs = 200): () => number {
+  let highest = residentMemory(pid).rss;
+  const timer = setInterval(() => {
+    highest = Math.max(highest, residentMemory(pid).rss);
+  }, everyMs);
+  return () => {
+    clearInterval(timer);
+    return Math.max(highest, residentMemory(pid).rss);
+  };
 }

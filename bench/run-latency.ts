@@ -1,76 +1,103 @@
+import type { Db } from '../src/db/client.ts';
 import { offlineAnswer } from '../src/activities/models/offline-model.ts';
-import { readTimedSse, request, type BenchCaller } from './client.ts';
-import { cpuMeter, type Watched } from './proc.ts';
-import { distribution, perSecond, type Row } from './stats.ts';
+import { readTimedSse, request, type BenchCaller, type TimedFrame } from './client.ts';
+import { inFlight, rate } from './pool.ts';
 
-export const RUN_MESSAGE = 'Hello! How are you today?';
-const RUNS = 20;
-const WARM_UP_RUNS = 2;
+/** A short message: the offline model's answer (and so its deliberate pacing) is as short as it gets. */
+export const RUN_MESSAGE = 'Hi';
 /** The offline model sleeps this long before each word (src/activities/models/offline-model.ts). */
 const OFFLINE_WORD_DELAY_MS = 15;
 
-interface RunTiming {
+export interface RunTiming {
+  /** POST → response headers (ms). */
   headers: number;
   runStarted: number;
-  firstContent: number;
   runFinished: number;
+  /** Epoch ms when the headers arrived: events stored after this reached the client live. */
+  subscribedAt: number;
+  frames: TimedFrame[];
 }
 
 /** One streamed POST /api/run on a new task; every time is from just before the request. */
-async function timedRun(who: BenchCaller): Promise<RunTiming> {
+export async function timedRun(who: BenchCaller, message = RUN_MESSAGE): Promise<RunTiming> {
   const t0 = performance.now();
-  const res = await request(who, 'POST', '/api/run', { messages: [{ role: 'user', content: RUN_MESSAGE }] });
+  const res = await request(who, 'POST', '/api/run', { messages: [{ role: 'user', content: message }], mode: 'fast' });
   const headers = performance.now() - t0;
+  const subscribedAt = Date.now();
   const frames = await readTimedSse(res);
   const at = (type: string) => {
     const frame = frames.find((f) => f.type === type);
     if (!frame) throw new Error(`run stream had no ${type}`);
     return frame.receivedPerf - t0;
   };
-  return { headers, runStarted: at('RUN_STARTED'), firstContent: at('TEXT_MESSAGE_CONTENT'), runFinished: at('RUN_FINISHED') };
-}
-
-function rows(section: string, label: string, timings: RunTiming[], note?: string): Row[] {
-  const pick = (k: keyof RunTiming) => timings.map((t) => t[k]);
-  return [
-    distribution(section, `${label}: first byte (response headers)`, pick('headers')),
-    distribution(section, `${label}: RUN_STARTED received`, pick('runStarted')),
-    distribution(section, `${label}: first TEXT_MESSAGE_CONTENT`, pick('firstContent')),
-    distribution(section, `${label}: RUN_FINISHED received`, pick('runFinished'), note),
-  ];
+  return { headers, runStarted: at('RUN_STARTED'), runFinished: at('RUN_FINISHED'), subscribedAt, frames };
 }
 
 /** How much of a run the offline model spends sleeping on purpose: its words × 15 ms. */
-export function offlineModelDelayMs(): number {
-  const words = offlineAnswer([{ role: 'user', content: RUN_MESSAGE }]).match(/\S+\s*/g)?.length ?? 0;
+export function offlineModelDelayMs(message = RUN_MESSAGE): number {
+  const words = offlineAnswer([{ role: 'user', content: message }]).match(/\S+\s*/g)?.length ?? 0;
   return words * OFFLINE_WORD_DELAY_MS;
 }
 
-/** CPU time the api and worker spent per run over a phase: where a run's cost goes. */
-function cpuRow(label: string, used: Record<string, number>, runs: number): Row {
-  const parts = Object.entries(used).map(([name, ms]) => `${name} ${Math.round(ms / runs)} ms`);
-  return { section: 'c. runs', metric: `${label}: CPU per run`, n: runs, note: parts.join(', ') };
+export async function sequentialRuns(who: BenchCaller, count: number): Promise<RunTiming[]> {
+  const timings: RunTiming[] = [];
+  for (let i = 0; i < count; i++) timings.push(await timedRun(who));
+  return timings;
 }
 
-/** c. 20 sequential streamed runs, then 20 at once; each on a new task. */
-export async function benchRunLatency(who: BenchCaller, processes: Watched, afterConcurrent: () => void): Promise<Row[]> {
-  for (let i = 0; i < WARM_UP_RUNS; i++) await timedRun(who);
-  let cpu = cpuMeter(processes);
-  const sequential: RunTiming[] = [];
-  for (let i = 0; i < RUNS; i++) sequential.push(await timedRun(who));
-  const sequentialCpu = cpu();
+export interface Throughput {
+  runsPerSecond: number;
+  complete: number;
+  incomplete: number;
+  /** Stored events of the measured runs that their stream did not deliver (gaps in the ids included). */
+  lost: number;
+  /** Events delivered twice or out of order. */
+  misordered: number;
+}
 
-  cpu = cpuMeter(processes);
-  const started = performance.now();
-  const concurrent = await Promise.all(Array.from({ length: RUNS }, () => timedRun(who)));
-  const wall = performance.now() - started;
-  const concurrentCpu = cpu();
-  afterConcurrent();
-  const seqWall = sequential.reduce((sum, t) => sum + t.runFinished, 0);
-  return [
-    ...rows('c. runs', 'sequential', sequential, perSecond(RUNS, seqWall, 'runs')),
-    cpuRow('sequential', sequentialCpu, RUNS),
-    ...rows('c. runs', `${RUNS} concurrent`, concurrent, `${perSecond(RUNS, wall, 'runs')} (wall ${Math.round(wall)} ms)`),
-    cpuRow(`${RUNS} concurrent`, concurrentCpu, RUNS),
-  ];
+/**
+ * Streamed runs, `concurrency` in flight, `total` in all. Every stream's ids must count
+ * 1, 2, 3… and cover every event the database holds for its run.
+ */
+export async function runThroughput(who: BenchCaller, db: Db, total: number, concurrency: number): Promise<Throughput> {
+  const { results, wallMs } = await inFlight(total, concurrency, () => timedRun(who));
+  const received = new Map<string, number[]>();
+  for (const r of results) {
+    if (r.status !== 'fulfilled') continue;
+    for (const f of r.value.frames) {
+      if (!f.id) continue;
+      const cut = f.id.lastIndexOf(':');
+      const runId = f.id.slice(0, cut);
+      received.set(runId, [...(received.get(runId) ?? []), Number(f.id.slice(cut + 1))]);
+    }
+  }
+  const stored = await db.runEvent.groupBy({ by: ['runId'], where: { runId: { in: [...received.keys()] } }, _count: { _all: true } });
+  let lost = 0;
+  let misordered = 0;
+  for (const { runId, _count } of stored) {
+    const seqs = received.get(runId) ?? [];
+    misordered += seqs.filter((seq, i) => seq !== i + 1).length;
+    lost += Math.max(0, _count._all - new Set(seqs).size);
+  }
+  const complete = results.filter((r) => r.status === 'fulfilled').length;
+  return { runsPerSecond: rate(complete, wallMs), complete, incomplete: total - complete, lost, misordered };
+}
+
+/**
+ * `runs` streamed runs started at once: for every event stored after its client subscribed,
+ * its stored timestamp (created_at) → its arrival at the client, in ms.
+ */
+export async function relayLags(who: BenchCaller, runs: number): Promise<{ lags: number[]; replayed: number; failed: number }> {
+  const { results } = await inFlight(runs, runs, () => timedRun(who));
+  const lags: number[] = [];
+  let replayed = 0;
+  for (const r of results) {
+    if (r.status !== 'fulfilled') continue;
+    for (const f of r.value.frames) {
+      if (f.type === 'HEARTBEAT') continue;
+      if (f.timestamp < r.value.subscribedAt) replayed++;
+      else lags.push(f.receivedAt - f.timestamp);
+    }
+  }
+  return { lags, replayed, failed: results.filter((r) => r.status === 'rejected').length };
 }

@@ -28,14 +28,40 @@ export function perSecond(count: number, ms: number, unit: string): string {
   return `${rate >= 100 ? Math.round(rate).toLocaleString('en-US') : rate.toFixed(1)} ${unit}/s`;
 }
 
-const fmt = (ms: number | undefined) => (ms === undefined || Number.isNaN(ms) ? '' : ms >= 100 ? ms.toFixed(0) : ms.toFixed(1));
+export const fmt = (ms: number | undefined) => (ms === undefined || Number.isNaN(ms) ? '' : ms >= 100 ? ms.toFixed(0) : ms.toFixed(1));
 
-/** The rows as a Markdown table, so the output can be pasted into the README as is. */
+/** A Markdown table, columns padded so the output reads in a terminal and pastes into the README as is. */
+export function markdownTable(header: string[], lines: string[][], rightAligned: number[] = []): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
+  const right = (i: number) => rightAligned.includes(i);
+  const line = (cells: string[]) => `| ${cells.map((c, i) => (right(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join(' | ')} |`;
+  const rule = `|${widths.map((w, i) => (right(i) ? `${'-'.repeat(w + 1)}:` : '-'.repeat(w + 2))).join('|')}|`;
+  return [line(header), rule, ...lines.map(line)].join('\n');
+}
+
+/** The distribution rows as a Markdown table. */
 export function renderTable(rows: Row[]): string {
   const header = ['section', 'metric', 'n', 'median ms', 'p95 ms', 'max ms', 'throughput / value'];
   const lines = rows.map((r) => [r.section, r.metric, String(r.n), fmt(r.median), fmt(r.p95), fmt(r.max), r.note ?? '']);
-  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
-  const line = (cells: string[]) => `| ${cells.map((c, i) => (i >= 2 && i <= 5 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join(' | ')} |`;
-  const rule = `|${widths.map((w, i) => (i >= 2 && i <= 5 ? `${'-'.repeat(w + 1)}:` : '-'.repeat(w + 2))).join('|')}|`;
-  return [line(header), rule, ...lines.map(line)].join('\n');
+  return markdownTable(header, lines, [2, 3, 4, 5]);
 }
+
+/** One line of the targets table: our figure beside Temporal's floor (where the issue defines one) and the target. */
+export interface TargetRow {
+  metric: string;
+  ours: string;
+  floor?: string;
+  /** ours ÷ floor (or the ratio the target names), e.g. "1.43×". */
+  ratio?: string;
+  target: string;
+  met: boolean;
+}
+
+export function renderTargets(rows: TargetRow[]): string {
+  const header = ['target', 'ours', 'floor', 'ratio', 'goal', 'met'];
+  const lines = rows.map((r) => [r.metric, r.ours, r.floor ?? '—', r.ratio ?? '—', r.target, r.met ? 'yes' : '**no**']);
+  return markdownTable(header, lines, [1, 2, 3]);
+}
+
+export const median = (samples: number[]) => percentile([...samples].sort((a, b) => a - b), 50);
+export const ratio = (x: number) => `${x.toFixed(2)}×`;

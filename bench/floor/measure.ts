@@ -1,0 +1,75 @@
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import { inFlight, rate } from '../pool.ts';
+import * as activities from './activities.ts';
+import type { floorWorkflow } from './workflows.ts';
+
+export interface FloorSample {
+  /** Client's start call → the activity began (ms). */
+  firstActivity: number;
+  /** Client's start call → the workflow's result arrived (ms). */
+  result: number;
+}
+
+/**
+ * Temporal's own floor on the stack's dev server: a bare 1-activity workflow, with its own
+ * in-process Worker (defaults, like ours) on its own task queue.
+ */
+export class Floor {
+  private constructor(
+    private readonly client: Client,
+    private readonly connection: Connection,
+    private readonly worker: Worker,
+    private readonly running: Promise<void>,
+    private readonly taskQueue: string,
+  ) {}
+
+  static async start(address: string): Promise<Floor> {
+    // The bench's output is its table: only the floor worker's warnings and errors go to stderr.
+    Runtime.install({ logger: new DefaultLogger('WARN') });
+    const taskQueue = `bench-floor-${randomBytes(3).toString('hex')}`;
+    const workerConnection = await NativeConnection.connect({ address });
+    const worker = await Worker.create({
+      connection: workerConnection,
+      taskQueue,
+      workflowsPath: path.join(import.meta.dirname, 'workflows.ts'),
+      activities,
+    });
+    const running = worker.run().finally(() => workerConnection.close());
+    const connection = await Connection.connect({ address });
+    return new Floor(new Client({ connection }), connection, worker, running, taskQueue);
+  }
+
+  /** One bare workflow, timed from just before the client's start call. */
+  async once(): Promise<FloorSample> {
+    const t0 = Date.now();
+    const handle = await this.client.workflow.start<typeof floorWorkflow>('floorWorkflow', {
+      taskQueue: this.taskQueue,
+      workflowId: `floor-${randomBytes(6).toString('hex')}`,
+    });
+    const activityStartedAt = await handle.result();
+    return { firstActivity: activityStartedAt - t0, result: Date.now() - t0 };
+  }
+
+  async sequential(count: number): Promise<FloorSample[]> {
+    const samples: FloorSample[] = [];
+    for (let i = 0; i < count; i++) samples.push(await this.once());
+    return samples;
+  }
+
+  /** Workflows per second with `concurrency` in flight, `total` in all. */
+  async throughput(total: number, concurrency: number): Promise<number> {
+    const { results, wallMs } = await inFlight(total, concurrency, () => this.once());
+    const failed = results.filter((r) => r.status === 'rejected').length;
+    if (failed > 0) throw new Error(`${failed} floor workflows failed`);
+    return rate(total, wallMs);
+  }
+
+  async stop(): Promise<void> {
+    this.worker.shutdown();
+    await this.running;
+    await this.connection.close();
+  }
+}
