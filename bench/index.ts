@@ -1,3 +1,4 @@
+import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { createDb } from '../src/db/client.ts';
 import { startStack } from '../test/support/stack.ts';
 import { exchangeKey, type BenchCaller } from './client.ts';
@@ -30,6 +31,8 @@ const HISTORY_LARGE = knob('BENCH_HISTORY_EVENTS', 100_000);
 const PAGE_SAMPLES = knob('BENCH_PAGE_SAMPLES', 20);
 const WARM_UP = 3;
 
+// The bench's output is its table: the in-process Temporal runtime (dev server handle, floor worker) logs only warnings.
+Runtime.install({ logger: new DefaultLogger('WARN') });
 const began = performance.now();
 const log = (m: string) => console.error(`[bench ${((performance.now() - began) / 1000).toFixed(1)}s] ${m}`);
 const database = process.env.DATABASE_URL ? `DATABASE_URL (${new URL(process.env.DATABASE_URL).host})` : 'embedded PostgreSQL';

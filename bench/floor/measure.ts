@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import { NativeConnection, Worker } from '@temporalio/worker';
 import { inFlight, rate } from '../pool.ts';
 import * as activities from './activities.ts';
 import type { floorWorkflow } from './workflows.ts';
@@ -27,8 +27,6 @@ export class Floor {
   ) {}
 
   static async start(address: string): Promise<Floor> {
-    // The bench's output is its table: only the floor worker's warnings and errors go to stderr.
-    Runtime.install({ logger: new DefaultLogger('WARN') });
     const taskQueue = `bench-floor-${randomBytes(3).toString('hex')}`;
     const workerConnection = await NativeConnection.connect({ address });
     const worker = await Worker.create({
