@@ -11,6 +11,7 @@ import { openStreamsMemory } from './sse-streams.ts';
 import { distribution, fmt, median, percentile, ratio, renderTable, renderTargets, type Row, type TargetRow } from './stats.ts';
 import { createBenchTenant } from './tenant.ts';
 import { waitForWorker } from './worker-ready.ts';
+import { BENCH_STACK_ENV } from './stack-env.ts';
 
 /**
  * `npm run bench`: brings up the real stack (as the tests do) and, on the same Temporal dev
@@ -42,16 +43,7 @@ const busyBefore = await busyProcesses();
 log(`starting the stack on ${database}`);
 const stack = await startStack({
   purpose: 'bench',
-  env: {
-    LOG_LEVEL: 'warn',
-    MODEL_PROVIDER: 'offline',
-    // One user makes every request here: the per-user limits (30 runs, 100 task requests a minute) would stop the bench.
-    RATE_LIMIT_RUNS_PER_MINUTE: '100000',
-    RATE_LIMIT_TASKS_PER_MINUTE: '100000',
-    RATE_LIMIT_EVENTS_PER_MINUTE: '100000',
-    SSE_MAX_STREAMS_PER_USER: '100000',
-    SSE_MAX_STREAMS_PER_PROCESS: '100000',
-  },
+  env: BENCH_STACK_ENV,
 });
 const db = createDb(stack.databaseUrl, 4);
 const pids: Watched = { api: stack.api.pid!, worker: stack.worker.pid! };

@@ -6,6 +6,7 @@ import { busyProcesses, describeMachine, loadAverage } from './machine.ts';
 import { distribution, percentile, perSecond, renderTable, type Row } from './stats.ts';
 import { createBenchTenant } from './tenant.ts';
 import { waitForWorker } from './worker-ready.ts';
+import { BENCH_STACK_ENV } from './stack-env.ts';
 
 /**
  * `npm run bench:scale`: the same runs against 1 api + 1 worker, then against 2 apis +
@@ -24,14 +25,7 @@ const began = performance.now();
 const log = (m: string) => console.error(`[bench:scale ${((performance.now() - began) / 1000).toFixed(1)}s] ${m}`);
 const loadBefore = loadAverage();
 const busyBefore = await busyProcesses();
-const env = {
-  LOG_LEVEL: 'warn',
-  MODEL_PROVIDER: 'offline',
-  RATE_LIMIT_RUNS_PER_MINUTE: '100000',
-  RATE_LIMIT_TASKS_PER_MINUTE: '100000',
-  RATE_LIMIT_EVENTS_PER_MINUTE: '100000',
-  SSE_MAX_STREAMS_PER_USER: '100000',
-};
+const env = BENCH_STACK_ENV;
 log('starting the stack (1 api + 1 worker)');
 const stack = await startStack({ purpose: 'bench', env });
 const db = createDb(stack.databaseUrl, 2);
