@@ -1,4 +1,5 @@
 import type { Prisma } from '../generated/prisma/client.ts';
+import type { Tx } from '../db/client.ts';
 import { appendEventsInTx } from '../db/event-log.ts';
 import { createHash } from 'node:crypto';
 import { nonRetryableIfRunGone } from './run-gone.ts';
@@ -93,7 +94,7 @@ export function createRunProgressActivities({ db, config }: ActivityDeps) {
 }
 
 /** Records the run's usage and debits its org, unless this run was billed already. */
-async function debitOnce(tx: Prisma.TransactionClient, runId: string, usage: TokenUsage, credits: number): Promise<void> {
+async function debitOnce(tx: Tx, runId: string, usage: TokenUsage, credits: number): Promise<void> {
   const billed = await tx.$executeRaw`
     UPDATE runs SET billed_at = now(), credits_used = ${credits},
       input_tokens = ${usage.inputTokens}, output_tokens = ${usage.outputTokens}

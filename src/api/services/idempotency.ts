@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Request } from 'express';
 import { z } from 'zod';
-import type { Prisma } from '../../generated/prisma/client.ts';
+import type { Tx } from '../../db/client.ts';
 import type { ApiDeps } from '../deps.ts';
 import { HttpError } from '../errors.ts';
 import type { Caller } from '../middleware/authenticate.ts';
@@ -70,7 +70,7 @@ export async function runOfClaim(db: ApiDeps['db'], caller: Caller, claim: Idemp
  * together or not at all. An expired row of the same key is replaced. Two requests racing
  * on one key: the second insert violates the primary key and its whole transaction rolls back.
  */
-export async function recordClaim(tx: Prisma.TransactionClient, caller: Caller, claim: IdempotencyClaim, runId: string): Promise<void> {
+export async function recordClaim(tx: Tx, caller: Caller, claim: IdempotencyClaim, runId: string): Promise<void> {
   await tx.idempotencyKey.deleteMany({
     where: { orgId: caller.orgId, userId: caller.userId, key: claim.key, createdAt: { lt: freshSince() } },
   });
@@ -80,7 +80,7 @@ export async function recordClaim(tx: Prisma.TransactionClient, caller: Caller, 
 }
 
 /** A run start refused after its key was stored (its workflow could not start): free the key for a retry. */
-export async function releaseClaim(tx: Prisma.TransactionClient, runId: string): Promise<void> {
+export async function releaseClaim(tx: Tx, runId: string): Promise<void> {
   await tx.idempotencyKey.deleteMany({ where: { runId } });
 }
 
