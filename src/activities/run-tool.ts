@@ -6,7 +6,8 @@ import { CALL_ATTEMPTS, failureTypes, type ToolCallInput, type ToolOutcome } fro
 import type { ActivityDeps } from './deps.ts';
 import { executeOnce } from './tool-executions.ts';
 import { toolImplementations } from './tools/index.ts';
-import { ToolError, type ToolContext } from './tools/types.ts';
+import { ToolError } from '../shared/tools/tool-error.ts';
+import type { ToolContext } from './tools/types.ts';
 
 export function createRunToolActivities(deps: ActivityDeps) {
   return {
