@@ -4,7 +4,8 @@ import { newId } from '../shared/ids.ts';
 import { createApiKey } from './api-keys.ts';
 import { type ApplyFile, type ApplyOrg, applyFileSchema } from './apply-file.ts';
 import { inAdminTransaction } from './db.ts';
-import { AdminError, formatIssues } from './errors.ts';
+import { formatIssues } from '../shared/zod-issues.ts';
+import { AdminError } from './errors.ts';
 
 export interface AppliedKey {
   user: string;
