@@ -2,6 +2,7 @@ import type { Db } from '../db/client.ts';
 import type { ApprovalGrant } from '../generated/prisma/client.ts';
 import { agentModelSettingsSchema } from '../shared/agent-settings.ts';
 import { newId } from '../shared/ids.ts';
+import { isOrgAdmin } from '../shared/roles.ts';
 import { toolCatalog } from '../shared/tools/index.ts';
 import { type DbClient, inAdminTransaction } from './db.ts';
 import { AdminError } from './errors.ts';
@@ -67,7 +68,7 @@ export async function createGrant(db: Db, input: CreateGrantInput): Promise<Gran
   const agent = await requireAgent(db, input.agentId);
   const user = await requireUser(db, input.grantedBy);
   if (user.orgId !== agent.orgId) throw new AdminError(`user ${user.id} is not a member of org ${agent.orgId}`);
-  if (isSensitive(tool.name, tool.sensitive, agent.modelSettings) && user.role !== 'owner' && user.role !== 'admin') {
+  if (isSensitive(tool.name, tool.sensitive, agent.modelSettings) && !isOrgAdmin(user.role)) {
     throw new AdminError(`${tool.name} is a sensitive tool: only an owner or admin of org ${agent.orgId} may grant it, ${user.id} is a ${user.role}`);
   }
   // The admin lock keeps two concurrent `grant create`s from both inserting.

@@ -5,11 +5,12 @@ import type { Prisma } from '../../generated/prisma/client.ts';
 import { isActiveStatus } from '../../shared/run-status.ts';
 import { answerUpdate } from '../../workflows/run-messages.ts';
 import { conflict, forbidden, notFound } from '../errors.ts';
-import { isOrgAdmin } from '../middleware/authenticate.ts';
+import { isOrgAdmin } from '../../shared/roles.ts';
 import { defineRoute } from '../route.ts';
 import { errorResponses, errorSchema } from '../schemas/common.ts';
 import { approvalDecisionResultSchema, approvalDecisionSchema, approvalListQuerySchema, approvalListSchema } from '../schemas/human.ts';
 import { sendRunUpdate } from '../services/run-updates.ts';
+import { mayUseAgentOf } from '../services/agent-access.ts';
 
 type ApprovalRow = Prisma.ApprovalGetPayload<{ include: { request: { select: { prompt: true } } } }>;
 
@@ -92,7 +93,7 @@ export const approvalRoutes = [
       if (caller.role === 'guest') throw guestsRefused();
       const approval = await db.approval.findUnique({ where: { id: params.approval_id }, include: { run: { select: { status: true } } } });
       if (!approval || approval.orgId !== caller.orgId) throw notFound(`Approval ${params.approval_id} not found`);
-      if (!isOrgAdmin(caller.role) && !(await grantedAgents(db, caller.userId)).includes(approval.agentId)) {
+      if (!(await mayUseAgentOf(db, caller, approval.agentId))) {
         throw forbidden('You have not been granted access to this approval’s agent');
       }
       if (approval.sensitive && !isOrgAdmin(caller.role)) throw forbidden('Only an organization owner or admin may decide a sensitive approval');

@@ -1,6 +1,7 @@
 import type { DbOrTx } from '../../db/client.ts';
 import { forbidden, notFound } from '../errors.ts';
-import { isOrgAdmin, type AgentContext, type Caller } from '../middleware/authenticate.ts';
+import { isOrgAdmin } from '../../shared/roles.ts';
+import type { AgentContext, Caller } from '../middleware/authenticate.ts';
 
 /**
  * A task the caller may use through this agent. Unknown → 404. Another org's

@@ -5,7 +5,8 @@ import type { MessageParts } from '../../shared/message-parts.ts';
 import { isActiveStatus, runStatuses, taskRunStatus } from '../../shared/run-status.ts';
 import type { ApiDeps } from '../deps.ts';
 import { HttpError } from '../errors.ts';
-import { isOrgAdmin, type AgentContext, type Caller } from '../middleware/authenticate.ts';
+import { isOrgAdmin } from '../../shared/roles.ts';
+import type { AgentContext, Caller } from '../middleware/authenticate.ts';
 import { runsEndedByApi } from '../metrics.ts';
 
 /** Newest first; the id breaks ties between rows created in the same millisecond. */
