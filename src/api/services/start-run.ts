@@ -1,5 +1,6 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy } from '@temporalio/client';
 import type { ApiDeps } from '../deps.ts';
+import { appendMessages } from '../../db/conversation.ts';
 import { appendEventsInTx } from '../../db/event-log.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import { newId } from '../../shared/ids.ts';
@@ -125,12 +126,7 @@ async function createAndStartRun(deps: ApiDeps, caller: Caller, agent: AgentCont
         streamed: body.stream,
       },
     });
-    const last = await tx.message.aggregate({ where: { taskId }, _max: { position: true } });
-    let position = last._max.position ?? 0;
-    await tx.message.createMany({
-      data: newMessages.map((m) => ({ id: newId('msg'), taskId, runId, role: m.role, content: m.content, position: ++position })),
-    });
-    await tx.task.update({ where: { id: taskId }, data: { updatedAt: new Date() } });
+    await appendMessages(tx, taskId, runId, newMessages.map((m) => ({ id: newId('msg'), role: m.role, content: m.content })));
     if (claim) await recordClaim(tx, caller, claim, runId);
     return { taskId, createdAt: run.createdAt };
   });
