@@ -3,7 +3,7 @@ import type { RequestHandler } from 'express';
 import type { Db } from '../../db/client.ts';
 import type { Role } from '../../generated/prisma/enums.ts';
 import { InvalidTokenError, type TokenClaims, type TokenService } from '../../auth/tokens.ts';
-import { forbidden, unauthorized, HttpError } from '../errors.ts';
+import { forbidden, invalidValue, unauthorized } from '../errors.ts';
 import { loadUsableAgent } from '../services/agent-access.ts';
 
 export interface Caller {
@@ -83,7 +83,7 @@ export function requireAgent(db: Db): RequestHandler {
     const caller = req.caller!;
     const agentId = req.get('x-agent-id')?.trim();
     if (!agentId) {
-      throw new HttpError(422, [{ loc: ['header', 'x-agent-id'], msg: 'X-Agent-Id header is required', type: 'missing' }]);
+      throw invalidValue(['header', 'x-agent-id'], 'X-Agent-Id header is required', 'missing');
     }
     const agent = await loadUsableAgent(db, agentId, caller);
     if (caller.role === 'guest' && !agent.customerFacing) throw forbidden('Guests may only use customer-facing agents');

@@ -3,7 +3,7 @@ import type { Request } from 'express';
 import { z } from 'zod';
 import type { Tx } from '../../db/client.ts';
 import type { ApiDeps } from '../deps.ts';
-import { HttpError } from '../errors.ts';
+import { badRequest, invalidValue } from '../errors.ts';
 import type { Caller } from '../middleware/authenticate.ts';
 
 /** How long a key keeps returning its run. After that the same key starts a new run. */
@@ -39,7 +39,7 @@ export function idempotencyClaim(req: Request, operation: string, body: unknown)
   const key = req.get('idempotency-key');
   if (key === undefined) return undefined;
   if (key.length === 0 || key.length > 255 || !VISIBLE_ASCII.test(key)) {
-    throw new HttpError(400, 'Idempotency-Key must be 1-255 visible ASCII characters (a UUID is best)');
+    throw badRequest('Idempotency-Key must be 1-255 visible ASCII characters (a UUID is best)');
   }
   const requestHash = createHash('sha256').update(JSON.stringify({ operation, body })).digest('hex');
   return { key, requestHash };
@@ -57,10 +57,7 @@ export async function runOfClaim(db: ApiDeps['db'], caller: Caller, claim: Idemp
   });
   if (!row || row.createdAt < freshSince()) return undefined;
   if (row.requestHash !== claim.requestHash) {
-    throw new HttpError(
-      422,
-      [{ loc: ['header', 'idempotency-key'], msg: 'This key was already used with a different request; use a new key for a new request', type: 'idempotency_key_reused' }],
-    );
+    throw invalidValue(['header', 'idempotency-key'], 'This key was already used with a different request; use a new key for a new request', 'idempotency_key_reused');
   }
   return row.runId;
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { HttpError } from '../errors.ts';
+import { invalidValue } from '../errors.ts';
 import { decodeOpaqueCursor, encodeOpaqueCursor } from '../opaque-cursor.ts';
 
 /**
@@ -19,7 +19,7 @@ export function encodeKeysetCursor(scope: string, last: KeysetPosition): string 
   return encodeOpaqueCursor({ s: scope, t: last.createdAt.getTime(), i: last.id });
 }
 
-const badCursor = (msg: string) => new HttpError(422, [{ loc: ['query', 'cursor'], msg, type: 'value_error' }]);
+const badCursor = (msg: string) => invalidValue(['query', 'cursor'], msg);
 
 /** The position a cursor stands for, or the spec's 422 when it is not one we issued for this list. */
 export function decodeKeysetCursor(scope: string, value: string): KeysetPosition {
