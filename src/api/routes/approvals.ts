@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { APPROVAL_ROLES_DOC } from '../services/approval-rules.ts';
+import { APPROVAL_ROLES_DOC, refuseSensitiveUnlessAdmin } from '../services/approval-rules.ts';
 import type { Db } from '../../db/client.ts';
 import type { Prisma } from '../../generated/prisma/client.ts';
 import { isActiveStatus } from '../../shared/run-status.ts';
@@ -96,7 +96,7 @@ export const approvalRoutes = [
       if (!(await mayUseAgentOf(db, caller, approval.agentId))) {
         throw forbidden('You have not been granted access to this approval’s agent');
       }
-      if (approval.sensitive && !isOrgAdmin(caller.role)) throw forbidden('Only an organization owner or admin may decide a sensitive approval');
+      refuseSensitiveUnlessAdmin(caller, approval.sensitive);
       if (approval.status !== 'pending' || !isActiveStatus(approval.run.status)) throw conflict(`Approval ${approval.id} is not pending (${approval.status})`);
       const approved = body.decision === 'approve';
       const answer =

@@ -21,5 +21,10 @@ export async function authorizeAnswer(db: Db, caller: Caller, requestId: string,
   const grantsAlways = !answer.cancelled && 'approve_always' in answer && answer.approve_always === true;
   if (grantsAlways && caller.role === 'guest') throw forbidden('Guests may not grant approve_always (an org-wide grant)');
   const approval = await db.approval.findUnique({ where: { requestId }, select: { sensitive: true } });
-  if (approval?.sensitive && !isOrgAdmin(caller.role)) throw forbidden('Only an organization owner or admin may decide a sensitive approval');
+  refuseSensitiveUnlessAdmin(caller, approval?.sensitive ?? false);
+}
+
+/** Sensitive approvals are decided by owners and admins only (403 for everyone else). */
+export function refuseSensitiveUnlessAdmin(caller: Caller, sensitive: boolean): void {
+  if (sensitive && !isOrgAdmin(caller.role)) throw forbidden('Only an organization owner or admin may decide a sensitive approval');
 }
