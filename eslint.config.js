@@ -46,4 +46,14 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    // The sandbox is a layer below the activities that drive it: shared types live in src/shared.
+    files: ['src/sandbox/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['**/activities/*', '**/api/*', '**/workflows/*'], message: 'src/sandbox is called by activities; put what both need in src/shared.' }] },
+      ],
+    },
+  },
 );

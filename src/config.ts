@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { z } from 'zod';
+import { formatIssues } from './shared/zod-issues.ts';
 
 /** The project root: everything the service writes by default goes under `<root>/.data`. */
 export const projectRoot = path.resolve(import.meta.dirname, '..');
@@ -115,7 +116,7 @@ export class ConfigError extends Error {
 export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
   const set = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
   const parsed = envSchema.safeParse(set);
-  const problems = parsed.success ? [] : parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+  const problems = parsed.success ? [] : formatIssues(parsed.error.issues, { atRoot: '' }).map((line) => `  ${line}`);
   if (set.NODE_ENV === 'production' && !set.JWT_SECRET) {
     problems.push('  JWT_SECRET: required when NODE_ENV=production (a random string of at least 32 characters, shared by every api replica)');
   }

@@ -11,6 +11,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectRoot } from '../src/config.ts';
+import { EVENTS_CHANNEL } from '../src/db/event-log.ts';
 import { listMigrations, migrate, migrationsDir } from '../src/infra/migrate.ts';
 import {
   describeDatabase,
@@ -175,6 +176,12 @@ describe('schema.prisma and prisma/migrations', () => {
       'tables.drift_child.indexes: "drift_child_label_idx (label) USING hash" is in the database but not in schema.prisma',
       'tables.drift_child.uniqueIndexes: "drift_child_label_key (label DESC)" is in schema.prisma but not in the database',
     ]);
+  });
+
+  it('the event trigger notifies the channel the event hub listens on', async () => {
+    const body = await withClient(migrated.url, async (client) =>
+      (await client.query<{ body: string }>(`SELECT prosrc AS body FROM pg_proc WHERE proname = 'notify_run_event'`)).rows[0]?.body);
+    expect(body).toContain(`pg_notify('${EVENTS_CHANNEL}',`);
   });
 
   it('has a migration lock for PostgreSQL', () => {

@@ -1,8 +1,7 @@
+import type { Tx } from '../db/client.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
 import { newId } from '../shared/ids.ts';
 import type { Answer, PendingRequest } from '../shared/input-requests.ts';
-
-type Tx = Prisma.TransactionClient;
 
 export interface OpenRequest {
   request: PendingRequest;

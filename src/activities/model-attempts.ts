@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Db } from '../db/client.ts';
-import type { Prisma } from '../generated/prisma/client.ts';
+import type { Db, Tx } from '../db/client.ts';
 import type { RunEventInput } from '../shared/events.ts';
 import type { TokenUsage } from '../shared/run-workflow-types.ts';
 
@@ -72,7 +71,7 @@ export async function discardAttempt(db: Db, ref: AttemptRef): Promise<void> {
 }
 
 /** Tokens of the run's discarded attempts, for the bill. */
-export async function discardedUsage(tx: Prisma.TransactionClient, runId: string): Promise<TokenUsage> {
+export async function discardedUsage(tx: Tx, runId: string): Promise<TokenUsage> {
   const sum = await tx.modelAttempt.aggregate({ where: { runId, discarded: true }, _sum: { inputTokens: true, outputTokens: true } });
   return { inputTokens: sum._sum.inputTokens ?? 0, outputTokens: sum._sum.outputTokens ?? 0 };
 }

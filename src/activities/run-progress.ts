@@ -1,4 +1,6 @@
 import type { Prisma } from '../generated/prisma/client.ts';
+import type { Tx } from '../db/client.ts';
+import { appendMessages } from '../db/conversation.ts';
 import { appendEventsInTx } from '../db/event-log.ts';
 import { createHash } from 'node:crypto';
 import { nonRetryableIfRunGone } from './run-gone.ts';
@@ -71,19 +73,7 @@ export function createRunProgressActivities({ db, config }: ActivityDeps) {
         const messageId = `msg_${createHash('sha256').update(`${input.runId}\n${input.key}`).digest('hex').slice(0, 32)}`;
         if (input.message && !(await tx.message.findUnique({ where: { id: messageId }, select: { id: true } }))) {
           const { taskId, role, content, parts } = input.message;
-          const last = await tx.message.aggregate({ where: { taskId }, _max: { position: true } });
-          await tx.message.create({
-            data: {
-              id: messageId,
-              taskId,
-              runId: input.runId,
-              role,
-              content,
-              parts: parts as Prisma.InputJsonValue | undefined,
-              position: (last._max.position ?? 0) + 1,
-            },
-          });
-          await tx.task.update({ where: { id: taskId }, data: { updatedAt: new Date() } });
+          await appendMessages(tx, taskId, input.runId, [{ id: messageId, role, content, parts }]);
         }
       }));
       // After the commit, and only by the step that stored the end (a retry finds it a duplicate).
@@ -93,7 +83,7 @@ export function createRunProgressActivities({ db, config }: ActivityDeps) {
 }
 
 /** Records the run's usage and debits its org, unless this run was billed already. */
-async function debitOnce(tx: Prisma.TransactionClient, runId: string, usage: TokenUsage, credits: number): Promise<void> {
+async function debitOnce(tx: Tx, runId: string, usage: TokenUsage, credits: number): Promise<void> {
   const billed = await tx.$executeRaw`
     UPDATE runs SET billed_at = now(), credits_used = ${credits},
       input_tokens = ${usage.inputTokens}, output_tokens = ${usage.outputTokens}

@@ -6,7 +6,9 @@ import { CALL_ATTEMPTS, failureTypes, type ToolCallInput, type ToolOutcome } fro
 import type { ActivityDeps } from './deps.ts';
 import { executeOnce } from './tool-executions.ts';
 import { toolImplementations } from './tools/index.ts';
-import { ToolError, type ToolContext } from './tools/types.ts';
+import { ToolError } from '../shared/tools/tool-error.ts';
+import { formatIssues } from '../shared/zod-issues.ts';
+import type { ToolContext } from './tools/types.ts';
 
 export function createRunToolActivities(deps: ActivityDeps) {
   return {
@@ -28,7 +30,7 @@ export function createRunToolActivities(deps: ActivityDeps) {
     if (!definition || !implementation) return { ok: false, error: { code: 'UNKNOWN_TOOL', message: `no tool named ${call.name}` } };
     const parsed = definition.input.safeParse(call.args);
     if (!parsed.success) {
-      const message = parsed.error.issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`).join('; ');
+      const message = formatIssues(parsed.error.issues, { atRoot: 'input' }).join('; ');
       return { ok: false, error: { code: 'INVALID_ARGUMENTS', message } };
     }
     const activity = Context.current();

@@ -92,13 +92,14 @@ export function parseSettings(value: unknown, what = 'settings'): AgentModelSett
   return parseOrThrow(agentModelSettingsSchema, value, what);
 }
 
-async function requireAgent(db: DbClient, agentId: string) {
+export async function requireAgent(db: DbClient, agentId: string) {
   const agent = await db.agent.findUnique({ where: { id: agentId } });
   if (!agent) throw new AdminError(`agent ${agentId} not found`);
   return agent;
 }
 
-async function requireMember(db: DbClient, orgId: string, userId: string) {
+/** The user, who must be a member of the org. */
+export async function requireMember(db: DbClient, orgId: string, userId: string) {
   const user = await requireUser(db, userId);
   if (user.orgId !== orgId) throw new AdminError(`user ${userId} is not a member of org ${orgId}`);
   return user;

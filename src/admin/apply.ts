@@ -1,12 +1,11 @@
+import type { Db, Tx } from '../db/client.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
-import type { Db } from '../db/client.ts';
 import { newId } from '../shared/ids.ts';
 import { createApiKey } from './api-keys.ts';
 import { type ApplyFile, type ApplyOrg, applyFileSchema } from './apply-file.ts';
 import { inAdminTransaction } from './db.ts';
-import { AdminError, formatIssues } from './errors.ts';
-
-type Tx = Prisma.TransactionClient;
+import { formatIssues } from '../shared/zod-issues.ts';
+import { AdminError } from './errors.ts';
 
 export interface AppliedKey {
   user: string;

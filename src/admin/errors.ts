@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { formatIssues } from '../shared/zod-issues.ts';
 
 /**
  * An error meant for the operator: the CLI prints its message (no stack) and
@@ -11,17 +12,9 @@ export class AdminError extends Error {
 
 export { isUniqueViolation } from '../db/errors.ts';
 
-/** Zod issues as "path: message" lines, the path prefixed with `root` when given. */
-export function formatIssues(issues: readonly { path: readonly PropertyKey[]; message: string }[], root = ''): string[] {
-  return issues.map((i) => {
-    const path = [root, ...i.path.map(String)].filter(Boolean).join('.');
-    return path ? `${path}: ${i.message}` : i.message;
-  });
-}
-
 /** Parses `value` with `schema`, or throws an AdminError listing every issue as "what.path: message". */
 export function parseOrThrow<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;
-  throw new AdminError(formatIssues(parsed.error.issues, what).join('\n'));
+  throw new AdminError(formatIssues(parsed.error.issues, { root: what }).join('\n'));
 }

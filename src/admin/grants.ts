@@ -2,11 +2,12 @@ import type { Db } from '../db/client.ts';
 import type { ApprovalGrant } from '../generated/prisma/client.ts';
 import { agentModelSettingsSchema } from '../shared/agent-settings.ts';
 import { newId } from '../shared/ids.ts';
+import { isOrgAdmin } from '../shared/roles.ts';
 import { toolCatalog } from '../shared/tools/index.ts';
 import { type DbClient, inAdminTransaction } from './db.ts';
 import { AdminError } from './errors.ts';
+import { requireAgent, requireMember } from './agents.ts';
 import { requireOrg } from './orgs.ts';
-import { requireUser } from './users.ts';
 
 /**
  * Standing approval grants ("approve always"): while a grant is active (not
@@ -65,9 +66,8 @@ export async function createGrant(db: Db, input: CreateGrantInput): Promise<Gran
     throw new AdminError(`unknown tool "${input.toolName}"; known tools: ${[...toolCatalog.keys()].sort().join(', ')}`);
   }
   const agent = await requireAgent(db, input.agentId);
-  const user = await requireUser(db, input.grantedBy);
-  if (user.orgId !== agent.orgId) throw new AdminError(`user ${user.id} is not a member of org ${agent.orgId}`);
-  if (isSensitive(tool.name, tool.sensitive, agent.modelSettings) && user.role !== 'owner' && user.role !== 'admin') {
+  const user = await requireMember(db, agent.orgId, input.grantedBy);
+  if (isSensitive(tool.name, tool.sensitive, agent.modelSettings) && !isOrgAdmin(user.role)) {
     throw new AdminError(`${tool.name} is a sensitive tool: only an owner or admin of org ${agent.orgId} may grant it, ${user.id} is a ${user.role}`);
   }
   // The admin lock keeps two concurrent `grant create`s from both inserting.
@@ -91,12 +91,6 @@ export async function revokeGrant(db: DbClient, grantId: string): Promise<GrantS
   await db.approvalGrant.updateMany({ where: { id: grantId, revokedAt: null }, data: { revokedAt: new Date() } });
   const updated = await db.approvalGrant.findUniqueOrThrow({ where: { id: grantId } });
   return { ...toSummary(updated), already_revoked: false };
-}
-
-async function requireAgent(db: DbClient, agentId: string) {
-  const agent = await db.agent.findUnique({ where: { id: agentId } });
-  if (!agent) throw new AdminError(`agent ${agentId} not found`);
-  return agent;
 }
 
 /** Sensitive by the catalog or by the agent's own settings (`sensitive_tools`), as runs decide it. */

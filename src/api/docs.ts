@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { apiReference } from '@scalar/express-api-reference';
 import type { Express, RequestHandler } from 'express';
+import { HttpError } from './errors.ts';
 
 const require = createRequire(import.meta.url);
 
@@ -53,9 +54,9 @@ export function mountDocs(app: Express, title: string): void {
     res.type('html').send(html);
   });
   const script = scriptFile();
-  app.get(DOCS_SCRIPT_PATH, (_req, res) => {
+  app.get(DOCS_SCRIPT_PATH, (_req, res, next) => {
     if (!script) {
-      res.status(503).json({ detail: `The API reference script is not installed: copy ${DOCS_SCRIPT_SOURCE} to ${DOCS_SCRIPT_FILE} next to docs.js` });
+      next(new HttpError(503, `The API reference script is not installed: copy ${DOCS_SCRIPT_SOURCE} to ${DOCS_SCRIPT_FILE} next to docs.js`));
       return;
     }
     res.setHeader('Cache-Control', 'public, max-age=3600');

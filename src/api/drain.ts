@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
-import { HttpError } from './errors.ts';
+import { unavailable } from './errors.ts';
 
 /** What a request that reaches a draining api is told to wait before retrying (on another replica). */
 export const DRAIN_RETRY_AFTER_SECONDS = 1;
@@ -33,7 +33,7 @@ export class Drain {
   readonly middleware: RequestHandler = (_req, res, next) => {
     if (this.draining) {
       res.set('Connection', 'close');
-      next(new HttpError(503, 'This api process is shutting down; retry the request', { 'Retry-After': String(DRAIN_RETRY_AFTER_SECONDS) }));
+      next(unavailable('This api process is shutting down; retry the request', DRAIN_RETRY_AFTER_SECONDS));
       return;
     }
     this.responses.add(res);

@@ -1,4 +1,4 @@
-import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
 import type { ZodError } from 'zod';
 import { isInfrastructureError } from '../infra/transient-errors.ts';
 
@@ -28,6 +28,13 @@ export const unauthorized = (detail: string) => new HttpError(401, detail, { 'WW
 export const forbidden = (detail: string) => new HttpError(403, detail);
 export const notFound = (detail: string) => new HttpError(404, detail);
 export const conflict = (detail: string) => new HttpError(409, detail);
+export const paymentRequired = (detail: string) => new HttpError(402, detail);
+export const notAllowed = (detail: string, allow: string) => new HttpError(405, detail, { Allow: allow });
+export const tooManyRequests = (detail: string, retryAfterSeconds: number) => new HttpError(429, detail, { 'Retry-After': String(retryAfterSeconds) });
+export const unavailable = (detail: string, retryAfterSeconds: number) => new HttpError(503, detail, { 'Retry-After': String(retryAfterSeconds) });
+
+/** 422 about one value; `loc` says where it came from (`['query', 'cursor']`, `['header', 'x-agent-id']`). */
+export const invalidValue = (loc: (string | number)[], msg: string, type = 'value_error') => new HttpError(422, [{ loc, msg, type }]);
 
 /** 422 with one entry per zod issue; `loc` starts with where the value came from (body, query, path, header). */
 export function validationError(where: string, error: ZodError): HttpError {
@@ -51,30 +58,26 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
     res.end();
     return;
   }
-  if (err instanceof HttpError) {
-    res.set(err.headers).status(err.status).json({ detail: err.detail });
-    return;
-  }
+  const http = toHttpError(err, req);
+  res.set(http.headers).status(http.status).json({ detail: http.detail });
+};
+
+/** The one mapping from whatever a request threw to the status, headers and `detail` its client gets. */
+function toHttpError(err: unknown, req: Request): HttpError {
+  if (err instanceof HttpError) return err;
   const bodyError = err as { type?: string; status?: number };
-  if (bodyError.type === 'entity.parse.failed') {
-    res.status(400).json({ detail: 'Request body is not valid JSON' });
-    return;
-  }
-  if (bodyError.type === 'entity.too.large') {
-    res.status(413).json({ detail: 'Request body is too large' });
-    return;
-  }
+  if (bodyError.type === 'entity.parse.failed') return badRequest('Request body is not valid JSON');
+  if (bodyError.type === 'entity.too.large') return new HttpError(413, 'Request body is too large');
   if (typeof bodyError.status === 'number' && bodyError.status >= 400 && bodyError.status < 500) {
-    res.status(bodyError.status).json({ detail: 'Request could not be read' });
-    return;
+    return new HttpError(bodyError.status, 'Request could not be read');
   }
   if (isInfrastructureError(err)) {
     req.log?.warn({ err, requestId: req.id }, 'infrastructure unavailable');
-    res.set('Retry-After', String(OUTAGE_RETRY_AFTER_SECONDS)).status(503).json({
-      detail: `The service is briefly unavailable (its database or workflow engine cannot be reached); retry in ${OUTAGE_RETRY_AFTER_SECONDS} s`,
-    });
-    return;
+    return unavailable(
+      `The service is briefly unavailable (its database or workflow engine cannot be reached); retry in ${OUTAGE_RETRY_AFTER_SECONDS} s`,
+      OUTAGE_RETRY_AFTER_SECONDS,
+    );
   }
   req.log?.error({ err, requestId: req.id }, 'unexpected error');
-  res.status(500).json({ detail: `Internal server error (request id ${String(req.id)})` });
-};
+  return new HttpError(500, `Internal server error (request id ${String(req.id)})`);
+}

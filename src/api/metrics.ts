@@ -2,6 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Db } from '../db/client.ts';
+import { HttpError } from './errors.ts';
 import { isActiveStatus, runStatuses } from '../shared/run-status.ts';
 
 /**
@@ -98,18 +99,18 @@ export const httpMetrics: RequestHandler = (req, res, next) => {
 /** GET /metrics in the Prometheus text format; with METRICS_TOKEN set, only for `Authorization: Bearer <token>`. */
 export function metricsEndpoint(token: string | undefined): RequestHandler {
   const expected = token ? Buffer.from(`Bearer ${token}`) : undefined;
-  return async (req, res) => {
+  return async (req, res, next) => {
     if (expected) {
       const given = Buffer.from(req.headers.authorization ?? '');
       if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
-        res.status(401).json({ detail: 'Metrics need Authorization: Bearer <METRICS_TOKEN>' });
+        next(new HttpError(401, 'Metrics need Authorization: Bearer <METRICS_TOKEN>'));
         return;
       }
     }
     try {
       res.type(registry.contentType).send(await registry.metrics());
     } catch (err) {
-      res.status(503).json({ detail: `Metrics unavailable: ${(err as Error).message}` });
+      next(new HttpError(503, `Metrics unavailable: ${(err as Error).message}`));
     }
   };
 }

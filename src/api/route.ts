@@ -2,7 +2,7 @@ import type { Request, RequestHandler, Response, Router } from 'express';
 import type { z } from 'zod';
 import type { ApiDeps } from './deps.ts';
 import { authenticate, requireAgent, type AgentContext, type Caller } from './middleware/authenticate.ts';
-import { HttpError } from './errors.ts';
+import { notAllowed } from './errors.ts';
 import { rateLimit, rateLimitClassesOf, type RateLimitClass } from './middleware/rate-limit.ts';
 import { parse } from './validation.ts';
 
@@ -135,6 +135,6 @@ export function methodNotAllowed(routes: RouteSpec[]): RequestHandler {
     const entry = [...paths.values()].find((p) => p.pattern.test(req.path));
     if (!entry || entry.methods.has(req.method) || req.method === 'OPTIONS' || (req.method === 'HEAD' && entry.methods.has('GET'))) return next();
     const allow = [...entry.methods, ...(entry.methods.has('GET') ? ['HEAD'] : [])].join(', ');
-    next(new HttpError(405, `Method ${req.method} is not allowed on ${req.path}; allowed: ${allow}`, { Allow: allow }));
+    next(notAllowed(`Method ${req.method} is not allowed on ${req.path}; allowed: ${allow}`, allow));
   };
 }

@@ -1,8 +1,13 @@
-import type { Db } from './client.ts';
+import type { Db, Tx } from './client.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
 import { eventName, type RunEvent, type RunEventInput } from '../shared/events.ts';
 
-type Tx = Prisma.TransactionClient;
+/**
+ * The channel every inserted event notifies with its run id: the writer is the
+ * trigger `notify_run_event` (migration 20261121000000_init), the listener the
+ * api's event hub. test/schema-drift.test.ts checks the trigger uses this name.
+ */
+export const EVENTS_CHANNEL = 'run_events';
 
 /** The run's row is gone (its task was deleted): nothing more can be written for it. */
 export class RunGoneError extends Error {

@@ -1,7 +1,7 @@
 import { constants } from 'node:fs';
 import { chown, lstat, mkdir, open, readdir, readlink } from 'node:fs/promises';
 import path from 'node:path';
-import { ToolError } from '../activities/tools/types.ts';
+import { ToolError } from '../shared/tools/tool-error.ts';
 import { resolveWorkspacePath } from './workspace-paths.ts';
 
 /** A workspace as the file operations see it. */

@@ -1,4 +1,4 @@
-import { ToolError } from '../activities/tools/types.ts';
+import { ToolError } from '../shared/tools/tool-error.ts';
 
 /** File-system failures the model caused (or can work around), in words that name no host path. */
 const explained: Record<string, string> = {

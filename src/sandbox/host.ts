@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import { ToolError } from '../activities/tools/types.ts';
+import { ToolError } from '../shared/tools/tool-error.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
 import { resolveDatabaseUrl } from '../infra/postgres.ts';

@@ -13,7 +13,7 @@ import { chownTree, ensureWorkspace, type WorkspaceStatus } from './workspace.ts
 import { asToolError } from './fs-errors.ts';
 import type { WorkspaceDisk } from './workspace-disk.ts';
 import { overQuotaNote, workspaceBytes, type OverQuota } from './disk-usage.ts';
-import { ToolError } from '../activities/tools/types.ts';
+import { ToolError } from '../shared/tools/tool-error.ts';
 import { CommandCgroups, inCgroups, type CgroupHost } from './cgroups.ts';
 
 /** What every sandbox of one worker process shares (see SandboxHost). */

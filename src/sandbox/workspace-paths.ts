@@ -1,6 +1,6 @@
 import { lstat, readlink } from 'node:fs/promises';
 import path from 'node:path';
-import { ToolError } from '../activities/tools/types.ts';
+import { ToolError } from '../shared/tools/tool-error.ts';
 import { SANDBOX_WORKSPACE } from './limits.ts';
 
 export interface WorkspacePath {

@@ -1,6 +1,7 @@
 import type { PendingRequest } from '../shared/input-requests.ts';
 import type { ToolCall } from '../shared/run-workflow-types.ts';
 import { askUserQuestionTool, requestUserInputTool } from '../shared/tools/human.ts';
+import { formatIssues } from '../shared/zod-issues.ts';
 import type { RunState } from './run-state.ts';
 
 /** The request a human-input tool call asks, or the argument error the model is shown. */
@@ -21,7 +22,7 @@ export function humanRequestFor(state: RunState, call: ToolCall): PendingRequest
   }
   const parsed = requestUserInputTool.input.safeParse(call.args);
   if (!parsed.success) {
-    return { error: { code: 'INVALID_ARGUMENTS', message: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ') } };
+    return { error: { code: 'INVALID_ARGUMENTS', message: formatIssues(parsed.error.issues, { atRoot: '' }).join('; ') } };
   }
   const { input_type, prompt, choices, questions, placeholder } = parsed.data;
   return {

@@ -2,6 +2,7 @@ import { ApplicationFailure, condition, setCurrentDetails, upsertSearchAttribute
 import type { StepUsage } from '../shared/credits.ts';
 import type { RunEventInput } from '../shared/events.ts';
 import { answerProblem, describeAnswer, type Answer, type PendingRequest } from '../shared/input-requests.ts';
+import { isOrgAdmin } from '../shared/roles.ts';
 import { assertTransition, isTerminalStatus, type RunStatus } from '../shared/run-status.ts';
 import type { RunSettings, RunWorkflowInput, SandboxRoute, TokenUsage } from '../shared/run-workflow-types.ts';
 import { RunStatusAttr } from '../shared/search-attributes.ts';
@@ -129,7 +130,7 @@ export class RunState {
     if (pending.inputType !== input.inputType) {
       throw ApplicationFailure.nonRetryable(`Request ${input.requestId} expects input_type ${pending.inputType}, not ${input.inputType}`, refusals.invalidAnswer);
     }
-    if (pending.sensitive && input.answeredBy.role !== 'owner' && input.answeredBy.role !== 'admin') {
+    if (pending.sensitive && !isOrgAdmin(input.answeredBy.role)) {
       throw ApplicationFailure.nonRetryable('Only an organization owner or admin may answer a sensitive approval', refusals.forbidden);
     }
     const problem = answerProblem(pending, input.answer);

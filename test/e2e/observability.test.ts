@@ -101,7 +101,9 @@ describe('one streamed run, seen by metrics and traces', () => {
   }, 60_000);
 
   it('the api exports request durations by route pattern, runs, streams, relay lag and rate-limit rejections', async () => {
-    expect((await fetch(`${api.url}/metrics`)).status).toBe(401); // METRICS_TOKEN set
+    const refused = await fetch(`${api.url}/metrics`); // METRICS_TOKEN set
+    expect(refused.status).toBe(401);
+    expect(await refused.json()).toEqual({ detail: 'Metrics need Authorization: Bearer <METRICS_TOKEN>' });
     expect(total(duringRun, 'ars_runs_active', { status: 'executing', mode: 'fast' })).toBeGreaterThanOrEqual(1);
     expect(sample(duringRun, 'ars_sse_streams_open')).toBeGreaterThanOrEqual(1);
 

@@ -1,4 +1,5 @@
 import type { RunEventInput } from '../../shared/events.ts';
+import { formatIssues } from '../../shared/zod-issues.ts';
 import { ARTIFACT_CONTENT_MAX_BYTES, artifactContentSchemas, type ArtifactKind } from '../../shared/tools/artifacts.ts';
 
 /** Artifact events carry the content inline up to this size; larger content is fetched from `url`. */
@@ -14,7 +15,7 @@ export type CheckedContent =
 export function checkContent(kind: ArtifactKind, content: unknown): CheckedContent {
   const parsed = artifactContentSchemas[kind].safeParse(content);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => `${['content', ...i.path.map(String)].join('.')}: ${i.message}`);
+    const problems = formatIssues(parsed.error.issues, { root: 'content' });
     return { ok: false, code: 'INVALID_ARTIFACT_CONTENT', message: `Invalid ${kind} content: ${problems.slice(0, 5).join('; ')}` };
   }
   const bytes = Buffer.byteLength(JSON.stringify(parsed.data));

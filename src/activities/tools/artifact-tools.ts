@@ -3,7 +3,8 @@ import type { Prisma } from '../../generated/prisma/client.ts';
 import type { ArtifactKind } from '../../shared/tools/artifacts.ts';
 import { artifactEvent, checkContent, describeArtifact, progressEvents } from './artifact-content.ts';
 import { idForToolCall } from './call-ids.ts';
-import { implementTool, ToolError, type ToolContext } from './types.ts';
+import { ToolError } from '../../shared/tools/tool-error.ts';
+import { implementTool, type ToolContext } from './types.ts';
 
 /*
  * Rich artifacts. Each call emits its lifecycle as CUSTOM events with fixed keys

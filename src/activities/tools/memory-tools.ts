@@ -1,7 +1,8 @@
 import { searchMemories } from '../../db/memories.ts';
 import { RECALL_LIMIT_DEFAULT } from '../../shared/tools/memory.ts';
 import { idForToolCall } from './call-ids.ts';
-import { implementTool, refuseGuests, ToolError } from './types.ts';
+import { ToolError } from '../../shared/tools/tool-error.ts';
+import { implementTool, refuseGuests } from './types.ts';
 
 /**
  * Long-term memory: facts an agent keeps across tasks, scoped to the run's org

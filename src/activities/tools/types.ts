@@ -1,6 +1,7 @@
 import type { RunEventInput } from '../../shared/events.ts';
 import type { Role } from '../../generated/prisma/enums.ts';
 import type { ActivityDeps } from '../deps.ts';
+import { ToolError } from '../../shared/tools/tool-error.ts';
 
 /** What a tool implementation gets for one call. */
 export interface ToolContext {
@@ -21,17 +22,6 @@ export interface ToolContext {
   /** The user whose task this run is, with their role as the database has it now (read once per call). */
   requester(): Promise<{ userId: string; role: Role }>;
   deps: ActivityDeps;
-}
-
-/** A refusal or failure the model should see and may recover from (bad path, file missing, timeout). */
-export class ToolError extends Error {
-  override name = 'ToolError';
-  constructor(
-    message: string,
-    readonly code = 'TOOL_ERROR',
-  ) {
-    super(message);
-  }
 }
 
 /** The code behind an `activity` tool of the catalog (src/shared/tools). Input is already validated. */

@@ -3,7 +3,8 @@ import type { RequestHandler } from 'express';
 import type { Db } from '../../db/client.ts';
 import type { Role } from '../../generated/prisma/enums.ts';
 import { InvalidTokenError, type TokenClaims, type TokenService } from '../../auth/tokens.ts';
-import { forbidden, notFound, unauthorized, HttpError } from '../errors.ts';
+import { forbidden, invalidValue, unauthorized } from '../errors.ts';
+import { loadUsableAgent } from '../services/agent-access.ts';
 
 export interface Caller {
   userId: string;
@@ -72,10 +73,6 @@ async function currentCaller(db: Db, claims: TokenClaims): Promise<Caller> {
   return { userId: claims.userId, orgId: user.orgId, role: user.role };
 }
 
-export function isOrgAdmin(role: Role): boolean {
-  return role === 'owner' || role === 'admin';
-}
-
 /**
  * Resolves `X-Agent-Id`: unknown agent → 404; an agent of another org, or one
  * the caller was not granted → 403. Owners and admins may use every agent of
@@ -86,17 +83,11 @@ export function requireAgent(db: Db): RequestHandler {
     const caller = req.caller!;
     const agentId = req.get('x-agent-id')?.trim();
     if (!agentId) {
-      throw new HttpError(422, [{ loc: ['header', 'x-agent-id'], msg: 'X-Agent-Id header is required', type: 'missing' }]);
+      throw invalidValue(['header', 'x-agent-id'], 'X-Agent-Id header is required', 'missing');
     }
-    const agent = await db.agent.findUnique({
-      where: { id: agentId },
-      select: { id: true, orgId: true, name: true, customerFacing: true, access: { where: { userId: caller.userId }, select: { userId: true } } },
-    });
-    if (!agent) throw notFound(`Agent ${agentId} not found`);
-    if (agent.orgId !== caller.orgId) throw forbidden('This agent is not accessible to your organization');
-    if (!isOrgAdmin(caller.role) && agent.access.length === 0) throw forbidden('You have not been granted access to this agent');
+    const agent = await loadUsableAgent(db, agentId, caller);
     if (caller.role === 'guest' && !agent.customerFacing) throw forbidden('Guests may only use customer-facing agents');
-    req.agent = { id: agent.id, orgId: agent.orgId, name: agent.name, customerFacing: agent.customerFacing };
+    req.agent = agent;
     next();
   };
 }

@@ -3,7 +3,7 @@ import pg from 'pg';
 import type { Logger } from 'pino';
 import { RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Config } from '../../config.ts';
-import { HttpError } from '../errors.ts';
+import { HttpError, tooManyRequests } from '../errors.ts';
 import { rateLimitRejections } from '../metrics.ts';
 import type { Caller } from './authenticate.ts';
 
@@ -68,9 +68,7 @@ export class RateLimits {
       }
       const retryAfter = Math.max(1, Math.ceil(err.msBeforeNext / 1000));
       rateLimitRejections.inc({ class: cls });
-      throw new HttpError(429, `${this.describe(cls)} Retry after ${retryAfter} second${retryAfter === 1 ? '' : 's'}.`, {
-        'Retry-After': String(retryAfter),
-      });
+      throw tooManyRequests(`${this.describe(cls)} Retry after ${retryAfter} second${retryAfter === 1 ? '' : 's'}.`, retryAfter);
     }
   }
 
@@ -141,9 +139,7 @@ export class ExchangeGuard {
       if (blocked.length === 0) return;
       const retryAfter = Math.max(1, Math.ceil(Math.max(...blocked.map((r) => r.msBeforeNext)) / 1000));
       rateLimitRejections.inc({ class: 'exchange_failures' });
-      throw new HttpError(429, `Too many failed key exchanges from this address or for this key. Retry after ${retryAfter} seconds.`, {
-        'Retry-After': String(retryAfter),
-      });
+      throw tooManyRequests(`Too many failed key exchanges from this address or for this key. Retry after ${retryAfter} seconds.`, retryAfter);
     } catch (err) {
       if (err instanceof HttpError) throw err;
       this.logger.warn({ err }, 'exchange limit store failed; request allowed (fail open)');

@@ -1,15 +1,16 @@
 import { z } from 'zod';
-import { APPROVAL_ROLES_DOC } from '../services/approval-rules.ts';
+import { APPROVAL_ROLES_DOC, refuseSensitiveUnlessAdmin } from '../services/approval-rules.ts';
 import type { Db } from '../../db/client.ts';
 import type { Prisma } from '../../generated/prisma/client.ts';
 import { isActiveStatus } from '../../shared/run-status.ts';
 import { answerUpdate } from '../../workflows/run-messages.ts';
 import { conflict, forbidden, notFound } from '../errors.ts';
-import { isOrgAdmin } from '../middleware/authenticate.ts';
+import { isOrgAdmin } from '../../shared/roles.ts';
 import { defineRoute } from '../route.ts';
 import { errorResponses, errorSchema } from '../schemas/common.ts';
 import { approvalDecisionResultSchema, approvalDecisionSchema, approvalListQuerySchema, approvalListSchema } from '../schemas/human.ts';
 import { sendRunUpdate } from '../services/run-updates.ts';
+import { mayUseAgentOf } from '../services/agent-access.ts';
 
 type ApprovalRow = Prisma.ApprovalGetPayload<{ include: { request: { select: { prompt: true } } } }>;
 
@@ -92,10 +93,10 @@ export const approvalRoutes = [
       if (caller.role === 'guest') throw guestsRefused();
       const approval = await db.approval.findUnique({ where: { id: params.approval_id }, include: { run: { select: { status: true } } } });
       if (!approval || approval.orgId !== caller.orgId) throw notFound(`Approval ${params.approval_id} not found`);
-      if (!isOrgAdmin(caller.role) && !(await grantedAgents(db, caller.userId)).includes(approval.agentId)) {
+      if (!(await mayUseAgentOf(db, caller, approval.agentId))) {
         throw forbidden('You have not been granted access to this approval’s agent');
       }
-      if (approval.sensitive && !isOrgAdmin(caller.role)) throw forbidden('Only an organization owner or admin may decide a sensitive approval');
+      refuseSensitiveUnlessAdmin(caller, approval.sensitive);
       if (approval.status !== 'pending' || !isActiveStatus(approval.run.status)) throw conflict(`Approval ${approval.id} is not pending (${approval.status})`);
       const approved = body.decision === 'approve';
       const answer =

@@ -1,7 +1,7 @@
 import type { StoredEvent } from '../../db/event-log.ts';
 import { readEvents } from '../../db/event-log.ts';
 import { isTerminalStatus } from '../../shared/run-status.ts';
-import { HttpError } from '../errors.ts';
+import { invalidValue } from '../errors.ts';
 import { defineRoute } from '../route.ts';
 import { errorResponses } from '../schemas/common.ts';
 import { EVENTS_PAGE_DEFAULT, EVENTS_PAGE_MAX, eventPageSchema, eventsQuerySchema, runIdParamsSchema } from '../schemas/events.ts';
@@ -9,7 +9,7 @@ import { loadVisibleRun } from '../services/run-access.ts';
 import { decodeCursor, encodeCursor } from '../streaming/cursor.ts';
 import { eventId } from '../streaming/event-ids.ts';
 
-const badCursor = (msg: string) => new HttpError(422, [{ loc: ['query', 'cursor'], msg, type: 'value_error' }]);
+const badCursor = (msg: string) => invalidValue(['query', 'cursor'], msg);
 
 function toRecord(event: StoredEvent) {
   return {

@@ -1,7 +1,8 @@
 import type { Db } from '../../db/client.ts';
 import type { Answer } from '../../shared/input-requests.ts';
 import { forbidden } from '../errors.ts';
-import { isOrgAdmin, type Caller } from '../middleware/authenticate.ts';
+import { isOrgAdmin } from '../../shared/roles.ts';
+import type { Caller } from '../middleware/authenticate.ts';
 
 /**
  * Who may do what with approvals, one place for both ways of answering (POST
@@ -20,5 +21,10 @@ export async function authorizeAnswer(db: Db, caller: Caller, requestId: string,
   const grantsAlways = !answer.cancelled && 'approve_always' in answer && answer.approve_always === true;
   if (grantsAlways && caller.role === 'guest') throw forbidden('Guests may not grant approve_always (an org-wide grant)');
   const approval = await db.approval.findUnique({ where: { requestId }, select: { sensitive: true } });
-  if (approval?.sensitive && !isOrgAdmin(caller.role)) throw forbidden('Only an organization owner or admin may decide a sensitive approval');
+  refuseSensitiveUnlessAdmin(caller, approval?.sensitive ?? false);
+}
+
+/** Sensitive approvals are decided by owners and admins only (403 for everyone else). */
+export function refuseSensitiveUnlessAdmin(caller: Caller, sensitive: boolean): void {
+  if (sensitive && !isOrgAdmin(caller.role)) throw forbidden('Only an organization owner or admin may decide a sensitive approval');
 }

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { Request } from 'express';
 import { z } from 'zod';
-import type { Prisma } from '../../generated/prisma/client.ts';
+import type { Tx } from '../../db/client.ts';
 import type { ApiDeps } from '../deps.ts';
-import { HttpError } from '../errors.ts';
+import { badRequest, invalidValue } from '../errors.ts';
 import type { Caller } from '../middleware/authenticate.ts';
 
 /** How long a key keeps returning its run. After that the same key starts a new run. */
@@ -39,7 +39,7 @@ export function idempotencyClaim(req: Request, operation: string, body: unknown)
   const key = req.get('idempotency-key');
   if (key === undefined) return undefined;
   if (key.length === 0 || key.length > 255 || !VISIBLE_ASCII.test(key)) {
-    throw new HttpError(400, 'Idempotency-Key must be 1-255 visible ASCII characters (a UUID is best)');
+    throw badRequest('Idempotency-Key must be 1-255 visible ASCII characters (a UUID is best)');
   }
   const requestHash = createHash('sha256').update(JSON.stringify({ operation, body })).digest('hex');
   return { key, requestHash };
@@ -57,10 +57,7 @@ export async function runOfClaim(db: ApiDeps['db'], caller: Caller, claim: Idemp
   });
   if (!row || row.createdAt < freshSince()) return undefined;
   if (row.requestHash !== claim.requestHash) {
-    throw new HttpError(
-      422,
-      [{ loc: ['header', 'idempotency-key'], msg: 'This key was already used with a different request; use a new key for a new request', type: 'idempotency_key_reused' }],
-    );
+    throw invalidValue(['header', 'idempotency-key'], 'This key was already used with a different request; use a new key for a new request', 'idempotency_key_reused');
   }
   return row.runId;
 }
@@ -70,7 +67,7 @@ export async function runOfClaim(db: ApiDeps['db'], caller: Caller, claim: Idemp
  * together or not at all. An expired row of the same key is replaced. Two requests racing
  * on one key: the second insert violates the primary key and its whole transaction rolls back.
  */
-export async function recordClaim(tx: Prisma.TransactionClient, caller: Caller, claim: IdempotencyClaim, runId: string): Promise<void> {
+export async function recordClaim(tx: Tx, caller: Caller, claim: IdempotencyClaim, runId: string): Promise<void> {
   await tx.idempotencyKey.deleteMany({
     where: { orgId: caller.orgId, userId: caller.userId, key: claim.key, createdAt: { lt: freshSince() } },
   });
@@ -80,7 +77,7 @@ export async function recordClaim(tx: Prisma.TransactionClient, caller: Caller, 
 }
 
 /** A run start refused after its key was stored (its workflow could not start): free the key for a retry. */
-export async function releaseClaim(tx: Prisma.TransactionClient, runId: string): Promise<void> {
+export async function releaseClaim(tx: Tx, runId: string): Promise<void> {
   await tx.idempotencyKey.deleteMany({ where: { runId } });
 }
 

@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import { HttpError } from '../errors.ts';
+import { invalidValue } from '../errors.ts';
+import { decodeOpaqueCursor, encodeOpaqueCursor } from '../opaque-cursor.ts';
 
 /**
  * The opaque `cursor` of newest-first lists (memories, artifacts): base64url of
  * `{"s": scope, "t": created_at in ms, "i": id}`, the last item of the previous
  * page. `scope` (the agent or task listed) stops a cursor from being replayed
- * on another list. Not signed: a hand-made one can only point into a list the
- * caller may already read.
+ * on another list, so a hand-made one can only point into a list the caller may already read.
  */
 export interface KeysetPosition {
   createdAt: Date;
@@ -16,24 +16,17 @@ export interface KeysetPosition {
 const cursorJson = z.strictObject({ s: z.string().min(1), t: z.number().int().min(0).max(8.64e15), i: z.string().min(1).max(200) });
 
 export function encodeKeysetCursor(scope: string, last: KeysetPosition): string {
-  return Buffer.from(JSON.stringify({ s: scope, t: last.createdAt.getTime(), i: last.id })).toString('base64url');
+  return encodeOpaqueCursor({ s: scope, t: last.createdAt.getTime(), i: last.id });
 }
 
-const badCursor = (msg: string) => new HttpError(422, [{ loc: ['query', 'cursor'], msg, type: 'value_error' }]);
+const badCursor = (msg: string) => invalidValue(['query', 'cursor'], msg);
 
 /** The position a cursor stands for, or the spec's 422 when it is not one we issued for this list. */
 export function decodeKeysetCursor(scope: string, value: string): KeysetPosition {
-  let json: unknown;
-  try {
-    if (!/^[A-Za-z0-9_-]{1,1024}$/.test(value)) throw new Error('not base64url');
-    json = JSON.parse(Buffer.from(value, 'base64url').toString('utf8'));
-  } catch {
-    json = undefined;
-  }
-  const parsed = cursorJson.safeParse(json);
-  if (!parsed.success) throw badCursor('Not a cursor issued by this API: pass `next_cursor` from the previous page unchanged');
-  if (parsed.data.s !== scope) throw badCursor('This cursor belongs to another list');
-  return { createdAt: new Date(parsed.data.t), id: parsed.data.i };
+  const json = decodeOpaqueCursor(value, cursorJson, 1024);
+  if (!json) throw badCursor('Not a cursor issued by this API: pass `next_cursor` from the previous page unchanged');
+  if (json.s !== scope) throw badCursor('This cursor belongs to another list');
+  return { createdAt: new Date(json.t), id: json.i };
 }
 
 /** Splits the `limit + 1` rows a page query fetched into the page and the cursor of what follows (null at the end). */

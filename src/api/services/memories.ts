@@ -1,7 +1,8 @@
 import type { Db } from '../../db/client.ts';
 import { listMemories, type MemoryRow } from '../../db/memories.ts';
-import { forbidden, notFound } from '../errors.ts';
-import { isOrgAdmin, type AgentContext, type Caller } from '../middleware/authenticate.ts';
+import { forbidden } from '../errors.ts';
+import { loadUsableAgent } from './agent-access.ts';
+import type { AgentContext, Caller } from '../middleware/authenticate.ts';
 import { decodeKeysetCursor, keysetPage } from './keyset-cursor.ts';
 
 /**
@@ -13,14 +14,7 @@ import { decodeKeysetCursor, keysetPage } from './keyset-cursor.ts';
 export async function loadMemoryAgent(db: Db, agentId: string, caller: Caller, headerAgent: AgentContext): Promise<{ id: string; orgId: string }> {
   if (caller.role === 'guest') throw forbidden('Guests may not read agent memory');
   if (agentId === headerAgent.id) return headerAgent;
-  const agent = await db.agent.findUnique({
-    where: { id: agentId },
-    select: { id: true, orgId: true, access: { where: { userId: caller.userId }, select: { userId: true } } },
-  });
-  if (!agent) throw notFound(`Agent ${agentId} not found`);
-  if (agent.orgId !== caller.orgId) throw forbidden('This agent is not accessible to your organization');
-  if (!isOrgAdmin(caller.role) && agent.access.length === 0) throw forbidden('You have not been granted access to this agent');
-  return agent;
+  return loadUsableAgent(db, agentId, caller);
 }
 
 const iso = (d: Date) => d.toISOString();

@@ -1,6 +1,7 @@
 import type { Db } from '../../db/client.ts';
 import { notFound } from '../errors.ts';
-import { isOrgAdmin, type AgentContext, type Caller } from '../middleware/authenticate.ts';
+import { isOrgAdmin } from '../../shared/roles.ts';
+import type { AgentContext, Caller } from '../middleware/authenticate.ts';
 
 /**
  * A run the caller may see: its task is in the caller's org and belongs to the

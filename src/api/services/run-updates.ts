@@ -1,7 +1,7 @@
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { ApplicationFailure, type UpdateDefinition } from '@temporalio/common';
 import { refusals } from '../../workflows/run-messages.ts';
-import { HttpError, conflict, forbidden } from '../errors.ts';
+import { HttpError, conflict } from '../errors.ts';
 
 const statusOfRefusal: Record<string, number> = {
   [refusals.notPending]: 409,
@@ -21,7 +21,6 @@ export async function sendRunUpdate<Ret, Arg>(temporal: Client, runId: string, u
   } catch (err) {
     if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure) {
       const status = statusOfRefusal[err.cause.type ?? ''];
-      if (status === 403) throw forbidden(err.cause.message);
       if (status) throw new HttpError(status, err.cause.message);
     }
     if (err instanceof WorkflowNotFoundError) throw conflict(`Run ${runId} is not active`);

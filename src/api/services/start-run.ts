@@ -1,5 +1,6 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy } from '@temporalio/client';
 import type { ApiDeps } from '../deps.ts';
+import { appendMessages } from '../../db/conversation.ts';
 import { appendEventsInTx } from '../../db/event-log.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import { newId } from '../../shared/ids.ts';
@@ -12,7 +13,7 @@ import { AgentIdAttr, OrgIdAttr, RunModeAttr, RunStatusAttr, TaskIdAttr } from '
 import { runWorkflow } from '../../workflows/index.ts';
 import { injectFault } from '../../infra/faults.ts';
 import { runsEndedByApi, runsStarted } from '../metrics.ts';
-import { badRequest, conflict, HttpError, notFound } from '../errors.ts';
+import { badRequest, conflict, notFound, paymentRequired, unavailable } from '../errors.ts';
 import type { AgentContext, Caller } from '../middleware/authenticate.ts';
 import { recordClaim, releaseClaim, runOfClaim, type IdempotencyClaim } from './idempotency.ts';
 import { loadAccessibleTask } from './task-access.ts';
@@ -38,7 +39,7 @@ async function requireCredits(db: ApiDeps['db'], orgId: string): Promise<void> {
   const org = await db.org.findUnique({ where: { id: orgId }, select: { creditBalance: true } });
   const balance = org?.creditBalance ?? 0n;
   if (balance <= 0n) {
-    throw new HttpError(402, `Your organization is out of credits (balance ${balance}); add credits to start new runs`);
+    throw paymentRequired(`Your organization is out of credits (balance ${balance}); add credits to start new runs`);
   }
 }
 
@@ -125,12 +126,7 @@ async function createAndStartRun(deps: ApiDeps, caller: Caller, agent: AgentCont
         streamed: body.stream,
       },
     });
-    const last = await tx.message.aggregate({ where: { taskId }, _max: { position: true } });
-    let position = last._max.position ?? 0;
-    await tx.message.createMany({
-      data: newMessages.map((m) => ({ id: newId('msg'), taskId, runId, role: m.role, content: m.content, position: ++position })),
-    });
-    await tx.task.update({ where: { id: taskId }, data: { updatedAt: new Date() } });
+    await appendMessages(tx, taskId, runId, newMessages.map((m) => ({ id: newId('msg'), role: m.role, content: m.content })));
     if (claim) await recordClaim(tx, caller, claim, runId);
     return { taskId, createdAt: run.createdAt };
   });
@@ -143,7 +139,7 @@ async function createAndStartRun(deps: ApiDeps, caller: Caller, agent: AgentCont
     deps.logger.error({ err, runId }, 'could not start the run workflow');
     const message = 'The run could not be started; try again shortly';
     await failUnstartedRun(db, runId, message);
-    throw new HttpError(503, message, { 'Retry-After': '5' });
+    throw unavailable(message, 5);
   }
   return { runId, taskId, mode: routing.mode, routingReason: routing.reason, createdAt, replayed: false };
 }

@@ -1,16 +1,14 @@
-import type { Prisma } from '../../generated/prisma/client.ts';
-import type { Db } from '../../db/client.ts';
+import type { DbOrTx } from '../../db/client.ts';
 import { forbidden, notFound } from '../errors.ts';
-import { isOrgAdmin, type AgentContext, type Caller } from '../middleware/authenticate.ts';
-
-type Reader = Db | Prisma.TransactionClient;
+import { isOrgAdmin } from '../../shared/roles.ts';
+import type { AgentContext, Caller } from '../middleware/authenticate.ts';
 
 /**
  * A task the caller may use through this agent. Unknown → 404. Another org's
  * task, another agent's, or (for members and guests) another user's → 403,
  * as the spec asks for tasks; runs hide their existence behind 404 instead.
  */
-export async function loadAccessibleTask(db: Reader, taskId: string, caller: Caller, agent: AgentContext) {
+export async function loadAccessibleTask(db: DbOrTx, taskId: string, caller: Caller, agent: AgentContext) {
   const task = await db.task.findUnique({ where: { id: taskId } });
   if (!task) throw notFound(`Task ${taskId} not found`);
   if (task.orgId !== caller.orgId) throw forbidden('This task is not accessible to your organization');

@@ -4,8 +4,9 @@ import type { Run, Task } from '../../generated/prisma/client.ts';
 import type { MessageParts } from '../../shared/message-parts.ts';
 import { isActiveStatus, runStatuses, taskRunStatus } from '../../shared/run-status.ts';
 import type { ApiDeps } from '../deps.ts';
-import { HttpError } from '../errors.ts';
-import { isOrgAdmin, type AgentContext, type Caller } from '../middleware/authenticate.ts';
+import { unavailable } from '../errors.ts';
+import { isOrgAdmin } from '../../shared/roles.ts';
+import type { AgentContext, Caller } from '../middleware/authenticate.ts';
 import { runsEndedByApi } from '../metrics.ts';
 
 /** Newest first; the id breaks ties between rows created in the same millisecond. */
@@ -138,6 +139,6 @@ async function terminateRun({ temporal, logger }: ApiDeps, runId: string): Promi
     // Already finished, or never started (its start failed): nothing left to stop.
     if (err instanceof WorkflowNotFoundError) return;
     logger.error({ err, runId }, 'could not terminate the run workflow of a deleted task');
-    throw new HttpError(503, 'The active run could not be stopped, so the task was not deleted; try again shortly', { 'Retry-After': '5' });
+    throw unavailable('The active run could not be stopped, so the task was not deleted; try again shortly', 5);
   }
 }

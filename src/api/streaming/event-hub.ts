@@ -1,8 +1,6 @@
 import pg from 'pg';
 import type { Logger } from 'pino';
-import type { StoredEvent } from '../../db/event-log.ts';
-
-export const EVENTS_CHANNEL = 'run_events';
+import { EVENTS_CHANNEL, type StoredEvent } from '../../db/event-log.ts';
 
 type Wake = () => void;
 

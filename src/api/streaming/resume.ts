@@ -2,7 +2,7 @@ import type { Request, Response } from 'express';
 import { z } from 'zod';
 import { isTerminalEvent, type RunEvent } from '../../shared/events.ts';
 import type { ApiDeps } from '../deps.ts';
-import { HttpError } from '../errors.ts';
+import { HttpError, invalidValue } from '../errors.ts';
 import { EVENT_ID_PATTERN, parseEventId } from './event-ids.ts';
 import { relayRun } from './relay.ts';
 import { openSse } from './sse.ts';
@@ -27,7 +27,7 @@ export interface ResumePoint {
 }
 
 export function resumeProblem(source: ResumeSource, msg: string): HttpError {
-  return new HttpError(422, [{ loc: source, msg, type: 'value_error' }]);
+  return invalidValue(source, msg);
 }
 
 /**

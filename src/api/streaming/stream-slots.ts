@@ -1,5 +1,5 @@
 import type { Response } from 'express';
-import { HttpError } from '../errors.ts';
+import { tooManyRequests } from '../errors.ts';
 import type { Caller } from '../middleware/authenticate.ts';
 import { openStreams, rateLimitRejections } from '../metrics.ts';
 
@@ -26,14 +26,13 @@ export class StreamSlots {
     if (res.locals.streamSlot) return;
     const key = `${caller.orgId}:${caller.userId}`;
     const mine = this.perUser.get(key) ?? 0;
-    const retry = { 'Retry-After': String(STREAM_RETRY_AFTER_SECONDS) };
     if (this.total >= this.limits.perProcess) {
       rateLimitRejections.inc({ class: 'streams_per_process' });
-      throw new HttpError(429, `This api process has ${this.total} open streams, its limit; retry in ${STREAM_RETRY_AFTER_SECONDS} s`, retry);
+      throw tooManyRequests(`This api process has ${this.total} open streams, its limit; retry in ${STREAM_RETRY_AFTER_SECONDS} s`, STREAM_RETRY_AFTER_SECONDS);
     }
     if (mine >= this.limits.perUser) {
       rateLimitRejections.inc({ class: 'streams_per_user' });
-      throw new HttpError(429, `You have ${mine} streams open, the limit per user; close one or retry in ${STREAM_RETRY_AFTER_SECONDS} s`, retry);
+      throw tooManyRequests(`You have ${mine} streams open, the limit per user; close one or retry in ${STREAM_RETRY_AFTER_SECONDS} s`, STREAM_RETRY_AFTER_SECONDS);
     }
     this.total++;
     openStreams.inc();

@@ -1,0 +1,29 @@
+import type { Db } from '../../db/client.ts';
+import { isOrgAdmin } from '../../shared/roles.ts';
+import { forbidden, notFound } from '../errors.ts';
+import type { Caller } from '../middleware/authenticate.ts';
+
+/** Owners and admins may use every agent of their org; members and guests need a grant (`granted`). */
+export function mayUseAgent(caller: Caller, granted: boolean): boolean {
+  return isOrgAdmin(caller.role) || granted;
+}
+
+/** The same rule for an agent the caller's org owns, reading the grant only when the role does not settle it. */
+export async function mayUseAgentOf(db: Db, caller: Caller, agentId: string): Promise<boolean> {
+  return isOrgAdmin(caller.role) || (await db.agentAccess.count({ where: { userId: caller.userId, agentId } })) > 0;
+}
+
+/**
+ * The one agent-access check: unknown agent → 404; an agent of another org, or
+ * one the caller was not granted → 403. Used for `X-Agent-Id` and for agents named in a path.
+ */
+export async function loadUsableAgent(db: Db, agentId: string, caller: Caller) {
+  const agent = await db.agent.findUnique({
+    where: { id: agentId },
+    select: { id: true, orgId: true, name: true, customerFacing: true, access: { where: { userId: caller.userId }, select: { userId: true } } },
+  });
+  if (!agent) throw notFound(`Agent ${agentId} not found`);
+  if (agent.orgId !== caller.orgId) throw forbidden('This agent is not accessible to your organization');
+  if (!mayUseAgent(caller, agent.access.length > 0)) throw forbidden('You have not been granted access to this agent');
+  return { id: agent.id, orgId: agent.orgId, name: agent.name, customerFacing: agent.customerFacing };
+}
