@@ -66,6 +66,13 @@ export async function canConnect(url: string): Promise<boolean> {
   }
 }
 
+/** The same server URL, naming another database. */
+export function withDatabase(url: string, database: string): string {
+  const u = new URL(url);
+  u.pathname = `/${database}`;
+  return u.toString();
+}
+
 export async function createDatabaseIfMissing(adminUrl: string, name: string): Promise<void> {
   const client = new pg.Client({ connectionString: adminUrl });
   await client.connect();

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { loadConfigOrExit, projectRoot } from '../config.ts';
 import { createDb } from '../db/client.ts';
 import { migrate } from '../infra/migrate.ts';
-import { createDatabaseIfMissing, ensureDatabase } from '../infra/postgres.ts';
+import { createDatabaseIfMissing, ensureDatabase, withDatabase } from '../infra/postgres.ts';
 import { stopChild, waitUntil } from '../infra/processes.ts';
 import { ensureTemporalBinary, startDevServer, temporalReachable } from '../infra/temporal-cli.ts';
 import { temporalConnectionOptions } from '../infra/temporal-connection.ts';
@@ -94,11 +94,9 @@ async function shutdown(code: number): Promise<void> {
  * step that follows says what is wrong.
  */
 async function createNamedDatabase(url: string): Promise<void> {
-  const target = new URL(url);
-  const name = decodeURIComponent(target.pathname.slice(1));
+  const name = decodeURIComponent(new URL(url).pathname.slice(1));
   if (!name) return;
-  const admin = Object.assign(new URL(url), { pathname: '/postgres' });
-  await createDatabaseIfMissing(admin.toString(), name).then(
+  await createDatabaseIfMissing(withDatabase(url, 'postgres'), name).then(
     () => undefined,
     (err: unknown) => log(`could not check or create database ${name}: ${String(err)}`),
   );

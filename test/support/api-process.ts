@@ -5,7 +5,7 @@ import { createInterface } from 'node:readline';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { projectRoot } from '../../src/config.ts';
-import { createDatabaseIfMissing } from '../../src/infra/postgres.ts';
+import { createDatabaseIfMissing, withDatabase } from '../../src/infra/postgres.ts';
 import { stopChild } from '../../src/infra/processes.ts';
 import { terminate } from './processes.ts';
 
@@ -86,10 +86,4 @@ export async function createScratchDatabase(): Promise<ScratchDatabase> {
       await admin.end();
     },
   };
-}
-
-function withDatabase(url: string, database: string): string {
-  const u = new URL(url);
-  u.pathname = `/${database}`;
-  return u.toString();
 }

@@ -7,7 +7,7 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import pg from 'pg';
 import { loadConfig, projectRoot } from '../../src/config.ts';
 import { migrate } from '../../src/infra/migrate.ts';
-import { ensureDatabase, createDatabaseIfMissing } from '../../src/infra/postgres.ts';
+import { ensureDatabase, createDatabaseIfMissing, withDatabase } from '../../src/infra/postgres.ts';
 import { stopChild, waitUntil } from '../../src/infra/processes.ts';
 import { ensureTemporalBinary } from '../../src/infra/temporal-cli.ts';
 import { unmountDisksBelow } from '../../src/sandbox/workspace-disk.ts';
@@ -102,12 +102,6 @@ export async function startStack({ purpose, env: extraEnv }: StackOptions): Prom
     throw err;
   }
   return { databaseUrl, apiUrl, temporalAddress, taskQueue, jwtSecret, api, worker, teardown };
-}
-
-export function withDatabase(url: string, database: string): string {
-  const u = new URL(url);
-  u.pathname = `/${database}`;
-  return u.toString();
 }
 
 function spawnService(name: 'api' | 'worker', env: NodeJS.ProcessEnv, purpose: string): ChildProcess {

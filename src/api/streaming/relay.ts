@@ -30,7 +30,7 @@ export async function relayRun({ db, hub, res, runId, afterSeq, heartbeatMs, sto
   if (res.destroyed) return; // the client left before we subscribed: 'close' will not fire again
   let last = afterSeq;
   let closed = false;
-  let stopping = stop?.aborted ?? false;
+  const stopping = () => stop?.aborted === true;
   // Lag is measured for events stored while this stream was open; a replayed backlog is not lag.
   const openedAt = Date.now();
   let signal: (() => void) | undefined;
@@ -44,22 +44,19 @@ export async function relayRun({ db, hub, res, runId, afterSeq, heartbeatMs, sto
     closed = true;
     signal?.();
   });
-  const onStop = () => {
-    stopping = true;
-    signal?.();
-  };
+  const onStop = () => signal?.();
   stop?.addEventListener('abort', onStop, { once: true });
   try {
     while (!closed) {
-      if (stopping) return await writeReconnect(res, runId, last);
+      if (stopping()) return await writeReconnect(res, runId, last);
       if (pendingWake) {
         pendingWake = false;
-        const page = await readThroughOutages(() => hub.read(runId, last), () => closed || stopping);
+        const page = await readThroughOutages(() => hub.read(runId, last), () => closed || stopping());
         if (!page) return closed ? undefined : await writeReconnect(res, runId, last);
         const { events, more } = page;
         for (const event of events) {
           if (closed) return;
-          if (stopping) return await writeReconnect(res, runId, last);
+          if (stopping()) return await writeReconnect(res, runId, last);
           await writeFrame(res, event.payload, eventId(runId, event.seq));
           const storedAt = event.createdAt.getTime();
           if (storedAt >= openedAt) relayLag.observe((Date.now() - storedAt) / 1000);
@@ -70,7 +67,7 @@ export async function relayRun({ db, hub, res, runId, afterSeq, heartbeatMs, sto
         if (pendingWake) continue;
       }
       const timedOut = await new Promise<boolean>((resolve) => {
-        if (pendingWake || closed || stopping) return resolve(false);
+        if (pendingWake || closed || stopping()) return resolve(false);
         const timer = setTimeout(() => resolve(true), heartbeatMs);
         signal = () => {
           clearTimeout(timer);
@@ -79,7 +76,7 @@ export async function relayRun({ db, hub, res, runId, afterSeq, heartbeatMs, sto
       });
       signal = undefined;
       if (closed) return;
-      if (stopping) continue;
+      if (stopping()) continue;
       if (timedOut) {
         if (!(await runExists(db, runId))) {
           // The task was deleted with its runs: no terminal event will ever be stored.
