@@ -9,6 +9,16 @@ export interface RunWorkflowInput {
   agentId: string;
   mode: RunMode;
   routingReason: string;
+  /**
+   * The agent's run policy, read by the api when it started the run. Runs started without it
+   * (by the reconciler, or before it came with the start) load it first.
+   */
+  settings?: RunSettings;
+  /**
+   * The api stored RUN_STARTED and the first STATE_SNAPSHOT with the run, so a client reads
+   * them without waiting for the worker. Without it the workflow writes them (idempotent by key).
+   */
+  startRecorded?: boolean;
 }
 
 export interface TokenUsage {

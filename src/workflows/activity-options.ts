@@ -1,4 +1,4 @@
-import type { ActivityOptions } from '@temporalio/workflow';
+import type { ActivityOptions, LocalActivityOptions } from '@temporalio/workflow';
 import { failureTypes } from '../shared/run-workflow-types.ts';
 
 /**
@@ -8,6 +8,17 @@ import { failureTypes } from '../shared/run-workflow-types.ts';
 export const eventWriteOptions: ActivityOptions = {
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '30 seconds', nonRetryableErrorTypes: [failureTypes.runGone] },
+};
+
+/**
+ * Bookkeeping as local activities: the same timeouts and retries as eventWriteOptions. A
+ * backoff longer than a few seconds (PostgreSQL down for a while) waits on a workflow timer
+ * instead of holding the workflow task open.
+ */
+export const localBookkeepingOptions: LocalActivityOptions = {
+  startToCloseTimeout: eventWriteOptions.startToCloseTimeout,
+  retry: eventWriteOptions.retry,
+  localRetryThreshold: '5 seconds',
 };
 
 /**

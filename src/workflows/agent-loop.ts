@@ -2,7 +2,7 @@ import { describeAnswer, type PendingRequest } from '../shared/input-requests.ts
 import type { ToolCall, ToolOutcome } from '../shared/run-workflow-types.ts';
 import { toolCatalog } from '../shared/tools/index.ts';
 import { sandboxTools } from '../shared/tools/sandbox.ts';
-import { hasStandingGrant, modelStep, runTool } from './activities.ts';
+import { modelStep, runTool } from './activities.ts';
 import { humanRequestFor } from './human-tools.ts';
 import type { RunState } from './run-state.ts';
 import { routesSandbox, runSandboxTool, snapshotOnHost } from './sandbox-routing.ts';
@@ -93,7 +93,7 @@ async function snapshotBeforeWaiting(state: RunState): Promise<void> {
 async function approvalGate(state: RunState, call: ToolCall): Promise<ToolOutcome | undefined> {
   const { settings, input } = state;
   if (!settings.approvalRequiredTools.includes(call.name) || state.runScopeGrants.has(call.name)) return undefined;
-  if (await hasStandingGrant({ orgId: input.orgId, agentId: input.agentId, toolName: call.name })) return undefined;
+  if (await state.bookkeeping.hasStandingGrant({ orgId: input.orgId, agentId: input.agentId, toolName: call.name })) return undefined;
   await snapshotBeforeWaiting(state);
   const sensitive = settings.sensitiveTools.includes(call.name);
   const approvalId = state.newId('apv');

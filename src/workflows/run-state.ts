@@ -6,7 +6,7 @@ import { isOrgAdmin } from '../shared/roles.ts';
 import { assertTransition, isTerminalStatus, type RunStatus } from '../shared/run-status.ts';
 import type { RunSettings, RunWorkflowInput, SandboxRoute, TokenUsage } from '../shared/run-workflow-types.ts';
 import { RunStatusAttr } from '../shared/search-attributes.ts';
-import { recordProgress, type ProgressInput } from './activities.ts';
+import type { Bookkeeping, ProgressInput } from './activities.ts';
 import { refusals, type AnswerInput, type SteeringComment } from './run-messages.ts';
 
 type ProgressExtra = Omit<Partial<ProgressInput>, 'runId' | 'key' | 'events'>;
@@ -48,10 +48,12 @@ export class RunState {
   constructor(
     readonly input: RunWorkflowInput,
     public settings: RunSettings,
+    /** Where status, events and policy reads go: local activities, or regular ones for runs started before that. */
+    readonly bookkeeping: Bookkeeping,
   ) {}
 
   record(key: string, events: RunEventInput[], extra: ProgressExtra = {}): Promise<void> {
-    return recordProgress({ runId: this.input.runId, key, events, ...extra });
+    return this.bookkeeping.recordProgress({ runId: this.input.runId, key, events, ...extra });
   }
 
   /**

@@ -11,8 +11,9 @@ import {
 } from '@temporalio/workflow';
 import { runErrorCodes } from '../shared/events.ts';
 import { isTerminalStatus } from '../shared/run-status.ts';
+import { RUN_STARTED_KEY, runStartedEvents } from '../shared/run-started.ts';
 import { failureTypes, type RunOutcome, type RunWorkflowInput } from '../shared/run-workflow-types.ts';
-import { loadRunSettings, snapshotSandbox } from './activities.ts';
+import { localBookkeeping, regularBookkeeping, snapshotSandbox } from './activities.ts';
 import { runAgentLoop } from './agent-loop.ts';
 import { snapshotOnHost } from './sandbox-routing.ts';
 import { runPlanned } from './plan.ts';
@@ -21,7 +22,8 @@ import { RunState } from './run-state.ts';
 
 /** One run of an agent: the run status machine, driven by activities and by people. */
 export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> {
-  const state = new RunState(input, { maxSteps: 10, approvalRequiredTools: [], sensitiveTools: [], requirePlanApproval: false });
+  const bookkeeping = patched(LOCAL_BOOKKEEPING_PATCH) ? localBookkeeping : regularBookkeeping;
+  const state = new RunState(input, { maxSteps: 10, approvalRequiredTools: [], sensitiveTools: [], requirePlanApproval: false }, bookkeeping);
   const work = new CancellationScope();
   registerHandlers(state, work);
 
@@ -36,11 +38,8 @@ async function runToEnd(state: RunState, work: CancellationScope): Promise<RunOu
   const { input } = state;
   try {
     await work.run(async () => {
-      state.settings = await loadRunSettings({ agentId: input.agentId });
-      await state.record('started', [
-        { type: 'RUN_STARTED', thread_id: input.taskId, run_id: input.runId, mode: input.mode, routing_reason: input.routingReason },
-        { type: 'STATE_SNAPSHOT', state: { run_status: 'pending', mode: input.mode } },
-      ]);
+      state.settings = input.settings ?? (await state.bookkeeping.loadRunSettings({ agentId: input.agentId }));
+      if (!input.startRecorded) await state.record(RUN_STARTED_KEY, runStartedEvents(input));
       if (input.mode === 'deep') {
         const outcome = await runPlanned(state);
         if (outcome.kind === 'rejected') {
@@ -127,6 +126,12 @@ function registerHandlers(state: RunState, work: CancellationScope): void {
     },
   );
 }
+
+/**
+ * Runs from this patch on do their bookkeeping in local activities (see activities.ts);
+ * histories from before it replay with the regular activities they ran.
+ */
+export const LOCAL_BOOKKEEPING_PATCH = 'local-bookkeeping';
 
 /** Histories from before cancel won over a finish it raced (see finish) replay as they ran. */
 export const CANCEL_WINS_PATCH = 'cancel-wins-over-finish';

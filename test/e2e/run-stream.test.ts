@@ -4,6 +4,7 @@ import { inject } from 'vitest';
 import { readEvents } from '../../src/db/event-log.ts';
 import { runEventSchema } from '../../src/shared/events.ts';
 import { call, exchange, readSse, userMessage, withoutHeartbeats, type SseFrame } from '../support/http.ts';
+import { expectReplays } from '../support/runs.ts';
 import { createTenant, testDb, type Tenant } from '../support/tenant.ts';
 
 let tenant: Tenant;
@@ -72,6 +73,17 @@ describe('POST /api/run streaming', () => {
     expect(run.outputTokens).toBeGreaterThan(0);
     const messages = await testDb().message.findMany({ where: { taskId }, orderBy: { position: 'asc' } });
     expect(messages.map((m) => [m.position, m.role])).toEqual([[1, 'user'], [2, 'assistant']]);
+  });
+
+  it('goes through one task queue round trip: RUN_STARTED is stored by the api, the rest of the bookkeeping is local', async () => {
+    const history = await new Client({ connection }).workflow.getHandle(runId).fetchHistory();
+    const events = history.events ?? [];
+    const scheduled = events.filter((e) => e.activityTaskScheduledEventAttributes).map((e) => e.activityTaskScheduledEventAttributes!.activityType!.name);
+    expect(scheduled).toEqual(['modelStep']);
+    const markers = events.filter((e) => e.markerRecordedEventAttributes).map((e) => e.markerRecordedEventAttributes!.markerName);
+    expect(markers).toEqual(['core_patch', 'core_local_activity', 'core_local_activity', 'core_local_activity']); // executing, the answer, finished
+    expect(events.filter((e) => e.workflowTaskCompletedEventAttributes)).toHaveLength(2);
+    await expectReplays(runId, 'fast-run-completed');
   });
 
   it('shows the run in Temporal with its search attributes and a static summary and details line', async () => {

@@ -115,7 +115,7 @@ export async function expectReplays(runId: string, name?: string): Promise<void>
     mkdirSync(historiesDir, { recursive: true });
     // The CLI writes the standard JSON history format (the SDK's own converter trips over two protobufjs copies).
     const json = execFileSync(ensureTemporalBinary(), ['workflow', 'show', '--workflow-id', runId, '--address', inject('temporalAddress'), '--output', 'json']);
-    writeFileSync(path.join(historiesDir, `${name}.json`), json);
+    writeFileSync(path.join(historiesDir, `${name}.json`), json); // runs of today's code; older paths live in subfolders (test/replay.test.ts)
   }
   await Worker.runReplayHistory({ workflowsPath: require.resolve('../../src/workflows/index.ts') }, history, runId);
 }

@@ -8,6 +8,9 @@ import { isActiveStatus } from '../../shared/run-status.ts';
 import { agentModelSettingsSchema } from '../../shared/agent-settings.ts';
 import { instructionRoles, runRequestProblem, type RunRequest } from '../../shared/run-request.ts';
 import { routeRun } from '../../shared/routing.ts';
+import { RUN_STARTED_KEY, runStartedEvents } from '../../shared/run-started.ts';
+import { runSettingsFrom } from '../../shared/run-settings.ts';
+import type { RunSettings } from '../../shared/run-workflow-types.ts';
 import { runErrorCodes } from '../../shared/events.ts';
 import { AgentIdAttr, OrgIdAttr, RunModeAttr, RunStatusAttr, TaskIdAttr } from '../../shared/search-attributes.ts';
 import { runWorkflow } from '../../workflows/index.ts';
@@ -47,10 +50,9 @@ async function requireCredits(db: ApiDeps['db'], orgId: string): Promise<void> {
  * System and developer messages carry the operator's authority over the model: a
  * caller may send them only to an agent whose settings allow it (400 otherwise).
  */
-async function allowedMessages(db: ApiDeps['db'], agent: AgentContext, messages: RunRequest['messages']): Promise<RunRequest['messages']> {
+function allowedMessages(modelSettings: unknown, messages: RunRequest['messages']): RunRequest['messages'] {
   if (!messages.some((m) => instructionRoles.includes(m.role))) return messages;
-  const row = await db.agent.findUniqueOrThrow({ where: { id: agent.id }, select: { modelSettings: true } });
-  const settings = agentModelSettingsSchema.safeParse(row.modelSettings);
+  const settings = agentModelSettingsSchema.safeParse(modelSettings);
   if (!settings.success || settings.data.allow_instruction_messages !== true) {
     throw badRequest('system and developer messages are not accepted by this agent; send user and assistant messages only');
   }
@@ -88,7 +90,8 @@ async function createAndStartRun(deps: ApiDeps, caller: Caller, agent: AgentCont
   const { db } = deps;
   const problem = runRequestProblem(body);
   if (problem) throw badRequest(problem);
-  body = { ...body, messages: await allowedMessages(db, agent, body.messages) };
+  const { modelSettings } = await db.agent.findUniqueOrThrow({ where: { id: agent.id }, select: { modelSettings: true } });
+  body = { ...body, messages: allowedMessages(modelSettings, body.messages) };
   await requireCredits(db, caller.orgId);
   const query = body.messages[body.messages.length - 1]!.content;
   const routing = routeRun(body.mode, query);
@@ -127,6 +130,8 @@ async function createAndStartRun(deps: ApiDeps, caller: Caller, agent: AgentCont
       },
     });
     await appendMessages(tx, taskId, runId, newMessages.map((m) => ({ id: newId('msg'), role: m.role, content: m.content })));
+    // The run's first events go with it: a client reads RUN_STARTED without waiting for the worker.
+    await appendEventsInTx(tx, runId, runStartedEvents({ runId, taskId, mode: routing.mode, routingReason: routing.reason }), RUN_STARTED_KEY);
     if (claim) await recordClaim(tx, caller, claim, runId);
     return { taskId, createdAt: run.createdAt };
   });
@@ -134,7 +139,18 @@ async function createAndStartRun(deps: ApiDeps, caller: Caller, agent: AgentCont
   injectFault('after-run-commit');
 
   try {
-    await startRunWorkflow(deps, { runId, taskId, orgId: caller.orgId, agentId: agent.id, agentName: agent.name, userId: caller.userId, mode: routing.mode, routingReason: routing.reason });
+    await startRunWorkflow(deps, {
+      runId,
+      taskId,
+      orgId: caller.orgId,
+      agentId: agent.id,
+      agentName: agent.name,
+      userId: caller.userId,
+      mode: routing.mode,
+      routingReason: routing.reason,
+      settings: runSettingsFrom(modelSettings),
+      startRecorded: true,
+    });
   } catch (err) {
     deps.logger.error({ err, runId }, 'could not start the run workflow');
     const message = 'The run could not be started; try again shortly';
@@ -154,6 +170,10 @@ export interface RunWorkflowStart {
   userId: string;
   mode: 'fast' | 'deep';
   routingReason: string;
+  /** The agent's run policy, when the caller read it (the reconciler does not: the workflow loads it). */
+  settings?: RunSettings;
+  /** RUN_STARTED is stored with the run (see runStartedEvents). */
+  startRecorded?: boolean;
 }
 
 /**
@@ -161,13 +181,13 @@ export interface RunWorkflowStart {
  * is already started (the reconciler and the request racing) is success, not an error.
  */
 export async function startRunWorkflow({ temporal, config }: Pick<ApiDeps, 'temporal' | 'config'>, run: RunWorkflowStart): Promise<void> {
-  const { runId, taskId, orgId, agentId, mode, routingReason } = run;
+  const { runId, taskId, orgId, agentId, mode, routingReason, settings, startRecorded } = run;
   try {
     await temporal.workflow.start(runWorkflow, {
       taskQueue: config.temporal.taskQueue,
       workflowId: runId,
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-      args: [{ runId, taskId, orgId, agentId, mode, routingReason }],
+      args: [{ runId, taskId, orgId, agentId, mode, routingReason, ...(settings ? { settings } : {}), ...(startRecorded ? { startRecorded } : {}) }],
       typedSearchAttributes: [
         { key: TaskIdAttr, value: taskId },
         { key: AgentIdAttr, value: agentId },

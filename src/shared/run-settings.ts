@@ -1,0 +1,29 @@
+import { agentModelSettingsSchema, type AgentModelSettings } from './agent-settings.ts';
+import type { RunSettings } from './run-workflow-types.ts';
+import { toolCatalog } from './tools/index.ts';
+import { runCommandTool } from './tools/sandbox.ts';
+
+export const DEFAULT_MAX_STEPS = 10;
+
+/** The agent's list, plus run_command unless the agent turned its default gate off (`sandbox.run_command_approval: false`). */
+function approvalRequiredTools(s: AgentModelSettings): string[] {
+  const tools = new Set(s.approval_required_tools ?? []);
+  if (s.sandbox?.run_command_approval !== false) tools.add(runCommandTool.name);
+  return [...tools];
+}
+
+/**
+ * A run's policy from the agent's stored model settings, fixed when the run starts (changes
+ * apply to later runs). Settings that no longer parse count as none: the defaults apply.
+ */
+export function runSettingsFrom(modelSettings: unknown): RunSettings {
+  const parsed = agentModelSettingsSchema.safeParse(modelSettings ?? {});
+  const s = parsed.success ? parsed.data : {};
+  const catalogSensitive = [...toolCatalog.values()].filter((t) => t.sensitive).map((t) => t.name);
+  return {
+    maxSteps: s.max_steps ?? DEFAULT_MAX_STEPS,
+    approvalRequiredTools: approvalRequiredTools(s),
+    sensitiveTools: [...new Set([...catalogSensitive, ...(s.sensitive_tools ?? [])])],
+    requirePlanApproval: s.require_plan_approval ?? false,
+  };
+}
