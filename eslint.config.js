@@ -1,10 +1,48 @@
 // @ts-check
+import { readFileSync } from 'node:fs';
 import tseslint from 'typescript-eslint';
+
+/**
+ * One data layer: only src/db reads and writes the database. Elsewhere code calls its
+ * named operations, passing the `Db`/`Tx` handle along (type imports of src/db/client.ts
+ * are fine); model types come re-exported from src/db too.
+ */
+const onlyDbTalksToPrisma = 'Only src/db talks to Prisma: call (or add) a named operation in src/db; model types are re-exported there.';
+const prismaImports = { group: ['@prisma/*', '**/generated/prisma/*'], message: onlyDbTalksToPrisma };
+/** The client is created where a process starts (src/main) and nowhere else. */
+const clientCreation = { group: ['**/db/client.ts'], importNames: ['createDb'], message: 'Only process entry points (src/main) create a Prisma client.' };
+/** Prisma model delegates (`db.run`, `tx.approvalGrant`…), read from the schema so a new model is covered too. */
+const models = [...readFileSync(new URL('./prisma/schema.prisma', import.meta.url), 'utf8').matchAll(/^model (\w+)/gm)].map(([, m]) => m[0].toLowerCase() + m.slice(1));
+const delegateMethods = ['findUnique', 'findUniqueOrThrow', 'findFirst', 'findFirstOrThrow', 'findMany', 'create', 'createMany', 'createManyAndReturn', 'update', 'updateMany', 'updateManyAndReturn', 'upsert', 'delete', 'deleteMany', 'count', 'aggregate', 'groupBy'];
+const prismaQueries = [
+  { selector: `CallExpression[callee.property.name=/^(${delegateMethods.join('|')})$/][callee.object.property.name=/^(${models.join('|')})$/]`, message: onlyDbTalksToPrisma },
+  { selector: 'MemberExpression[property.name=/^\\$(transaction|queryRaw|executeRaw|queryRawUnsafe|executeRawUnsafe)$/]', message: onlyDbTalksToPrisma },
+];
+/**
+ * Files still querying Prisma themselves: the activities and the run start, which the
+ * lead is moving onto src/db (issue 11) in the same change. Remove each once it calls src/db.
+ */
+const notYetOnDataLayer = [
+  'src/activities/conversation.ts',
+  'src/activities/human-requests.ts',
+  'src/activities/model-attempts.ts',
+  'src/activities/models/agent-model.ts',
+  'src/activities/run-progress.ts',
+  'src/activities/run-settings.ts',
+  'src/activities/run-tool.ts',
+  'src/activities/tool-executions.ts',
+  'src/activities/tools/artifact-tools.ts',
+  'src/activities/tools/memory-tools.ts',
+  'src/activities/tools/sandbox-tools.ts',
+  'src/activities/tools/types.ts',
+  'src/api/services/start-run.ts',
+];
 
 /** Modules that must never load inside the Temporal workflow sandbox. */
 const notInWorkflows = [
   { group: ['node:*'], message: 'Workflow code is deterministic: no Node APIs.' },
-  { group: ['@prisma/*', '**/generated/prisma/*', 'pg'], message: 'Workflows never touch the database; use an activity.' },
+  // Not even types: the database's shapes reach workflows through src/shared and activity types.
+  { group: ['@prisma/*', '**/generated/prisma/*', 'pg'], message: 'Workflows never touch the database; use an activity.', strict: true },
   { group: ['express', 'jose', 'pino', 'ai', '@ai-sdk/*'], message: 'Server-side module: keep it out of workflows.' },
   { group: ['@temporalio/client', '@temporalio/activity', '@temporalio/worker'], message: 'Workflows import only @temporalio/workflow (and @temporalio/common).' },
   { group: ['**/api/*', '**/db/*', '**/infra/*', '**/auth/*', '**/admin/*', '**/config.ts'], message: 'Workflows import only src/shared and activity types.' },
@@ -22,6 +60,18 @@ export default tseslint.config(
     },
   },
   {
+    files: ['src/**/*.ts'],
+    ignores: ['src/db/**', ...notYetOnDataLayer],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', { patterns: [prismaImports, clientCreation] }],
+      'no-restricted-syntax': ['error', ...prismaQueries],
+    },
+  },
+  {
+    files: ['src/main/**/*.ts'],
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [prismaImports] }] },
+  },
+  {
     files: ['src/workflows/**/*.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
@@ -29,7 +79,7 @@ export default tseslint.config(
         {
           paths: nodeBuiltins.map((name) => ({ name, message: 'Workflow code is deterministic: no Node APIs.' })),
           // `import type` is erased at build time, so activity types are allowed.
-          patterns: notInWorkflows.map((p) => ({ ...p, allowTypeImports: true })),
+          patterns: notInWorkflows.map(({ strict, ...p }) => ({ ...p, allowTypeImports: !strict })),
         },
       ],
     },
@@ -41,7 +91,7 @@ export default tseslint.config(
         'error',
         {
           paths: nodeBuiltins.map((name) => ({ name, message: 'src/shared is pure: workflows import it.' })),
-          patterns: notInWorkflows.slice(0, 5).map((p) => ({ ...p, message: 'src/shared is pure: workflows import it.', allowTypeImports: true })),
+          patterns: notInWorkflows.slice(0, 5).map(({ strict, ...p }) => ({ ...p, message: 'src/shared is pure: workflows import it.', allowTypeImports: !strict })),
         },
       ],
     },
@@ -52,7 +102,13 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
-        { patterns: [{ group: ['**/activities/*', '**/api/*', '**/workflows/*'], message: 'src/sandbox is called by activities; put what both need in src/shared.' }] },
+        {
+          patterns: [
+            { group: ['**/activities/*', '**/api/*', '**/workflows/*'], message: 'src/sandbox is called by activities; put what both need in src/shared.' },
+            prismaImports,
+            clientCreation,
+          ],
+        },
       ],
     },
   },

@@ -307,7 +307,7 @@ describe('admin CLI', () => {
   const bin = path.join(projectRoot, 'node_modules', '.bin');
 
   function cli(...args: string[]) {
-    const result = spawnSync(path.join(bin, 'tsx'), ['src/cli/admin.ts', ...args], {
+    const result = spawnSync(path.join(bin, 'tsx'), ['src/main/admin.ts', ...args], {
       cwd: projectRoot,
       encoding: 'utf8',
       timeout: 60_000,

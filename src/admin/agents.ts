@@ -1,7 +1,15 @@
-import type { Db } from '../db/client.ts';
+import {
+  deleteAgentAccess,
+  findAgent,
+  findAgentByName,
+  hasAgentAccess,
+  insertAgent,
+  insertAgentAccess,
+  listAgentsWithAccess,
+} from '../db/agents.ts';
+import type { Db, DbOrTx } from '../db/client.ts';
 import { type AgentModelSettings, agentModelSettingsSchema } from '../shared/agent-settings.ts';
 import { newId } from '../shared/ids.ts';
-import type { DbClient } from './db.ts';
 import { AdminError, isUniqueViolation, parseOrThrow } from './errors.ts';
 import { requireOrg } from './orgs.ts';
 import { requireUser } from './users.ts';
@@ -35,19 +43,15 @@ export async function createAgent(db: Db, input: CreateAgentInput): Promise<Agen
   await requireOrg(db, input.orgId);
   for (const userId of access) await requireMember(db, input.orgId, userId);
   const exists = () => new AdminError(`an agent named "${name}" already exists in org ${input.orgId}`);
-  if (await db.agent.findUnique({ where: { orgId_name: { orgId: input.orgId, name } }, select: { id: true } })) {
-    throw exists();
-  }
+  if (await findAgentByName(db, input.orgId, name)) throw exists();
   try {
-    const agent = await db.agent.create({
-      data: {
-        id: newId('agt'),
-        orgId: input.orgId,
-        name,
-        customerFacing: input.customerFacing ?? false,
-        modelSettings: settings,
-        access: { create: access.map((userId) => ({ userId })) },
-      },
+    const agent = await insertAgent(db, {
+      id: newId('agt'),
+      orgId: input.orgId,
+      name,
+      customerFacing: input.customerFacing ?? false,
+      modelSettings: settings,
+      access,
     });
     return toSummary(agent, access);
   } catch (err) {
@@ -56,24 +60,19 @@ export async function createAgent(db: Db, input: CreateAgentInput): Promise<Agen
   }
 }
 
-export async function listAgents(db: DbClient, orgId: string): Promise<AgentSummary[]> {
+export async function listAgents(db: DbOrTx, orgId: string): Promise<AgentSummary[]> {
   await requireOrg(db, orgId);
-  const agents = await db.agent.findMany({
-    where: { orgId },
-    orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
-    include: { access: { select: { userId: true }, orderBy: { createdAt: 'asc' } } },
-  });
-  return agents.map((a) => toSummary(a, a.access.map((x) => x.userId)));
+  const agents = await listAgentsWithAccess(db, orgId);
+  return agents.map((a) => toSummary(a, a.access));
 }
 
 /** Gives a user explicit access to an agent of their org. Granting twice is a no-op. */
-export async function grantAccess(db: DbClient, agentId: string, userId: string): Promise<{ granted: boolean }> {
+export async function grantAccess(db: DbOrTx, agentId: string, userId: string): Promise<{ granted: boolean }> {
   const agent = await requireAgent(db, agentId);
   await requireMember(db, agent.orgId, userId);
-  const existing = await db.agentAccess.findUnique({ where: { agentId_userId: { agentId, userId } } });
-  if (existing) return { granted: false };
+  if (await hasAgentAccess(db, agentId, userId)) return { granted: false };
   try {
-    await db.agentAccess.create({ data: { agentId, userId } });
+    await insertAgentAccess(db, agentId, userId);
   } catch (err) {
     if (isUniqueViolation(err)) return { granted: false };
     throw err;
@@ -82,24 +81,23 @@ export async function grantAccess(db: DbClient, agentId: string, userId: string)
 }
 
 /** Removes a user's explicit access. Owners and admins keep seeing the agent through their role. */
-export async function revokeAccess(db: DbClient, agentId: string, userId: string): Promise<{ revoked: boolean }> {
+export async function revokeAccess(db: DbOrTx, agentId: string, userId: string): Promise<{ revoked: boolean }> {
   await requireAgent(db, agentId);
-  const { count } = await db.agentAccess.deleteMany({ where: { agentId, userId } });
-  return { revoked: count > 0 };
+  return { revoked: (await deleteAgentAccess(db, agentId, [userId])) > 0 };
 }
 
 export function parseSettings(value: unknown, what = 'settings'): AgentModelSettings {
   return parseOrThrow(agentModelSettingsSchema, value, what);
 }
 
-export async function requireAgent(db: DbClient, agentId: string) {
-  const agent = await db.agent.findUnique({ where: { id: agentId } });
+export async function requireAgent(db: DbOrTx, agentId: string) {
+  const agent = await findAgent(db, agentId);
   if (!agent) throw new AdminError(`agent ${agentId} not found`);
   return agent;
 }
 
 /** The user, who must be a member of the org. */
-export async function requireMember(db: DbClient, orgId: string, userId: string) {
+export async function requireMember(db: DbOrTx, orgId: string, userId: string) {
   const user = await requireUser(db, userId);
   if (user.orgId !== orgId) throw new AdminError(`user ${userId} is not a member of org ${orgId}`);
   return user;

@@ -1,7 +1,7 @@
 import { generateApiKey } from '../auth/api-keys.ts';
-import type { ApiKey } from '../generated/prisma/client.ts';
+import { findApiKey, insertApiKey, listApiKeys as listApiKeyRows, revokeApiKeyOnce, type ApiKey } from '../db/api-keys.ts';
+import type { DbOrTx } from '../db/client.ts';
 import { newId } from '../shared/ids.ts';
-import type { DbClient } from './db.ts';
 import { AdminError } from './errors.ts';
 import { requireUser } from './users.ts';
 
@@ -23,31 +23,24 @@ export interface CreatedApiKey extends ApiKeySummary {
 }
 
 /** Creates a key for a user; only its SHA-256 hash and prefix are stored. */
-export async function createApiKey(db: DbClient, input: { userId: string; name?: string }): Promise<CreatedApiKey> {
+export async function createApiKey(db: DbOrTx, input: { userId: string; name?: string }): Promise<CreatedApiKey> {
   const user = await requireUser(db, input.userId);
   const { key, prefix, hash } = generateApiKey();
-  const row = await db.apiKey.create({
-    data: { id: newId('key'), orgId: user.orgId, userId: user.id, name: input.name?.trim() ?? '', prefix, hash },
-  });
+  const row = await insertApiKey(db, { id: newId('key'), orgId: user.orgId, userId: user.id, name: input.name?.trim() ?? '', prefix, hash });
   return { ...toSummary(row), key };
 }
 
 /** Revokes a key. Revoking an already revoked key keeps its original revocation time. */
-export async function revokeApiKey(db: DbClient, keyId: string): Promise<ApiKeySummary & { already_revoked: boolean }> {
-  const row = await db.apiKey.findUnique({ where: { id: keyId } });
+export async function revokeApiKey(db: DbOrTx, keyId: string): Promise<ApiKeySummary & { already_revoked: boolean }> {
+  const row = await findApiKey(db, keyId);
   if (!row) throw new AdminError(`API key ${keyId} not found`);
   if (row.revokedAt) return { ...toSummary(row), already_revoked: true };
-  // Conditional update, so a concurrent revoke cannot move the revocation time.
-  await db.apiKey.updateMany({ where: { id: keyId, revokedAt: null }, data: { revokedAt: new Date() } });
-  const updated = await db.apiKey.findUniqueOrThrow({ where: { id: keyId } });
+  const updated = await revokeApiKeyOnce(db, keyId);
   return { ...toSummary(updated), already_revoked: false };
 }
 
-export async function listApiKeys(db: DbClient, filter: { userId?: string; orgId?: string }): Promise<ApiKeySummary[]> {
-  const rows = await db.apiKey.findMany({
-    where: { userId: filter.userId, orgId: filter.orgId },
-    orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
-  });
+export async function listApiKeys(db: DbOrTx, filter: { userId?: string; orgId?: string }): Promise<ApiKeySummary[]> {
+  const rows = await listApiKeyRows(db, filter);
   return rows.map(toSummary);
 }
 

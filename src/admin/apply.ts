@@ -1,9 +1,12 @@
+import { inAdminTransaction } from '../db/admin-lock.ts';
+import { deleteAgentAccess, findAgentByName, insertAgent, insertAgentAccess, updateAgent } from '../db/agents.ts';
+import { findActiveApiKeyNamed } from '../db/api-keys.ts';
 import type { Db, Tx } from '../db/client.ts';
-import type { Prisma } from '../generated/prisma/client.ts';
+import { findOrgsNamed, insertOrg } from '../db/orgs.ts';
+import { emailsOfUsers, insertUser, listUsersOfOrg, updateUser, type Role } from '../db/users.ts';
 import { newId } from '../shared/ids.ts';
 import { createApiKey } from './api-keys.ts';
 import { type ApplyFile, type ApplyOrg, applyFileSchema } from './apply-file.ts';
-import { inAdminTransaction } from './db.ts';
 import { formatIssues } from '../shared/zod-issues.ts';
 import { AdminError } from './errors.ts';
 
@@ -71,13 +74,13 @@ export async function applyFile(db: Db, file: ApplyFile, opts: { dryRun?: boolea
 }
 
 async function applyOrg(tx: Tx, spec: ApplyOrg, path: string, changes: string[]): Promise<AppliedOrg> {
-  const matches = await tx.org.findMany({ where: { name: spec.name } });
+  const matches = await findOrgsNamed(tx, spec.name);
   if (matches.length > 1) {
     throw new AdminError(`${path}.name: ${matches.length} orgs are named "${spec.name}"; the name must identify one org`);
   }
   let org = matches[0];
   if (!org) {
-    org = await tx.org.create({ data: { id: newId('org'), name: spec.name, creditBalance: spec.credits ?? 0n } });
+    org = await insertOrg(tx, { id: newId('org'), name: spec.name, creditBalance: spec.credits ?? 0n });
     changes.push(`created org "${org.name}" (${org.id}) with ${org.creditBalance} credits`);
   }
   const label = `in org "${org.name}"`;
@@ -96,10 +99,7 @@ async function applyOrg(tx: Tx, spec: ApplyOrg, path: string, changes: string[])
   const keys: AppliedKey[] = [];
   for (const [i, k] of spec.keys.entries()) {
     const userId = resolve(k.user, `${path}.keys.${i}.user`);
-    const existing = await tx.apiKey.findFirst({
-      where: { userId, name: k.name, revokedAt: null },
-      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
-    });
+    const existing = await findActiveApiKeyNamed(tx, userId, k.name);
     if (existing) {
       keys.push({ user: k.user, name: k.name, id: existing.id, prefix: existing.prefix });
     } else {
@@ -115,20 +115,18 @@ async function applyOrg(tx: Tx, spec: ApplyOrg, path: string, changes: string[])
 
 /** Creates and updates the file's users; returns email → id for every user of the org. */
 async function applyUsers(tx: Tx, orgId: string, spec: ApplyOrg, label: string, changes: string[]) {
-  const existing = new Map((await tx.user.findMany({ where: { orgId } })).map((u) => [u.email, u]));
+  const existing = new Map((await listUsersOfOrg(tx, orgId)).map((u) => [u.email, u]));
   const ids = new Map([...existing].map(([email, u]) => [email, u.id]));
   for (const u of spec.users) {
     const current = existing.get(u.email);
     if (!current) {
-      const created = await tx.user.create({
-        data: { id: newId('usr'), orgId, email: u.email, name: u.name ?? '', role: u.role },
-      });
+      const created = await insertUser(tx, { id: newId('usr'), orgId, email: u.email, name: u.name ?? '', role: u.role });
       ids.set(u.email, created.id);
       changes.push(`created user ${u.email} (${u.role}) ${label} (${created.id})`);
       continue;
     }
     const diffs: string[] = [];
-    const data: Prisma.UserUpdateInput = {};
+    const data: { role?: Role; name?: string } = {};
     if (current.role !== u.role) {
       data.role = u.role;
       diffs.push(`role ${current.role} → ${u.role}`);
@@ -138,7 +136,7 @@ async function applyUsers(tx: Tx, orgId: string, spec: ApplyOrg, label: string, 
       diffs.push(`name ${JSON.stringify(current.name)} → ${JSON.stringify(u.name)}`);
     }
     if (diffs.length) {
-      await tx.user.update({ where: { id: current.id }, data });
+      await updateUser(tx, current.id, data);
       changes.push(`updated user ${u.email} ${label}: ${diffs.join(', ')}`);
     }
   }
@@ -155,20 +153,15 @@ async function applyAgent(
   changes: string[],
 ): Promise<string> {
   const wanted = spec.access?.map((email, j) => ({ email, id: resolve(email, `${path}.access.${j}`) }));
-  const current = await tx.agent.findUnique({
-    where: { orgId_name: { orgId, name: spec.name } },
-    include: { access: { select: { userId: true } } },
-  });
+  const current = await findAgentByName(tx, orgId, spec.name);
   if (!current) {
-    const created = await tx.agent.create({
-      data: {
-        id: newId('agt'),
-        orgId,
-        name: spec.name,
-        customerFacing: spec.customer_facing ?? false,
-        modelSettings: spec.settings ?? {},
-        access: { create: (wanted ?? []).map((w) => ({ userId: w.id })) },
-      },
+    const created = await insertAgent(tx, {
+      id: newId('agt'),
+      orgId,
+      name: spec.name,
+      customerFacing: spec.customer_facing ?? false,
+      modelSettings: spec.settings ?? {},
+      access: (wanted ?? []).map((w) => w.id),
     });
     changes.push(`created agent "${spec.name}" ${label} (${created.id})`);
     for (const w of wanted ?? []) changes.push(`granted agent "${spec.name}" ${label} to ${w.email}`);
@@ -176,7 +169,7 @@ async function applyAgent(
   }
 
   const diffs: string[] = [];
-  const data: Prisma.AgentUpdateInput = {};
+  const data: { customerFacing?: boolean; modelSettings?: object } = {};
   if (spec.customer_facing !== undefined && spec.customer_facing !== current.customerFacing) {
     data.customerFacing = spec.customer_facing;
     diffs.push(`customer_facing ${current.customerFacing} → ${spec.customer_facing}`);
@@ -186,7 +179,7 @@ async function applyAgent(
     diffs.push('settings');
   }
   if (diffs.length) {
-    await tx.agent.update({ where: { id: current.id }, data });
+    await updateAgent(tx, current.id, data);
     changes.push(`updated agent "${spec.name}" ${label}: ${diffs.join(', ')}`);
   }
 
@@ -194,14 +187,13 @@ async function applyAgent(
     const have = new Set(current.access.map((a) => a.userId));
     const want = new Set(wanted.map((w) => w.id));
     for (const w of wanted.filter((w) => !have.has(w.id))) {
-      await tx.agentAccess.create({ data: { agentId: current.id, userId: w.id } });
+      await insertAgentAccess(tx, current.id, w.id);
       changes.push(`granted agent "${spec.name}" ${label} to ${w.email}`);
     }
     const extra = [...have].filter((id) => !want.has(id));
     if (extra.length) {
-      await tx.agentAccess.deleteMany({ where: { agentId: current.id, userId: { in: extra } } });
-      const emails = await tx.user.findMany({ where: { id: { in: extra } }, select: { email: true } });
-      for (const u of emails) changes.push(`revoked agent "${spec.name}" ${label} from ${u.email}`);
+      await deleteAgentAccess(tx, current.id, extra);
+      for (const email of await emailsOfUsers(tx, extra)) changes.push(`revoked agent "${spec.name}" ${label} from ${email}`);
     }
   }
   return current.id;

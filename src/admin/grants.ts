@@ -1,10 +1,9 @@
-import type { Db } from '../db/client.ts';
-import type { ApprovalGrant } from '../generated/prisma/client.ts';
+import { findGrant, insertGrantOnce, listGrants as listGrantRows, revokeGrantOnce, type ApprovalGrant, type GrantFilter } from '../db/approvals.ts';
+import type { Db, DbOrTx } from '../db/client.ts';
 import { agentModelSettingsSchema } from '../shared/agent-settings.ts';
 import { newId } from '../shared/ids.ts';
 import { isOrgAdmin } from '../shared/roles.ts';
 import { toolCatalog } from '../shared/tools/index.ts';
-import { type DbClient, inAdminTransaction } from './db.ts';
 import { AdminError } from './errors.ts';
 import { requireAgent, requireMember } from './agents.ts';
 import { requireOrg } from './orgs.ts';
@@ -26,24 +25,10 @@ export interface GrantSummary {
   revoked_at: string | null;
 }
 
-export interface GrantFilter {
-  orgId?: string;
-  agentId?: string;
-  /** Also list revoked grants; by default only active ones. */
-  includeRevoked?: boolean;
-}
-
-export async function listGrants(db: DbClient, filter: GrantFilter = {}): Promise<GrantSummary[]> {
+export async function listGrants(db: DbOrTx, filter: GrantFilter = {}): Promise<GrantSummary[]> {
   if (filter.orgId !== undefined) await requireOrg(db, filter.orgId);
   if (filter.agentId !== undefined) await requireAgent(db, filter.agentId);
-  const rows = await db.approvalGrant.findMany({
-    where: {
-      orgId: filter.orgId,
-      agentId: filter.agentId,
-      ...(filter.includeRevoked ? {} : { revokedAt: null }),
-    },
-    orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
-  });
+  const rows = await listGrantRows(db, filter);
   return rows.map(toSummary);
 }
 
@@ -70,26 +55,16 @@ export async function createGrant(db: Db, input: CreateGrantInput): Promise<Gran
   if (isSensitive(tool.name, tool.sensitive, agent.modelSettings) && !isOrgAdmin(user.role)) {
     throw new AdminError(`${tool.name} is a sensitive tool: only an owner or admin of org ${agent.orgId} may grant it, ${user.id} is a ${user.role}`);
   }
-  // The admin lock keeps two concurrent `grant create`s from both inserting.
-  return inAdminTransaction(db, async (tx) => {
-    const where = { orgId: agent.orgId, agentId: agent.id, toolName: tool.name, revokedAt: null };
-    const existing = await tx.approvalGrant.findFirst({ where, orderBy: { createdAt: 'asc' } });
-    if (existing) return { ...toSummary(existing), already_granted: true };
-    const row = await tx.approvalGrant.create({
-      data: { id: newId('grt'), orgId: agent.orgId, agentId: agent.id, toolName: tool.name, grantedBy: user.id },
-    });
-    return { ...toSummary(row), already_granted: false };
-  });
+  const { grant, created } = await insertGrantOnce(db, { id: newId('grt'), orgId: agent.orgId, agentId: agent.id, toolName: tool.name, grantedBy: user.id });
+  return { ...toSummary(grant), already_granted: !created };
 }
 
 /** Revokes a grant. Revoking an already revoked grant keeps its original revocation time. */
-export async function revokeGrant(db: DbClient, grantId: string): Promise<GrantSummary & { already_revoked: boolean }> {
-  const row = await db.approvalGrant.findUnique({ where: { id: grantId } });
+export async function revokeGrant(db: DbOrTx, grantId: string): Promise<GrantSummary & { already_revoked: boolean }> {
+  const row = await findGrant(db, grantId);
   if (!row) throw new AdminError(`grant ${grantId} not found`);
   if (row.revokedAt) return { ...toSummary(row), already_revoked: true };
-  // Conditional update, so a concurrent revoke cannot move the revocation time.
-  await db.approvalGrant.updateMany({ where: { id: grantId, revokedAt: null }, data: { revokedAt: new Date() } });
-  const updated = await db.approvalGrant.findUniqueOrThrow({ where: { id: grantId } });
+  const updated = await revokeGrantOnce(db, grantId);
   return { ...toSummary(updated), already_revoked: false };
 }
 

@@ -1,6 +1,7 @@
-import type { Db } from '../db/client.ts';
+import { inAdminTransaction } from '../db/admin-lock.ts';
+import type { Db, DbOrTx } from '../db/client.ts';
+import { findOrg, findOrgsNamed, insertOrg as insertOrgRow, listOrgsWithCounts } from '../db/orgs.ts';
 import { newId } from '../shared/ids.ts';
-import { type DbClient, inAdminTransaction } from './db.ts';
 import { AdminError } from './errors.ts';
 
 export interface OrgSummary {
@@ -30,34 +31,29 @@ export function createOrg(db: Db, input: CreateOrgInput): Promise<OrgSummary> {
 }
 
 /** Inserts an org; the caller holds the admin lock. */
-export async function insertOrg(tx: DbClient, input: CreateOrgInput) {
+export async function insertOrg(tx: DbOrTx, input: CreateOrgInput) {
   const name = checkOrgName(input.name);
   const credits = input.credits ?? 0n;
   if (credits < 0n) throw new AdminError('credits must not be negative');
-  if (await tx.org.findFirst({ where: { name }, select: { id: true } })) {
-    throw new AdminError(`an org named "${name}" already exists`);
-  }
-  const org = await tx.org.create({ data: { id: newId('org'), name, creditBalance: credits } });
+  if ((await findOrgsNamed(tx, name)).length > 0) throw new AdminError(`an org named "${name}" already exists`);
+  const org = await insertOrgRow(tx, { id: newId('org'), name, creditBalance: credits });
   return { id: org.id, name: org.name, credits: org.creditBalance.toString(), created_at: org.createdAt.toISOString() };
 }
 
-export async function listOrgs(db: DbClient): Promise<OrgSummary[]> {
-  const orgs = await db.org.findMany({
-    orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
-    include: { _count: { select: { users: true, agents: true } } },
-  });
+export async function listOrgs(db: DbOrTx): Promise<OrgSummary[]> {
+  const orgs = await listOrgsWithCounts(db);
   return orgs.map((o) => ({
     id: o.id,
     name: o.name,
     credits: o.creditBalance.toString(),
-    users: o._count.users,
-    agents: o._count.agents,
+    users: o.users,
+    agents: o.agents,
     created_at: o.createdAt.toISOString(),
   }));
 }
 
-export async function requireOrg(db: DbClient, orgId: string) {
-  const org = await db.org.findUnique({ where: { id: orgId } });
+export async function requireOrg(db: DbOrTx, orgId: string) {
+  const org = await findOrg(db, orgId);
   if (!org) throw new AdminError(`org ${orgId} not found`);
   return org;
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { Role } from '../generated/prisma/client.ts';
+import type { DbOrTx } from '../db/client.ts';
+import { findUser, findUserByEmail, insertUser, listUsersOfOrg, Role } from '../db/users.ts';
 import { newId } from '../shared/ids.ts';
-import type { DbClient } from './db.ts';
 import { AdminError, isUniqueViolation, parseOrThrow } from './errors.ts';
 import { requireOrg } from './orgs.ts';
 
@@ -25,17 +25,15 @@ export interface CreateUserInput {
   role: string;
 }
 
-export async function createUser(db: DbClient, input: CreateUserInput): Promise<UserSummary> {
+export async function createUser(db: DbOrTx, input: CreateUserInput): Promise<UserSummary> {
   const email = parseOrThrow(emailSchema, input.email, 'email');
   const role = parseOrThrow(roleSchema, input.role, 'role');
   await requireOrg(db, input.orgId);
-  if (await db.user.findUnique({ where: { orgId_email: { orgId: input.orgId, email } }, select: { id: true } })) {
+  if (await findUserByEmail(db, input.orgId, email)) {
     throw new AdminError(`a user with email ${email} already exists in org ${input.orgId}`);
   }
   try {
-    const user = await db.user.create({
-      data: { id: newId('usr'), orgId: input.orgId, email, name: input.name?.trim() ?? '', role },
-    });
+    const user = await insertUser(db, { id: newId('usr'), orgId: input.orgId, email, name: input.name?.trim() ?? '', role });
     return toSummary(user);
   } catch (err) {
     if (isUniqueViolation(err)) throw new AdminError(`a user with email ${email} already exists in org ${input.orgId}`);
@@ -43,14 +41,14 @@ export async function createUser(db: DbClient, input: CreateUserInput): Promise<
   }
 }
 
-export async function listUsers(db: DbClient, orgId: string): Promise<UserSummary[]> {
+export async function listUsers(db: DbOrTx, orgId: string): Promise<UserSummary[]> {
   await requireOrg(db, orgId);
-  const users = await db.user.findMany({ where: { orgId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+  const users = await listUsersOfOrg(db, orgId);
   return users.map(toSummary);
 }
 
-export async function requireUser(db: DbClient, userId: string) {
-  const user = await db.user.findUnique({ where: { id: userId } });
+export async function requireUser(db: DbOrTx, userId: string) {
+  const user = await findUser(db, userId);
   if (!user) throw new AdminError(`user ${userId} not found`);
   return user;
 }

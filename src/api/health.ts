@@ -1,4 +1,5 @@
 import type { Express } from 'express';
+import { pingDatabase } from '../db/client.ts';
 import type { ApiDeps } from './deps.ts';
 
 /** Each readiness check gets this long; a dependency slower than that counts as down. */
@@ -19,7 +20,7 @@ export function mountHealth(app: Express, deps: Pick<ApiDeps, 'db' | 'temporal' 
     // A draining process (SIGTERM) is not ready: load balancers take it out before it stops listening.
     if (deps.drain.draining) return void res.status(503).json({ status: 'draining', down: ['draining'] });
     const [postgres, temporal] = await Promise.all([
-      check(() => deps.db.$queryRaw`SELECT 1`),
+      check(() => pingDatabase(deps.db)),
       check(() => deps.temporal.connection.withDeadline(Date.now() + READY_CHECK_TIMEOUT_MS, () => deps.temporal.workflowService.getSystemInfo({}))),
     ]);
     const checks: Record<string, CheckState> = { postgres, temporal, listen: deps.hub.listening ? 'up' : 'down' };

@@ -2,8 +2,8 @@ import { timingSafeEqual } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Db } from '../db/client.ts';
+import { countActiveRuns } from '../db/runs.ts';
 import { HttpError } from './errors.ts';
-import { isActiveStatus, runStatuses } from '../shared/run-status.ts';
 
 /**
  * The api's Prometheus metrics, one registry per process. Counters count what this
@@ -55,8 +55,6 @@ export const rateLimitRejections = new Counter({
   registers: [registry],
 });
 
-const ACTIVE_STATUSES: string[] = runStatuses.filter(isActiveStatus);
-
 /**
  * `ars_runs_active{status,mode}`: non-terminal runs in the database, counted at scrape
  * time (one indexed query on runs(status, created_at)), so the value is right however
@@ -74,13 +72,11 @@ export function watchActiveRuns(db: Db): void {
       // While PostgreSQL does not answer (2 s), the series are left out; the rest of the scrape still works.
       let timer: NodeJS.Timeout | undefined;
       const rows = await Promise.race([
-        db.$queryRaw<{ status: string; mode: string; n: bigint }[]>`
-          SELECT status::text AS status, mode::text AS mode, count(*) AS n FROM runs
-          WHERE status = ANY(${ACTIVE_STATUSES}::"RunStatus"[]) GROUP BY 1, 2`,
+        countActiveRuns(db),
         new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), 2000))),
       ]).catch(() => undefined);
       clearTimeout(timer);
-      for (const r of rows ?? []) this.set({ status: r.status, mode: r.mode }, Number(r.n));
+      for (const r of rows ?? []) this.set({ status: r.status, mode: r.mode }, r.count);
     },
   });
 }

@@ -3,7 +3,7 @@ import { Client, Connection } from '@temporalio/client';
 import type { Logger } from 'pino';
 import { createTokenService } from '../auth/tokens.ts';
 import type { Config } from '../config.ts';
-import { createDb } from '../db/client.ts';
+import type { Db } from '../db/client.ts';
 import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
 import { startTracing } from '../observability/tracing.ts';
 import { temporalConnectionOptions } from '../infra/temporal-connection.ts';
@@ -25,10 +25,9 @@ export interface ApiHandle {
   close(graceMs?: number): Promise<void>;
 }
 
-/** Connects the api's dependencies and listens. */
-export async function startApi(config: Config, databaseUrl: string, logger: Logger): Promise<ApiHandle> {
+/** Connects the api's dependencies and listens; `db` (a client of `databaseUrl`) is closed with the api. */
+export async function startApi(config: Config, databaseUrl: string, db: Db, logger: Logger): Promise<ApiHandle> {
   const tracing = startTracing(config, 'ars-api');
-  const db = createDb(databaseUrl);
   watchActiveRuns(db);
   const hub = new EventHub(databaseUrl, logger, (runId, after, limit) => readEvents(db, runId, after, limit));
   await hub.start();

@@ -1,6 +1,6 @@
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
 import type { Config } from '../config.ts';
-import type { Role } from '../generated/prisma/enums.ts';
+import type { Role } from '../db/users.ts';
 
 /** The only algorithm we sign with and the only one we accept. */
 export const JWT_ALGORITHM = 'HS256';

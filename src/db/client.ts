@@ -14,3 +14,8 @@ export function createDb(databaseUrl: string, max = 10): Db {
   const adapter = new PrismaPg({ connectionString: databaseUrl, max });
   return new PrismaClient({ adapter });
 }
+
+/** Resolves when PostgreSQL answers a trivial query (readiness). */
+export async function pingDatabase(db: Db): Promise<void> {
+  await db.$queryRaw`SELECT 1`;
+}

@@ -1,5 +1,5 @@
 import type { Prisma } from '../generated/prisma/client.ts';
-import type { Tx } from './client.ts';
+import type { Db, Tx } from './client.ts';
 
 export interface NewMessage {
   id: string;
@@ -28,4 +28,13 @@ export async function appendMessages(tx: Tx, taskId: string, runId: string, mess
     })),
   });
   await tx.task.update({ where: { id: taskId }, data: { updatedAt: new Date() } });
+}
+
+/** A task's conversation in order. */
+export async function listMessages(db: Db, taskId: string) {
+  return db.message.findMany({ where: { taskId }, orderBy: { position: 'asc' } });
+}
+
+export async function countMessages(db: Db, taskId: string): Promise<number> {
+  return db.message.count({ where: { taskId } });
 }

@@ -107,3 +107,9 @@ export async function readEvents(db: Db, runId: string, afterSeq: number, limit:
 function toStored(row: { runId: string; seq: number; type: string; name: string; payload: unknown; createdAt: Date }): StoredEvent {
   return { runId: row.runId, seq: row.seq, type: row.type, name: row.name, payload: row.payload as RunEvent, createdAt: row.createdAt };
 }
+
+/** The type of the run's event at `seq`, or undefined when the run has no such event. */
+export async function eventTypeAt(db: Db, runId: string, seq: number): Promise<string | undefined> {
+  const row = await db.runEvent.findUnique({ where: { runId_seq: { runId, seq } }, select: { type: true } });
+  return row?.type;
+}

@@ -1,6 +1,7 @@
 import { requestLogFields } from '../api/request-log-context.ts';
 import { startApi } from '../api/server.ts';
 import { loadConfigOrExit } from '../config.ts';
+import { createDb } from '../db/client.ts';
 import { ensureDatabase } from '../infra/postgres.ts';
 import { createLogger } from '../logger.ts';
 
@@ -8,7 +9,7 @@ import { createLogger } from '../logger.ts';
 const config = loadConfigOrExit();
 const logger = createLogger('api', config.logLevel, requestLogFields);
 const database = await ensureDatabase(config, (m) => logger.info(m));
-const api = await startApi(config, database.url, logger);
+const api = await startApi(config, database.url, createDb(database.url), logger);
 logger.info({ url: api.url }, 'api listening');
 
 // SIGTERM (a deploy, a scale-down): drain, so clients move to another replica without losing an event.

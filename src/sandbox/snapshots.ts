@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import type { Db } from '../db/client.ts';
+import { storeSnapshot } from '../db/sandbox-snapshots.ts';
 import { newId } from '../shared/ids.ts';
 import { HOST_TOOL_PATH, SANDBOX_HOME_DIR } from './limits.ts';
 
@@ -24,21 +25,8 @@ export async function saveSnapshot(db: Db, target: SnapshotTarget, limits: { max
   const archive = await archiveDirectory(target.dir, limits.maxBytes);
   if (!archive) return { snapshot_id: null, skipped: 'too_large', size_limit_bytes: limits.maxBytes };
   const id = newId('snap');
-  await db.sandboxSnapshot.create({
-    data: { id, orgId: target.orgId, agentId: target.agentId, runId: target.runId ?? null, archive, sizeBytes: archive.length },
-  });
-  const stale = await db.sandboxSnapshot.findMany({
-    where: { orgId: target.orgId, agentId: target.agentId },
-    orderBy: { createdAt: 'desc' },
-    skip: limits.keep,
-    select: { id: true },
-  });
-  if (stale.length > 0) await db.sandboxSnapshot.deleteMany({ where: { id: { in: stale.map((s) => s.id) } } });
+  await storeSnapshot(db, { id, orgId: target.orgId, agentId: target.agentId, runId: target.runId ?? null, archive }, limits.keep);
   return { snapshot_id: id, size_bytes: archive.length };
-}
-
-export async function latestSnapshot(db: Db, orgId: string, agentId: string) {
-  return db.sandboxSnapshot.findFirst({ where: { orgId, agentId }, orderBy: { createdAt: 'desc' } });
 }
 
 /** `tar czf -` of the directory's contents, or undefined when the archive would exceed maxBytes. */

@@ -6,7 +6,8 @@ import { promisify } from 'node:util';
 import type { Logger } from 'pino';
 import type { Db } from '../db/client.ts';
 import { HOST_TOOL_PATH, SANDBOX_HOME_DIR, SANDBOX_WORKSPACE } from './limits.ts';
-import { extractArchive, latestSnapshot } from './snapshots.ts';
+import { extractArchive } from './snapshots.ts';
+import { latestSnapshot } from '../db/sandbox-snapshots.ts';
 
 /** What preparing a workspace did; `sandbox_started` and `sandbox_restored` are shown to the run as SYSTEM_STATUS. */
 export type WorkspaceStatus =

@@ -1,7 +1,7 @@
 import { parse as parseCookies } from 'cookie';
 import type { RequestHandler } from 'express';
 import type { Db } from '../../db/client.ts';
-import type { Role } from '../../generated/prisma/enums.ts';
+import { findUserStanding, type Role } from '../../db/users.ts';
 import { InvalidTokenError, type TokenClaims, type TokenService } from '../../auth/tokens.ts';
 import { forbidden, invalidValue, unauthorized } from '../errors.ts';
 import { loadUsableAgent } from '../services/agent-access.ts';
@@ -64,12 +64,9 @@ export function authenticate(tokens: TokenService, db: Db, { allowCookie = false
 
 /** The caller as the database knows them now. */
 async function currentCaller(db: Db, claims: TokenClaims): Promise<Caller> {
-  const user = await db.user.findUnique({
-    where: { id: claims.userId },
-    select: { orgId: true, role: true, apiKeys: claims.apiKeyId ? { where: { id: claims.apiKeyId }, select: { revokedAt: true } } : undefined },
-  });
+  const user = await findUserStanding(db, claims.userId, claims.apiKeyId || undefined);
   if (!user || user.orgId !== claims.orgId) throw unauthorized('This user no longer exists in the organization');
-  if (claims.apiKeyId && user.apiKeys?.[0]?.revokedAt !== null) throw unauthorized('The API key this token came from was revoked or deleted');
+  if (user.keyRevoked) throw unauthorized('The API key this token came from was revoked or deleted');
   return { userId: claims.userId, orgId: user.orgId, role: user.role };
 }
 

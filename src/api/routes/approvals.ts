@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { APPROVAL_ROLES_DOC, refuseSensitiveUnlessAdmin } from '../services/approval-rules.ts';
-import type { Db } from '../../db/client.ts';
-import type { Prisma } from '../../generated/prisma/client.ts';
+import { agentsGrantedTo } from '../../db/agents.ts';
+import { findApprovalWithRunStatus, listApprovals, type ListedApproval } from '../../db/approvals.ts';
 import { isActiveStatus } from '../../shared/run-status.ts';
 import { answerUpdate } from '../../workflows/run-messages.ts';
 import { conflict, forbidden, notFound } from '../errors.ts';
@@ -12,9 +12,7 @@ import { approvalDecisionResultSchema, approvalDecisionSchema, approvalListQuery
 import { sendRunUpdate } from '../services/run-updates.ts';
 import { mayUseAgentOf } from '../services/agent-access.ts';
 
-type ApprovalRow = Prisma.ApprovalGetPayload<{ include: { request: { select: { prompt: true } } } }>;
-
-function toApproval(a: ApprovalRow) {
+function toApproval(a: ListedApproval) {
   return {
     id: a.id,
     kind: a.kind,
@@ -53,16 +51,11 @@ export const approvalRoutes = [
     responses: { 200: { description: 'Approvals', schema: approvalListSchema }, ...errorResponses },
     async handler({ query, caller }, { db }) {
       if (caller.role === 'guest') throw guestsRefused();
-      const where: Prisma.ApprovalWhereInput = {
+      const rows = await listApprovals(db, {
         orgId: caller.orgId,
-        ...(query.status === 'all' ? {} : { status: query.status }),
-        ...(isOrgAdmin(caller.role) ? {} : { agentId: { in: await grantedAgents(db, caller.userId) } }),
-      };
-      const rows = await db.approval.findMany({
-        where,
-        include: { request: { select: { prompt: true } } },
-        orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-        take: query.limit,
+        status: query.status === 'all' ? undefined : query.status,
+        agentIds: isOrgAdmin(caller.role) ? undefined : await agentsGrantedTo(db, caller.userId),
+        limit: query.limit,
       });
       return { approvals: rows.map(toApproval), count: rows.length };
     },
@@ -91,7 +84,7 @@ export const approvalRoutes = [
     },
     async handler({ params, body, caller }, { db, temporal }) {
       if (caller.role === 'guest') throw guestsRefused();
-      const approval = await db.approval.findUnique({ where: { id: params.approval_id }, include: { run: { select: { status: true } } } });
+      const approval = await findApprovalWithRunStatus(db, params.approval_id);
       if (!approval || approval.orgId !== caller.orgId) throw notFound(`Approval ${params.approval_id} not found`);
       if (!(await mayUseAgentOf(db, caller, approval.agentId))) {
         throw forbidden('You have not been granted access to this approval’s agent');
@@ -114,8 +107,3 @@ export const approvalRoutes = [
     },
   }),
 ];
-
-async function grantedAgents(db: Db, userId: string): Promise<string[]> {
-  const rows = await db.agentAccess.findMany({ where: { userId }, select: { agentId: true } });
-  return rows.map((r) => r.agentId);
-}

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { hashApiKey, hashesEqual, looksLikeApiKey } from '../../auth/api-keys.ts';
 import { TOKEN_LIFETIME_SECONDS } from '../../auth/tokens.ts';
+import { findApiKeyByHash, markApiKeyUsed } from '../../db/api-keys.ts';
 import { unauthorized } from '../errors.ts';
 import { defineRoute } from '../route.ts';
 import { errorResponses, errorSchema } from '../schemas/common.ts';
@@ -53,10 +54,10 @@ export const authRoutes = [
         return unauthorized('Invalid API key');
       };
       if (!looksLikeApiKey(body.api_key)) throw await refuse();
-      const key = await db.apiKey.findUnique({ where: { hash }, include: { user: { select: { id: true, role: true } } } });
+      const key = await findApiKeyByHash(db, hash);
       if (!key || !hashesEqual(key.hash, hash) || key.revokedAt) throw await refuse();
       const issued = await tokens.issue({ userId: key.user.id, orgId: key.orgId, role: key.user.role, apiKeyId: key.id });
-      await db.apiKey.update({ where: { id: key.id }, data: { lastUsedAt: new Date() } });
+      await markApiKeyUsed(db, key.id);
       return {
         access_token: issued.token,
         token_type: 'Bearer',

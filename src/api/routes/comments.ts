@@ -1,4 +1,5 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
+import { deleteComment, findRunState, recordComment } from '../../db/runs.ts';
 import { newId } from '../../shared/ids.ts';
 import { isActiveStatus } from '../../shared/run-status.ts';
 import { commentSignal } from '../../workflows/run-messages.ts';
@@ -33,16 +34,16 @@ export const commentRoutes = [
     },
     async handler({ params, body, caller, agent }, { db, temporal }) {
       const task = await loadAccessibleTask(db, params.task_id, caller, agent);
-      const run = await db.run.findUnique({ where: { id: params.run_id }, select: { id: true, taskId: true, status: true } });
+      const run = await findRunState(db, params.run_id);
       if (!run || run.taskId !== task.id) throw notFound(`Run ${params.run_id} not found in task ${task.id}`);
       const notActive = () => conflict(`Run ${run.id} is not active (status ${run.status}); comments steer running agents only`);
       if (!isActiveStatus(run.status)) throw notActive();
-      const comment = await db.runComment.create({ data: { id: newId('cmt'), runId: run.id, userId: caller.userId, content: body.content } });
+      const comment = await recordComment(db, { id: newId('cmt'), runId: run.id, userId: caller.userId, content: body.content });
       try {
         await temporal.workflow.getHandle(run.id).signal(commentSignal, { commentId: comment.id, content: comment.content });
       } catch (err) {
         if (!(err instanceof WorkflowNotFoundError)) throw err;
-        await db.runComment.delete({ where: { id: comment.id } });
+        await deleteComment(db, comment.id);
         throw notActive(); // the run ended between our check and the signal
       }
       return { comment_id: comment.id, task_id: task.id, run_id: run.id, status: 'queued', created_at: comment.createdAt.toISOString() };

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { APPROVAL_ROLES_DOC, authorizeAnswer } from '../services/approval-rules.ts';
+import { findOpenInputRequest } from '../../db/approvals.ts';
+import { findRunState } from '../../db/runs.ts';
 import type { RequestDetails } from '../../shared/input-requests.ts';
 import { isActiveStatus } from '../../shared/run-status.ts';
 import { answerUpdate } from '../../workflows/run-messages.ts';
@@ -44,7 +46,7 @@ export const humanInputRoutes = [
     async handler({ req, params, caller, agent }, { db, temporal }) {
       const answer = parseAnswerBody(req.body ?? {});
       const task = await loadAccessibleTask(db, params.task_id, caller, agent);
-      const run = await db.run.findUnique({ where: { id: answer.runId }, select: { taskId: true, status: true } });
+      const run = await findRunState(db, answer.runId);
       if (!run || run.taskId !== task.id) throw notFound(`Run ${answer.runId} not found in task ${task.id}`);
       if (!isActiveStatus(run.status)) throw conflict(`Run ${answer.runId} is not active (status ${run.status})`);
       await authorizeAnswer(db, caller, answer.requestId, answer.answer);
@@ -68,10 +70,7 @@ export const humanInputRoutes = [
     responses: { 200: { description: 'The pending request, if any', schema: pendingInputSchema }, ...errorResponses },
     async handler({ params, caller, agent }, { db }) {
       const task = await loadAccessibleTask(db, params.task_id, caller, agent);
-      const open = await db.inputRequest.findFirst({
-        where: { taskId: task.id, status: 'pending', run: { status: { notIn: ['completed', 'failed', 'cancelled'] } } },
-        orderBy: { createdAt: 'asc' },
-      });
+      const open = await findOpenInputRequest(db, task.id);
       if (!open) return { pending: false };
       return {
         pending: true,

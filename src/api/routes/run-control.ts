@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { latestRunState } from '../../db/runs.ts';
 import { isActiveStatus } from '../../shared/run-status.ts';
 import { cancelUpdate, pauseUpdate, resumeUpdate } from '../../workflows/run-messages.ts';
 import { conflict } from '../errors.ts';
@@ -42,7 +43,7 @@ function controlRoute(action: keyof typeof updates): RouteSpec {
     },
     async handler({ params, caller, agent }, { db, temporal }) {
       const task = await loadAccessibleTask(db, params.task_id, caller, agent);
-      const run = await db.run.findFirst({ where: { taskId: task.id }, orderBy: { createdAt: 'desc' }, select: { id: true, status: true } });
+      const run = await latestRunState(db, task.id);
       if (!run || !isActiveStatus(run.status)) throw conflict(`Task ${task.id} has no active run`);
       const result = await sendRunUpdate(temporal, run.id, updates[action], { requestedBy: caller.userId });
       return { task_id: task.id, run_id: run.id, action, message: result.message };

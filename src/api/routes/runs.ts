@@ -1,3 +1,4 @@
+import { findStreamableRun } from '../../db/runs.ts';
 import { runEventSchema } from '../../shared/events.ts';
 import { runRequestProblem, runRequestSchema } from '../../shared/run-request.ts';
 import { badRequest } from '../errors.ts';
@@ -65,7 +66,8 @@ export const runRoutes = [
       }
       if (run.replayed) {
         // The same request again: the run's stream from its first event, stored ones first.
-        const stored = await deps.db.run.findUniqueOrThrow({ where: { id: run.runId }, select: { id: true, taskId: true, lastEventSeq: true } });
+        const stored = await findStreamableRun(deps.db, run.runId);
+        if (!stored) throw new Error(`run ${run.runId} of a replayed request does not exist`);
         await streamRunAfter(deps, res, stored, 0);
         return undefined;
       }

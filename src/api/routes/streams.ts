@@ -1,3 +1,4 @@
+import { isRunOfTask, latestStreamableRun } from '../../db/runs.ts';
 import { runEventSchema } from '../../shared/events.ts';
 import { notFound } from '../errors.ts';
 import { defineRoute } from '../route.ts';
@@ -37,15 +38,10 @@ export const streamRoutes = [
     async handler({ req, res, params, query, caller, agent }, deps) {
       const task = await loadAccessibleTask(deps.db, params.task_id, caller, agent);
       const resume = requestedResumePoint(req, query.last_event_id);
-      const latest = await deps.db.run.findFirst({
-        where: { taskId: task.id },
-        orderBy: { createdAt: 'desc' },
-        select: { id: true, taskId: true, lastEventSeq: true },
-      });
+      const latest = await latestStreamableRun(deps.db, task.id);
       if (!latest) throw notFound(`Task ${task.id} has no runs yet`);
       if (resume && resume.runId !== latest.id) {
-        const earlier = await deps.db.run.findFirst({ where: { id: resume.runId, taskId: task.id }, select: { id: true } });
-        if (!earlier) throw resumeProblem(resume.source, `Event ${resume.runId}:${resume.seq} is not an event of this task`);
+        if (!(await isRunOfTask(deps.db, resume.runId, task.id))) throw resumeProblem(resume.source, `Event ${resume.runId}:${resume.seq} is not an event of this task`);
         await streamRunAfter(deps, res, latest, 0);
         return undefined;
       }

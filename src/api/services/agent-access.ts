@@ -1,3 +1,4 @@
+import { findAgentForUser, hasAgentAccess } from '../../db/agents.ts';
 import type { Db } from '../../db/client.ts';
 import { isOrgAdmin } from '../../shared/roles.ts';
 import { forbidden, notFound } from '../errors.ts';
@@ -10,7 +11,7 @@ export function mayUseAgent(caller: Caller, granted: boolean): boolean {
 
 /** The same rule for an agent the caller's org owns, reading the grant only when the role does not settle it. */
 export async function mayUseAgentOf(db: Db, caller: Caller, agentId: string): Promise<boolean> {
-  return isOrgAdmin(caller.role) || (await db.agentAccess.count({ where: { userId: caller.userId, agentId } })) > 0;
+  return isOrgAdmin(caller.role) || (await hasAgentAccess(db, agentId, caller.userId));
 }
 
 /**
@@ -18,12 +19,9 @@ export async function mayUseAgentOf(db: Db, caller: Caller, agentId: string): Pr
  * one the caller was not granted → 403. Used for `X-Agent-Id` and for agents named in a path.
  */
 export async function loadUsableAgent(db: Db, agentId: string, caller: Caller) {
-  const agent = await db.agent.findUnique({
-    where: { id: agentId },
-    select: { id: true, orgId: true, name: true, customerFacing: true, access: { where: { userId: caller.userId }, select: { userId: true } } },
-  });
+  const agent = await findAgentForUser(db, agentId, caller.userId);
   if (!agent) throw notFound(`Agent ${agentId} not found`);
   if (agent.orgId !== caller.orgId) throw forbidden('This agent is not accessible to your organization');
-  if (!mayUseAgent(caller, agent.access.length > 0)) throw forbidden('You have not been granted access to this agent');
+  if (!mayUseAgent(caller, agent.granted)) throw forbidden('You have not been granted access to this agent');
   return { id: agent.id, orgId: agent.orgId, name: agent.name, customerFacing: agent.customerFacing };
 }

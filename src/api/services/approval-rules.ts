@@ -1,3 +1,4 @@
+import { isSensitiveRequest } from '../../db/approvals.ts';
 import type { Db } from '../../db/client.ts';
 import type { Answer } from '../../shared/input-requests.ts';
 import { forbidden } from '../errors.ts';
@@ -20,8 +21,7 @@ export const APPROVAL_ROLES_DOC =
 export async function authorizeAnswer(db: Db, caller: Caller, requestId: string, answer: Answer): Promise<void> {
   const grantsAlways = !answer.cancelled && 'approve_always' in answer && answer.approve_always === true;
   if (grantsAlways && caller.role === 'guest') throw forbidden('Guests may not grant approve_always (an org-wide grant)');
-  const approval = await db.approval.findUnique({ where: { requestId }, select: { sensitive: true } });
-  refuseSensitiveUnlessAdmin(caller, approval?.sensitive ?? false);
+  refuseSensitiveUnlessAdmin(caller, await isSensitiveRequest(db, requestId));
 }
 
 /** Sensitive approvals are decided by owners and admins only (403 for everyone else). */

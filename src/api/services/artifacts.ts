@@ -1,9 +1,7 @@
+import { findArtifact, listArtifacts, type ArtifactRow } from '../../db/artifacts.ts';
 import type { Db } from '../../db/client.ts';
-import type { Artifact } from '../../generated/prisma/client.ts';
 import { notFound } from '../errors.ts';
 import { decodeKeysetCursor, keysetPage } from './keyset-cursor.ts';
-
-type ArtifactRow = Omit<Artifact, 'content'> & { content?: Artifact['content'] };
 
 export function toArtifactRecord(a: ArtifactRow) {
   return {
@@ -31,16 +29,12 @@ export interface ArtifactListQuery {
 /** One page of a task's artifacts, newest first (created_at, then id); content only when asked for. */
 export async function artifactPage(db: Db, taskId: string, query: ArtifactListQuery) {
   const after = query.cursor === undefined ? undefined : decodeKeysetCursor(taskId, query.cursor);
-  const rows: ArtifactRow[] = await db.artifact.findMany({
-    where: {
-      taskId,
-      ...(query.run_id === undefined ? {} : { runId: query.run_id }),
-      ...(query.kind === undefined ? {} : { kind: query.kind }),
-      ...(after ? { OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }] } : {}),
-    },
-    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-    take: query.limit + 1,
-    omit: { content: query.include_content !== 'true' },
+  const rows = await listArtifacts(db, taskId, {
+    runId: query.run_id,
+    kind: query.kind,
+    after,
+    includeContent: query.include_content === 'true',
+    limit: query.limit + 1,
   });
   const page = keysetPage(taskId, rows, query.limit, (a) => a);
   return { task_id: taskId, artifacts: page.items.map(toArtifactRecord), next_cursor: page.nextCursor, count: page.items.length };
@@ -48,7 +42,7 @@ export async function artifactPage(db: Db, taskId: string, query: ArtifactListQu
 
 /** An artifact of this task; one of another task is 404 like an unknown one. */
 export async function loadTaskArtifact(db: Db, taskId: string, artifactId: string) {
-  const artifact = await db.artifact.findUnique({ where: { id: artifactId } });
+  const artifact = await findArtifact(db, artifactId);
   if (!artifact || artifact.taskId !== taskId) throw notFound(`Artifact ${artifactId} not found in task ${taskId}`);
   return artifact;
 }

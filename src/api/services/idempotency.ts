@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Request } from 'express';
 import { z } from 'zod';
 import type { Tx } from '../../db/client.ts';
+import { deleteIdempotencyKeysOfRun, findIdempotencyKey, purgeIdempotencyKeys, storeIdempotencyKey } from '../../db/idempotency.ts';
 import type { ApiDeps } from '../deps.ts';
 import { badRequest, invalidValue } from '../errors.ts';
 import type { Caller } from '../middleware/authenticate.ts';
@@ -52,9 +53,7 @@ const freshSince = () => new Date(Date.now() - IDEMPOTENCY_TTL_HOURS * 3600_000)
  * The same key with another request → 422, nothing changed.
  */
 export async function runOfClaim(db: ApiDeps['db'], caller: Caller, claim: IdempotencyClaim): Promise<string | undefined> {
-  const row = await db.idempotencyKey.findUnique({
-    where: { orgId_userId_key: { orgId: caller.orgId, userId: caller.userId, key: claim.key } },
-  });
+  const row = await findIdempotencyKey(db, caller, claim.key);
   if (!row || row.createdAt < freshSince()) return undefined;
   if (row.requestHash !== claim.requestHash) {
     throw invalidValue(['header', 'idempotency-key'], 'This key was already used with a different request; use a new key for a new request', 'idempotency_key_reused');
@@ -68,21 +67,16 @@ export async function runOfClaim(db: ApiDeps['db'], caller: Caller, claim: Idemp
  * on one key: the second insert violates the primary key and its whole transaction rolls back.
  */
 export async function recordClaim(tx: Tx, caller: Caller, claim: IdempotencyClaim, runId: string): Promise<void> {
-  await tx.idempotencyKey.deleteMany({
-    where: { orgId: caller.orgId, userId: caller.userId, key: claim.key, createdAt: { lt: freshSince() } },
-  });
-  await tx.idempotencyKey.create({
-    data: { orgId: caller.orgId, userId: caller.userId, key: claim.key, requestHash: claim.requestHash, runId },
-  });
+  const row = { orgId: caller.orgId, userId: caller.userId, key: claim.key, requestHash: claim.requestHash, runId };
+  await storeIdempotencyKey(tx, row, freshSince());
 }
 
 /** A run start refused after its key was stored (its workflow could not start): free the key for a retry. */
 export async function releaseClaim(tx: Tx, runId: string): Promise<void> {
-  await tx.idempotencyKey.deleteMany({ where: { runId } });
+  await deleteIdempotencyKeysOfRun(tx, runId);
 }
 
 /** Drops keys past their lifetime (the reconciler calls this now and then). */
 export async function purgeExpiredClaims(db: ApiDeps['db']): Promise<number> {
-  const { count } = await db.idempotencyKey.deleteMany({ where: { createdAt: { lt: freshSince() } } });
-  return count;
+  return purgeIdempotencyKeys(db, freshSince());
 }

@@ -1,4 +1,5 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
+import { listPendingRunsBefore } from '../../db/runs.ts';
 import type { ApiDeps } from '../deps.ts';
 import { purgeExpiredClaims } from './idempotency.ts';
 import { failUnstartedRun, startRunWorkflow } from './start-run.ts';
@@ -49,12 +50,7 @@ export function startRunReconciler(deps: ApiDeps, options: ReconcilerOptions = d
 
 export async function reconcilePendingRuns(deps: ApiDeps, { graceMs, giveUpMs }: ReconcilerOptions): Promise<number> {
   const { db, logger } = deps;
-  const stuck = await db.run.findMany({
-    where: { status: 'pending', createdAt: { lt: new Date(Date.now() - graceMs) } },
-    orderBy: { createdAt: 'asc' },
-    take: BATCH,
-    select: { id: true, taskId: true, mode: true, routingReason: true, createdAt: true, task: { select: { orgId: true, agentId: true, userId: true, agent: { select: { name: true } } } } },
-  });
+  const stuck = await listPendingRunsBefore(db, new Date(Date.now() - graceMs), BATCH);
   let repaired = 0;
   for (const run of stuck) {
     if (await workflowExists(deps, run.id)) continue; // started; its workflow moves the status on
@@ -62,10 +58,10 @@ export async function reconcilePendingRuns(deps: ApiDeps, { graceMs, giveUpMs }:
       await startRunWorkflow(deps, {
         runId: run.id,
         taskId: run.taskId,
-        orgId: run.task.orgId,
-        agentId: run.task.agentId,
-        agentName: run.task.agent.name,
-        userId: run.task.userId,
+        orgId: run.orgId,
+        agentId: run.agentId,
+        agentName: run.agentName,
+        userId: run.userId,
         mode: run.mode,
         routingReason: run.routingReason,
       });

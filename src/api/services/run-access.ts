@@ -1,4 +1,5 @@
 import type { Db } from '../../db/client.ts';
+import { findRunWithOwner } from '../../db/runs.ts';
 import { notFound } from '../errors.ts';
 import { isOrgAdmin } from '../../shared/roles.ts';
 import type { AgentContext, Caller } from '../middleware/authenticate.ts';
@@ -10,10 +11,7 @@ import type { AgentContext, Caller } from '../middleware/authenticate.ts';
  * existence is never revealed to someone who may not see it.
  */
 export async function loadVisibleRun(db: Db, runId: string, caller: Caller, agent: AgentContext) {
-  const run = await db.run.findUnique({
-    where: { id: runId },
-    include: { task: { select: { orgId: true, agentId: true, userId: true } } },
-  });
+  const run = await findRunWithOwner(db, runId);
   const visible =
     run !== null &&
     run.task.orgId === caller.orgId &&

@@ -1,4 +1,5 @@
 import type { DbOrTx } from '../../db/client.ts';
+import { findTask } from '../../db/tasks.ts';
 import { forbidden, notFound } from '../errors.ts';
 import { isOrgAdmin } from '../../shared/roles.ts';
 import type { AgentContext, Caller } from '../middleware/authenticate.ts';
@@ -9,7 +10,7 @@ import type { AgentContext, Caller } from '../middleware/authenticate.ts';
  * as the spec asks for tasks; runs hide their existence behind 404 instead.
  */
 export async function loadAccessibleTask(db: DbOrTx, taskId: string, caller: Caller, agent: AgentContext) {
-  const task = await db.task.findUnique({ where: { id: taskId } });
+  const task = await findTask(db, taskId);
   if (!task) throw notFound(`Task ${taskId} not found`);
   if (task.orgId !== caller.orgId) throw forbidden('This task is not accessible to your organization');
   if (task.agentId !== agent.id) throw forbidden('This task belongs to another agent');

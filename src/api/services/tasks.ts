@@ -1,17 +1,15 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Db } from '../../db/client.ts';
-import type { Run, Task } from '../../generated/prisma/client.ts';
+import { countMessages, listMessages } from '../../db/conversation.ts';
+import { latestRunOfTask, listRunsOfTask, type Run } from '../../db/runs.ts';
+import { deleteTaskLocked, listTasksWithLatestRun, type Task } from '../../db/tasks.ts';
 import type { MessageParts } from '../../shared/message-parts.ts';
-import { isActiveStatus, runStatuses, taskRunStatus } from '../../shared/run-status.ts';
+import { isActiveStatus, taskRunStatus } from '../../shared/run-status.ts';
 import type { ApiDeps } from '../deps.ts';
 import { unavailable } from '../errors.ts';
 import { isOrgAdmin } from '../../shared/roles.ts';
 import type { AgentContext, Caller } from '../middleware/authenticate.ts';
 import { runsEndedByApi } from '../metrics.ts';
-
-/** Newest first; the id breaks ties between rows created in the same millisecond. */
-const newestFirst = [{ createdAt: 'desc' as const }, { id: 'desc' as const }];
-const activeRunStatuses = runStatuses.filter(isActiveStatus);
 
 const iso = (d: Date) => d.toISOString();
 
@@ -62,26 +60,22 @@ function toTaskSummary(task: Task, latest: Pick<Run, 'id' | 'status'> | undefine
  * (`requireAgent` has already checked the agent belongs to the caller's org.)
  */
 export async function listTasks(db: Db, caller: Caller, agent: AgentContext, limit: number) {
-  const tasks = await db.task.findMany({
-    where: { orgId: caller.orgId, agentId: agent.id, ...(isOrgAdmin(caller.role) ? {} : { userId: caller.userId }) },
-    orderBy: newestFirst,
-    take: limit,
-    include: { runs: { orderBy: newestFirst, take: 1, select: { id: true, status: true } } },
-  });
-  const items = tasks.map(({ runs, ...task }) => toTaskSummary(task, runs[0]));
+  const scope = { orgId: caller.orgId, agentId: agent.id, userId: isOrgAdmin(caller.role) ? undefined : caller.userId };
+  const tasks = await listTasksWithLatestRun(db, scope, limit);
+  const items = tasks.map(({ task, latestRun }) => toTaskSummary(task, latestRun));
   return { tasks: items, count: items.length };
 }
 
 export async function taskDetail(db: Db, task: Task) {
   const [runs, messageCount] = await Promise.all([
-    db.run.findMany({ where: { taskId: task.id }, orderBy: newestFirst }),
-    db.message.count({ where: { taskId: task.id } }),
+    listRunsOfTask(db, task.id),
+    countMessages(db, task.id),
   ]);
   return { ...toTaskSummary(task, runs[0]), org_id: task.orgId, message_count: messageCount, runs: runs.map(toRunSummary) };
 }
 
 export async function taskRunProgress(db: Db, task: Task) {
-  const latest = await db.run.findFirst({ where: { taskId: task.id }, orderBy: newestFirst });
+  const latest = await latestRunOfTask(db, task.id);
   return {
     task_id: task.id,
     run_status: taskRunStatus(latest?.status),
@@ -91,7 +85,7 @@ export async function taskRunProgress(db: Db, task: Task) {
 }
 
 export async function taskMessages(db: Db, task: Task) {
-  const rows = await db.message.findMany({ where: { taskId: task.id }, orderBy: { position: 'asc' } });
+  const rows = await listMessages(db, task.id);
   const messages = rows.map((m) => ({
     id: m.id,
     role: m.role as 'user' | 'assistant' | 'system' | 'tool',
@@ -104,9 +98,6 @@ export async function taskMessages(db: Db, task: Task) {
   return { task_id: task.id, messages, count: messages.length };
 }
 
-/** Time allowed for stopping workflows and deleting rows while the task row is locked. */
-const DELETE_TIMEOUT_MS = 20_000;
-
 /**
  * Stops the task's active runs, then deletes the task; the foreign keys cascade
  * to runs, messages, events and comments. The task row stays locked throughout,
@@ -115,21 +106,10 @@ const DELETE_TIMEOUT_MS = 20_000;
  * write its final status and events, into rows that are about to disappear.
  */
 export async function deleteTask(deps: ApiDeps, task: Task): Promise<{ runs: number; messages: number }> {
-  return deps.db.$transaction(
-    async (tx) => {
-      await tx.$queryRaw`SELECT id FROM tasks WHERE id = ${task.id} FOR UPDATE`;
-      const active = await tx.run.findMany({ where: { taskId: task.id, status: { in: activeRunStatuses } }, select: { id: true, mode: true } });
-      for (const run of active) await terminateRun(deps, run.id);
-      const [runs, messages] = await Promise.all([tx.run.count({ where: { taskId: task.id } }), tx.message.count({ where: { taskId: task.id } })]);
-      await tx.task.delete({ where: { id: task.id } });
-      return { runs, messages, ended: active };
-    },
-    { timeout: DELETE_TIMEOUT_MS },
-  ).then(({ runs, messages, ended }) => {
-    // Runs that ended by their task's deletion (no terminal event: their rows are gone), counted once committed.
-    for (const run of ended) runsEndedByApi.inc({ status: 'deleted', mode: run.mode });
-    return { runs, messages };
-  });
+  const { runs, messages, ended } = await deleteTaskLocked(deps.db, task.id, (run) => terminateRun(deps, run.id));
+  // Runs that ended by their task's deletion (no terminal event: their rows are gone), counted once committed.
+  for (const run of ended) runsEndedByApi.inc({ status: 'deleted', mode: run.mode });
+  return { runs, messages };
 }
 
 async function terminateRun({ temporal, logger }: ApiDeps, runId: string): Promise<void> {

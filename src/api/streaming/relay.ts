@@ -1,5 +1,6 @@
 import type { Response } from 'express';
 import type { Db } from '../../db/client.ts';
+import { runExists } from '../../db/runs.ts';
 import { isInfrastructureError } from '../../infra/transient-errors.ts';
 import { isTerminalEvent } from '../../shared/events.ts';
 import type { EventHub } from './event-hub.ts';
@@ -78,7 +79,7 @@ export async function relayRun({ db, hub, res, runId, afterSeq, heartbeatMs, sto
       if (closed) return;
       if (stopping()) continue;
       if (timedOut) {
-        if (!(await runExists(db, runId))) {
+        if (!(await runStillStored(db, runId))) {
           // The task was deleted with its runs: no terminal event will ever be stored.
           await writeFrame(res, { type: 'RUN_ERROR', timestamp: Date.now(), run_id: runId, code: 'RUN_DELETED', message: 'The run was deleted', details: {} });
           return;
@@ -131,9 +132,9 @@ async function readThroughOutages<T>(read: () => Promise<T>, closed: () => boole
 }
 
 /** Whether the run's rows still exist; while the database cannot say, assume they do. */
-async function runExists(db: Db, runId: string): Promise<boolean> {
+async function runStillStored(db: Db, runId: string): Promise<boolean> {
   try {
-    return (await db.run.count({ where: { id: runId } })) > 0;
+    return await runExists(db, runId);
   } catch (err) {
     if (isInfrastructureError(err)) return true;
     throw err;

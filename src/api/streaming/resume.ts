@@ -1,5 +1,7 @@
 import type { Request, Response } from 'express';
 import { z } from 'zod';
+import { eventTypeAt } from '../../db/event-log.ts';
+import type { StreamableRun } from '../../db/runs.ts';
 import { isTerminalEvent, type RunEvent } from '../../shared/events.ts';
 import type { ApiDeps } from '../deps.ts';
 import { HttpError, invalidValue } from '../errors.ts';
@@ -46,12 +48,6 @@ export function requestedResumePoint(req: Request, queryValue: string | undefine
   return { ...parsed, source };
 }
 
-export interface StreamableRun {
-  id: string;
-  taskId: string;
-  lastEventSeq: number;
-}
-
 /**
  * Answers with the run's SSE stream from just after `afterSeq`: stored events
  * first, then live ones, ending after the terminal event. A resume point past
@@ -77,6 +73,6 @@ export async function streamRunAfter(deps: ApiDeps, res: Response, run: Streamab
 }
 
 async function isTerminalEventAt({ db }: ApiDeps, runId: string, seq: number): Promise<boolean> {
-  const row = await db.runEvent.findUnique({ where: { runId_seq: { runId, seq } }, select: { type: true } });
-  return row !== null && isTerminalEvent(row as Pick<RunEvent, 'type'>);
+  const type = await eventTypeAt(db, runId, seq);
+  return type !== undefined && isTerminalEvent({ type } as Pick<RunEvent, 'type'>);
 }

@@ -1,0 +1,36 @@
+import type { Db, DbOrTx, Tx } from './client.ts';
+
+/** Whose key it is: keys are scoped to an org and a user. */
+export interface KeyOwner {
+  orgId: string;
+  userId: string;
+}
+
+export async function findIdempotencyKey(db: DbOrTx, owner: KeyOwner, key: string) {
+  return db.idempotencyKey.findUnique({ where: { orgId_userId_key: { orgId: owner.orgId, userId: owner.userId, key } } });
+}
+
+/**
+ * Stores a key for the run being created, in the transaction that creates it, replacing
+ * an expired row of the same key (created before `expiredBefore`). A live row of the key
+ * makes the insert violate the primary key, and the caller's transaction rolls back.
+ */
+export async function storeIdempotencyKey(
+  tx: Tx,
+  row: KeyOwner & { key: string; requestHash: string; runId: string },
+  expiredBefore: Date,
+): Promise<void> {
+  await tx.idempotencyKey.deleteMany({ where: { orgId: row.orgId, userId: row.userId, key: row.key, createdAt: { lt: expiredBefore } } });
+  await tx.idempotencyKey.create({ data: row });
+}
+
+/** Deletes the keys that point at a run. */
+export async function deleteIdempotencyKeysOfRun(tx: DbOrTx, runId: string): Promise<void> {
+  await tx.idempotencyKey.deleteMany({ where: { runId } });
+}
+
+/** Deletes every key created before `expiredBefore`; returns how many. */
+export async function purgeIdempotencyKeys(db: Db, expiredBefore: Date): Promise<number> {
+  const { count } = await db.idempotencyKey.deleteMany({ where: { createdAt: { lt: expiredBefore } } });
+  return count;
+}

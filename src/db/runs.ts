@@ -1,0 +1,109 @@
+import type { Run } from '../generated/prisma/client.ts';
+import { isActiveStatus, runStatuses } from '../shared/run-status.ts';
+import type { Db } from './client.ts';
+import { newestFirst } from './order.ts';
+
+export type { Run };
+
+/** The runs of a task, newest first. */
+export async function listRunsOfTask(db: Db, taskId: string): Promise<Run[]> {
+  return db.run.findMany({ where: { taskId }, orderBy: newestFirst });
+}
+
+/** The task's latest run, or null when it has none yet. */
+export async function latestRunOfTask(db: Db, taskId: string): Promise<Run | null> {
+  return db.run.findFirst({ where: { taskId }, orderBy: newestFirst });
+}
+
+/** A run with the org, agent and user of its task: what deciding who may see it needs. */
+export async function findRunWithOwner(db: Db, runId: string) {
+  return db.run.findUnique({
+    where: { id: runId },
+    include: { task: { select: { orgId: true, agentId: true, userId: true } } },
+  });
+}
+
+/** What streaming a run needs to know about it. */
+export interface StreamableRun {
+  id: string;
+  taskId: string;
+  lastEventSeq: number;
+}
+
+const streamable = { id: true, taskId: true, lastEventSeq: true } as const;
+
+export async function findStreamableRun(db: Db, runId: string): Promise<StreamableRun | null> {
+  return db.run.findUnique({ where: { id: runId }, select: streamable });
+}
+
+/** The latest run of a task (by creation time), as streaming needs it. */
+export async function latestStreamableRun(db: Db, taskId: string): Promise<StreamableRun | null> {
+  return db.run.findFirst({ where: { taskId }, orderBy: { createdAt: 'desc' }, select: streamable });
+}
+
+/** Whether the run belongs to the task. */
+export async function isRunOfTask(db: Db, runId: string, taskId: string): Promise<boolean> {
+  return (await db.run.findFirst({ where: { id: runId, taskId }, select: { id: true } })) !== null;
+}
+
+/** Whether the run's row still exists (its task was not deleted). */
+export async function runExists(db: Db, runId: string): Promise<boolean> {
+  return (await db.run.count({ where: { id: runId } })) > 0;
+}
+
+/** A run's task and status, to check a request names a run of its task that is still going. */
+export async function findRunState(db: Db, runId: string) {
+  return db.run.findUnique({ where: { id: runId }, select: { id: true, taskId: true, status: true } });
+}
+
+/** The id and status of the task's latest run (by creation time). */
+export async function latestRunState(db: Db, taskId: string) {
+  return db.run.findFirst({ where: { taskId }, orderBy: { createdAt: 'desc' }, select: { id: true, status: true } });
+}
+
+/** The org, task and agent ids of a run (null when it is gone). */
+export async function findRunOwner(db: Db, runId: string): Promise<{ orgId: string; taskId: string; agentId: string } | null> {
+  const run = await db.run.findUnique({ where: { id: runId }, select: { taskId: true, task: { select: { orgId: true, agentId: true } } } });
+  return run && { orgId: run.task.orgId, taskId: run.taskId, agentId: run.task.agentId };
+}
+
+/**
+ * Runs still `pending` that were created before `createdBefore`, oldest first, with what
+ * starting their workflow needs: candidates for a workflow that was never started.
+ */
+export async function listPendingRunsBefore(db: Db, createdBefore: Date, limit: number) {
+  const runs = await db.run.findMany({
+    where: { status: 'pending', createdAt: { lt: createdBefore } },
+    orderBy: { createdAt: 'asc' },
+    take: limit,
+    select: {
+      id: true,
+      taskId: true,
+      mode: true,
+      routingReason: true,
+      createdAt: true,
+      task: { select: { orgId: true, agentId: true, userId: true, agent: { select: { name: true } } } },
+    },
+  });
+  return runs.map(({ task, ...run }) => ({ ...run, orgId: task.orgId, agentId: task.agentId, userId: task.userId, agentName: task.agent.name }));
+}
+
+const ACTIVE_STATUSES = runStatuses.filter(isActiveStatus);
+
+/** How many runs are active, by status and mode (the `ars_runs_active` gauge). */
+export async function countActiveRuns(db: Db): Promise<{ status: string; mode: string; count: number }[]> {
+  const rows = await db.$queryRaw<{ status: string; mode: string; n: bigint }[]>`
+    SELECT status::text AS status, mode::text AS mode, count(*) AS n FROM runs
+    WHERE status = ANY(${ACTIVE_STATUSES}::"RunStatus"[]) GROUP BY 1, 2`;
+  return rows.map((r) => ({ status: r.status, mode: r.mode, count: Number(r.n) }));
+}
+
+/** A steering comment on a run, stored before it is delivered. */
+export async function recordComment(db: Db, comment: { id: string; runId: string; userId: string; content: string }) {
+  return db.runComment.create({ data: comment });
+}
+
+/** Takes back a comment that could not be delivered (its run had ended). */
+export async function deleteComment(db: Db, commentId: string): Promise<void> {
+  await db.runComment.delete({ where: { id: commentId } });
+}

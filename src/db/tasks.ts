@@ -1,0 +1,63 @@
+import type { Run, Task } from '../generated/prisma/client.ts';
+import { isActiveStatus, runStatuses } from '../shared/run-status.ts';
+import type { Db, DbOrTx } from './client.ts';
+import { newestFirst } from './order.ts';
+
+export type { Task };
+
+export async function findTask(db: DbOrTx, taskId: string): Promise<Task | null> {
+  return db.task.findUnique({ where: { id: taskId } });
+}
+
+export interface TaskListScope {
+  orgId: string;
+  agentId: string;
+  /** Only this user's tasks; undefined for every user's. */
+  userId?: string;
+}
+
+/** The agent's tasks, newest first, each with the id and status of its latest run. */
+export async function listTasksWithLatestRun(db: Db, scope: TaskListScope, limit: number) {
+  const tasks = await db.task.findMany({
+    where: { orgId: scope.orgId, agentId: scope.agentId, ...(scope.userId === undefined ? {} : { userId: scope.userId }) },
+    orderBy: newestFirst,
+    take: limit,
+    include: { runs: { orderBy: newestFirst, take: 1, select: { id: true, status: true } } },
+  });
+  return tasks.map(({ runs, ...task }) => ({ task, latestRun: runs[0] }));
+}
+
+/** Time allowed for stopping workflows and deleting rows while the task row is locked. */
+const DELETE_TIMEOUT_MS = 20_000;
+
+const activeRunStatuses = runStatuses.filter(isActiveStatus);
+
+export type ActiveRunRef = Pick<Run, 'id' | 'mode'>;
+
+/**
+ * Deletes a task; the foreign keys cascade to runs, messages, events and comments.
+ * The task row stays locked throughout, so a run start (which locks it too) cannot
+ * add a run meanwhile. `stopActive` is called for each of its active runs before the
+ * delete; when it throws, nothing is deleted. Returns what was deleted and which
+ * runs were active.
+ */
+export async function deleteTaskLocked(
+  db: Db,
+  taskId: string,
+  stopActive: (run: ActiveRunRef) => Promise<void>,
+): Promise<{ runs: number; messages: number; ended: ActiveRunRef[] }> {
+  return db.$transaction(
+    async (tx) => {
+      await tx.$queryRaw`SELECT id FROM tasks WHERE id = ${taskId} FOR UPDATE`;
+      const ended = await tx.run.findMany({
+        where: { taskId, status: { in: activeRunStatuses } },
+        select: { id: true, mode: true },
+      });
+      for (const run of ended) await stopActive(run);
+      const [runs, messages] = await Promise.all([tx.run.count({ where: { taskId } }), tx.message.count({ where: { taskId } })]);
+      await tx.task.delete({ where: { id: taskId } });
+      return { runs, messages, ended };
+    },
+    { timeout: DELETE_TIMEOUT_MS },
+  );
+}
