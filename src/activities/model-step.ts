@@ -3,7 +3,7 @@ import { Context } from '@temporalio/activity';
 import { z } from 'zod';
 import { appendEvents, RunGoneError } from '../db/event-log.ts';
 import { agentModelSettingsSchema } from '../shared/agent-settings.ts';
-import { toolCatalog } from '../shared/tools/index.ts';
+import { toolCatalog, type ToolDefinition } from '../shared/tools/index.ts';
 import { loadConversation } from './conversation.ts';
 import type { ActivityDeps } from './deps.ts';
 import { markInfrastructure, withAttemptLimit } from '../infra/transient-errors.ts';
@@ -51,9 +51,8 @@ export function createModelStepActivities(deps: ActivityDeps) {
 
   async function streamModelStep(input: ModelStepInput): Promise<ModelStepResult> {
     const ctx = Context.current();
-    const { model: resolved, settings } = await loadAgentModel(deps, input.agentId);
+    const [{ model: resolved, settings }, messages] = await Promise.all([loadAgentModel(deps, input.agentId), loadConversation(db, input.taskId)]);
     const tools = input.allowTools ? enabledTools(settings) : [];
-    const messages = await loadConversation(db, input.taskId);
     const batcher = new EventBatcher(deps.deltaFlushMs, async (events) => {
       await appendEvents(db, input.runId, events).catch(markInfrastructure);
       ctx.heartbeat();
@@ -142,11 +141,20 @@ export function createModelStepActivities(deps: ActivityDeps) {
   }
 }
 
+/** Each catalog tool as the model is shown it; its JSON Schema is made once per process, not per step. */
+const toolSpecs = new Map<string, ToolSpec>();
+function toolSpec(t: ToolDefinition): ToolSpec {
+  let spec = toolSpecs.get(t.name);
+  if (!spec) {
+    spec = { name: t.name, description: t.description, parameters: z.toJSONSchema(t.input, { io: 'input' }) as Record<string, unknown> };
+    toolSpecs.set(t.name, spec);
+  }
+  return spec;
+}
+
 /** The catalog tools this agent may call, as JSON Schemas for the model. */
 function enabledTools(rawSettings: unknown): ToolSpec[] {
   const settings = agentModelSettingsSchema.safeParse(rawSettings ?? {});
   const allowed = settings.success ? settings.data.tools : undefined;
-  return [...toolCatalog.values()]
-    .filter((t) => !allowed || allowed.includes(t.name))
-    .map((t) => ({ name: t.name, description: t.description, parameters: z.toJSONSchema(t.input, { io: 'input' }) as Record<string, unknown> }));
+  return [...toolCatalog.values()].filter((t) => !allowed || allowed.includes(t.name)).map(toolSpec);
 }

@@ -71,7 +71,8 @@ export function createRunProgressActivities({ db, config }: ActivityDeps) {
         if (terminal) ended = { status: input.status!, mode: run.mode };
         // The id comes from (run, key), so a retried step finds its message instead of adding another.
         const messageId = `msg_${createHash('sha256').update(`${input.runId}\n${input.key}`).digest('hex').slice(0, 32)}`;
-        if (input.message && !(await tx.message.findUnique({ where: { id: messageId }, select: { id: true } }))) {
+        // A step with events was deduplicated above by their key; one with none checks for its message.
+        if (input.message && (input.events.length > 0 || !(await tx.message.findUnique({ where: { id: messageId }, select: { id: true } })))) {
           const { taskId, role, content, parts } = input.message;
           await appendMessages(tx, taskId, input.runId, [{ id: messageId, role, content, parts }]);
         }

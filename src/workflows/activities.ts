@@ -18,7 +18,7 @@ export const local = proxyLocalActivities<Activities>(localBookkeepingOptions);
 
 /** The bookkeeping calls a run makes, regular or local. */
 export type Bookkeeping = Pick<Activities, 'recordProgress' | 'loadRunSettings' | 'hasStandingGrant'>;
-export const regularBookkeeping: Bookkeeping = { recordProgress, loadRunSettings, hasStandingGrant };
-export const localBookkeeping: Bookkeeping = { recordProgress: local.recordProgress, loadRunSettings: local.loadRunSettings, hasStandingGrant: local.hasStandingGrant };
+export const regularBookkeepingCalls: Bookkeeping = { recordProgress, loadRunSettings, hasStandingGrant };
+export const localBookkeepingCalls: Bookkeeping = { recordProgress: local.recordProgress, loadRunSettings: local.loadRunSettings, hasStandingGrant: local.hasStandingGrant };
 
 export type ProgressInput = Parameters<Activities['recordProgress']>[0];

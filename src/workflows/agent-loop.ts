@@ -22,8 +22,9 @@ export interface LoopResult {
  * The agent loop: a model step, then each tool call it asked for (approval gate
  * first where policy says so), then the next model step, until the model answers
  * in text. The last allowed step offers no tools, so a run always ends with an answer.
+ * With `answerWithEnd` that answer is left for the run's terminal write to store.
  */
-export async function runAgentLoop(state: RunState, label: string): Promise<LoopResult> {
+export async function runAgentLoop(state: RunState, label: string, { answerWithEnd = false } = {}): Promise<LoopResult> {
   const { input } = state;
   let commentSteps = 0;
   for (let step = 0; ; step++) {
@@ -33,7 +34,13 @@ export async function runAgentLoop(state: RunState, label: string): Promise<Loop
     const result = await modelStep({ runId: input.runId, taskId: input.taskId, agentId: input.agentId, step, allowTools });
     state.addUsage(result.usage, result.model, `${label}:${step}`);
     const parts = result.toolCalls.length ? { tool_calls: result.toolCalls.map((c) => ({ id: c.id, name: c.name, input: c.args })) } : undefined;
-    await state.record(`${label}:assistant:${step}`, [], { message: { taskId: input.taskId, role: 'assistant', content: result.text, parts } });
+    const message = { taskId: input.taskId, role: 'assistant' as const, content: result.text, parts };
+    if (answerWithEnd && result.toolCalls.length === 0 && state.comments.length === 0) {
+      // The run's last step: the answer is stored by the terminal write (RunState.move).
+      state.unsavedAnswer = message;
+      return { text: result.text, messageId: result.messageId, steps: step + 1 };
+    }
+    await state.record(`${label}:assistant:${step}`, [], { message });
     if (result.toolCalls.length === 0) {
       if (state.comments.length > 0 && commentSteps++ < MAX_COMMENT_STEPS) continue;
       return { text: result.text, messageId: result.messageId, steps: step + 1 };

@@ -6,7 +6,7 @@ import { isOrgAdmin } from '../shared/roles.ts';
 import { assertTransition, isTerminalStatus, type RunStatus } from '../shared/run-status.ts';
 import type { RunSettings, RunWorkflowInput, SandboxRoute, TokenUsage } from '../shared/run-workflow-types.ts';
 import { RunStatusAttr } from '../shared/search-attributes.ts';
-import type { Bookkeeping, ProgressInput } from './activities.ts';
+import { localBookkeepingCalls, regularBookkeepingCalls, type Bookkeeping, type ProgressInput } from './activities.ts';
 import { refusals, type AnswerInput, type SteeringComment } from './run-messages.ts';
 
 type ProgressExtra = Omit<Partial<ProgressInput>, 'runId' | 'key' | 'events'>;
@@ -42,15 +42,24 @@ export class RunState {
   sandboxRoute: SandboxRoute | undefined;
   /** A call that may have changed the workspace ran since its last snapshot. */
   sandboxChanged = false;
+  /**
+   * The agent's final answer, stored with the run's terminal write instead of on its own
+   * (runs with local bookkeeping only: one transaction fewer per run).
+   */
+  unsavedAnswer: ProgressInput['message'];
+  /** Where status, events and policy reads go. */
+  readonly bookkeeping: Bookkeeping;
   private resolution: Resolution | undefined;
   private moves = 0;
 
   constructor(
     readonly input: RunWorkflowInput,
     public settings: RunSettings,
-    /** Where status, events and policy reads go: local activities, or regular ones for runs started before that. */
-    readonly bookkeeping: Bookkeeping,
-  ) {}
+    /** Local activities (LOCAL_BOOKKEEPING_PATCH), or the regular ones runs started before it replay with. */
+    readonly localBookkeeping: boolean,
+  ) {
+    this.bookkeeping = localBookkeeping ? localBookkeepingCalls : regularBookkeepingCalls;
+  }
 
   record(key: string, events: RunEventInput[], extra: ProgressExtra = {}): Promise<void> {
     return this.bookkeeping.recordProgress({ runId: this.input.runId, key, events, ...extra });
@@ -64,7 +73,9 @@ export class RunState {
   async move(to: RunStatus, key: string, events: RunEventInput[] = [], extra: ProgressExtra = {}): Promise<void> {
     assertTransition(this.status, to);
     const delta: RunEventInput = { type: 'STATE_DELTA', delta: [{ op: 'replace', path: '/run_status', value: to }] };
-    await this.record(key, [delta, ...events], { status: to, ...extra });
+    const answer = isTerminalStatus(to) ? this.unsavedAnswer : undefined;
+    await this.record(key, [delta, ...events], { status: to, ...extra, ...(answer ? { message: answer } : {}) });
+    if (answer) this.unsavedAnswer = undefined;
     this.status = to;
     this.moves++;
     upsertSearchAttributes({ [RunStatusAttr.name]: [to] });

@@ -13,7 +13,7 @@ import { runErrorCodes } from '../shared/events.ts';
 import { isTerminalStatus } from '../shared/run-status.ts';
 import { RUN_STARTED_KEY, runStartedEvents } from '../shared/run-started.ts';
 import { failureTypes, type RunOutcome, type RunWorkflowInput } from '../shared/run-workflow-types.ts';
-import { localBookkeeping, regularBookkeeping, snapshotSandbox } from './activities.ts';
+import { snapshotSandbox } from './activities.ts';
 import { runAgentLoop } from './agent-loop.ts';
 import { snapshotOnHost } from './sandbox-routing.ts';
 import { runPlanned } from './plan.ts';
@@ -22,8 +22,7 @@ import { RunState } from './run-state.ts';
 
 /** One run of an agent: the run status machine, driven by activities and by people. */
 export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> {
-  const bookkeeping = patched(LOCAL_BOOKKEEPING_PATCH) ? localBookkeeping : regularBookkeeping;
-  const state = new RunState(input, { maxSteps: 10, approvalRequiredTools: [], sensitiveTools: [], requirePlanApproval: false }, bookkeeping);
+  const state = new RunState(input, { maxSteps: 10, approvalRequiredTools: [], sensitiveTools: [], requirePlanApproval: false }, patched(LOCAL_BOOKKEEPING_PATCH));
   const work = new CancellationScope();
   registerHandlers(state, work);
 
@@ -50,7 +49,7 @@ async function runToEnd(state: RunState, work: CancellationScope): Promise<RunOu
         }
       } else {
         await state.move('executing', 'executing');
-        const result = await runAgentLoop(state, 'main');
+        const result = await runAgentLoop(state, 'main', { answerWithEnd: state.localBookkeeping });
         await finish(state, { outcome: 'completed', text: result.text, message_id: result.messageId, steps: result.steps });
       }
     });
@@ -128,8 +127,9 @@ function registerHandlers(state: RunState, work: CancellationScope): void {
 }
 
 /**
- * Runs from this patch on do their bookkeeping in local activities (see activities.ts);
- * histories from before it replay with the regular activities they ran.
+ * Runs from this patch on do their bookkeeping in local activities (see activities.ts) and
+ * store a fast run's answer with its terminal write; histories from before it replay with
+ * the regular activities they ran.
  */
 export const LOCAL_BOOKKEEPING_PATCH = 'local-bookkeeping';
 
