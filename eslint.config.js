@@ -27,7 +27,6 @@ const notYetOnDataLayer = [
   'src/activities/human-requests.ts',
   'src/activities/model-attempts.ts',
   'src/activities/models/agent-model.ts',
-  'src/activities/run-progress.ts',
   'src/activities/run-settings.ts',
   'src/activities/run-tool.ts',
   'src/activities/tool-executions.ts',

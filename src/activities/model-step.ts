@@ -6,6 +6,7 @@ import { agentModelSettingsSchema } from '../shared/agent-settings.ts';
 import { toolCatalog, type ToolDefinition } from '../shared/tools/index.ts';
 import { loadConversation } from './conversation.ts';
 import type { ActivityDeps } from './deps.ts';
+import { recordRunProgress, type RecordProgressInput } from './run-progress.ts';
 import { markInfrastructure, withAttemptLimit } from '../infra/transient-errors.ts';
 import { CALL_ATTEMPTS, failureTypes, type ToolCall, type TokenUsage } from '../shared/run-workflow-types.ts';
 import { EventBatcher } from './event-batcher.ts';
@@ -21,6 +22,10 @@ export interface ModelStepInput {
   step: number;
   /** False on the last allowed step: the model must answer in text. */
   allowTools: boolean;
+  /** The run's org, for log lines (the worker's log context reads it instead of looking the run up). */
+  orgId?: string;
+  /** A status move of the run stored before the step streams (RunState.deferMove): one transaction fewer per run. */
+  enter?: RecordProgressInput;
 }
 
 export interface ModelStepResult {
@@ -51,7 +56,11 @@ export function createModelStepActivities(deps: ActivityDeps) {
 
   async function streamModelStep(input: ModelStepInput): Promise<ModelStepResult> {
     const ctx = Context.current();
-    const [{ model: resolved, settings }, messages] = await Promise.all([loadAgentModel(deps, input.agentId), loadConversation(db, input.taskId)]);
+    const [{ model: resolved, settings }, messages] = await Promise.all([
+      loadAgentModel(deps, input.agentId),
+      loadConversation(db, input.taskId),
+      input.enter && recordRunProgress(deps, input.enter),
+    ]);
     const tools = input.allowTools ? enabledTools(settings) : [];
     const batcher = new EventBatcher(deps.deltaFlushMs, async (events) => {
       await appendEvents(db, input.runId, events).catch(markInfrastructure);

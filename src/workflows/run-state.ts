@@ -49,6 +49,7 @@ export class RunState {
   unsavedAnswer: ProgressInput['message'];
   /** Where status, events and policy reads go. */
   readonly bookkeeping: Bookkeeping;
+  private deferredMove: ProgressInput | undefined;
   private resolution: Resolution | undefined;
   private moves = 0;
 
@@ -62,7 +63,11 @@ export class RunState {
   }
 
   record(key: string, events: RunEventInput[], extra: ProgressExtra = {}): Promise<void> {
-    return this.bookkeeping.recordProgress({ runId: this.input.runId, key, events, ...extra });
+    const step = { runId: this.input.runId, key, events, ...extra };
+    const deferred = this.takeDeferredMove();
+    // No extra await without a deferred move: older histories schedule exactly as they ran.
+    if (!deferred) return this.bookkeeping.recordProgress(step);
+    return this.bookkeeping.recordProgress(deferred).then(() => this.bookkeeping.recordProgress(step));
   }
 
   /**
@@ -72,10 +77,30 @@ export class RunState {
    */
   async move(to: RunStatus, key: string, events: RunEventInput[] = [], extra: ProgressExtra = {}): Promise<void> {
     assertTransition(this.status, to);
-    const delta: RunEventInput = { type: 'STATE_DELTA', delta: [{ op: 'replace', path: '/run_status', value: to }] };
     const answer = isTerminalStatus(to) ? this.unsavedAnswer : undefined;
-    await this.record(key, [delta, ...events], { status: to, ...extra, ...(answer ? { message: answer } : {}) });
+    await this.record(key, [statusDelta(to), ...events], { status: to, ...extra, ...(answer ? { message: answer } : {}) });
     if (answer) this.unsavedAnswer = undefined;
+    this.moved(to);
+  }
+
+  /**
+   * A move whose write rides on the run's next write: the next model step stores it before
+   * it streams, or the next record() first (local bookkeeping only: one transaction fewer).
+   */
+  deferMove(to: RunStatus, key: string): void {
+    assertTransition(this.status, to);
+    this.deferredMove = { runId: this.input.runId, key, events: [statusDelta(to)], status: to };
+    this.moved(to);
+  }
+
+  /** The deferred move, for the activity that stores it now. */
+  takeDeferredMove(): ProgressInput | undefined {
+    const move = this.deferredMove;
+    this.deferredMove = undefined;
+    return move;
+  }
+
+  private moved(to: RunStatus): void {
     this.status = to;
     this.moves++;
     upsertSearchAttributes({ [RunStatusAttr.name]: [to] });
@@ -192,4 +217,8 @@ export class RunState {
     this.usage = { inputTokens: this.usage.inputTokens + usage.inputTokens, outputTokens: this.usage.outputTokens + usage.outputTokens };
     this.model = model;
   }
+}
+
+function statusDelta(to: RunStatus): RunEventInput {
+  return { type: 'STATE_DELTA', delta: [{ op: 'replace', path: '/run_status', value: to }] };
 }

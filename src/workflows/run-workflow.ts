@@ -48,7 +48,9 @@ async function runToEnd(state: RunState, work: CancellationScope): Promise<RunOu
           await finish(state, { outcome: 'completed', text: outcome.result.text, message_id: outcome.result.messageId, plan: outcome.steps });
         }
       } else {
-        await state.move('executing', 'executing');
+        // With local bookkeeping the move is stored by the first model step, before it streams.
+        if (state.localBookkeeping) state.deferMove('executing', 'executing');
+        else await state.move('executing', 'executing');
         const result = await runAgentLoop(state, 'main', { answerWithEnd: state.localBookkeeping });
         await finish(state, { outcome: 'completed', text: result.text, message_id: result.messageId, steps: result.steps });
       }
