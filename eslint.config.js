@@ -34,7 +34,6 @@ const notYetOnDataLayer = [
   'src/activities/tools/memory-tools.ts',
   'src/activities/tools/sandbox-tools.ts',
   'src/activities/tools/types.ts',
-  'src/api/services/start-run.ts',
 ];
 
 /** Modules that must never load inside the Temporal workflow sandbox. */

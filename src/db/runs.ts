@@ -107,3 +107,7 @@ export async function recordComment(db: Db, comment: { id: string; runId: string
 export async function deleteComment(db: Db, commentId: string): Promise<void> {
   await db.runComment.delete({ where: { id: commentId } });
 }
+
+export async function findRun(db: Db, runId: string): Promise<Run | null> {
+  return db.run.findUnique({ where: { id: runId } });
+}

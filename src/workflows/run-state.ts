@@ -63,11 +63,23 @@ export class RunState {
   }
 
   record(key: string, events: RunEventInput[], extra: ProgressExtra = {}): Promise<void> {
-    const step = { runId: this.input.runId, key, events, ...extra };
+    return this.write(this.bookkeeping, { runId: this.input.runId, key, events, ...extra });
+  }
+
+  /**
+   * A write from an update handler (cancel, answer): always a regular activity. A local one
+   * would hold the workflow task open while it runs, and when that task fails (an activity
+   * completed meanwhile: UnhandledCommand) the server refuses the update to its caller.
+   */
+  recordFromHandler(key: string, events: RunEventInput[], extra: ProgressExtra = {}): Promise<void> {
+    return this.write(regularBookkeepingCalls, { runId: this.input.runId, key, events, ...extra });
+  }
+
+  private write(calls: Bookkeeping, step: ProgressInput): Promise<void> {
     const deferred = this.takeDeferredMove();
     // No extra await without a deferred move: older histories schedule exactly as they ran.
-    if (!deferred) return this.bookkeeping.recordProgress(step);
-    return this.bookkeeping.recordProgress(deferred).then(() => this.bookkeeping.recordProgress(step));
+    if (!deferred) return calls.recordProgress(step);
+    return calls.recordProgress(deferred).then(() => calls.recordProgress(step));
   }
 
   /**
@@ -189,7 +201,7 @@ export class RunState {
         ? { orgId: this.input.orgId, agentId: this.input.agentId, toolName: request.details.action!.tool_name, grantedBy: input.answeredBy.userId }
         : undefined;
     const feedback = !answer.cancelled && 'feedback' in answer ? answer.feedback : undefined;
-    await this.record(
+    await this.recordFromHandler(
       `answer:${request.requestId}`,
       [{ type: 'CUSTOM', name: 'SYSTEM_STATUS', data: { status: answer.cancelled ? 'input_dismissed' : 'input_received', request_id: request.requestId, ...describeAnswer(request, answer) } }],
       {

@@ -90,7 +90,7 @@ function registerHandlers(state: RunState, work: CancellationScope): void {
     async (_request) => {
       if (!state.cancelRequested) {
         state.cancelRequested = true;
-        await state.record('stopping', [{ type: 'CUSTOM', name: 'STOPPING', data: { run_id: state.input.runId } }]);
+        await state.recordFromHandler('stopping', [{ type: 'CUSTOM', name: 'STOPPING', data: { run_id: state.input.runId } }]);
         state.stoppingWritten = true;
         work.cancel();
       }

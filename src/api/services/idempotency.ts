@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Request } from 'express';
 import { z } from 'zod';
-import type { Tx } from '../../db/client.ts';
-import { deleteIdempotencyKeysOfRun, findIdempotencyKey, purgeIdempotencyKeys, storeIdempotencyKey } from '../../db/idempotency.ts';
+import { findIdempotencyKey, purgeIdempotencyKeys } from '../../db/idempotency.ts';
 import type { ApiDeps } from '../deps.ts';
 import { badRequest, invalidValue } from '../errors.ts';
 import type { Caller } from '../middleware/authenticate.ts';
@@ -46,7 +45,8 @@ export function idempotencyClaim(req: Request, operation: string, body: unknown)
   return { key, requestHash };
 }
 
-const freshSince = () => new Date(Date.now() - IDEMPOTENCY_TTL_HOURS * 3600_000);
+/** Keys created before this have expired. */
+export const claimsExpiredBefore = () => new Date(Date.now() - IDEMPOTENCY_TTL_HOURS * 3600_000);
 
 /**
  * The run a live key already started, or undefined when the key is new (or expired).
@@ -54,29 +54,14 @@ const freshSince = () => new Date(Date.now() - IDEMPOTENCY_TTL_HOURS * 3600_000)
  */
 export async function runOfClaim(db: ApiDeps['db'], caller: Caller, claim: IdempotencyClaim): Promise<string | undefined> {
   const row = await findIdempotencyKey(db, caller, claim.key);
-  if (!row || row.createdAt < freshSince()) return undefined;
+  if (!row || row.createdAt < claimsExpiredBefore()) return undefined;
   if (row.requestHash !== claim.requestHash) {
     throw invalidValue(['header', 'idempotency-key'], 'This key was already used with a different request; use a new key for a new request', 'idempotency_key_reused');
   }
   return row.runId;
 }
 
-/**
- * Records the claim in the transaction that creates the run, so a run and its key exist
- * together or not at all. An expired row of the same key is replaced. Two requests racing
- * on one key: the second insert violates the primary key and its whole transaction rolls back.
- */
-export async function recordClaim(tx: Tx, caller: Caller, claim: IdempotencyClaim, runId: string): Promise<void> {
-  const row = { orgId: caller.orgId, userId: caller.userId, key: claim.key, requestHash: claim.requestHash, runId };
-  await storeIdempotencyKey(tx, row, freshSince());
-}
-
-/** A run start refused after its key was stored (its workflow could not start): free the key for a retry. */
-export async function releaseClaim(tx: Tx, runId: string): Promise<void> {
-  await deleteIdempotencyKeysOfRun(tx, runId);
-}
-
 /** Drops keys past their lifetime (the reconciler calls this now and then). */
 export async function purgeExpiredClaims(db: ApiDeps['db']): Promise<number> {
-  return purgeIdempotencyKeys(db, freshSince());
+  return purgeIdempotencyKeys(db, claimsExpiredBefore());
 }

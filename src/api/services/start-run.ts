@@ -1,10 +1,11 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy } from '@temporalio/client';
 import type { ApiDeps } from '../deps.ts';
-import { appendMessages } from '../../db/conversation.ts';
-import { appendEventsInTx } from '../../db/event-log.ts';
+import { findAgent } from '../../db/agents.ts';
+import { findOrg } from '../../db/orgs.ts';
+import { storeRunStart, storeUnstartedRunFailure } from '../../db/run-starts.ts';
+import { findRun } from '../../db/runs.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import { newId } from '../../shared/ids.ts';
-import { isActiveStatus } from '../../shared/run-status.ts';
 import { agentModelSettingsSchema } from '../../shared/agent-settings.ts';
 import { instructionRoles, runRequestProblem, type RunRequest } from '../../shared/run-request.ts';
 import { routeRun } from '../../shared/routing.ts';
@@ -18,7 +19,7 @@ import { injectFault } from '../../infra/faults.ts';
 import { runsEndedByApi, runsStarted } from '../metrics.ts';
 import { badRequest, conflict, notFound, paymentRequired, unavailable } from '../errors.ts';
 import type { AgentContext, Caller } from '../middleware/authenticate.ts';
-import { recordClaim, releaseClaim, runOfClaim, type IdempotencyClaim } from './idempotency.ts';
+import { claimsExpiredBefore, runOfClaim, type IdempotencyClaim } from './idempotency.ts';
 import { loadAccessibleTask } from './task-access.ts';
 
 export interface StartedRun {
@@ -39,7 +40,7 @@ const TITLE_LENGTH = 80;
  * balance below zero, since a run is priced only when it ends.
  */
 async function requireCredits(db: ApiDeps['db'], orgId: string): Promise<void> {
-  const org = await db.org.findUnique({ where: { id: orgId }, select: { creditBalance: true } });
+  const org = await findOrg(db, orgId);
   const balance = org?.creditBalance ?? 0n;
   if (balance <= 0n) {
     throw paymentRequired(`Your organization is out of credits (balance ${balance}); add credits to start new runs`);
@@ -82,7 +83,8 @@ export async function startRun(deps: ApiDeps, caller: Caller, agent: AgentContex
 }
 
 async function replayedRun(db: ApiDeps['db'], runId: string): Promise<StartedRun> {
-  const run = await db.run.findUniqueOrThrow({ where: { id: runId } });
+  const run = await findRun(db, runId);
+  if (!run) throw new Error(`run ${runId} of an idempotency key is gone`);
   return { runId, taskId: run.taskId, mode: run.mode, routingReason: run.routingReason, createdAt: run.createdAt, replayed: true };
 }
 
@@ -90,51 +92,34 @@ async function createAndStartRun(deps: ApiDeps, caller: Caller, agent: AgentCont
   const { db } = deps;
   const problem = runRequestProblem(body);
   if (problem) throw badRequest(problem);
-  const { modelSettings } = await db.agent.findUniqueOrThrow({ where: { id: agent.id }, select: { modelSettings: true } });
+  const modelSettings = (await findAgent(db, agent.id))?.modelSettings;
   body = { ...body, messages: allowedMessages(modelSettings, body.messages) };
   await requireCredits(db, caller.orgId);
   const query = body.messages[body.messages.length - 1]!.content;
   const routing = routeRun(body.mode, query);
   const requestedTaskId = body.task_id ?? body.threadId;
   const runId = newId('run');
+  if (requestedTaskId) await loadAccessibleTask(db, requestedTaskId, caller, agent);
+  // A new task stores every message of the request; a continued one only the new user message.
+  const newMessages = requestedTaskId ? body.messages.slice(-1) : body.messages;
+  const newTaskId = newId('task');
 
-  const { taskId, createdAt } = await db.$transaction(async (tx) => {
-    let taskId: string;
-    let newMessages = body.messages;
-    if (requestedTaskId) {
-      await loadAccessibleTask(tx, requestedTaskId, caller, agent);
-      // Lock the task so two requests cannot both start a run on it.
-      const locked = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM tasks WHERE id = ${requestedTaskId} FOR UPDATE`;
-      if (locked.length === 0) throw notFound(`Task ${requestedTaskId} not found`); // deleted since the access check
-      const latest = await tx.run.findFirst({ where: { taskId: requestedTaskId }, orderBy: { createdAt: 'desc' } });
-      if (latest && isActiveStatus(latest.status)) {
-        throw conflict(`Task ${requestedTaskId} already has an active run (${latest.id}, ${latest.status}); wait for it to finish or cancel it`);
-      }
-      taskId = requestedTaskId;
-      newMessages = body.messages.slice(-1);
-    } else {
-      taskId = newId('task');
-      await tx.task.create({
-        data: { id: taskId, orgId: caller.orgId, agentId: agent.id, userId: caller.userId, title: query.trim().slice(0, TITLE_LENGTH) },
-      });
-    }
-    const run = await tx.run.create({
-      data: {
-        id: runId,
-        taskId,
-        requestedMode: body.mode,
-        mode: routing.mode,
-        routingReason: routing.reason,
-        timezone: body.timezone,
-        streamed: body.stream,
-      },
-    });
-    await appendMessages(tx, taskId, runId, newMessages.map((m) => ({ id: newId('msg'), role: m.role, content: m.content })));
+  const stored = await storeRunStart(db, {
+    task: requestedTaskId
+      ? { id: requestedTaskId }
+      : { new: { id: newTaskId, orgId: caller.orgId, agentId: agent.id, userId: caller.userId, title: query.trim().slice(0, TITLE_LENGTH) } },
+    run: { id: runId, requestedMode: body.mode, mode: routing.mode, routingReason: routing.reason, timezone: body.timezone, streamed: body.stream },
+    messages: newMessages.map((m) => ({ id: newId('msg'), role: m.role, content: m.content })),
     // The run's first events go with it: a client reads RUN_STARTED without waiting for the worker.
-    await appendEventsInTx(tx, runId, runStartedEvents({ runId, taskId, mode: routing.mode, routingReason: routing.reason }), RUN_STARTED_KEY);
-    if (claim) await recordClaim(tx, caller, claim, runId);
-    return { taskId, createdAt: run.createdAt };
+    firstEvents: { events: runStartedEvents({ runId, taskId: requestedTaskId ?? newTaskId, mode: routing.mode, routingReason: routing.reason }), key: RUN_STARTED_KEY },
+    idempotencyKey: claim && { owner: caller, ...claim, expiredBefore: claimsExpiredBefore() },
   });
+  if (!stored.stored && stored.reason === 'task_gone') throw notFound(`Task ${requestedTaskId} not found`); // deleted since the access check
+  if (!stored.stored) {
+    const { id, status } = stored.activeRun;
+    throw conflict(`Task ${requestedTaskId} already has an active run (${id}, ${status}); wait for it to finish or cancel it`);
+  }
+  const { taskId, createdAt } = stored;
   runsStarted.inc({ mode: routing.mode });
   injectFault('after-run-commit');
 
@@ -212,16 +197,8 @@ export async function startRunWorkflow({ temporal, config }: Pick<ApiDeps, 'temp
 
 /** Ends a run whose workflow never started: one RUN_ERROR, status failed, its idempotency key freed. */
 export async function failUnstartedRun(db: ApiDeps['db'], runId: string, message: string): Promise<void> {
-  const mode = await db.$transaction(async (tx) => {
-    const claimed = await tx.run.updateMany({
-      where: { id: runId, status: 'pending' },
-      data: { status: 'failed', finishedAt: new Date(), error: { code: runErrorCodes.internal, message } },
-    });
-    if (claimed.count === 0) return undefined; // started or ended meanwhile
-    await appendEventsInTx(tx, runId, [{ type: 'RUN_ERROR', run_id: runId, message, code: runErrorCodes.internal, details: {} }], 'start-failed');
-    await releaseClaim(tx, runId);
-    return (await tx.run.findUniqueOrThrow({ where: { id: runId }, select: { mode: true } })).mode;
-  });
+  const error = { code: runErrorCodes.internal, message };
+  const mode = await storeUnstartedRunFailure(db, runId, error, { type: 'RUN_ERROR', run_id: runId, ...error, details: {} });
   if (mode) runsEndedByApi.inc({ status: 'failed', mode });
 }
 
