@@ -18,23 +18,6 @@ const prismaQueries = [
   { selector: `CallExpression[callee.property.name=/^(${delegateMethods.join('|')})$/][callee.object.property.name=/^(${models.join('|')})$/]`, message: onlyDbTalksToPrisma },
   { selector: 'MemberExpression[property.name=/^\\$(transaction|queryRaw|executeRaw|queryRawUnsafe|executeRawUnsafe)$/]', message: onlyDbTalksToPrisma },
 ];
-/**
- * Files still querying Prisma themselves: the activities and the run start, which the
- * lead is moving onto src/db (issue 11) in the same change. Remove each once it calls src/db.
- */
-const notYetOnDataLayer = [
-  'src/activities/conversation.ts',
-  'src/activities/human-requests.ts',
-  'src/activities/model-attempts.ts',
-  'src/activities/models/agent-model.ts',
-  'src/activities/run-settings.ts',
-  'src/activities/run-tool.ts',
-  'src/activities/tool-executions.ts',
-  'src/activities/tools/artifact-tools.ts',
-  'src/activities/tools/memory-tools.ts',
-  'src/activities/tools/sandbox-tools.ts',
-  'src/activities/tools/types.ts',
-];
 
 /** Modules that must never load inside the Temporal workflow sandbox. */
 const notInWorkflows = [
@@ -59,7 +42,7 @@ export default tseslint.config(
   },
   {
     files: ['src/**/*.ts'],
-    ignores: ['src/db/**', ...notYetOnDataLayer],
+    ignores: ['src/db/**'],
     rules: {
       '@typescript-eslint/no-restricted-imports': ['error', { patterns: [prismaImports, clientCreation] }],
       'no-restricted-syntax': ['error', ...prismaQueries],

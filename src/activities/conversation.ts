@@ -1,11 +1,12 @@
 import type { Db } from '../db/client.ts';
+import { listMessages } from '../db/conversation.ts';
 import type { MessageParts } from '../shared/message-parts.ts';
 import type { ToolCall } from '../shared/run-workflow-types.ts';
 import type { ChatMessage } from './models/provider.ts';
 
 /** A task's stored conversation, as the model is shown it. */
 export async function loadConversation(db: Db, taskId: string): Promise<ChatMessage[]> {
-  const rows = await db.message.findMany({ where: { taskId }, orderBy: { position: 'asc' }, select: { role: true, content: true, parts: true } });
+  const rows = await listMessages(db, taskId);
   const messages: ChatMessage[] = [];
   for (const row of rows) {
     const parts = (row.parts ?? {}) as MessageParts;

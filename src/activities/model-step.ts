@@ -11,7 +11,8 @@ import { markInfrastructure, withAttemptLimit } from '../infra/transient-errors.
 import { CALL_ATTEMPTS, failureTypes, type ToolCall, type TokenUsage } from '../shared/run-workflow-types.ts';
 import { EventBatcher } from './event-batcher.ts';
 import { countModelTokens } from './metrics.ts';
-import { attemptMessageId, discardAttempt, recordAttemptUsage, retryPreamble, type AttemptRef } from './model-attempts.ts';
+import { discardAttempt, recordAttemptUsage, type AttemptRef } from '../db/model-attempts.ts';
+import { attemptMessageId, retryPreamble } from './model-attempts.ts';
 import { loadAgentModel, modelCallFailure } from './models/agent-model.ts';
 import type { ToolSpec } from './models/provider.ts';
 

@@ -1,5 +1,6 @@
 import { Context } from '@temporalio/activity';
 import { appendEvents } from '../db/event-log.ts';
+import { findTaskRequester } from '../db/tasks.ts';
 import { toolCatalog } from '../shared/tools/index.ts';
 import { withAttemptLimit } from '../infra/transient-errors.ts';
 import { CALL_ATTEMPTS, failureTypes, type ToolCallInput, type ToolOutcome } from '../shared/run-workflow-types.ts';
@@ -43,10 +44,7 @@ export function createRunToolActivities(deps: ActivityDeps) {
       signal: activity.cancellationSignal,
       heartbeat: (details) => activity.heartbeat(details),
       emit: async (events, key) => void (await appendEvents(deps.db, call.runId, events, key && `tool:${call.toolCallId}:${key}`)),
-      requester: once(async () => {
-        const task = await deps.db.task.findUniqueOrThrow({ where: { id: call.taskId }, select: { user: { select: { id: true, role: true } } } });
-        return { userId: task.user.id, role: task.user.role };
-      }),
+      requester: once(() => findTaskRequester(deps.db, call.taskId)),
       deps,
     };
     if (activity.info.attempt > 1) {

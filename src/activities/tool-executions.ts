@@ -1,5 +1,5 @@
 import type { Db } from '../db/client.ts';
-import type { Prisma } from '../generated/prisma/client.ts';
+import { deleteToolExecution, findToolExecution, finishToolExecution, insertRunningToolExecution } from '../db/tool-executions.ts';
 import type { ToolCallInput, ToolOutcome } from '../shared/run-workflow-types.ts';
 
 /**
@@ -14,8 +14,7 @@ import type { ToolCallInput, ToolOutcome } from '../shared/run-workflow-types.ts
  * activity's policy) removes its row: the retry runs it as a fresh attempt.
  */
 export async function executeOnce(db: Db, call: ToolCallInput, attempt: number, execute: () => Promise<ToolOutcome>): Promise<ToolOutcome> {
-  const key = { runId_toolCallId: { runId: call.runId, toolCallId: call.toolCallId } };
-  const earlier = await db.toolExecution.findUnique({ where: key });
+  const earlier = await findToolExecution(db, call);
   if (earlier && earlier.status !== 'running') return earlier.output as ToolOutcome;
   if (earlier) {
     const interrupted: ToolOutcome = {
@@ -25,24 +24,17 @@ export async function executeOnce(db: Db, call: ToolCallInput, attempt: number, 
         message: `The previous attempt of this ${call.name} call was interrupted; it may or may not have taken effect. Check its effect before running it again.`,
       },
     };
-    await finish(db, call, 'failed', interrupted);
+    await finishToolExecution(db, call, 'failed', interrupted);
     return interrupted;
   }
-  await db.toolExecution.create({ data: { runId: call.runId, toolCallId: call.toolCallId, toolName: call.name, status: 'running', attempt } });
+  await insertRunningToolExecution(db, { runId: call.runId, toolCallId: call.toolCallId, toolName: call.name, attempt });
   let outcome: ToolOutcome;
   try {
     outcome = await execute();
   } catch (err) {
-    await db.toolExecution.delete({ where: key }).catch(() => {});
+    await deleteToolExecution(db, call).catch(() => {});
     throw err;
   }
-  await finish(db, call, outcome.ok ? 'succeeded' : 'failed', outcome);
+  await finishToolExecution(db, call, outcome.ok ? 'succeeded' : 'failed', outcome);
   return outcome;
-}
-
-async function finish(db: Db, call: ToolCallInput, status: 'succeeded' | 'failed', outcome: ToolOutcome): Promise<void> {
-  await db.toolExecution.update({
-    where: { runId_toolCallId: { runId: call.runId, toolCallId: call.toolCallId } },
-    data: { status, output: JSON.parse(JSON.stringify(outcome)) as Prisma.InputJsonValue, finishedAt: new Date() },
-  });
 }

@@ -7,6 +7,12 @@ export async function findAgent(db: DbOrTx, agentId: string): Promise<Agent | nu
   return db.agent.findUnique({ where: { id: agentId } });
 }
 
+/** The agent's model settings as stored (unparsed). Throws when the agent is gone. */
+export async function agentModelSettings(db: DbOrTx, agentId: string): Promise<Agent['modelSettings']> {
+  const agent = await db.agent.findUniqueOrThrow({ where: { id: agentId }, select: { modelSettings: true } });
+  return agent.modelSettings;
+}
+
 /** The agent of that name in the org, with the ids of the users given access. */
 export async function findAgentByName(db: DbOrTx, orgId: string, name: string) {
   return db.agent.findUnique({ where: { orgId_name: { orgId, name } }, include: { access: { select: { userId: true } } } });

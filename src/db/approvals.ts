@@ -1,8 +1,84 @@
-import type { ApprovalGrant } from '../generated/prisma/client.ts';
+import type { ApprovalGrant, Prisma } from '../generated/prisma/client.ts';
+import { newId } from '../shared/ids.ts';
+import type { Answer, PendingRequest } from '../shared/input-requests.ts';
 import { inAdminTransaction } from './admin-lock.ts';
-import type { Db, DbOrTx } from './client.ts';
+import type { Db, DbOrTx, Tx } from './client.ts';
 
 export type { ApprovalGrant };
+
+export interface OpenRequest {
+  request: PendingRequest;
+  taskId: string;
+  /** Set for approval gates: the approval record to create beside the request. */
+  approval?: { id: string; orgId: string; agentId: string; kind: 'action' | 'plan'; toolName?: string };
+}
+
+/** Stores a run's input request and, for an approval gate, its approval; inside the caller's transaction. */
+export async function insertInputRequest(tx: Tx, runId: string, open: OpenRequest): Promise<void> {
+  const { request } = open;
+  await tx.inputRequest.create({
+    data: {
+      id: request.requestId,
+      runId,
+      taskId: open.taskId,
+      toolCallId: request.toolCallId ?? null,
+      inputType: request.inputType,
+      prompt: request.prompt,
+      details: request.details as Prisma.InputJsonValue,
+    },
+  });
+  if (open.approval) {
+    await tx.approval.create({
+      data: {
+        id: open.approval.id,
+        orgId: open.approval.orgId,
+        agentId: open.approval.agentId,
+        taskId: open.taskId,
+        runId,
+        requestId: request.requestId,
+        kind: open.approval.kind,
+        toolName: open.approval.toolName ?? null,
+        sensitive: request.sensitive,
+        details: request.details as Prisma.InputJsonValue,
+      },
+    });
+  }
+}
+
+export interface ResolveRequest {
+  requestId: string;
+  status: 'answered' | 'dismissed' | 'cancelled';
+  answer?: Answer;
+  answeredBy?: string;
+  approval?: { status: 'approved' | 'rejected' | 'cancelled'; feedback?: string };
+  /** "Approve always": a standing grant for the agent's tool in the org. */
+  grant?: { orgId: string; agentId: string; toolName: string; grantedBy: string };
+}
+
+/**
+ * Closes a pending input request (and its pending approval) and, for "approve always",
+ * grants the tool unless an active grant exists; inside the caller's transaction. A
+ * request or approval already closed stays as it is.
+ */
+export async function resolveInputRequest(tx: Tx, resolve: ResolveRequest): Promise<void> {
+  const now = new Date();
+  await tx.inputRequest.updateMany({
+    where: { id: resolve.requestId, status: 'pending' },
+    data: {
+      status: resolve.status,
+      answer: (resolve.answer ?? undefined) as Prisma.InputJsonValue | undefined,
+      answeredBy: resolve.answeredBy ?? null,
+      answeredAt: now,
+    },
+  });
+  if (resolve.approval) {
+    await tx.approval.updateMany({
+      where: { requestId: resolve.requestId, status: 'pending' },
+      data: { status: resolve.approval.status, feedback: resolve.approval.feedback ?? null, decidedBy: resolve.answeredBy ?? null, decidedAt: now },
+    });
+  }
+  if (resolve.grant) await insertGrantOnceInTx(tx, { id: newId('grt'), ...resolve.grant });
+}
 
 export interface ApprovalFilter {
   orgId: string;
@@ -63,22 +139,35 @@ export async function listGrants(db: DbOrTx, filter: GrantFilter): Promise<Appro
   });
 }
 
+interface NewGrant {
+  id: string;
+  orgId: string;
+  agentId: string;
+  toolName: string;
+  grantedBy: string;
+}
+
 /**
  * Grants the agent's tool unless an active grant of it exists, which is returned instead
  * (`created` false). The admin lock keeps two concurrent calls from both inserting.
  */
-export async function insertGrantOnce(
-  db: Db,
-  grant: { id: string; orgId: string; agentId: string; toolName: string; grantedBy: string },
-): Promise<{ grant: ApprovalGrant; created: boolean }> {
-  return inAdminTransaction(db, async (tx) => {
-    const existing = await tx.approvalGrant.findFirst({
-      where: { orgId: grant.orgId, agentId: grant.agentId, toolName: grant.toolName, revokedAt: null },
-      orderBy: { createdAt: 'asc' },
-    });
-    if (existing) return { grant: existing, created: false };
-    return { grant: await tx.approvalGrant.create({ data: grant }), created: true };
+export async function insertGrantOnce(db: Db, grant: NewGrant): Promise<{ grant: ApprovalGrant; created: boolean }> {
+  return inAdminTransaction(db, (tx) => insertGrantOnceInTx(tx, grant));
+}
+
+/** In the caller's transaction: only under the admin lock (insertGrantOnce) can two concurrent calls not both insert. */
+async function insertGrantOnceInTx(tx: Tx, grant: NewGrant): Promise<{ grant: ApprovalGrant; created: boolean }> {
+  const existing = await tx.approvalGrant.findFirst({
+    where: { orgId: grant.orgId, agentId: grant.agentId, toolName: grant.toolName, revokedAt: null },
+    orderBy: { createdAt: 'asc' },
   });
+  if (existing) return { grant: existing, created: false };
+  return { grant: await tx.approvalGrant.create({ data: grant }), created: true };
+}
+
+/** Whether an owner or admin chose "approve always" for this agent's tool in the org (an active grant). */
+export async function hasActiveGrant(db: DbOrTx, grant: { orgId: string; agentId: string; toolName: string }): Promise<boolean> {
+  return (await db.approvalGrant.count({ where: { orgId: grant.orgId, agentId: grant.agentId, toolName: grant.toolName, revokedAt: null } })) > 0;
 }
 
 export async function findGrant(db: DbOrTx, grantId: string): Promise<ApprovalGrant | null> {

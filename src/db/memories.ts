@@ -66,3 +66,21 @@ export async function listMemories(
     ORDER BY created_at DESC, id DESC
     LIMIT ${limit}`;
 }
+
+export interface NewMemory {
+  id: string;
+  runId: string;
+  content: string;
+  tags: string[];
+}
+
+/** Stores the memory in the agent's scope unless a memory with its id exists (then stores nothing). */
+export async function insertMemoryOnce(db: Db, scope: MemoryScope, memory: NewMemory): Promise<void> {
+  await db.memory.createMany({ data: [{ ...memory, orgId: scope.orgId, agentId: scope.agentId }], skipDuplicates: true });
+}
+
+/** Deletes the memory if it is in the agent's scope; returns whether it was. */
+export async function deleteMemoryInScope(db: Db, scope: MemoryScope, memoryId: string): Promise<boolean> {
+  const { count } = await db.memory.deleteMany({ where: { id: memoryId, orgId: scope.orgId, agentId: scope.agentId } });
+  return count > 0;
+}

@@ -4,8 +4,8 @@ import type { RunEventInput } from '../shared/events.ts';
 import type { MessageParts } from '../shared/message-parts.ts';
 import type { RunStatus } from '../shared/run-status.ts';
 import type { TokenUsage } from '../shared/run-workflow-types.ts';
-import { openRequestInTx, resolveRequestInTx, type OpenRequest, type ResolveRequest } from '../activities/human-requests.ts';
-import { discardedUsage } from '../activities/model-attempts.ts';
+import { insertInputRequest, resolveInputRequest, type OpenRequest, type ResolveRequest } from './approvals.ts';
+import { discardedUsage } from './model-attempts.ts';
 import type { Db, Tx } from './client.ts';
 import { appendMessages } from './conversation.ts';
 import { appendEventsInTx } from './event-log.ts';
@@ -53,8 +53,8 @@ export async function storeRunStep(db: Db, step: RunStep, price?: (discarded: To
     const { duplicate } = await appendEventsInTx(tx, step.runId, events, step.key);
     if (duplicate) return {}; // an earlier attempt committed this step
     if (bill) await debitOnce(tx, step.runId, bill);
-    if (step.openRequest) await openRequestInTx(tx, step.runId, step.openRequest);
-    if (step.resolveRequest) await resolveRequestInTx(tx, step.resolveRequest);
+    if (step.openRequest) await insertInputRequest(tx, step.runId, step.openRequest);
+    if (step.resolveRequest) await resolveInputRequest(tx, step.resolveRequest);
     const terminal = step.status !== undefined && terminalStatuses.includes(step.status);
     const run = await tx.run.update({
       where: { id: step.runId },

@@ -2,11 +2,18 @@ import type { Run, Task } from '../generated/prisma/client.ts';
 import { isActiveStatus, runStatuses } from '../shared/run-status.ts';
 import type { Db, DbOrTx } from './client.ts';
 import { newestFirst } from './order.ts';
+import type { Role } from './users.ts';
 
 export type { Task };
 
 export async function findTask(db: DbOrTx, taskId: string): Promise<Task | null> {
   return db.task.findUnique({ where: { id: taskId } });
+}
+
+/** The user whose task it is, with their role as it is now. Throws when the task is gone. */
+export async function findTaskRequester(db: DbOrTx, taskId: string): Promise<{ userId: string; role: Role }> {
+  const task = await db.task.findUniqueOrThrow({ where: { id: taskId }, select: { user: { select: { id: true, role: true } } } });
+  return { userId: task.user.id, role: task.user.role };
 }
 
 export interface TaskListScope {

@@ -1,4 +1,5 @@
 import { ApplicationFailure } from '@temporalio/common';
+import { agentModelSettings } from '../../db/agents.ts';
 import { RunGoneError } from '../../db/event-log.ts';
 import { InfrastructureUnavailable } from '../../infra/transient-errors.ts';
 import { CALL_ATTEMPTS, failureTypes } from '../../shared/run-workflow-types.ts';
@@ -8,9 +9,9 @@ import { resolveModel, type ResolvedModel } from './resolve-model.ts';
 
 /** The agent's model and its raw settings. A configuration problem fails without retries: retrying cannot fix it. */
 export async function loadAgentModel(deps: ActivityDeps, agentId: string): Promise<{ model: ResolvedModel; settings: unknown }> {
-  const agent = await deps.db.agent.findUniqueOrThrow({ where: { id: agentId }, select: { modelSettings: true } });
+  const settings = await agentModelSettings(deps.db, agentId);
   try {
-    return { model: resolveModel(deps.config, agent.modelSettings, deps.env, deps.offlineModel), settings: agent.modelSettings };
+    return { model: resolveModel(deps.config, settings, deps.env, deps.offlineModel), settings };
   } catch (err) {
     if (err instanceof ModelConfigError) throw ApplicationFailure.nonRetryable(err.message, failureTypes.modelConfig);
     throw err;

@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { Prisma } from '../../generated/prisma/client.ts';
+import { completeArtifact, editArtifactLocked, findArtifact, insertDraftArtifactOnce } from '../../db/artifacts.ts';
 import type { ArtifactKind } from '../../shared/tools/artifacts.ts';
 import { artifactEvent, checkContent, describeArtifact, progressEvents } from './artifact-content.ts';
 import { idForToolCall } from './call-ids.ts';
@@ -22,7 +22,7 @@ async function refuse(ctx: ToolContext, data: Record<string, unknown>, code: str
 }
 
 async function complete(ctx: ToolContext, id: string, version: number): Promise<void> {
-  await ctx.deps.db.artifact.updateMany({ where: { id, status: 'draft' }, data: { status: 'completed' } });
+  await completeArtifact(ctx.deps.db, id);
   await ctx.emit([artifactEvent('ARTIFACT_COMPLETED', { artifact_id: id, version, status: 'completed' })], 'completed');
 }
 
@@ -31,7 +31,7 @@ export const createArtifact = implementTool<{ kind: ArtifactKind; title: string;
   if (!checked.ok) return refuse(ctx, { artifact_id: null, kind: input.kind, title: input.title }, checked.code, checked.message);
   const artifact = { id: idForToolCall('art', ctx), runId: ctx.runId, taskId: ctx.taskId, kind: input.kind, title: input.title, version: 1 };
   // The id comes from the tool call, so a retried attempt skips the row the first one stored.
-  await ctx.deps.db.artifact.createMany({ data: [{ ...artifact, content: checked.content as Prisma.InputJsonObject, status: 'draft' }], skipDuplicates: true });
+  await insertDraftArtifactOnce(ctx.deps.db, { ...artifact, content: checked.content });
   await ctx.emit([artifactEvent('ARTIFACT_CREATED', describeArtifact(artifact, checked.content, checked.bytes)), ...progressEvents(artifact.id, 1, checked.bytes)], 'created');
   await complete(ctx, artifact.id, 1);
   return { artifact_id: artifact.id, version: 1, status: 'completed' };
@@ -46,7 +46,7 @@ interface UpdateInput {
 
 export const updateArtifact = implementTool<UpdateInput>('update_artifact', async (input, ctx) => {
   const db = ctx.deps.db;
-  const current = await db.artifact.findUnique({ where: { id: input.artifact_id } });
+  const current = await findArtifact(db, input.artifact_id);
   // Another task's artifact is reported exactly like a missing one: the model learns nothing about it.
   if (!current || current.taskId !== ctx.taskId) throw new ToolError(`No artifact ${input.artifact_id} in this conversation`, 'ARTIFACT_NOT_FOUND');
   const about = { artifact_id: current.id, kind: current.kind, title: current.title, version: current.version };
@@ -54,18 +54,14 @@ export const updateArtifact = implementTool<UpdateInput>('update_artifact', asyn
   if (!checked.ok) return refuse(ctx, about, checked.code, checked.message);
 
   const title = input.title ?? current.title;
-  const { row, applied } = await db.$transaction(async (tx) => {
-    // Row lock: two calls changing one artifact at once must not both read version n and both write n + 1.
-    await tx.$queryRaw`SELECT id FROM artifacts WHERE id = ${current.id} FOR UPDATE`;
-    const locked = (await tx.artifact.findUnique({ where: { id: current.id } }))!;
-    if (locked.title === title && isDeepStrictEqual(locked.content, checked.content)) {
-      // Already as asked. Still a draft: a retried attempt of this call finds its own write. Completed: a no-op edit.
-      return { row: locked, applied: locked.status === 'draft' };
-    }
-    const version = input.mode === 'revise' ? locked.version + 1 : locked.version;
-    const data = { title, content: checked.content as Prisma.InputJsonObject, version, status: 'draft' };
-    return { row: await tx.artifact.update({ where: { id: locked.id }, data }), applied: true };
-  });
+  const { row, written } = await editArtifactLocked(db, current.id, (locked) =>
+    // Already as asked: nothing to write.
+    locked.title === title && isDeepStrictEqual(locked.content, checked.content)
+      ? null
+      : { title, content: checked.content, version: input.mode === 'revise' ? locked.version + 1 : locked.version },
+  );
+  // Found as asked, still a draft: a retried attempt of this call finds its own write. Completed: a no-op edit.
+  const applied = written || row.status === 'draft';
 
   const revised = applied && input.mode === 'revise';
   const changed = applied ? [...(input.title !== undefined ? ['title'] : []), ...(input.content !== undefined ? ['content'] : [])] : [];

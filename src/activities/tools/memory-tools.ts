@@ -1,4 +1,4 @@
-import { searchMemories } from '../../db/memories.ts';
+import { deleteMemoryInScope, insertMemoryOnce, searchMemories } from '../../db/memories.ts';
 import { RECALL_LIMIT_DEFAULT } from '../../shared/tools/memory.ts';
 import { idForToolCall } from './call-ids.ts';
 import { ToolError } from '../../shared/tools/tool-error.ts';
@@ -13,10 +13,7 @@ export const saveMemory = implementTool<{ content: string; tags?: string[] }>('s
   await refuseGuests(ctx, 'Agent memory');
   const id = idForToolCall('mem', ctx);
   // skipDuplicates: a retried attempt finds the row of the first one and stores nothing twice.
-  await ctx.deps.db.memory.createMany({
-    data: [{ id, orgId: ctx.orgId, agentId: ctx.agentId, runId: ctx.runId, content: input.content, tags: [...new Set(input.tags ?? [])] }],
-    skipDuplicates: true,
-  });
+  await insertMemoryOnce(ctx.deps.db, ctx, { id, runId: ctx.runId, content: input.content, tags: [...new Set(input.tags ?? [])] });
   return { memory_id: id };
 });
 
@@ -30,8 +27,7 @@ export const recallMemory = implementTool<{ query: string; limit?: number; tag?:
 
 export const forgetMemory = implementTool<{ memory_id: string }>('forget_memory', async (input, ctx) => {
   await refuseGuests(ctx, 'Agent memory');
-  const { count } = await ctx.deps.db.memory.deleteMany({ where: { id: input.memory_id, orgId: ctx.orgId, agentId: ctx.agentId } });
-  if (count === 0) throw new ToolError(`No memory ${input.memory_id} of this agent`, 'MEMORY_NOT_FOUND');
+  if (!(await deleteMemoryInScope(ctx.deps.db, ctx, input.memory_id))) throw new ToolError(`No memory ${input.memory_id} of this agent`, 'MEMORY_NOT_FOUND');
   return { deleted: true, memory_id: input.memory_id };
 });
 

@@ -1,3 +1,4 @@
+import { findAgent } from '../../db/agents.ts';
 import { sandboxHostFor } from '../../sandbox/host.ts';
 import { assertSandboxHere } from '../sandbox-lease.ts';
 import type { OperationOptions } from '../../sandbox/sandbox.ts';
@@ -45,7 +46,7 @@ export const runCommand = implementTool<{ command: string; timeout_seconds?: num
 
 /** The agent's sandbox settings as they are now (a change applies to the next command). */
 async function sandboxSettings(ctx: ToolContext): Promise<AgentSandboxSettings> {
-  const agent = await ctx.deps.db.agent.findUnique({ where: { id: ctx.agentId }, select: { modelSettings: true } });
+  const agent = await findAgent(ctx.deps.db, ctx.agentId);
   const parsed = agentModelSettingsSchema.safeParse(agent?.modelSettings ?? {});
   return (parsed.success && parsed.data.sandbox) || {};
 }

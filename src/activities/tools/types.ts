@@ -1,5 +1,5 @@
 import type { RunEventInput } from '../../shared/events.ts';
-import type { Role } from '../../generated/prisma/enums.ts';
+import type { Role } from '../../db/users.ts';
 import type { ActivityDeps } from '../deps.ts';
 import { ToolError } from '../../shared/tools/tool-error.ts';
 

@@ -1,0 +1,52 @@
+import type { TokenUsage } from '../shared/run-workflow-types.ts';
+import type { Db, Tx } from './client.ts';
+
+/** One attempt of one model call of a run: the key of its `model_attempts` row. */
+export interface AttemptRef {
+  runId: string;
+  activityId: string;
+  attempt: number;
+}
+
+/** A start, end or result of a streamed text message or tool call, as a retry looks for them. */
+export interface StreamMarker {
+  type: string;
+  message_id: string | null;
+  tool_call_id: string | null;
+  /** The model step a tool call was streamed in (its metadata), when it has one. */
+  step: number | null;
+}
+
+/** The run's text-message markers of those message ids, and every tool-call marker of the run. */
+export async function findStreamMarkers(db: Db, runId: string, messageIds: string[]): Promise<StreamMarker[]> {
+  return db.$queryRaw<StreamMarker[]>`
+    SELECT type, payload->>'message_id' AS message_id, payload->>'tool_call_id' AS tool_call_id, (payload->'metadata'->>'step')::int AS step
+    FROM run_events
+    WHERE run_id = ${runId}
+      AND type IN ('TEXT_MESSAGE_START', 'TEXT_MESSAGE_END', 'TOOL_CALL_START', 'TOOL_CALL_END', 'TOOL_CALL_RESULT')
+      AND (payload->>'message_id' = ANY(${messageIds}::text[]) OR payload->>'tool_call_id' IS NOT NULL)`;
+}
+
+/** A retry replaces every earlier attempt of the same call: their tokens are billed as discarded. */
+export async function discardEarlierAttempts(db: Db, ref: AttemptRef): Promise<void> {
+  await db.modelAttempt.updateMany({ where: { runId: ref.runId, activityId: ref.activityId, attempt: { lt: ref.attempt } }, data: { discarded: true } });
+}
+
+/** Keeps the tokens an attempt reported, once per attempt. */
+export async function recordAttemptUsage(db: Db, ref: AttemptRef, usage: TokenUsage): Promise<void> {
+  await db.modelAttempt.createMany({
+    data: [{ ...ref, inputTokens: usage.inputTokens, outputTokens: usage.outputTokens }],
+    skipDuplicates: true,
+  });
+}
+
+/** This attempt fails: its tokens will not reach the workflow, so they are billed as discarded. */
+export async function discardAttempt(db: Db, ref: AttemptRef): Promise<void> {
+  await db.modelAttempt.updateMany({ where: ref, data: { discarded: true } });
+}
+
+/** Tokens of the run's discarded attempts, for the bill. */
+export async function discardedUsage(tx: Tx, runId: string): Promise<TokenUsage> {
+  const sum = await tx.modelAttempt.aggregate({ where: { runId, discarded: true }, _sum: { inputTokens: true, outputTokens: true } });
+  return { inputTokens: sum._sum.inputTokens ?? 0, outputTokens: sum._sum.outputTokens ?? 0 };
+}
