@@ -112,7 +112,7 @@ async function createAndStartRun(deps: ApiDeps, caller: Caller, agent: AgentCont
     messages: newMessages.map((m) => ({ id: newId('msg'), role: m.role, content: m.content })),
     // The run's first events go with it: a client reads RUN_STARTED without waiting for the worker.
     firstEvents: { events: runStartedEvents({ runId, taskId: requestedTaskId ?? newTaskId, mode: routing.mode, routingReason: routing.reason }), key: RUN_STARTED_KEY },
-    idempotencyKey: claim && { owner: caller, ...claim, expiredBefore: claimsExpiredBefore() },
+    idempotencyKey: claim && { owner: { orgId: caller.orgId, userId: caller.userId }, ...claim, expiredBefore: claimsExpiredBefore() },
   });
   if (!stored.stored && stored.reason === 'task_gone') throw notFound(`Task ${requestedTaskId} not found`); // deleted since the access check
   if (!stored.stored) {
