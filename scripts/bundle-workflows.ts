@@ -6,16 +6,19 @@ import { projectRoot } from '../src/config.ts';
 import { WORKFLOW_BUNDLE_FILE, WORKFLOW_BUNDLE_TRACED_FILE } from '../src/worker/workflow-code.ts';
 
 /**
- * Second step of `npm run build` (after tsc): bundles the compiled workflows in dist/workflows
- * twice, plain and with the tracing interceptors (a worker with tracing on loads that one), and
+ * Second step of `npm run build` (after tsc): bundles the workflows twice, plain and with the
+ * tracing interceptors (a worker with tracing on loads that one), from their TypeScript sources as
+ * the tests do (webpack reads .ts as `javascript/auto`, which the on-demand `require`s of
+ * src/workflows/lazy-modules.ts need; the compiled .js are strict ESM), and
  * copies the /docs page's browser script next to dist/api/docs.js, so the production image needs
  * neither webpack at boot nor the 240 MB @scalar/api-reference package.
  */
 const dist = path.join(projectRoot, 'dist');
-const workflowsPath = path.join(dist, 'workflows', 'index.js');
+const workflows = path.join(projectRoot, 'src', 'workflows');
+const workflowsPath = path.join(workflows, 'index.ts');
 const bundles = [
   { file: WORKFLOW_BUNDLE_FILE, workflowInterceptorModules: [] },
-  { file: WORKFLOW_BUNDLE_TRACED_FILE, workflowInterceptorModules: [path.join(dist, 'workflows', 'tracing-interceptors.js')] },
+  { file: WORKFLOW_BUNDLE_TRACED_FILE, workflowInterceptorModules: [path.join(workflows, 'tracing-interceptors.ts')] },
 ];
 for (const { file, workflowInterceptorModules } of bundles) {
   const { code } = await bundleWorkflowCode({ workflowsPath, workflowInterceptorModules });

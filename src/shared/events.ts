@@ -58,12 +58,4 @@ export function eventName(event: RunEventInput | RunEvent): string {
   return event.type === 'CUSTOM' ? event.name : event.type;
 }
 
-/** Stable `RUN_ERROR` codes. */
-export const runErrorCodes = {
-  execution: 'EXECUTION_ERROR',
-  model: 'MODEL_ERROR',
-  modelConfig: 'MODEL_CONFIG_ERROR',
-  tool: 'TOOL_ERROR',
-  cancelled: 'CANCELLED',
-  internal: 'INTERNAL_ERROR',
-} as const;
+export { runErrorCodes } from './run-error-codes.ts';

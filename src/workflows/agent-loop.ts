@@ -1,13 +1,10 @@
 import { describeAnswer, type PendingRequest } from '../shared/input-requests.ts';
 import type { ToolCall, ToolOutcome } from '../shared/run-workflow-types.ts';
-import { toolCatalog } from '../shared/tools/index.ts';
-import { sandboxTools } from '../shared/tools/sandbox.ts';
 import { modelStep, runTool } from './activities.ts';
 import { humanRequestFor } from './human-tools.ts';
+import { sandboxTools, tools } from './lazy-modules.ts';
 import type { RunState } from './run-state.ts';
 import { routesSandbox, runSandboxTool, snapshotOnHost } from './sandbox-routing.ts';
-
-const sandboxToolNames = new Set(sandboxTools.map((t) => t.name));
 
 /** Extra model steps a run may take to respond to steering comments that arrived mid-step. */
 const MAX_COMMENT_STEPS = 5;
@@ -69,7 +66,7 @@ export async function applyComments(state: RunState): Promise<void> {
 }
 
 async function callTool(state: RunState, call: ToolCall): Promise<ToolOutcome> {
-  const definition = toolCatalog.get(call.name);
+  const definition = tools().toolCatalog.get(call.name);
   if (!definition) return { ok: false, error: { code: 'UNKNOWN_TOOL', message: `no tool named ${call.name}` } };
   if (definition.kind === 'human') {
     const request = humanRequestFor(state, call);
@@ -82,7 +79,7 @@ async function callTool(state: RunState, call: ToolCall): Promise<ToolOutcome> {
   if (gate) return gate;
   const { input } = state;
   const toolCall = { runId: input.runId, taskId: input.taskId, orgId: input.orgId, agentId: input.agentId, toolCallId: call.id, name: call.name, args: call.args };
-  if (!sandboxToolNames.has(call.name)) return runTool(toolCall);
+  if (!sandboxTools().sandboxTools.some((t) => t.name === call.name)) return runTool(toolCall);
   state.usedSandbox = true;
   if (!routesSandbox(state)) return runTool(toolCall);
   if (!definition.readOnly) state.sandboxChanged = true;

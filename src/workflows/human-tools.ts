@@ -1,11 +1,12 @@
 import type { PendingRequest } from '../shared/input-requests.ts';
 import type { ToolCall } from '../shared/run-workflow-types.ts';
-import { askUserQuestionTool, requestUserInputTool } from '../shared/tools/human.ts';
 import { formatIssues } from '../shared/zod-issues.ts';
+import { humanTools } from './lazy-modules.ts';
 import type { RunState } from './run-state.ts';
 
 /** The request a human-input tool call asks, or the argument error the model is shown. */
 export function humanRequestFor(state: RunState, call: ToolCall): PendingRequest | { error: { code: string; message: string } } {
+  const { askUserQuestionTool, requestUserInputTool } = humanTools();
   const requestId = state.newId('req');
   if (call.name === askUserQuestionTool.name) {
     const parsed = askUserQuestionTool.input.safeParse(call.args);

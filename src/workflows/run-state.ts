@@ -1,7 +1,8 @@
 import { ApplicationFailure, condition, setCurrentDetails, upsertSearchAttributes, uuid4 } from '@temporalio/workflow';
 import type { StepUsage } from '../shared/credits.ts';
 import type { RunEventInput } from '../shared/events.ts';
-import { answerProblem, describeAnswer, type Answer, type PendingRequest } from '../shared/input-requests.ts';
+import { describeAnswer, type Answer, type PendingRequest } from '../shared/input-requests.ts';
+import { answerSchemas } from './lazy-modules.ts';
 import { isOrgAdmin } from '../shared/roles.ts';
 import { assertTransition, isTerminalStatus, type RunStatus } from '../shared/run-status.ts';
 import type { RunSettings, RunWorkflowInput, SandboxRoute, TokenUsage } from '../shared/run-workflow-types.ts';
@@ -183,7 +184,7 @@ export class RunState {
     if (pending.sensitive && !isOrgAdmin(input.answeredBy.role)) {
       throw ApplicationFailure.nonRetryable('Only an organization owner or admin may answer a sensitive approval', refusals.forbidden);
     }
-    const problem = answerProblem(pending, input.answer);
+    const problem = answerSchemas().answerProblem(pending, input.answer);
     if (problem) throw ApplicationFailure.nonRetryable(problem, refusals.invalidAnswer);
   }
 

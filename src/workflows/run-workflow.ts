@@ -9,7 +9,7 @@ import {
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
-import { runErrorCodes } from '../shared/events.ts';
+import { runErrorCodes } from '../shared/run-error-codes.ts';
 import { isTerminalStatus } from '../shared/run-status.ts';
 import { RUN_STARTED_KEY, runStartedEvents } from '../shared/run-started.ts';
 import { failureTypes, type RunOutcome, type RunWorkflowInput } from '../shared/run-workflow-types.ts';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { answerSchemas, inputTypes } from '../../shared/input-requests.ts';
+import { answerSchemas } from '../../shared/answer-schemas.ts';
+import { inputTypes } from '../../shared/input-requests.ts';
 
 const ids = { request_id: z.string().min(1), run_id: z.string().min(1) };
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { answerSchemas, inputTypes, type Answer, type InputType } from '../../shared/input-requests.ts';
+import { answerSchemas } from '../../shared/answer-schemas.ts';
+import { inputTypes, type Answer, type InputType } from '../../shared/input-requests.ts';
 import { parse } from '../validation.ts';
 
 const envelope = z.object({ request_id: z.string().min(1), run_id: z.string().min(1), input_type: z.enum(inputTypes) });
