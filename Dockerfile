@@ -37,4 +37,6 @@ COPY prisma/migrations ./prisma/migrations
 RUN mkdir -p /data && chown node:node /data
 USER node
 EXPOSE 8000
-CMD ["node", "dist/main/api.js"]
+# A 2 MiB young generation (default up to 32 MiB × 3): the api keeps little short-lived garbage, so
+# idle RSS drops by ~45 MiB at the cost of more (sub-millisecond) scavenges. Same as `npm run start:api`.
+CMD ["node", "--max-semi-space-size=2", "dist/main/api.js"]

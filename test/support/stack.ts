@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -29,14 +29,18 @@ export interface StackOptions {
 }
 
 /**
- * `tsx`: src/main/<name>.ts through the tsx loader (tests: no build step). `compiled`: node
- * dist/main/<name>.js from `npm run build`, the production command (`npm run start:api`).
+ * `tsx`: src/main/<name>.ts through the tsx loader (tests: no build step). `compiled`: the
+ * production command, `npm run start:api` / `start:worker` (node flags included), on dist/ from `npm run build`.
  */
 export type ServiceMode = 'tsx' | 'compiled';
 
 /** The node arguments that start the api or worker in `mode`. */
 export function serviceArgs(name: 'api' | 'worker', mode: ServiceMode): string[] {
-  return mode === 'compiled' ? [path.join(projectRoot, 'dist', 'main', `${name}.js`)] : ['--import', 'tsx', path.join(projectRoot, 'src', 'main', `${name}.ts`)];
+  if (mode === 'tsx') return ['--import', 'tsx', path.join(projectRoot, 'src', 'main', `${name}.ts`)];
+  const scripts = (JSON.parse(readFileSync(path.join(projectRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+  const [node, ...args] = scripts[`start:${name}`]!.split(' ');
+  if (node !== 'node') throw new Error(`package.json start:${name} should start with "node": ${scripts[`start:${name}`]}`);
+  return args.map((arg) => (arg.startsWith('-') ? arg : path.join(projectRoot, arg)));
 }
 
 export interface Stack {
