@@ -3,7 +3,7 @@ import type { Db } from '../../db/client.ts';
 import { isInfrastructureError } from '../../infra/transient-errors.ts';
 import { isTerminalEvent } from '../../shared/events.ts';
 import type { StoredEvent } from '../../db/event-log.ts';
-import type { EventHub } from './event-hub.ts';
+import { READ_PAGE, type EventHub } from './event-hub.ts';
 import { relayLag } from '../metrics.ts';
 import { eventId } from './event-ids.ts';
 import { writeFrame } from './sse.ts';
@@ -20,8 +20,11 @@ export interface RelayOptions {
   stop?: AbortSignal;
 }
 
-/** Events a stream holds while its client is slow to read; beyond this it drops them and reads the table instead. */
-const MAX_ARRIVED = 1000;
+/**
+ * Events a stream holds while its client is slow to read: as many as one page of the table,
+ * which it reads instead once more arrive.
+ */
+const MAX_ARRIVED = READ_PAGE;
 
 /**
  * Relays a run's stored events to an open SSE response: everything after
