@@ -37,4 +37,8 @@ COPY prisma/migrations ./prisma/migrations
 RUN mkdir -p /data && chown node:node /data
 USER node
 EXPOSE 8000
-CMD ["node", "dist/main/api.js"]
+# The api holds little but open streams: a 2 MiB young generation (default up to 32 MiB, tripled)
+# and V8's memory-saving heuristics (smaller heap growth, earlier full collections) take its idle
+# RSS from ~195 to ~140 MiB and an open SSE stream from ~100 to ~25-30 KB, for more frequent,
+# short collections. Same as `npm run start:api`.
+CMD ["node", "--max-semi-space-size=2", "--optimize-for-size", "dist/main/api.js"]

@@ -3,10 +3,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { projectRoot } from '../src/config.ts';
 import { stopChild, waitUntil } from '../src/infra/processes.ts';
 import { unmountDisksBelow } from '../src/sandbox/workspace-disk.ts';
-import type { Stack } from '../test/support/stack.ts';
+import { serviceArgs, type Stack } from '../test/support/stack.ts';
+import { BENCH_PROCESSES } from './build.ts';
 
 export interface ExtraProcess {
   pid: number;
@@ -16,7 +16,7 @@ export interface ExtraProcess {
 }
 
 function spawnMain(name: 'api' | 'worker', env: NodeJS.ProcessEnv): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', path.join(projectRoot, 'src', 'main', `${name}.ts`)], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  return spawn(process.execPath, serviceArgs(name, BENCH_PROCESSES), { env, stdio: ['ignore', 'pipe', 'inherit'] });
 }
 
 /** Shares the stack's database, Temporal, task queue and JWT secret, as a replica on another machine would. */

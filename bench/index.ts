@@ -12,6 +12,7 @@ import { distribution, fmt, median, percentile, ratio, renderTable, renderTarget
 import { createBenchTenant } from './tenant.ts';
 import { waitForWorker } from './worker-ready.ts';
 import { BENCH_STACK_ENV } from './stack-env.ts';
+import { BENCH_PROCESSES, prepareBenchProcesses } from './build.ts';
 
 /**
  * `npm run bench`: brings up the real stack (as the tests do) and, on the same Temporal dev
@@ -19,7 +20,8 @@ import { BENCH_STACK_ENV } from './stack-env.ts';
  * target of issue 11 beside that floor, prints a targets table and the distributions behind
  * it, and tears everything down. It asserts nothing. All traffic stays on 127.0.0.1.
  * Knobs (to shrink it): BENCH_RUNS, BENCH_CONCURRENCY, BENCH_ROUNDS, BENCH_RELAY_RUNS,
- * BENCH_STREAMS, BENCH_HISTORY_EVENTS, BENCH_PAGE_SAMPLES.
+ * BENCH_STREAMS, BENCH_HISTORY_EVENTS, BENCH_PAGE_SAMPLES. BENCH_PROCESSES=tsx measures the
+ * sources under tsx instead of the compiled processes (bench/build.ts).
  */
 const knob = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const RUNS = knob('BENCH_RUNS', 20);
@@ -40,10 +42,12 @@ const database = process.env.DATABASE_URL ? `DATABASE_URL (${new URL(process.env
 const loadBefore = loadAverage();
 const busyBefore = await busyProcesses();
 
-log(`starting the stack on ${database}`);
+const processes = prepareBenchProcesses(log);
+log(`starting the stack on ${database}, api and worker ${processes}`);
 const stack = await startStack({
   purpose: 'bench',
   env: BENCH_STACK_ENV,
+  processes: BENCH_PROCESSES,
 });
 const db = createDb(stack.databaseUrl, 4);
 const pids: Watched = { api: stack.api.pid!, worker: stack.worker.pid! };
@@ -150,7 +154,7 @@ try {
   console.log(`\nAgent Run Service benchmark (${new Date().toISOString()})`);
   console.log(`machine: ${describeMachine()}; load average before ${loadBefore}, after ${loadAverage()}`);
   console.log(`other processes using > 5% of a core: just before the bench: ${busyBefore.join('; ') || 'none'}; just after: ${busyAfter.join('; ') || 'none'}`);
-  console.log(`database: ${database}; Temporal dev server (TestWorkflowEnvironment.createLocal); api + worker as child processes; floor: a bare 1-activity workflow, in-process Worker, same server`);
+  console.log(`database: ${database}; Temporal dev server (TestWorkflowEnvironment.createLocal); api + worker as child processes, ${processes}; floor: a bare 1-activity workflow, in-process Worker, same server`);
   console.log(`model: offline, message "${RUN_MESSAGE}": it sleeps ${modelSleep} ms per run (15 ms a word), subtracted for the zero-latency figure\n`);
   console.log(renderTargets(targets));
   console.log('');

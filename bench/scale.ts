@@ -7,13 +7,14 @@ import { distribution, percentile, perSecond, renderTable, type Row } from './st
 import { createBenchTenant } from './tenant.ts';
 import { waitForWorker } from './worker-ready.ts';
 import { BENCH_STACK_ENV } from './stack-env.ts';
+import { BENCH_PROCESSES, prepareBenchProcesses } from './build.ts';
 
 /**
  * `npm run bench:scale`: the same runs against 1 api + 1 worker, then against 2 apis +
  * 2 workers (the second pair started beside the first, as replicas on another machine
  * would be: same database, Temporal and task queue; the worker its own sandbox host).
  * Prints runs/s and event relay latency (stored → received by the client) per process
- * count, then 1 + 1 once more (warm, as the 2 + 2 phase was). Asserts nothing. SCALE_RUNS (default 60) runs, SCALE_CONCURRENCY (default 12) at a time.
+ * count, then 1 + 1 once more (warm, as the 2 + 2 phase was). Asserts nothing. Processes compiled unless BENCH_PROCESSES=tsx (bench/build.ts). SCALE_RUNS (default 60) runs, SCALE_CONCURRENCY (default 12) at a time.
  */
 const RUNS = Number(process.env.SCALE_RUNS ?? 60);
 const CONCURRENCY = Number(process.env.SCALE_CONCURRENCY ?? 12);
@@ -26,8 +27,9 @@ const log = (m: string) => console.error(`[bench:scale ${((performance.now() - b
 const loadBefore = loadAverage();
 const busyBefore = await busyProcesses();
 const env = BENCH_STACK_ENV;
-log('starting the stack (1 api + 1 worker)');
-const stack = await startStack({ purpose: 'bench', env });
+const processes = prepareBenchProcesses(log);
+log(`starting the stack (1 api + 1 worker), ${processes}`);
+const stack = await startStack({ purpose: 'bench', env, processes: BENCH_PROCESSES });
 const db = createDb(stack.databaseUrl, 2);
 const extras: ExtraProcess[] = [];
 let exitCode = 0;
@@ -86,7 +88,7 @@ try {
   console.log(`\nAgent Run Service scale-out benchmark (${new Date().toISOString()})`);
   console.log(`machine: ${describeMachine()}; load average before ${loadBefore}, after ${loadAverage()}`);
   console.log(`other processes using > 5% of a core: before: ${busyBefore.join('; ') || 'none'}; after: ${busyAfter.join('; ') || 'none'}`);
-  console.log(`one Temporal dev server and one PostgreSQL for both setups; offline model; message "${MESSAGE}"\n`);
+  console.log(`one Temporal dev server and one PostgreSQL for both setups; api and worker processes ${processes}; offline model; message "${MESSAGE}"\n`);
   console.log(renderTable(rows));
 } catch (err) {
   console.error('bench:scale failed:', err);

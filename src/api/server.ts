@@ -4,7 +4,6 @@ import type { Logger } from 'pino';
 import { createTokenService } from '../auth/tokens.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
-import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
 import { startTracing } from '../observability/tracing.ts';
 import { temporalConnectionOptions } from '../infra/temporal-connection.ts';
 import { createApp } from './app.ts';
@@ -27,13 +26,16 @@ export interface ApiHandle {
 
 /** Connects the api's dependencies and listens; `db` (a client of `databaseUrl`) is closed with the api. */
 export async function startApi(config: Config, databaseUrl: string, db: Db, logger: Logger): Promise<ApiHandle> {
-  const tracing = startTracing(config, 'ars-api');
+  const tracing = await startTracing(config, 'ars-api');
   watchActiveRuns(db);
   const hub = new EventHub(databaseUrl, logger, (runId, after, limit) => readEvents(db, runId, after, limit));
   await hub.start();
   const connection = await Connection.connect(temporalConnectionOptions(config.temporal));
   // With tracing on, starting a workflow (and every update, signal, query) carries the request's trace to the worker.
-  const interceptors = tracing ? { workflow: [new OpenTelemetryWorkflowClientInterceptor({ tracer: tracing.tracer })] } : undefined;
+  // Imported only with tracing on, like the SDK (startTracing).
+  const interceptors = tracing
+    ? { workflow: [new (await import('@temporalio/interceptors-opentelemetry')).OpenTelemetryWorkflowClientInterceptor({ tracer: tracing.tracer })] }
+    : undefined;
   const temporal = new Client({ connection, namespace: config.temporal.namespace, interceptors });
   const rateLimits = createRateLimits(config.rateLimits, databaseUrl, logger);
   const streams = new StreamSlots(config.streams);

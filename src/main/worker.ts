@@ -11,7 +11,7 @@ import { installWorkerRuntime } from '../worker/runtime.ts';
 const config = loadConfigOrExit();
 const logger = createLogger('worker', config.logLevel, activityLogFields);
 installWorkerRuntime(config, logger);
-const tracing = startTracing(config, 'ars-worker');
+const tracing = await startTracing(config, 'ars-worker');
 const database = await ensureDatabase(config, (m) => logger.info(m));
 const db = createDb(database.url);
 const handle = await startWorker({ db, config, logger, env: process.env, deltaFlushMs: 25 }, tracing);

@@ -1,7 +1,6 @@
 import { trace, type Tracer } from '@opentelemetry/api';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { Resource } from '@opentelemetry/resources';
-import { BatchSpanProcessor, NodeTracerProvider, type SpanProcessor } from '@opentelemetry/sdk-trace-node';
+import type { Resource } from '@opentelemetry/resources';
+import type { SpanProcessor } from '@opentelemetry/sdk-trace-node';
 import type { Config } from '../config.ts';
 
 /** The OpenTelemetry pieces a process shares with the Temporal interceptors. */
@@ -18,11 +17,17 @@ export interface Tracing {
  * OTEL_EXPORTER_OTLP_TRACES_ENDPOINT); undefined otherwise, and then nothing is
  * installed at all: no provider, no interceptors, no spans (the global API stays a no-op).
  * Spans leave in batches over OTLP/HTTP (JSON); the exporter reads the other standard
- * OTEL_EXPORTER_OTLP_* variables (headers, timeout) itself.
+ * OTEL_EXPORTER_OTLP_* variables (headers, timeout) itself. The SDK and exporter are
+ * imported only then: some 4 MiB a process with tracing off never needs.
  */
-export function startTracing(config: Config, defaultServiceName: string): Tracing | undefined {
+export async function startTracing(config: Config, defaultServiceName: string): Promise<Tracing | undefined> {
   const settings = config.observability.tracing;
   if (!settings) return undefined;
+  const [{ OTLPTraceExporter }, { Resource }, { BatchSpanProcessor, NodeTracerProvider }] = await Promise.all([
+    import('@opentelemetry/exporter-trace-otlp-http'),
+    import('@opentelemetry/resources'),
+    import('@opentelemetry/sdk-trace-node'),
+  ]);
   const resource = new Resource({ 'service.name': settings.serviceName ?? defaultServiceName });
   const spanProcessor = new BatchSpanProcessor(new OTLPTraceExporter(), { scheduledDelayMillis: 1000 });
   const provider = new NodeTracerProvider({ resource, spanProcessors: [spanProcessor] });

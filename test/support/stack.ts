@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -24,6 +24,23 @@ export interface StackOptions {
   purpose: 'test' | 'bench';
   /** Environment of the api and worker processes, on top of the stack's own settings. */
   env: Record<string, string>;
+  /** How the api and worker run: from the sources under tsx (default), or compiled, as in production. */
+  processes?: ServiceMode;
+}
+
+/**
+ * `tsx`: src/main/<name>.ts through the tsx loader (tests: no build step). `compiled`: the
+ * production command, `npm run start:api` / `start:worker` (node flags included), on dist/ from `npm run build`.
+ */
+export type ServiceMode = 'tsx' | 'compiled';
+
+/** The node arguments that start the api or worker in `mode`. */
+export function serviceArgs(name: 'api' | 'worker', mode: ServiceMode): string[] {
+  if (mode === 'tsx') return ['--import', 'tsx', path.join(projectRoot, 'src', 'main', `${name}.ts`)];
+  const scripts = (JSON.parse(readFileSync(path.join(projectRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+  const [node, ...args] = scripts[`start:${name}`]!.split(' ');
+  if (node !== 'node') throw new Error(`package.json start:${name} should start with "node": ${scripts[`start:${name}`]}`);
+  return args.map((arg) => (arg.startsWith('-') ? arg : path.join(projectRoot, arg)));
 }
 
 export interface Stack {
@@ -43,7 +60,7 @@ export interface Stack {
  * headless), a fresh PostgreSQL database, and the api and worker started as
  * processes exactly as the start command starts them.
  */
-export async function startStack({ purpose, env: extraEnv }: StackOptions): Promise<Stack> {
+export async function startStack({ purpose, env: extraEnv, processes = 'tsx' }: StackOptions): Promise<Stack> {
   const dataDir = mkdtempSync(path.join(tmpdir(), `ars-${purpose}-`));
   const config = loadConfig({ ...process.env, DATA_DIR: process.env.DATA_DIR ?? path.join(projectRoot, '.data') });
   const server = await ensureDatabase(config);
@@ -76,8 +93,8 @@ export async function startStack({ purpose, env: extraEnv }: StackOptions): Prom
     WORKER_METRICS_PORT: '0',
     ...extraEnv,
   };
-  const worker = spawnService('worker', env, purpose);
-  const api = spawnService('api', env, purpose);
+  const worker = spawnService('worker', env, purpose, processes);
+  const api = spawnService('api', env, purpose, processes);
   const apiUrl = `http://127.0.0.1:${apiPort}`;
 
   const teardown = async () => {
@@ -104,8 +121,8 @@ export async function startStack({ purpose, env: extraEnv }: StackOptions): Prom
   return { databaseUrl, apiUrl, temporalAddress, taskQueue, jwtSecret, api, worker, teardown };
 }
 
-function spawnService(name: 'api' | 'worker', env: NodeJS.ProcessEnv, purpose: string): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(projectRoot, 'src', 'main', `${name}.ts`)], {
+function spawnService(name: 'api' | 'worker', env: NodeJS.ProcessEnv, purpose: string, mode: ServiceMode): ChildProcess {
+  const child = spawn(process.execPath, serviceArgs(name, mode), {
     env,
     stdio: ['ignore', 'inherit', 'inherit'],
   });

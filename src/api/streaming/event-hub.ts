@@ -1,8 +1,14 @@
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { EVENTS_CHANNEL, type StoredEvent } from '../../db/event-log.ts';
+import { eventName, type RunEvent } from '../../shared/events.ts';
 
-type Wake = () => void;
+/**
+ * Called for every notification about the subscribed run: with the event when the notification
+ * carried it, without when the subscriber has to read the table (an event too large to carry,
+ * or a reconnect of the LISTEN connection, after which anything may have been missed).
+ */
+export type Delivery = (event?: StoredEvent) => void;
 
 /** Reads stored events with seq > after, at most `limit`, in order. */
 export type EventReader = (runId: string, after: number, limit: number) => Promise<StoredEvent[]>;
@@ -29,15 +35,16 @@ interface InflightRead {
 }
 
 /**
- * One LISTEN connection per api process, fanning wake-ups out to the streams
- * of each run. A notification carries only a run id: subscribers always read
- * the rows themselves, so a lost notification can delay an event, never lose it.
- * After the connection drops it reconnects (one loop, with backoff) and wakes
- * every subscriber to catch up.
+ * One LISTEN connection per api process, fanning notifications out to the streams
+ * of each run. A notification carries the event (trigger notify_run_event, migration
+ * 20261123130000_notify_event_rows), parsed once for all of the run's streams; a
+ * stream sends it when it is the next seq and reads the table otherwise, so a lost
+ * notification can delay an event, never lose it. After the connection drops it
+ * reconnects (one loop, with backoff) and wakes every subscriber to read and catch up.
  */
 export class EventHub {
   private client: pg.Client | undefined;
-  private readonly subscribers = new Map<string, Set<Wake>>();
+  private readonly subscribers = new Map<string, Set<Delivery>>();
   private readonly generations = new Map<string, number>();
   private readonly inflight = new Map<string, InflightRead>();
   private stopped = false;
@@ -90,12 +97,12 @@ export class EventHub {
     return this.client !== undefined && !this.stopped;
   }
 
-  subscribe(runId: string, wake: Wake): () => void {
+  subscribe(runId: string, deliver: Delivery): () => void {
     let set = this.subscribers.get(runId);
     if (!set) this.subscribers.set(runId, (set = new Set()));
-    set.add(wake);
+    set.add(deliver);
     return () => {
-      set.delete(wake);
+      set.delete(deliver);
       if (set.size === 0) {
         // Wake counts exist only while someone listens: forget them and any read they vouch for.
         this.subscribers.delete(runId);
@@ -154,7 +161,7 @@ export class EventHub {
       client.once('end', () => resolve());
     });
     client.on('notification', (msg) => {
-      if (msg.payload) this.wake(msg.payload);
+      if (msg.payload) this.notified(msg.payload);
     });
     client.on('error', (err) => this.logger.warn({ err: err.message }, 'event hub connection error'));
     try {
@@ -173,14 +180,39 @@ export class EventHub {
     return { client, ended };
   }
 
-  private wake(runId: string): void {
+  /** `<run_id> <seq> <created_at ms> <payload json>`, or `<run_id> <seq>` for an event too large to carry. */
+  private notified(message: string): void {
+    const end = message.indexOf(' ');
+    const runId = end < 0 ? message : message.slice(0, end);
+    // Most notifications are about runs nobody streams from this process: no parsing for those.
+    if (!this.subscribers.has(runId)) return;
+    this.wake(runId, end < 0 ? undefined : carriedEvent(runId, message, end + 1));
+  }
+
+  private wake(runId: string, event?: StoredEvent): void {
     const subscribers = this.subscribers.get(runId);
     if (!subscribers) return;
     this.generations.set(runId, (this.generations.get(runId) ?? 0) + 1);
-    for (const wake of subscribers) wake();
+    for (const deliver of subscribers) deliver(event);
   }
 
   private wakeAll(): void {
     for (const runId of this.subscribers.keys()) this.wake(runId);
   }
+}
+
+/** The event a notification carries after its run id (from `at`), or undefined when it carries only the seq. */
+function carriedEvent(runId: string, message: string, at: number): StoredEvent | undefined {
+  const seqEnd = message.indexOf(' ', at);
+  if (seqEnd < 0) return undefined;
+  const timeEnd = message.indexOf(' ', seqEnd + 1);
+  const payload = JSON.parse(message.slice(timeEnd + 1)) as RunEvent;
+  return {
+    runId,
+    seq: Number(message.slice(at, seqEnd)),
+    type: payload.type,
+    name: eventName(payload),
+    payload,
+    createdAt: new Date(Number(message.slice(seqEnd + 1, timeEnd))),
+  };
 }

@@ -3,7 +3,8 @@ import type { Db } from '../../db/client.ts';
 import { runExists } from '../../db/runs.ts';
 import { isInfrastructureError } from '../../infra/transient-errors.ts';
 import { isTerminalEvent } from '../../shared/events.ts';
-import type { EventHub } from './event-hub.ts';
+import type { StoredEvent } from '../../db/event-log.ts';
+import { READ_PAGE, type EventHub } from './event-hub.ts';
 import { relayLag } from '../metrics.ts';
 import { eventId } from './event-ids.ts';
 import { writeFrame } from './sse.ts';
@@ -21,11 +22,19 @@ export interface RelayOptions {
 }
 
 /**
+ * Events a stream holds while its client is slow to read: as many as one page of the table,
+ * which it reads instead once more arrive.
+ */
+const MAX_ARRIVED = READ_PAGE;
+
+/**
  * Relays a run's stored events to an open SSE response: everything after
- * `afterSeq` from the table, then each new row as the hub signals it, until
- * the terminal event or the client goes away. HEARTBEAT frames (not stored,
- * no id) fill silences; each silence also re-reads the table as a safety net.
- * When the api drains (`stop`), the stream ends with a reconnect notice instead.
+ * `afterSeq` from the table, then each new event as the hub delivers it: sent
+ * as it is when it is the next seq, otherwise (a gap: a notification lost or
+ * too large to carry the event) the table is read from the last seq sent.
+ * HEARTBEAT frames (not stored, no id) fill silences; each silence also
+ * re-reads the table as a safety net. When the api drains (`stop`), the
+ * stream ends with a reconnect notice instead.
  */
 export async function relayRun({ db, hub, res, runId, afterSeq, heartbeatMs, stop }: RelayOptions): Promise<void> {
   if (res.destroyed) return; // the client left before we subscribed: 'close' will not fire again
@@ -35,40 +44,57 @@ export async function relayRun({ db, hub, res, runId, afterSeq, heartbeatMs, sto
   // Lag is measured for events stored while this stream was open; a replayed backlog is not lag.
   const openedAt = Date.now();
   let signal: (() => void) | undefined;
-  let pendingWake = true;
-  const wake = () => {
-    pendingWake = true;
+  /** Read the table after `last`: at the start, on a gap, after a heartbeat, when told to. */
+  let mustRead = true;
+  const arrived: StoredEvent[] = [];
+  const deliver = (event?: StoredEvent) => {
+    if (event && arrived.length < MAX_ARRIVED) arrived.push(event);
+    else mustRead = true;
     signal?.();
   };
-  const unsubscribe = hub.subscribe(runId, wake);
+  const unsubscribe = hub.subscribe(runId, deliver);
   res.on('close', () => {
     closed = true;
     signal?.();
   });
   const onStop = () => signal?.();
   stop?.addEventListener('abort', onStop, { once: true });
+  /** Writes one event's frame; true when it was the run's last. */
+  const send = async (event: StoredEvent): Promise<boolean> => {
+    await writeFrame(res, event.payload, eventId(runId, event.seq));
+    const storedAt = event.createdAt.getTime();
+    if (storedAt >= openedAt) relayLag.observe((Date.now() - storedAt) / 1000);
+    last = event.seq;
+    return isTerminalEvent(event.payload);
+  };
   try {
     while (!closed) {
       if (stopping()) return await writeReconnect(res, runId, last);
-      if (pendingWake) {
-        pendingWake = false;
+      if (mustRead) {
+        mustRead = false;
         const page = await readThroughOutages(() => hub.read(runId, last), () => closed || stopping());
         if (!page) return closed ? undefined : await writeReconnect(res, runId, last);
-        const { events, more } = page;
-        for (const event of events) {
+        for (const event of page.events) {
           if (closed) return;
           if (stopping()) return await writeReconnect(res, runId, last);
-          await writeFrame(res, event.payload, eventId(runId, event.seq));
-          const storedAt = event.createdAt.getTime();
-          if (storedAt >= openedAt) relayLag.observe((Date.now() - storedAt) / 1000);
-          last = event.seq;
-          if (isTerminalEvent(event.payload)) return;
+          if (await send(event)) return;
         }
-        if (more) pendingWake = true;
-        if (pendingWake) continue;
+        if (page.more) mustRead = true;
+        continue;
+      }
+      const next = arrived.shift();
+      if (next) {
+        if (next.seq <= last) continue; // already sent from the table
+        if (next.seq === last + 1) {
+          if (await send(next)) return;
+        } else {
+          arrived.length = 0; // a gap: the table has them all, in order
+          mustRead = true;
+        }
+        continue;
       }
       const timedOut = await new Promise<boolean>((resolve) => {
-        if (pendingWake || closed || stopping()) return resolve(false);
+        if (mustRead || arrived.length > 0 || closed || stopping()) return resolve(false);
         const timer = setTimeout(() => resolve(true), heartbeatMs);
         signal = () => {
           clearTimeout(timer);
@@ -85,7 +111,7 @@ export async function relayRun({ db, hub, res, runId, afterSeq, heartbeatMs, sto
           return;
         }
         await writeFrame(res, { type: 'HEARTBEAT', timestamp: Date.now() });
-        pendingWake = true;
+        mustRead = true;
       }
     }
   } finally {
