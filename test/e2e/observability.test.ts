@@ -143,7 +143,8 @@ describe('one streamed run, seen by metrics and traces', () => {
     const activityLines = worker.stdout
       .map((l) => JSON.parse(l) as Record<string, unknown>)
       .filter((l) => l.component === 'temporal' && l.msg === 'Activity completed' && l.workflowId === runId);
-    expect(activityLines.length).toBeGreaterThanOrEqual(3);
+    // A fast run's one regular activity (its bookkeeping runs as local activities, which the SDK does not log).
+    expect(activityLines.map((l) => l.activityType)).toContain('modelStep');
     for (const line of activityLines) expect(line).toMatchObject({ runId, orgId: who.orgId, taskId, agentId: who.agentId, activityType: expect.any(String) });
     expect(worker.stdout.some((l) => l.includes('taskToken'))).toBe(false);
   });
