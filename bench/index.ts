@@ -5,7 +5,7 @@ import { exchangeKey, type BenchCaller } from './client.ts';
 import { benchPaging } from './event-log.ts';
 import { Floor } from './floor/measure.ts';
 import { busyProcesses, describeMachine, loadAverage } from './machine.ts';
-import { findTemporalServer, memoryRows, residentMemory, rssSampler, type Watched } from './proc.ts';
+import { cpuMeter, findTemporalServer, memoryRows, perRun, residentMemory, rssSampler, type Watched } from './proc.ts';
 import { offlineModelDelayMs, relayLags, RUN_MESSAGE, runThroughput, sequentialRuns, timedRun } from './run-latency.ts';
 import { openStreamsMemory } from './sse-streams.ts';
 import { distribution, fmt, median, percentile, ratio, renderTable, renderTargets, type Row, type TargetRow } from './stats.ts';
@@ -97,10 +97,16 @@ try {
   let workerAt50: number | undefined;
   for (const c of CONCURRENCY) {
     log(`throughput at ${c} concurrent, ${c * ROUNDS} runs: floor, ours`);
+    const floorCpu = cpuMeter({ 'Temporal dev server': pids['Temporal dev server']!, 'bench (its worker)': process.pid });
     const floorRate = await floor.throughput(c * ROUNDS, c);
+    const floorUsed = floorCpu();
     const peak = rssSampler(pids.worker!);
+    const oursCpu = cpuMeter(pids, { postgres: true });
     const ours = await runThroughput(who, db, c * ROUNDS, c);
+    const oursUsed = oursCpu();
     const workerPeak = peak();
+    details.push({ section: 'cpu', metric: `${c} concurrent, floor: CPU ms per run`, n: c * ROUNDS, note: perRun(floorUsed, c * ROUNDS) });
+    details.push({ section: 'cpu', metric: `${c} concurrent, ours: CPU ms per run (the bench's client side not counted)`, n: c * ROUNDS, note: perRun(oursUsed, c * ROUNDS) });
     if (c === 50) workerAt50 = workerPeak;
     const ok = ours.incomplete === 0 && ours.lost === 0 && ours.misordered === 0;
     details.push({ section: 'ours', metric: `${c} concurrent: worker RSS, highest`, n: c * ROUNDS, note: `${workerPeak.toFixed(0)} MiB` });

@@ -27,10 +27,38 @@ export function cpuMs(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
-/** Starts counting CPU time of the watched processes; the returned function reads the difference. */
-export function cpuMeter(processes: Watched): () => Record<string, number> {
-  const start = Object.fromEntries(Object.entries(processes).map(([name, pid]) => [name, cpuMs(pid)]));
-  return () => Object.fromEntries(Object.entries(processes).map(([name, pid]) => [name, cpuMs(pid) - start[name]!]));
+/** CPU time of every PostgreSQL process on this machine (server and backends), in ms. */
+function postgresCpuMs(): number {
+  let total = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres') total += cpuMs(Number(entry));
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return total;
+}
+
+/**
+ * Starts counting CPU time of the watched processes, and of PostgreSQL when asked (all of its
+ * processes: the bench's database is the one in use); the returned function reads the difference.
+ */
+export function cpuMeter(processes: Watched, { postgres = false } = {}): () => Record<string, number> {
+  const read = (): Record<string, number> => ({
+    ...Object.fromEntries(Object.entries(processes).map(([name, pid]) => [name, cpuMs(pid)])),
+    ...(postgres ? { PostgreSQL: postgresCpuMs() } : {}),
+  });
+  const start = read();
+  return () => Object.fromEntries(Object.entries(read()).map(([name, ms]) => [name, ms - start[name]!]));
+}
+
+/** A CPU reading divided by `runs`, as "name 12.3" parts. */
+export function perRun(cpu: Record<string, number>, runs: number): string {
+  return Object.entries(cpu)
+    .map(([name, ms]) => `${name} ${(ms / runs).toFixed(1)}`)
+    .join(', ');
 }
 
 /** The pid of the Temporal dev server listening at `address` (its command line names the port), if found. */
