@@ -10,24 +10,17 @@ export interface NewMessage {
 
 /**
  * Appends messages to the end of a task's conversation, numbered after its last
- * position, and marks the task updated. Runs inside the caller's transaction: the
- * start of a run (which holds the task's lock) or a run's progress step.
+ * position, and marks the task updated, in one statement. Runs inside the caller's
+ * transaction: the start of a run (which holds the task's lock) or a run's progress step.
  */
 export async function appendMessages(tx: Tx, taskId: string, runId: string, messages: NewMessage[]): Promise<void> {
-  const last = await tx.message.aggregate({ where: { taskId }, _max: { position: true } });
-  let position = last._max.position ?? 0;
-  await tx.message.createMany({
-    data: messages.map((m) => ({
-      id: m.id,
-      taskId,
-      runId,
-      role: m.role,
-      content: m.content,
-      parts: m.parts as Prisma.InputJsonValue | undefined,
-      position: ++position,
-    })),
-  });
-  await tx.task.update({ where: { id: taskId }, data: { updatedAt: new Date() } });
+  await tx.$executeRaw`
+    WITH touched AS (UPDATE tasks SET updated_at = now() WHERE id = ${taskId})
+    INSERT INTO messages (id, task_id, run_id, role, content, parts, position)
+    SELECT m.id, ${taskId}, ${runId}, m.role, m.content, m.parts::jsonb,
+      (SELECT COALESCE(max(position), 0) FROM messages WHERE task_id = ${taskId}) + m.ord::int
+    FROM unnest(${messages.map((m) => m.id)}::text[], ${messages.map((m) => m.role)}::text[], ${messages.map((m) => m.content)}::text[],
+      ${messages.map((m) => (m.parts == null ? null : JSON.stringify(m.parts)))}::text[]) WITH ORDINALITY AS m(id, role, content, parts, ord)`;
 }
 
 /** A task's conversation in order. */

@@ -1,5 +1,4 @@
 import { poolOf, type Db, type Tx } from './client.ts';
-import type { Prisma } from '../generated/prisma/client.ts';
 import { eventName, type RunEvent, type RunEventInput } from '../shared/events.ts';
 
 /**
@@ -68,33 +67,34 @@ export interface AppendResult {
   duplicate: boolean;
 }
 
+/**
+ * Appends in the caller's transaction, in two statements: the first locks the run row (and
+ * finds an earlier write of the same key), the second bumps the counter and inserts the rows.
+ */
 export async function appendEventsInTx(tx: Tx, runId: string, events: RunEventInput[], idempotencyKey?: string): Promise<AppendResult> {
-  const locked = await tx.$queryRaw<{ last_event_seq: number }[]>`
-    SELECT last_event_seq FROM runs WHERE id = ${runId} FOR UPDATE`;
+  const keyOf = (i: number) => (idempotencyKey === undefined ? null : `${idempotencyKey}#${i}`);
+  const locked = await tx.$queryRaw<{ last_event_seq: number; earlier: number | null }[]>`
+    SELECT r.last_event_seq, (SELECT e.seq FROM run_events e WHERE e.run_id = r.id AND e.idempotency_key = ${keyOf(0)}) AS earlier
+    FROM runs r WHERE r.id = ${runId} FOR UPDATE OF r`;
   const run = locked[0];
   if (!run) throw new RunGoneError(runId);
-  if (idempotencyKey !== undefined) {
-    const first = await tx.runEvent.findUnique({ where: { runId_idempotencyKey: { runId, idempotencyKey: `${idempotencyKey}#0` } } });
-    if (first) {
-      const again = await tx.runEvent.findMany({ where: { runId, seq: { gte: first.seq, lt: first.seq + events.length } }, orderBy: { seq: 'asc' } });
-      return { events: again.map(toStored), duplicate: true };
-    }
+  if (run.earlier !== null) {
+    const again = await tx.runEvent.findMany({ where: { runId, seq: { gte: run.earlier, lt: run.earlier + events.length } }, orderBy: { seq: 'asc' } });
+    return { events: again.map(toStored), duplicate: true };
   }
   if (events.length === 0) return { events: [], duplicate: false };
-  const firstSeq = run.last_event_seq + 1;
-  await tx.$executeRaw`UPDATE runs SET last_event_seq = ${run.last_event_seq + events.length} WHERE id = ${runId}`;
   const now = new Date();
-  const rows = events.map((event, i) => ({
-    runId,
-    seq: firstSeq + i,
-    type: event.type,
-    name: eventName(event),
-    payload: { ...event, timestamp: now.getTime() } as RunEvent,
-    idempotencyKey: idempotencyKey === undefined ? null : `${idempotencyKey}#${i}`,
-    createdAt: now,
-  }));
-  await tx.runEvent.createMany({ data: rows.map((r) => ({ ...r, payload: r.payload as Prisma.InputJsonValue })) });
-  return { events: rows.map(({ idempotencyKey: _k, ...rest }) => rest), duplicate: false };
+  const stored = events.map((event, i): StoredEvent => {
+    const payload = { ...event, timestamp: now.getTime() } as RunEvent;
+    return { runId, seq: run.last_event_seq + 1 + i, type: event.type, name: eventName(event), payload, createdAt: now };
+  });
+  await tx.$executeRaw`
+    WITH bumped AS (UPDATE runs SET last_event_seq = ${run.last_event_seq + events.length} WHERE id = ${runId})
+    INSERT INTO run_events (run_id, seq, type, name, payload, idempotency_key, created_at)
+    SELECT ${runId}, ${run.last_event_seq} + e.ord::int, e.type, e.name, e.payload::jsonb, e.key, ${now}
+    FROM unnest(${stored.map((e) => e.type)}::text[], ${stored.map((e) => e.name)}::text[], ${stored.map((e) => JSON.stringify(e.payload))}::text[],
+      ${stored.map((_, i) => keyOf(i))}::text[]) WITH ORDINALITY AS e(type, name, payload, key, ord)`;
+  return { events: stored, duplicate: false };
 }
 
 /** Events with seq > afterSeq, in order. The primary key (run_id, seq) makes this a range scan. */
