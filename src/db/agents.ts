@@ -53,7 +53,7 @@ export async function listAgentsWithAccess(db: DbOrTx, orgId: string) {
 export async function findAgentForUser(db: Db, agentId: string, userId: string) {
   const agent = await db.agent.findUnique({
     where: { id: agentId },
-    select: { id: true, orgId: true, name: true, customerFacing: true, access: { where: { userId }, select: { userId: true } } },
+    select: { id: true, orgId: true, name: true, customerFacing: true, modelSettings: true, access: { where: { userId }, select: { userId: true } } },
   });
   if (!agent) return null;
   const { access, ...rest } = agent;

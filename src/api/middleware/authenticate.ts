@@ -17,6 +17,8 @@ export interface AgentContext {
   orgId: string;
   name: string;
   customerFacing: boolean;
+  /** The agent's stored model settings, as read with the access check (a run's policy comes from them). */
+  modelSettings: unknown;
 }
 
 declare global {

@@ -23,5 +23,5 @@ export async function loadUsableAgent(db: Db, agentId: string, caller: Caller) {
   if (!agent) throw notFound(`Agent ${agentId} not found`);
   if (agent.orgId !== caller.orgId) throw forbidden('This agent is not accessible to your organization');
   if (!mayUseAgent(caller, agent.granted)) throw forbidden('You have not been granted access to this agent');
-  return { id: agent.id, orgId: agent.orgId, name: agent.name, customerFacing: agent.customerFacing };
+  return { id: agent.id, orgId: agent.orgId, name: agent.name, customerFacing: agent.customerFacing, modelSettings: agent.modelSettings };
 }

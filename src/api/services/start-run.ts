@@ -1,6 +1,5 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy } from '@temporalio/client';
 import type { ApiDeps } from '../deps.ts';
-import { findAgent } from '../../db/agents.ts';
 import { findOrg } from '../../db/orgs.ts';
 import { storeRunStart, storeUnstartedRunFailure } from '../../db/run-starts.ts';
 import { findRun } from '../../db/runs.ts';
@@ -92,7 +91,7 @@ async function createAndStartRun(deps: ApiDeps, caller: Caller, agent: AgentCont
   const { db } = deps;
   const problem = runRequestProblem(body);
   if (problem) throw badRequest(problem);
-  const modelSettings = (await findAgent(db, agent.id))?.modelSettings;
+  const { modelSettings } = agent;
   body = { ...body, messages: allowedMessages(modelSettings, body.messages) };
   await requireCredits(db, caller.orgId);
   const query = body.messages[body.messages.length - 1]!.content;
