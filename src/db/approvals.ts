@@ -1,8 +1,9 @@
-import type { ApprovalGrant, Prisma } from '../generated/prisma/client.ts';
+import type { ApprovalGrant } from '../generated/prisma/client.ts';
 import { newId } from '../shared/ids.ts';
 import type { Answer, PendingRequest } from '../shared/input-requests.ts';
 import { inAdminTransaction } from './admin-lock.ts';
-import type { Db, DbOrTx, Tx } from './client.ts';
+import type { Db, DbOrTx } from './client.ts';
+import { sqlOfTx, type Sql } from './sql.ts';
 
 export type { ApprovalGrant };
 
@@ -14,34 +15,20 @@ export interface OpenRequest {
 }
 
 /** Stores a run's input request and, for an approval gate, its approval; inside the caller's transaction. */
-export async function insertInputRequest(tx: Tx, runId: string, open: OpenRequest): Promise<void> {
+export async function insertInputRequest(sql: Sql, runId: string, open: OpenRequest): Promise<void> {
   const { request } = open;
-  await tx.inputRequest.create({
-    data: {
-      id: request.requestId,
-      runId,
-      taskId: open.taskId,
-      toolCallId: request.toolCallId ?? null,
-      inputType: request.inputType,
-      prompt: request.prompt,
-      details: request.details as Prisma.InputJsonValue,
-    },
-  });
+  const details = JSON.stringify(request.details);
+  await sql.query(
+    `INSERT INTO input_requests (id, run_id, task_id, tool_call_id, input_type, prompt, details) VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb)`,
+    [request.requestId, runId, open.taskId, request.toolCallId ?? null, request.inputType, request.prompt, details],
+  );
   if (open.approval) {
-    await tx.approval.create({
-      data: {
-        id: open.approval.id,
-        orgId: open.approval.orgId,
-        agentId: open.approval.agentId,
-        taskId: open.taskId,
-        runId,
-        requestId: request.requestId,
-        kind: open.approval.kind,
-        toolName: open.approval.toolName ?? null,
-        sensitive: request.sensitive,
-        details: request.details as Prisma.InputJsonValue,
-      },
-    });
+    const a = open.approval;
+    await sql.query(
+      `INSERT INTO approvals (id, org_id, agent_id, task_id, run_id, request_id, kind, tool_name, sensitive, details)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::boolean, $10::jsonb)`,
+      [a.id, a.orgId, a.agentId, open.taskId, runId, request.requestId, a.kind, a.toolName ?? null, request.sensitive, details],
+    );
   }
 }
 
@@ -60,24 +47,19 @@ export interface ResolveRequest {
  * grants the tool unless an active grant exists; inside the caller's transaction. A
  * request or approval already closed stays as it is.
  */
-export async function resolveInputRequest(tx: Tx, resolve: ResolveRequest): Promise<void> {
+export async function resolveInputRequest(sql: Sql, resolve: ResolveRequest): Promise<void> {
   const now = new Date();
-  await tx.inputRequest.updateMany({
-    where: { id: resolve.requestId, status: 'pending' },
-    data: {
-      status: resolve.status,
-      answer: (resolve.answer ?? undefined) as Prisma.InputJsonValue | undefined,
-      answeredBy: resolve.answeredBy ?? null,
-      answeredAt: now,
-    },
-  });
+  await sql.query(
+    `UPDATE input_requests SET status = $2, answer = COALESCE($3::jsonb, answer), answered_by = $4, answered_at = $5::timestamptz WHERE id = $1 AND status = 'pending'`,
+    [resolve.requestId, resolve.status, resolve.answer === undefined ? null : JSON.stringify(resolve.answer), resolve.answeredBy ?? null, now],
+  );
   if (resolve.approval) {
-    await tx.approval.updateMany({
-      where: { requestId: resolve.requestId, status: 'pending' },
-      data: { status: resolve.approval.status, feedback: resolve.approval.feedback ?? null, decidedBy: resolve.answeredBy ?? null, decidedAt: now },
-    });
+    await sql.query(
+      `UPDATE approvals SET status = $2, feedback = $3, decided_by = $4, decided_at = $5::timestamptz WHERE request_id = $1 AND status = 'pending'`,
+      [resolve.requestId, resolve.approval.status, resolve.approval.feedback ?? null, resolve.answeredBy ?? null, now],
+    );
   }
-  if (resolve.grant) await insertGrantOnceInTx(tx, { id: newId('grt'), ...resolve.grant });
+  if (resolve.grant) await insertGrantOnceWith(sql, { id: newId('grt'), ...resolve.grant });
 }
 
 export interface ApprovalFilter {
@@ -152,17 +134,23 @@ interface NewGrant {
  * (`created` false). The admin lock keeps two concurrent calls from both inserting.
  */
 export async function insertGrantOnce(db: Db, grant: NewGrant): Promise<{ grant: ApprovalGrant; created: boolean }> {
-  return inAdminTransaction(db, (tx) => insertGrantOnceInTx(tx, grant));
+  return inAdminTransaction(db, (tx) => insertGrantOnceWith(sqlOfTx(tx), grant));
 }
 
+const grantColumns = `id, org_id AS "orgId", agent_id AS "agentId", tool_name AS "toolName", granted_by AS "grantedBy", created_at AS "createdAt", revoked_at AS "revokedAt"`;
+
 /** In the caller's transaction: only under the admin lock (insertGrantOnce) can two concurrent calls not both insert. */
-async function insertGrantOnceInTx(tx: Tx, grant: NewGrant): Promise<{ grant: ApprovalGrant; created: boolean }> {
-  const existing = await tx.approvalGrant.findFirst({
-    where: { orgId: grant.orgId, agentId: grant.agentId, toolName: grant.toolName, revokedAt: null },
-    orderBy: { createdAt: 'asc' },
-  });
+async function insertGrantOnceWith(sql: Sql, grant: NewGrant): Promise<{ grant: ApprovalGrant; created: boolean }> {
+  const [existing] = await sql.query<ApprovalGrant>(
+    `SELECT ${grantColumns} FROM approval_grants WHERE org_id = $1 AND agent_id = $2 AND tool_name = $3 AND revoked_at IS NULL ORDER BY created_at LIMIT 1`,
+    [grant.orgId, grant.agentId, grant.toolName],
+  );
   if (existing) return { grant: existing, created: false };
-  return { grant: await tx.approvalGrant.create({ data: grant }), created: true };
+  const [created] = await sql.query<ApprovalGrant>(
+    `INSERT INTO approval_grants (id, org_id, agent_id, tool_name, granted_by) VALUES ($1, $2, $3, $4, $5) RETURNING ${grantColumns}`,
+    [grant.id, grant.orgId, grant.agentId, grant.toolName, grant.grantedBy],
+  );
+  return { grant: created!, created: true };
 }
 
 /** Whether an owner or admin chose "approve always" for this agent's tool in the org (an active grant). */

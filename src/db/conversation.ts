@@ -1,5 +1,6 @@
 import type { Prisma } from '../generated/prisma/client.ts';
 import type { Db, Tx } from './client.ts';
+import { sqlOfTx, type Sql } from './sql.ts';
 
 export interface NewMessage {
   id: string;
@@ -8,19 +9,24 @@ export interface NewMessage {
   parts?: unknown;
 }
 
+/** Appends messages in the caller's Prisma transaction (see appendMessagesWith). */
+export function appendMessages(tx: Tx, taskId: string, runId: string, messages: NewMessage[]): Promise<void> {
+  return appendMessagesWith(sqlOfTx(tx), taskId, runId, messages);
+}
+
 /**
  * Appends messages to the end of a task's conversation, numbered after its last
  * position, and marks the task updated, in one statement. Runs inside the caller's
  * transaction: the start of a run (which holds the task's lock) or a run's progress step.
  */
-export async function appendMessages(tx: Tx, taskId: string, runId: string, messages: NewMessage[]): Promise<void> {
-  await tx.$executeRaw`
-    WITH touched AS (UPDATE tasks SET updated_at = now() WHERE id = ${taskId})
-    INSERT INTO messages (id, task_id, run_id, role, content, parts, position)
-    SELECT m.id, ${taskId}, ${runId}, m.role, m.content, m.parts::jsonb,
-      (SELECT COALESCE(max(position), 0) FROM messages WHERE task_id = ${taskId}) + m.ord::int
-    FROM unnest(${messages.map((m) => m.id)}::text[], ${messages.map((m) => m.role)}::text[], ${messages.map((m) => m.content)}::text[],
-      ${messages.map((m) => (m.parts == null ? null : JSON.stringify(m.parts)))}::text[]) WITH ORDINALITY AS m(id, role, content, parts, ord)`;
+export async function appendMessagesWith(sql: Sql, taskId: string, runId: string, messages: NewMessage[]): Promise<void> {
+  await sql.query(
+    `WITH touched AS (UPDATE tasks SET updated_at = now() WHERE id = $1)
+     INSERT INTO messages (id, task_id, run_id, role, content, parts, position)
+     SELECT m.id, $1, $2, m.role, m.content, m.parts::jsonb, (SELECT COALESCE(max(position), 0) FROM messages WHERE task_id = $1) + m.ord::int
+     FROM unnest($3::text[], $4::text[], $5::text[], $6::text[]) WITH ORDINALITY AS m(id, role, content, parts, ord)`,
+    [taskId, runId, messages.map((m) => m.id), messages.map((m) => m.role), messages.map((m) => m.content), messages.map((m) => (m.parts == null ? null : JSON.stringify(m.parts)))],
+  );
 }
 
 /** A task's conversation in order. */

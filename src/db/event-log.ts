@@ -1,4 +1,5 @@
 import { poolOf, type Db, type Tx } from './client.ts';
+import { sqlOfTx, type Sql } from './sql.ts';
 import { eventName, type RunEvent, type RunEventInput } from '../shared/events.ts';
 
 /**
@@ -67,20 +68,29 @@ export interface AppendResult {
   duplicate: boolean;
 }
 
+/** Appends in the caller's Prisma transaction (see appendEventsWith). */
+export function appendEventsInTx(tx: Tx, runId: string, events: RunEventInput[], idempotencyKey?: string): Promise<AppendResult> {
+  return appendEventsWith(sqlOfTx(tx), runId, events, idempotencyKey);
+}
+
 /**
  * Appends in the caller's transaction, in two statements: the first locks the run row (and
  * finds an earlier write of the same key), the second bumps the counter and inserts the rows.
  */
-export async function appendEventsInTx(tx: Tx, runId: string, events: RunEventInput[], idempotencyKey?: string): Promise<AppendResult> {
+export async function appendEventsWith(sql: Sql, runId: string, events: RunEventInput[], idempotencyKey?: string): Promise<AppendResult> {
   const keyOf = (i: number) => (idempotencyKey === undefined ? null : `${idempotencyKey}#${i}`);
-  const locked = await tx.$queryRaw<{ last_event_seq: number; earlier: number | null }[]>`
-    SELECT r.last_event_seq, (SELECT e.seq FROM run_events e WHERE e.run_id = r.id AND e.idempotency_key = ${keyOf(0)}) AS earlier
-    FROM runs r WHERE r.id = ${runId} FOR UPDATE OF r`;
-  const run = locked[0];
+  const [run] = await sql.query<{ last_event_seq: number; earlier: number | null }>(
+    `SELECT r.last_event_seq, (SELECT e.seq FROM run_events e WHERE e.run_id = r.id AND e.idempotency_key = $2) AS earlier
+     FROM runs r WHERE r.id = $1 FOR UPDATE OF r`,
+    [runId, keyOf(0)],
+  );
   if (!run) throw new RunGoneError(runId);
   if (run.earlier !== null) {
-    const again = await tx.runEvent.findMany({ where: { runId, seq: { gte: run.earlier, lt: run.earlier + events.length } }, orderBy: { seq: 'asc' } });
-    return { events: again.map(toStored), duplicate: true };
+    const again = await sql.query<{ run_id: string; seq: number; type: string; name: string; payload: unknown; created_at: Date }>(
+      'SELECT run_id, seq, type, name, payload, created_at FROM run_events WHERE run_id = $1 AND seq >= $2::int AND seq < $3::int ORDER BY seq',
+      [runId, run.earlier, run.earlier + events.length],
+    );
+    return { events: again.map((r) => toStored({ runId: r.run_id, seq: r.seq, type: r.type, name: r.name, payload: r.payload, createdAt: r.created_at })), duplicate: true };
   }
   if (events.length === 0) return { events: [], duplicate: false };
   const now = new Date();
@@ -88,12 +98,13 @@ export async function appendEventsInTx(tx: Tx, runId: string, events: RunEventIn
     const payload = { ...event, timestamp: now.getTime() } as RunEvent;
     return { runId, seq: run.last_event_seq + 1 + i, type: event.type, name: eventName(event), payload, createdAt: now };
   });
-  await tx.$executeRaw`
-    WITH bumped AS (UPDATE runs SET last_event_seq = ${run.last_event_seq + events.length} WHERE id = ${runId})
-    INSERT INTO run_events (run_id, seq, type, name, payload, idempotency_key, created_at)
-    SELECT ${runId}, ${run.last_event_seq} + e.ord::int, e.type, e.name, e.payload::jsonb, e.key, ${now}
-    FROM unnest(${stored.map((e) => e.type)}::text[], ${stored.map((e) => e.name)}::text[], ${stored.map((e) => JSON.stringify(e.payload))}::text[],
-      ${stored.map((_, i) => keyOf(i))}::text[]) WITH ORDINALITY AS e(type, name, payload, key, ord)`;
+  await sql.query(
+    `WITH bumped AS (UPDATE runs SET last_event_seq = $2::int + $3::int WHERE id = $1)
+     INSERT INTO run_events (run_id, seq, type, name, payload, idempotency_key, created_at)
+     SELECT $1, $2::int + e.ord::int, e.type, e.name, e.payload::jsonb, e.key, $4::timestamptz
+     FROM unnest($5::text[], $6::text[], $7::text[], $8::text[]) WITH ORDINALITY AS e(type, name, payload, key, ord)`,
+    [runId, run.last_event_seq, events.length, now, stored.map((e) => e.type), stored.map((e) => e.name), stored.map((e) => JSON.stringify(e.payload)), stored.map((_, i) => keyOf(i))],
+  );
   return { events: stored, duplicate: false };
 }
 

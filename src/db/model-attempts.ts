@@ -1,5 +1,6 @@
 import type { TokenUsage } from '../shared/run-workflow-types.ts';
-import type { Db, Tx } from './client.ts';
+import type { Db } from './client.ts';
+import type { Sql } from './sql.ts';
 
 /** One attempt of one model call of a run: the key of its `model_attempts` row. */
 export interface AttemptRef {
@@ -46,7 +47,11 @@ export async function discardAttempt(db: Db, ref: AttemptRef): Promise<void> {
 }
 
 /** Tokens of the run's discarded attempts, for the bill. */
-export async function discardedUsage(tx: Tx, runId: string): Promise<TokenUsage> {
-  const sum = await tx.modelAttempt.aggregate({ where: { runId, discarded: true }, _sum: { inputTokens: true, outputTokens: true } });
-  return { inputTokens: sum._sum.inputTokens ?? 0, outputTokens: sum._sum.outputTokens ?? 0 };
+export async function discardedUsage(sql: Sql, runId: string): Promise<TokenUsage> {
+  const [sum] = await sql.query<TokenUsage>(
+    `SELECT COALESCE(sum(input_tokens), 0)::int AS "inputTokens", COALESCE(sum(output_tokens), 0)::int AS "outputTokens"
+     FROM model_attempts WHERE run_id = $1 AND discarded`,
+    [runId],
+  );
+  return sum!;
 }

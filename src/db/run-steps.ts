@@ -1,14 +1,14 @@
 import { createHash } from 'node:crypto';
-import type { Prisma } from '../generated/prisma/client.ts';
 import type { RunEventInput } from '../shared/events.ts';
 import type { MessageParts } from '../shared/message-parts.ts';
 import type { RunStatus } from '../shared/run-status.ts';
 import type { TokenUsage } from '../shared/run-workflow-types.ts';
 import { insertInputRequest, resolveInputRequest, type OpenRequest, type ResolveRequest } from './approvals.ts';
 import { discardedUsage } from './model-attempts.ts';
-import type { Db, Tx } from './client.ts';
-import { appendMessages } from './conversation.ts';
-import { appendEventsInTx } from './event-log.ts';
+import type { Db } from './client.ts';
+import { appendMessagesWith } from './conversation.ts';
+import { appendEventsWith, RunGoneError } from './event-log.ts';
+import { inPgTransaction, type Sql } from './sql.ts';
 
 /** One atomic step of a run, as the workflow describes it. */
 export interface RunStep {
@@ -44,55 +44,59 @@ const terminalStatuses: RunStatus[] = ['completed', 'failed', 'cancelled'];
  * mode when this call stored the run's end, undefined otherwise (also for a repeated step).
  */
 export async function storeRunStep(db: Db, step: RunStep, price?: (discarded: TokenUsage) => Bill): Promise<{ endedMode?: string }> {
-  return db.$transaction(async (tx) => {
+  // On the pg pool: a run step is the hottest transaction of the worker (see sql.ts).
+  return inPgTransaction(db, async (sql) => {
     // A move that arrives after the run ended (a model step storing `executing` while the run was
     // cancelled under it) changes nothing: an ended run's status and log are final.
-    if (step.status && !terminalStatuses.includes(step.status) && (await hasEnded(tx, step.runId))) return {};
-    const bill = price ? price(await discardedUsage(tx, step.runId)) : undefined;
+    if (step.status && !terminalStatuses.includes(step.status) && (await hasEnded(sql, step.runId))) return {};
+    const bill = price ? price(await discardedUsage(sql, step.runId)) : undefined;
     const events = bill ? [bill.event, ...step.events] : step.events;
-    const { duplicate } = await appendEventsInTx(tx, step.runId, events, step.key);
+    const { duplicate } = await appendEventsWith(sql, step.runId, events, step.key);
     if (duplicate) return {}; // an earlier attempt committed this step
-    if (bill) await debitOnce(tx, step.runId, bill);
-    if (step.openRequest) await insertInputRequest(tx, step.runId, step.openRequest);
-    if (step.resolveRequest) await resolveInputRequest(tx, step.resolveRequest);
+    if (bill) await debitOnce(sql, step.runId, bill);
+    if (step.openRequest) await insertInputRequest(sql, step.runId, step.openRequest);
+    if (step.resolveRequest) await resolveInputRequest(sql, step.resolveRequest);
     const terminal = step.status !== undefined && terminalStatuses.includes(step.status);
-    const run = await tx.run.update({
-      where: { id: step.runId },
-      data: {
-        ...(step.status ? { status: step.status } : {}),
-        ...(terminal ? { finishedAt: new Date() } : {}),
-        ...(step.result ? { result: step.result as Prisma.InputJsonValue } : {}),
-        ...(step.error ? { error: step.error as Prisma.InputJsonValue } : {}),
-      },
-      select: { mode: true },
-    });
-    if (step.message) await storeStepMessage(tx, step, step.message);
+    const [run] = await sql.query<{ mode: string }>(
+      `UPDATE runs SET updated_at = now(), status = COALESCE($2::"RunStatus", status),
+         finished_at = CASE WHEN $3::boolean THEN now() ELSE finished_at END,
+         result = COALESCE($4::jsonb, result), error = COALESCE($5::jsonb, error)
+       WHERE id = $1 RETURNING mode::text`,
+      [step.runId, step.status ?? null, terminal, jsonOrNull(step.result), jsonOrNull(step.error)],
+    );
+    if (!run) throw new RunGoneError(step.runId);
+    if (step.message) await storeStepMessage(sql, step, step.message);
     return terminal ? { endedMode: run.mode } : {};
   });
 }
 
-async function hasEnded(tx: Tx, runId: string): Promise<boolean> {
-  const rows = await tx.$queryRaw<{ status: RunStatus }[]>`SELECT status FROM runs WHERE id = ${runId} FOR UPDATE`;
+const jsonOrNull = (value: unknown) => (value === undefined ? null : JSON.stringify(value));
+
+async function hasEnded(sql: Sql, runId: string): Promise<boolean> {
+  const rows = await sql.query<{ status: RunStatus }>('SELECT status::text FROM runs WHERE id = $1 FOR UPDATE', [runId]);
   return rows.length > 0 && terminalStatuses.includes(rows[0]!.status);
 }
 
 /** The message id comes from (run, key), so a retried step finds its message instead of adding another. */
-async function storeStepMessage(tx: Tx, step: RunStep, message: NonNullable<RunStep['message']>): Promise<void> {
+async function storeStepMessage(sql: Sql, step: RunStep, message: NonNullable<RunStep['message']>): Promise<void> {
   const id = `msg_${createHash('sha256').update(`${step.runId}\n${step.key}`).digest('hex').slice(0, 32)}`;
   // A step with events was deduplicated by their key; one with none checks for its message.
-  if (step.events.length === 0 && (await tx.message.findUnique({ where: { id }, select: { id: true } }))) return;
+  if (step.events.length === 0 && (await sql.query('SELECT 1 FROM messages WHERE id = $1', [id])).length > 0) return;
   const { taskId, role, content, parts } = message;
-  await appendMessages(tx, taskId, step.runId, [{ id, role, content, parts }]);
+  await appendMessagesWith(sql, taskId, step.runId, [{ id, role, content, parts }]);
 }
 
 /** Records the run's usage and debits its org, unless this run was billed already. */
-async function debitOnce(tx: Tx, runId: string, bill: Bill): Promise<void> {
-  const billed = await tx.$executeRaw`
-    UPDATE runs SET billed_at = now(), credits_used = ${bill.credits},
-      input_tokens = ${bill.usage.inputTokens}, output_tokens = ${bill.usage.outputTokens}
-    WHERE id = ${runId} AND billed_at IS NULL`;
-  if (billed === 0) return;
-  await tx.$executeRaw`
-    UPDATE orgs SET credit_balance = credit_balance - ${bill.credits}
-    WHERE id = (SELECT t.org_id FROM runs r JOIN tasks t ON t.id = r.task_id WHERE r.id = ${runId})`;
+async function debitOnce(sql: Sql, runId: string, bill: Bill): Promise<void> {
+  const billed = await sql.query(
+    `UPDATE runs SET billed_at = now(), credits_used = $2::int, input_tokens = $3::int, output_tokens = $4::int
+     WHERE id = $1 AND billed_at IS NULL RETURNING id`,
+    [runId, bill.credits, bill.usage.inputTokens, bill.usage.outputTokens],
+  );
+  if (billed.length === 0) return;
+  await sql.query(
+    `UPDATE orgs SET credit_balance = credit_balance - $2::int
+     WHERE id = (SELECT t.org_id FROM runs r JOIN tasks t ON t.id = r.task_id WHERE r.id = $1)`,
+    [runId, bill.credits],
+  );
 }

@@ -1,0 +1,36 @@
+import type { Db, Tx } from './client.ts';
+import { poolOf } from './client.ts';
+
+/**
+ * Plain SQL statements (`$1`, `$2`… placeholders), run either inside a Prisma transaction or on a
+ * node-postgres client. The run's hot writes (a run step: events, status, bill, messages) are
+ * written once against this and run on the pg pool, where Prisma's own work per statement would
+ * cost more CPU than the statement; other callers keep running them inside their Prisma
+ * transactions. Integer results are int4 (cast sums) so both drivers return numbers.
+ */
+export interface Sql {
+  query<T = Record<string, unknown>>(text: string, values?: unknown[]): Promise<T[]>;
+}
+
+export function sqlOfTx(tx: Tx): Sql {
+  return { query: <T>(text: string, values: unknown[] = []) => tx.$queryRawUnsafe<T[]>(text, ...values) };
+}
+
+/** Runs `work` in one transaction on a client of `db`'s pg pool: committed when it returns, rolled back when it throws. */
+export async function inPgTransaction<T>(db: Db, work: (sql: Sql) => Promise<T>): Promise<T> {
+  const client = await poolOf(db).connect();
+  const sql: Sql = { query: async <R>(text: string, values: unknown[] = []) => (await client.query(text, values)).rows as R[] };
+  let broken: Error | undefined;
+  try {
+    await client.query('BEGIN');
+    const result = await work(sql);
+    await client.query('COMMIT');
+    return result;
+  } catch (err) {
+    await client.query('ROLLBACK').catch((rollback: Error) => (broken = rollback));
+    throw err;
+  } finally {
+    // A connection that could not even roll back is dropped, not handed to the next caller.
+    client.release(broken);
+  }
+}
