@@ -136,16 +136,18 @@ describe('one streamed run, seen by metrics and traces', () => {
     expect(total(text, 'temporal_workflow_completed_total', { workflow_type: 'runWorkflow' })).toBe(1);
   });
 
-  it("logs: the api's request line and the worker's Temporal lines about the run carry its request, org, task, run and workflow ids", () => {
+  it("logs: the api's request line and the worker's Temporal lines about the run carry its request, org, task, run and workflow ids", async () => {
     const request = api.logs.find((l) => l.runId === runId && l.msg === 'request completed');
     expect(request).toMatchObject({ orgId: who.orgId, taskId, workflowId: runId, agentId: who.agentId });
     expect((request!.req as { id?: string }).id).toEqual(expect.any(String)); // pino-http's request id (X-Request-Id)
-    const activityLines = worker.stdout
-      .map((l) => JSON.parse(l) as Record<string, unknown>)
-      .filter((l) => l.component === 'temporal' && l.msg === 'Activity completed' && l.workflowId === runId);
-    // A fast run's one regular activity (its bookkeeping runs as local activities, which the SDK does not log).
-    expect(activityLines.map((l) => l.activityType)).toContain('modelStep');
-    for (const line of activityLines) expect(line).toMatchObject({ runId, orgId: who.orgId, taskId, agentId: who.agentId, activityType: expect.any(String) });
+    const activityLines = () =>
+      worker.stdout
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+        .filter((l) => l.component === 'temporal' && l.msg === 'Activity completed' && l.workflowId === runId);
+    // A fast run's one regular activity (its bookkeeping runs as local activities, which the SDK does not
+    // log); its line may reach stdout just after the run's last event reached the client.
+    await expect.poll(() => activityLines().map((l) => l.activityType), { timeout: 5_000 }).toContain('modelStep');
+    for (const line of activityLines()) expect(line).toMatchObject({ runId, orgId: who.orgId, taskId, agentId: who.agentId, activityType: expect.any(String) });
     expect(worker.stdout.some((l) => l.includes('taskToken'))).toBe(false);
   });
 
