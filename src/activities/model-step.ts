@@ -23,7 +23,7 @@ export interface ModelStepInput {
   step: number;
   /** False on the last allowed step: the model must answer in text. */
   allowTools: boolean;
-  /** The run's org, for log lines (the worker's log context reads it instead of looking the run up). */
+  /** The run's org, for log lines (the worker's log context reads it instead of looking the run up); absent in steps scheduled before it came. */
   orgId?: string;
   /** A status move of the run stored before the step streams (RunState.deferMove): one transaction fewer per run. */
   enter?: RecordProgressInput;

@@ -23,8 +23,9 @@ export function createDb(databaseUrl: string, max = 10): Db {
 }
 
 /**
- * The node-postgres pool under `db`, for the one statement too hot for Prisma: appending a
- * model step's events, where Prisma's own work per query (~2 ms) was most of the insert's time.
+ * The node-postgres pool under `db`, for the writes too hot for Prisma, whose own work per query
+ * (~2 ms) was most of their time: a model step's event appends and a run step's transaction
+ * (sql.ts).
  */
 export function poolOf(db: Db): pg.Pool {
   const pool = pools.get(db);

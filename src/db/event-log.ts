@@ -1,6 +1,7 @@
 import { poolOf, type Db, type Tx } from './client.ts';
 import { sqlOfTx, type Sql } from './sql.ts';
 import { eventName, type RunEvent, type RunEventInput } from '../shared/events.ts';
+import { isTerminalStatus, type RunStatus } from '../shared/run-status.ts';
 
 /**
  * The channel every inserted event notifies with its run id: the writer is the
@@ -66,6 +67,8 @@ export interface AppendResult {
   events: StoredEvent[];
   /** True when the key was seen before: nothing was written, `events` are the earlier ones. */
   duplicate: boolean;
+  /** Set when the caller asked `unlessEnded` and the run has ended: nothing was written. */
+  ended?: true;
 }
 
 /** Appends in the caller's Prisma transaction (see appendEventsWith). */
@@ -75,16 +78,25 @@ export function appendEventsInTx(tx: Tx, runId: string, events: RunEventInput[],
 
 /**
  * Appends in the caller's transaction, in two statements: the first locks the run row (and
- * finds an earlier write of the same key), the second bumps the counter and inserts the rows.
+ * finds an earlier write of the same key, and the run's status), the second bumps the counter
+ * and inserts the rows. With `unlessEnded`, a run that has ended takes nothing.
  */
-export async function appendEventsWith(sql: Sql, runId: string, events: RunEventInput[], idempotencyKey?: string): Promise<AppendResult> {
+export async function appendEventsWith(
+  sql: Sql,
+  runId: string,
+  events: RunEventInput[],
+  idempotencyKey?: string,
+  { unlessEnded = false } = {},
+): Promise<AppendResult> {
   const keyOf = (i: number) => (idempotencyKey === undefined ? null : `${idempotencyKey}#${i}`);
-  const [run] = await sql.query<{ last_event_seq: number; earlier: number | null }>(
-    `SELECT r.last_event_seq, (SELECT e.seq FROM run_events e WHERE e.run_id = r.id AND e.idempotency_key = $2) AS earlier
+  const [run] = await sql.query<{ last_event_seq: number; earlier: number | null; status: RunStatus }>(
+    `SELECT r.last_event_seq, r.status::text AS status,
+       (SELECT e.seq FROM run_events e WHERE e.run_id = r.id AND e.idempotency_key = $2) AS earlier
      FROM runs r WHERE r.id = $1 FOR UPDATE OF r`,
     [runId, keyOf(0)],
   );
   if (!run) throw new RunGoneError(runId);
+  if (unlessEnded && isTerminalStatus(run.status)) return { events: [], duplicate: false, ended: true };
   if (run.earlier !== null) {
     const again = await sql.query<{ run_id: string; seq: number; type: string; name: string; payload: unknown; created_at: Date }>(
       'SELECT run_id, seq, type, name, payload, created_at FROM run_events WHERE run_id = $1 AND seq >= $2::int AND seq < $3::int ORDER BY seq',

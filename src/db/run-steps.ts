@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { RunEventInput } from '../shared/events.ts';
 import type { MessageParts } from '../shared/message-parts.ts';
-import type { RunStatus } from '../shared/run-status.ts';
+import { isTerminalStatus, type RunStatus } from '../shared/run-status.ts';
 import type { TokenUsage } from '../shared/run-workflow-types.ts';
 import { insertInputRequest, resolveInputRequest, type OpenRequest, type ResolveRequest } from './approvals.ts';
 import { discardedUsage } from './model-attempts.ts';
@@ -35,8 +35,6 @@ export interface Bill {
   event: RunEventInput;
 }
 
-const terminalStatuses: RunStatus[] = ['completed', 'failed', 'cancelled'];
-
 /**
  * Stores a run step in one transaction: its events (idempotent by key), its status and
  * outcome, the human request it opens or resolves, its conversation message and, on the
@@ -46,17 +44,16 @@ const terminalStatuses: RunStatus[] = ['completed', 'failed', 'cancelled'];
 export async function storeRunStep(db: Db, step: RunStep, price?: (discarded: TokenUsage) => Bill): Promise<{ endedMode?: string }> {
   // On the pg pool: a run step is the hottest transaction of the worker (see sql.ts).
   return inPgTransaction(db, async (sql) => {
-    // A move that arrives after the run ended (a model step storing `executing` while the run was
-    // cancelled under it) changes nothing: an ended run's status and log are final.
-    if (step.status && !terminalStatuses.includes(step.status) && (await hasEnded(sql, step.runId))) return {};
+    const terminal = step.status !== undefined && isTerminalStatus(step.status);
     const bill = price ? price(await discardedUsage(sql, step.runId)) : undefined;
     const events = bill ? [bill.event, ...step.events] : step.events;
-    const { duplicate } = await appendEventsWith(sql, step.runId, events, step.key);
-    if (duplicate) return {}; // an earlier attempt committed this step
+    // A move that arrives after the run ended (a model step storing `executing` while the run was
+    // cancelled under it) changes nothing: an ended run's status and log are final.
+    const { duplicate, ended } = await appendEventsWith(sql, step.runId, events, step.key, { unlessEnded: step.status !== undefined && !terminal });
+    if (duplicate || ended) return {}; // an earlier attempt committed this step, or the run ended
     if (bill) await debitOnce(sql, step.runId, bill);
     if (step.openRequest) await insertInputRequest(sql, step.runId, step.openRequest);
     if (step.resolveRequest) await resolveInputRequest(sql, step.resolveRequest);
-    const terminal = step.status !== undefined && terminalStatuses.includes(step.status);
     const [run] = await sql.query<{ mode: string }>(
       `UPDATE runs SET updated_at = now(), status = COALESCE($2::"RunStatus", status),
          finished_at = CASE WHEN $3::boolean THEN now() ELSE finished_at END,
@@ -71,11 +68,6 @@ export async function storeRunStep(db: Db, step: RunStep, price?: (discarded: To
 }
 
 const jsonOrNull = (value: unknown) => (value === undefined ? null : JSON.stringify(value));
-
-async function hasEnded(sql: Sql, runId: string): Promise<boolean> {
-  const rows = await sql.query<{ status: RunStatus }>('SELECT status::text FROM runs WHERE id = $1 FOR UPDATE', [runId]);
-  return rows.length > 0 && terminalStatuses.includes(rows[0]!.status);
-}
 
 /** The message id comes from (run, key), so a retried step finds its message instead of adding another. */
 async function storeStepMessage(sql: Sql, step: RunStep, message: NonNullable<RunStep['message']>): Promise<void> {

@@ -29,7 +29,7 @@ export async function runAgentLoop(state: RunState, label: string, { answerWithE
     await applyComments(state);
     const allowTools = step < state.settings.maxSteps - 1;
     const enter = state.takeDeferredMove();
-    const result = await modelStep({ runId: input.runId, taskId: input.taskId, agentId: input.agentId, step, allowTools, ...(enter ? { enter, orgId: input.orgId } : {}) });
+    const result = await modelStep({ runId: input.runId, taskId: input.taskId, agentId: input.agentId, orgId: input.orgId, step, allowTools, ...(enter ? { enter } : {}) });
     state.addUsage(result.usage, result.model, `${label}:${step}`);
     const parts = result.toolCalls.length ? { tool_calls: result.toolCalls.map((c) => ({ id: c.id, name: c.name, input: c.args })) } : undefined;
     const message = { taskId: input.taskId, role: 'assistant' as const, content: result.text, parts };
