@@ -13,6 +13,7 @@ import { createRateLimits } from './middleware/rate-limit.ts';
 import { readEvents } from '../db/event-log.ts';
 import { EventHub } from './streaming/event-hub.ts';
 import { startRunReconciler } from './services/reconcile-runs.ts';
+import { moveQueueAfter } from './services/run-queue.ts';
 import { StreamSlots } from './streaming/stream-slots.ts';
 
 export interface ApiHandle {
@@ -43,6 +44,7 @@ export async function startApi(config: Config, databaseUrl: string, db: Db, logg
   const deps = { db, config, temporal, tokens: createTokenService(config.jwt), hub, logger, rateLimits, streams, drain };
   const app = createApp(deps);
   const reconciler = startRunReconciler(deps);
+  hub.onRunEnded((runId) => void moveQueueAfter(deps, runId));
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(config.api.port, config.api.host, () => resolve(s));
   });

@@ -56,11 +56,6 @@ export async function findRunState(db: Db, runId: string) {
   return db.run.findUnique({ where: { id: runId }, select: { id: true, taskId: true, status: true } });
 }
 
-/** The id and status of the task's latest run (by creation time). */
-export async function latestRunState(db: Db, taskId: string) {
-  return db.run.findFirst({ where: { taskId }, orderBy: { createdAt: 'desc' }, select: { id: true, status: true } });
-}
-
 /** The org, task and agent ids of a run (null when it is gone). */
 export async function findRunOwner(db: Db, runId: string): Promise<{ orgId: string; taskId: string; agentId: string } | null> {
   const run = await db.run.findUnique({ where: { id: runId }, select: { taskId: true, task: { select: { orgId: true, agentId: true } } } });
@@ -73,7 +68,7 @@ export async function findRunOwner(db: Db, runId: string): Promise<{ orgId: stri
  */
 export async function listPendingRunsBefore(db: Db, createdBefore: Date, limit: number) {
   const runs = await db.run.findMany({
-    where: { status: 'pending', createdAt: { lt: createdBefore } },
+    where: { status: 'pending', queuedAt: null, createdAt: { lt: createdBefore } },
     orderBy: { createdAt: 'asc' },
     take: limit,
     select: {

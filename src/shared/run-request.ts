@@ -3,6 +3,9 @@ import { z } from 'zod';
 export const requestedModes = ['auto', 'fast', 'deep'] as const;
 export type RequestedMode = (typeof requestedModes)[number];
 
+export const multitaskStrategies = ['reject', 'enqueue', 'interrupt', 'rollback'] as const;
+export type MultitaskStrategy = (typeof multitaskStrategies)[number];
+
 export const messageRoles = ['user', 'assistant', 'system', 'developer'] as const;
 
 /** Roles that instruct the model with the operator's authority: refused unless the agent allows them. */
@@ -46,6 +49,19 @@ export const runRequestSchema = z
     mode: z.enum(requestedModes).default('auto'),
     stream: z.boolean().default(true),
     timezone: z.string().refine(isTimeZone, 'must be an IANA time zone name').meta({ enum: documentedTimeZones }).optional(),
+    multitask_strategy: z
+      .enum(multitaskStrategies)
+      .default('reject')
+      .describe(
+        'What happens when `task_id` names a task whose run has not ended. `reject` (default): 409, nothing stored. ' +
+          '`enqueue`: the new run is stored `pending` and waits; it starts when every earlier run of the task has ended ' +
+          '(in order, if several wait), and its message joins the conversation then, after what the earlier runs wrote. ' +
+          '`interrupt`: the running run is cancelled (its events kept; it ends `cancelled`, RUN_ERROR code CANCELLED), ' +
+          'runs waiting in the queue are cancelled without starting, and the new run starts when the running one has ended. ' +
+          '`rollback`: as `interrupt`, and when the new run starts, the cancelled runs are deleted from the task with their ' +
+          'messages and events. A waiting run is streamed like any other (its RUN_STARTED comes when it starts); its workflow ' +
+          'appears in the Temporal UI when it starts. Concurrent requests on one task never make two runs active at once.',
+      ),
   })
   .meta({ not: { required: ['task_id', 'threadId'] } } as never)
   .refine((b) => !(b.task_id && b.threadId && b.task_id !== b.threadId), {

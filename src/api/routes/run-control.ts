@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { latestRunState } from '../../db/runs.ts';
-import { isActiveStatus } from '../../shared/run-status.ts';
+import { cancelQueuedRun, currentRunOf } from '../../db/run-queue.ts';
 import { cancelUpdate, pauseUpdate, resumeUpdate } from '../../workflows/run-messages.ts';
 import { conflict } from '../errors.ts';
 import { defineRoute, type RouteSpec } from '../route.ts';
@@ -16,7 +15,8 @@ const descriptions = {
     'Cancels the task’s active run, also while it waits for input or an approval. STOPPING is in the event log before ' +
     'this answers; the model stream and any sandbox process are stopped, the open request is closed, and the run ends ' +
     '`cancelled` with exactly one terminal event (RUN_ERROR, code CANCELLED). 409 when there is no active run or the ' +
-    'run is already finishing.',
+    'run is already finishing. With runs waiting in the task’s queue (`multitask_strategy: enqueue`), this acts on the ' +
+    'oldest unfinished run; a queued run that is the oldest is ended here without starting.',
   pause:
     'Asks the active run to pause at its next safe point (before a model step or a tool call); it then moves to ' +
     '`paused` (a STATE_DELTA of /run_status) and waits, durably, for resume. It may finish before reaching a safe point. ' +
@@ -43,8 +43,15 @@ function controlRoute(action: keyof typeof updates): RouteSpec {
     },
     async handler({ params, caller, agent }, { db, temporal }) {
       const task = await loadAccessibleTask(db, params.task_id, caller, agent);
-      const run = await latestRunState(db, task.id);
-      if (!run || !isActiveStatus(run.status)) throw conflict(`Task ${task.id} has no active run`);
+      const run = await currentRunOf(db, task.id);
+      if (!run) throw conflict(`Task ${task.id} has no active run`);
+      if (run.queuedAt !== null) {
+        // A run waiting in the task's queue has no workflow yet: cancelling it ends it here; it cannot pause.
+        if (action !== 'cancel' || !(await cancelQueuedRun(db, run.id, `Cancelled by ${caller.userId} before it started`))) {
+          throw conflict(`Run ${run.id} of task ${task.id} is waiting in the task's queue; only cancel applies to it`);
+        }
+        return { task_id: task.id, run_id: run.id, action, message: 'Cancelled before it started' };
+      }
       const result = await sendRunUpdate(temporal, run.id, updates[action], { requestedBy: caller.userId });
       return { task_id: task.id, run_id: run.id, action, message: result.message };
     },

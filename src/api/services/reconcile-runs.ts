@@ -1,8 +1,11 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
+import { listStalledQueues } from '../../db/run-queue.ts';
 import { listPendingRunsBefore } from '../../db/runs.ts';
 import type { ApiDeps } from '../deps.ts';
 import { purgeExpiredClaims } from './idempotency.ts';
-import { failUnstartedRun, startRunWorkflow } from './start-run.ts';
+import { failUnstartedRun } from './start-run.ts';
+import { startNextQueuedRun } from './run-queue.ts';
+import { startRunWorkflow } from './workflow-start.ts';
 
 export interface ReconcilerOptions {
   /** How often to look. */
@@ -30,6 +33,7 @@ export function startRunReconciler(deps: ApiDeps, options: ReconcilerOptions = d
   const pass = async () => {
     try {
       await reconcilePendingRuns(deps, options);
+      await moveStalledQueues(deps);
       if (++passes % PURGE_EVERY === 1) await purgeExpiredClaims(deps.db);
     } catch (err) {
       deps.logger.warn({ err }, 'run reconciliation pass failed; retrying on the next pass');
@@ -75,6 +79,13 @@ export async function reconcilePendingRuns(deps: ApiDeps, { graceMs, giveUpMs }:
     }
   }
   return repaired;
+}
+
+/** Starts the next run of every queue whose runs ahead have all ended (an end no api heard, or a failed start). */
+export async function moveStalledQueues(deps: ApiDeps): Promise<number> {
+  let moved = 0;
+  for (const taskId of await listStalledQueues(deps.db, BATCH)) if (await startNextQueuedRun(deps, taskId)) moved++;
+  return moved;
 }
 
 async function workflowExists({ temporal }: ApiDeps, runId: string): Promise<boolean> {

@@ -1,4 +1,3 @@
-import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy } from '@temporalio/client';
 import type { ApiDeps } from '../deps.ts';
 import { findOrg } from '../../db/orgs.ts';
 import { storeRunStart, storeUnstartedRunFailure } from '../../db/run-starts.ts';
@@ -10,16 +9,15 @@ import { instructionRoles, runRequestProblem, type RunRequest } from '../../shar
 import { routeRun } from '../../shared/routing.ts';
 import { RUN_STARTED_KEY, runStartedEvents } from '../../shared/run-started.ts';
 import { runSettingsFrom } from '../../shared/run-settings.ts';
-import type { RunSettings } from '../../shared/run-workflow-types.ts';
 import { runErrorCodes } from '../../shared/events.ts';
-import { AgentIdAttr, OrgIdAttr, RunModeAttr, RunStatusAttr, TaskIdAttr } from '../../shared/search-attributes.ts';
-import { runWorkflow } from '../../workflows/index.ts';
 import { injectFault } from '../../infra/faults.ts';
 import { runsEndedByApi, runsStarted } from '../metrics.ts';
 import { badRequest, conflict, notFound, paymentRequired, unavailable } from '../errors.ts';
 import type { AgentContext, Caller } from '../middleware/authenticate.ts';
 import { claimsExpiredBefore, runOfClaim, type IdempotencyClaim } from './idempotency.ts';
 import { loadAccessibleTask } from './task-access.ts';
+import { interruptRun, startNextQueuedRun } from './run-queue.ts';
+import { startRunWorkflow } from './workflow-start.ts';
 
 export interface StartedRun {
   runId: string;
@@ -112,6 +110,7 @@ async function createAndStartRun(deps: ApiDeps, caller: Caller, agent: AgentCont
     // The run's first events go with it: a client reads RUN_STARTED without waiting for the worker.
     firstEvents: { events: runStartedEvents({ runId, taskId: requestedTaskId ?? newTaskId, mode: routing.mode, routingReason: routing.reason }), key: RUN_STARTED_KEY },
     idempotencyKey: claim && { owner: { orgId: caller.orgId, userId: caller.userId }, ...claim, expiredBefore: claimsExpiredBefore() },
+    strategy: body.multitask_strategy,
   });
   if (!stored.stored && stored.reason === 'task_gone') throw notFound(`Task ${requestedTaskId} not found`); // deleted since the access check
   if (!stored.stored) {
@@ -121,6 +120,12 @@ async function createAndStartRun(deps: ApiDeps, caller: Caller, agent: AgentCont
   const { taskId, createdAt } = stored;
   runsStarted.inc({ mode: routing.mode });
   injectFault('after-run-commit');
+  if (stored.queued) {
+    // It waits behind the task's other runs; the api that sees the last of them end starts it.
+    if (stored.interrupt) await interruptRun(deps, stored.interrupt, caller.userId);
+    await startNextQueuedRun(deps, taskId); // in case they ended before it was stored
+    return { runId, taskId, mode: routing.mode, routingReason: routing.reason, createdAt, replayed: false };
+  }
 
   try {
     await startRunWorkflow(deps, {
@@ -142,56 +147,6 @@ async function createAndStartRun(deps: ApiDeps, caller: Caller, agent: AgentCont
     throw unavailable(message, 5);
   }
   return { runId, taskId, mode: routing.mode, routingReason: routing.reason, createdAt, replayed: false };
-}
-
-export interface RunWorkflowStart {
-  runId: string;
-  taskId: string;
-  orgId: string;
-  agentId: string;
-  agentName: string;
-  /** Who asked for the run (the task's user). */
-  userId: string;
-  mode: 'fast' | 'deep';
-  routingReason: string;
-  /** The agent's run policy, when the caller read it (the reconciler does not: the workflow loads it). */
-  settings?: RunSettings;
-  /** RUN_STARTED is stored with the run (see runStartedEvents). */
-  startRecorded?: boolean;
-}
-
-/**
- * Starts the workflow of a stored pending run (workflow id = run id). Starting one that
- * is already started (the reconciler and the request racing) is success, not an error.
- */
-export async function startRunWorkflow({ temporal, config }: Pick<ApiDeps, 'temporal' | 'config'>, run: RunWorkflowStart): Promise<void> {
-  const { runId, taskId, orgId, agentId, mode, routingReason, settings, startRecorded } = run;
-  try {
-    await temporal.workflow.start(runWorkflow, {
-      taskQueue: config.temporal.taskQueue,
-      workflowId: runId,
-      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-      args: [{ runId, taskId, orgId, agentId, mode, routingReason, ...(settings ? { settings } : {}), ...(startRecorded ? { startRecorded } : {}) }],
-      typedSearchAttributes: [
-        { key: TaskIdAttr, value: taskId },
-        { key: AgentIdAttr, value: agentId },
-        { key: OrgIdAttr, value: orgId },
-        { key: RunStatusAttr, value: 'pending' },
-        { key: RunModeAttr, value: mode },
-      ],
-      staticSummary: `Run of agent ${run.agentName} on task ${taskId}`,
-      // Shown on the workflow's page in the Web UI; fixed at start (the current status is in the current details).
-      staticDetails: [
-        `**${mode}** run \`${runId}\` of agent **${run.agentName}** (\`${agentId}\`)`,
-        `- org: \`${orgId}\``,
-        `- task: \`${taskId}\``,
-        `- started by: \`${run.userId}\``,
-        `- routing: ${routingReason}`,
-      ].join('\n'),
-    });
-  } catch (err) {
-    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-  }
 }
 
 /** Ends a run whose workflow never started: one RUN_ERROR, status failed, its idempotency key freed. */

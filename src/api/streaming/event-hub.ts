@@ -47,6 +47,7 @@ export class EventHub {
   private readonly subscribers = new Map<string, Set<Delivery>>();
   private readonly generations = new Map<string, number>();
   private readonly inflight = new Map<string, InflightRead>();
+  private readonly runEndListeners: ((runId: string) => void)[] = [];
   private stopped = false;
   /** Cuts the reconnect loop's backoff wait short on stop. */
   private stopNow: () => void = () => {};
@@ -180,10 +181,19 @@ export class EventHub {
     return { client, ended };
   }
 
+  /**
+   * Calls `listener` with the run id of every terminal event (RUN_FINISHED, RUN_ERROR) of any run
+   * this process is told of, streamed here or not (a task's queue moves on when its run ends).
+   */
+  onRunEnded(listener: (runId: string) => void): void {
+    this.runEndListeners.push(listener);
+  }
+
   /** `<run_id> <seq> <created_at ms> <payload json>`, or `<run_id> <seq>` for an event too large to carry. */
   private notified(message: string): void {
     const end = message.indexOf(' ');
     const runId = end < 0 ? message : message.slice(0, end);
+    if (this.runEndListeners.length > 0 && isTerminalNotification(message)) for (const listener of this.runEndListeners) listener(runId);
     // Most notifications are about runs nobody streams from this process: no parsing for those.
     if (!this.subscribers.has(runId)) return;
     this.wake(runId, end < 0 ? undefined : carriedEvent(runId, message, end + 1));
@@ -199,6 +209,11 @@ export class EventHub {
   private wakeAll(): void {
     for (const runId of this.subscribers.keys()) this.wake(runId);
   }
+}
+
+/** A notification carrying a terminal event (jsonb's text form: `"type": "RUN_…"`), found without parsing it. */
+function isTerminalNotification(message: string): boolean {
+  return message.includes('"type": "RUN_FINISHED"') || message.includes('"type": "RUN_ERROR"');
 }
 
 /** The event a notification carries after its run id (from `at`), or undefined when it carries only the seq. */

@@ -1,0 +1,55 @@
+import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy } from '@temporalio/client';
+import type { RunSettings } from '../../shared/run-workflow-types.ts';
+import { AgentIdAttr, OrgIdAttr, RunModeAttr, RunStatusAttr, TaskIdAttr } from '../../shared/search-attributes.ts';
+import { runWorkflow } from '../../workflows/index.ts';
+import type { ApiDeps } from '../deps.ts';
+
+export interface RunWorkflowStart {
+  runId: string;
+  taskId: string;
+  orgId: string;
+  agentId: string;
+  agentName: string;
+  /** Who asked for the run (the task's user). */
+  userId: string;
+  mode: 'fast' | 'deep';
+  routingReason: string;
+  /** The agent's run policy, when the caller read it (the reconciler does not: the workflow loads it). */
+  settings?: RunSettings;
+  /** RUN_STARTED is stored with the run (see runStartedEvents). */
+  startRecorded?: boolean;
+}
+
+/**
+ * Starts the workflow of a stored pending run (workflow id = run id). Starting one that
+ * is already started (the reconciler and the request racing) is success, not an error.
+ */
+export async function startRunWorkflow({ temporal, config }: Pick<ApiDeps, 'temporal' | 'config'>, run: RunWorkflowStart): Promise<void> {
+  const { runId, taskId, orgId, agentId, mode, routingReason, settings, startRecorded } = run;
+  try {
+    await temporal.workflow.start(runWorkflow, {
+      taskQueue: config.temporal.taskQueue,
+      workflowId: runId,
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      args: [{ runId, taskId, orgId, agentId, mode, routingReason, ...(settings ? { settings } : {}), ...(startRecorded ? { startRecorded } : {}) }],
+      typedSearchAttributes: [
+        { key: TaskIdAttr, value: taskId },
+        { key: AgentIdAttr, value: agentId },
+        { key: OrgIdAttr, value: orgId },
+        { key: RunStatusAttr, value: 'pending' },
+        { key: RunModeAttr, value: mode },
+      ],
+      staticSummary: `Run of agent ${run.agentName} on task ${taskId}`,
+      // Shown on the workflow's page in the Web UI; fixed at start (the current status is in the current details).
+      staticDetails: [
+        `**${mode}** run \`${runId}\` of agent **${run.agentName}** (\`${agentId}\`)`,
+        `- org: \`${orgId}\``,
+        `- task: \`${taskId}\``,
+        `- started by: \`${run.userId}\``,
+        `- routing: ${routingReason}`,
+      ].join('\n'),
+    });
+  } catch (err) {
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+  }
+}

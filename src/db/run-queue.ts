@@ -1,0 +1,149 @@
+import { Prisma } from '../generated/prisma/client.ts';
+import type { RunEventInput } from '../shared/events.ts';
+import { runErrorCodes } from '../shared/run-error-codes.ts';
+import { runStatuses, isTerminalStatus, type RunStatus } from '../shared/run-status.ts';
+import type { Db, DbOrTx, Tx } from './client.ts';
+import { appendMessages, type NewMessage } from './conversation.ts';
+import { appendEventsInTx } from './event-log.ts';
+
+/**
+ * The queue of a task's runs (POST /api/run `multitask_strategy`). A queued run is `pending`
+ * with `queued_at` set and no workflow yet; its request messages wait in `queued_messages`.
+ * When no other unfinished run of its task is left, the oldest queued run is taken off the
+ * queue (`takeQueuedRun`) and its workflow started: by the api that sees the last run's
+ * terminal event, or by the reconciler's next pass.
+ */
+
+const TERMINAL_STATUSES = runStatuses.filter(isTerminalStatus);
+
+export interface UnfinishedRun {
+  id: string;
+  status: RunStatus;
+  /** Set while the run waits in the queue. */
+  queuedAt: Date | null;
+}
+
+/** The task's runs that have not ended, oldest first (the running one, then the queue). */
+export function unfinishedRuns(tx: DbOrTx, taskId: string): Promise<UnfinishedRun[]> {
+  return tx.run.findMany({
+    where: { taskId, status: { notIn: TERMINAL_STATUSES } },
+    orderBy: { createdAt: 'asc' },
+    select: { id: true, status: true, queuedAt: true },
+  });
+}
+
+/** The run a task's cancel, pause and resume act on: its oldest unfinished run (undefined when none). */
+export async function currentRunOf(db: Db, taskId: string): Promise<UnfinishedRun | undefined> {
+  return (await unfinishedRuns(db, taskId))[0];
+}
+
+/**
+ * Ends queued runs that never started (an `interrupt` or `rollback` request, or a cancel while
+ * queued): status cancelled and their one terminal event, RUN_ERROR with code CANCELLED.
+ * Returns the ids it ended (a run that left the queue meanwhile is left alone).
+ */
+export async function cancelQueuedRuns(tx: Tx, runIds: string[], message: string): Promise<string[]> {
+  const ended: string[] = [];
+  const error = { code: runErrorCodes.cancelled, message };
+  for (const runId of runIds) {
+    const claimed = await tx.run.updateMany({
+      where: { id: runId, status: 'pending', queuedAt: { not: null } },
+      data: { status: 'cancelled', finishedAt: new Date(), queuedAt: null, queuedMessages: Prisma.DbNull, error },
+    });
+    if (claimed.count === 0) continue;
+    const event: RunEventInput = { type: 'RUN_ERROR', run_id: runId, ...error, details: { queued: true } };
+    await appendEventsInTx(tx, runId, [event], 'queued-cancelled');
+    ended.push(runId);
+  }
+  return ended;
+}
+
+/** Cancels a task's queued run that never started; false when it left the queue meanwhile. */
+export async function cancelQueuedRun(db: Db, runId: string, message: string): Promise<boolean> {
+  return db.$transaction(async (tx) => (await cancelQueuedRuns(tx, [runId], message)).length === 1);
+}
+
+/** A queued run taken off its queue: what starting its workflow needs. */
+export interface DequeuedRun {
+  id: string;
+  taskId: string;
+  mode: 'fast' | 'deep';
+  routingReason: string;
+  orgId: string;
+  agentId: string;
+  agentName: string;
+  userId: string;
+  /** The runs its start deleted (`rollback`). */
+  rolledBack: string[];
+}
+
+/**
+ * Takes the task's oldest queued run off the queue when nothing else of the task is unfinished,
+ * in one transaction that holds the task's lock: deletes the runs it rolls back (with their
+ * messages and events), adds its request messages to the conversation and clears `queued_at`.
+ * The caller then starts its workflow; if the caller dies first, the run is an ordinary pending
+ * run without a workflow, which the reconciler starts.
+ */
+export async function takeQueuedRun(db: Db, taskId: string): Promise<DequeuedRun | undefined> {
+  return db.$transaction(async (tx) => {
+    const locked = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM tasks WHERE id = ${taskId} FOR UPDATE`;
+    if (locked.length === 0) return undefined;
+    const [first] = await unfinishedRuns(tx, taskId);
+    if (!first || first.queuedAt === null) return undefined; // nothing queued, or a run still under way
+    const run = await tx.run.update({
+      where: { id: first.id },
+      data: { queuedAt: null },
+      select: {
+        id: true,
+        taskId: true,
+        mode: true,
+        routingReason: true,
+        queuedMessages: true,
+        rollsBack: true,
+        task: { select: { orgId: true, agentId: true, userId: true, agent: { select: { name: true } } } },
+      },
+    });
+    const rolledBack = run.rollsBack.length === 0 ? [] : await deleteEndedRuns(tx, taskId, run.rollsBack);
+    await tx.$executeRaw`UPDATE runs SET queued_messages = NULL WHERE id = ${run.id}`;
+    await appendMessages(tx, taskId, run.id, (run.queuedMessages ?? []) as unknown as NewMessage[]);
+    const { task } = run;
+    return {
+      id: run.id,
+      taskId,
+      mode: run.mode,
+      routingReason: run.routingReason,
+      orgId: task.orgId,
+      agentId: task.agentId,
+      agentName: task.agent.name,
+      userId: task.userId,
+      rolledBack,
+    };
+  });
+}
+
+/** Deletes ended runs of the task (a `rollback`): their messages, events and the rest go with them. */
+async function deleteEndedRuns(tx: Tx, taskId: string, runIds: string[]): Promise<string[]> {
+  const deleted = await tx.run.findMany({ where: { id: { in: runIds }, taskId, status: { in: TERMINAL_STATUSES } }, select: { id: true } });
+  await tx.run.deleteMany({ where: { id: { in: deleted.map((r) => r.id) } } });
+  return deleted.map((r) => r.id);
+}
+
+/** The task of `runId` when the task has queued runs (a run just ended: its queue may move). */
+export async function taskWithQueueOf(db: Db, runId: string): Promise<string | undefined> {
+  const rows = await db.$queryRaw<{ task_id: string }[]>`
+    SELECT r.task_id FROM runs r
+    WHERE r.id = ${runId} AND EXISTS (SELECT 1 FROM runs q WHERE q.task_id = r.task_id AND q.queued_at IS NOT NULL)`;
+  return rows[0]?.task_id;
+}
+
+/** Tasks with queued runs and no other unfinished run: queues that should have moved (the reconciler's list). */
+export async function listStalledQueues(db: Db, limit: number): Promise<string[]> {
+  const rows = await db.$queryRaw<{ task_id: string }[]>`
+    SELECT DISTINCT q.task_id FROM runs q
+    WHERE q.queued_at IS NOT NULL
+      AND NOT EXISTS (
+        SELECT 1 FROM runs a WHERE a.task_id = q.task_id AND a.queued_at IS NULL
+          AND a.status <> ALL(${TERMINAL_STATUSES}::"RunStatus"[]))
+    LIMIT ${limit}`;
+  return rows.map((r) => r.task_id);
+}
