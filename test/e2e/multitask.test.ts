@@ -1,7 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { call, exchange, readSse, withoutHeartbeats } from '../support/http.ts';
 import { answer, startBackgroundRun, waitForPending, type Caller } from '../support/runs.ts';
-import { createTenant } from '../support/tenant.ts';
+import { newId } from '../../src/shared/ids.ts';
+import { createTenant, testDb } from '../support/tenant.ts';
 
 /** A message the offline model answers by asking for text input: its run stays busy until answered. */
 const BLOCKING = 'Wait for me.\n/tool request_user_input {"input_type":"text","prompt":"Go on?"}';
@@ -148,6 +149,28 @@ describe('multitask_strategy: a second message while a run is busy', () => {
     const histories = [await eventsOf(busy.runId), ...(await Promise.all(results.map(eventsOf)))].filter((h) => h.some((e) => e.event_type === 'RUN_STARTED'));
     histories.sort((a, b) => startedAt(a) - startedAt(b));
     for (let i = 1; i < histories.length; i++) expect(startedAt(histories[i]!)).toBeGreaterThanOrEqual(endedAt(histories[i - 1]!));
+  });
+
+  it('a queue nobody moved (the end of the run ahead was never heard) is started by the reconciler', async () => {
+    const { taskId, runId: first } = await startBackgroundRun(who, { messages: [{ role: 'user', content: 'Hello' }] });
+    await waitForEnd(first);
+    // What an enqueue leaves behind when every api missed the first run's terminal event.
+    const queued = newId('run');
+    await testDb().run.create({
+      data: {
+        id: queued,
+        taskId,
+        requestedMode: 'fast',
+        mode: 'fast',
+        routingReason: 'test',
+        streamed: false,
+        queuedAt: new Date(),
+        queuedMessages: [{ id: newId('msg'), role: 'user', content: 'Left in the queue' }],
+      },
+    });
+    expect((await waitForEnd(queued, 30_000)).event_type).toBe('RUN_FINISHED');
+    const users = (await conversation(taskId)).filter((m) => m.role === 'user').map((m) => m.content);
+    expect(users).toEqual(['Hello', 'Left in the queue']);
   });
 
   it('cancel acts on the running run, not the queue; the queued runs then start in order', async () => {
