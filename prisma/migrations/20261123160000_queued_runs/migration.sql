@@ -5,5 +5,5 @@
 -- start deletes (`rollback`). Starting it clears `queued_at` and `queued_messages`.
 ALTER TABLE "runs" ADD COLUMN "queued_at" TIMESTAMPTZ(3),
                    ADD COLUMN "queued_messages" JSONB,
-                   ADD COLUMN "rolls_back" TEXT[] NOT NULL DEFAULT ARRAY[]::TEXT[];
+                   ADD COLUMN "rolls_back" TEXT[] DEFAULT ARRAY[]::TEXT[];
 
