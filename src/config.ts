@@ -62,6 +62,13 @@ export const envSchema = z.object({
    * Keep it below the orchestrator's kill timeout (compose stop_grace_period, Kubernetes terminationGracePeriodSeconds).
    */
   SHUTDOWN_GRACE_SECONDS: z.coerce.number().min(0).max(3600).default(20),
+  /** Outbound webhooks: first retry after this long, doubling up to the maximum, for the window. */
+  WEBHOOK_RETRY_INITIAL_MS: z.coerce.number().int().positive().default(5_000),
+  WEBHOOK_RETRY_MAX_MS: z.coerce.number().int().positive().default(3_600_000),
+  WEBHOOK_RETRY_WINDOW_HOURS: z.coerce.number().positive().max(168).default(24),
+  WEBHOOK_TIMEOUT_SECONDS: z.coerce.number().int().positive().max(300).default(15),
+  /** How often each api looks for new deliveries to start (their workflows are started once). */
+  WEBHOOK_DISPATCH_INTERVAL_MS: z.coerce.number().int().positive().default(1_000),
   /** Sandbox limits (README "Sandbox"): per command unless noted. */
   SANDBOX_DEFAULT_TIMEOUT_SECONDS: z.coerce.number().int().positive().default(60),
   SANDBOX_MAX_TIMEOUT_SECONDS: z.coerce.number().int().positive().default(600),
@@ -185,6 +192,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     },
     heartbeatIntervalMs: e.HEARTBEAT_INTERVAL_MS,
     shutdownGraceMs: e.SHUTDOWN_GRACE_SECONDS * 1000,
+    webhooks: {
+      retryInitialMs: e.WEBHOOK_RETRY_INITIAL_MS,
+      retryMaxMs: e.WEBHOOK_RETRY_MAX_MS,
+      retryWindowMs: e.WEBHOOK_RETRY_WINDOW_HOURS * 3_600_000,
+      timeoutMs: e.WEBHOOK_TIMEOUT_SECONDS * 1000,
+      dispatchIntervalMs: e.WEBHOOK_DISPATCH_INTERVAL_MS,
+    },
     logLevel: e.LOG_LEVEL,
     observability: {
       metricsToken: e.METRICS_TOKEN,

@@ -55,6 +55,10 @@ function startTestStack(): Promise<Stack> {
       EXCHANGE_FAILURES_PER_ADDRESS: '100000',
       EXCHANGE_FAILURES_PER_KEY: '100000',
       SSE_MAX_STREAMS_PER_USER: '1000',
+      // Webhook retries in tenths of seconds rather than seconds to an hour (test/e2e/webhooks.test.ts).
+      WEBHOOK_RETRY_INITIAL_MS: '300',
+      WEBHOOK_RETRY_MAX_MS: '1500',
+      WEBHOOK_DISPATCH_INTERVAL_MS: '200',
     },
   });
 }

@@ -6,6 +6,7 @@ import { createRunSettingsActivities } from './run-settings.ts';
 import { createRunToolActivities } from './run-tool.ts';
 import { createSandboxActivities } from './sandbox-activities.ts';
 import { createSandboxLeaseActivities } from './sandbox-lease.ts';
+import { createWebhookActivities } from './webhooks.ts';
 
 /** Every activity of the worker, built from its dependencies. */
 export function createActivities(deps: ActivityDeps) {
@@ -17,6 +18,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createRunSettingsActivities(deps),
     ...createSandboxActivities(deps),
     ...createSandboxLeaseActivities(deps),
+    ...createWebhookActivities(deps),
   };
 }
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { agentModelSettingsSchema } from '../shared/agent-settings.ts';
+import { webhookEventTypes } from '../shared/webhook-delivery-types.ts';
 import { emailSchema, roleSchema } from './users.ts';
 
 /**
@@ -42,6 +43,19 @@ const keySchema = z.strictObject({
   name: nameSchema,
 });
 
+const webhookSchema = z.strictObject({
+  /** Identifies the subscription within the org. */
+  name: nameSchema,
+  url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).max(2000),
+  /** Event types to send; all of them when left out. */
+  events: z.array(z.enum(webhookEventTypes)).min(1).optional(),
+  /** Name of an agent of the org: only its runs. Left out: every agent's. */
+  agent: nameSchema.optional(),
+  /** A Standard Webhooks secret (`whsec_` + base64 of 24–64 bytes); generated when a subscription is created without one. */
+  secret: z.string().regex(/^whsec_[A-Za-z0-9+/]{32,88}={0,2}$/, 'must be whsec_ followed by base64 of 24 to 64 bytes').optional(),
+  disabled: z.boolean().optional(),
+});
+
 const orgSchema = z
   .strictObject({
     name: nameSchema,
@@ -50,11 +64,14 @@ const orgSchema = z
     users: z.array(userSchema).default([]),
     agents: z.array(agentSchema).default([]),
     keys: z.array(keySchema).default([]),
+    /** Outbound run webhooks of the org (README "Outbound webhooks"). */
+    webhooks: z.array(webhookSchema).default([]),
   })
   .superRefine((org, ctx) => {
     noDuplicates(ctx, org.users, 'users', (u) => u.email, 'email');
     noDuplicates(ctx, org.agents, 'agents', (a) => a.name, 'agent name');
     noDuplicates(ctx, org.keys, 'keys', (k) => `${k.user}\n${k.name}`, 'key name for this user');
+    noDuplicates(ctx, org.webhooks, 'webhooks', (w) => w.name, 'webhook name');
     org.agents.forEach((a, i) => {
       const access = a.access ?? [];
       const seen = new Set<string>();

@@ -6,6 +6,7 @@ import { findOrgsNamed, insertOrg } from '../db/orgs.ts';
 import { emailsOfUsers, insertUser, listUsersOfOrg, updateUser, type Role } from '../db/users.ts';
 import { newId } from '../shared/ids.ts';
 import { createApiKey } from './api-keys.ts';
+import { applyWebhooks, type AppliedWebhook } from './apply-webhooks.ts';
 import { type ApplyFile, type ApplyOrg, applyFileSchema } from './apply-file.ts';
 import { formatIssues } from '../shared/zod-issues.ts';
 import { AdminError } from './errors.ts';
@@ -28,6 +29,7 @@ export interface AppliedOrg {
   /** Agent name → agent id, for the agents listed in the file. */
   agents: Record<string, string>;
   keys: AppliedKey[];
+  webhooks: AppliedWebhook[];
 }
 
 export interface ApplyResult {
@@ -68,7 +70,10 @@ export async function applyFile(db: Db, file: ApplyFile, opts: { dryRun?: boolea
     });
   } catch (err) {
     if (!(err instanceof DryRun)) throw err;
-    for (const org of err.result.orgs) for (const key of org.keys) delete key.key;
+    for (const org of err.result.orgs) {
+      for (const key of org.keys) delete key.key;
+      for (const hook of org.webhooks) delete hook.secret;
+    }
     return { ...err.result, dry_run: true };
   }
 }
@@ -109,8 +114,10 @@ async function applyOrg(tx: Tx, spec: ApplyOrg, path: string, changes: string[])
     }
   }
 
+  const webhooks = await applyWebhooks(tx, org, spec, path, changes);
+
   const users = Object.fromEntries(spec.users.map((u) => [u.email, userIds.get(u.email) ?? '']));
-  return { name: org.name, id: org.id, credits: org.creditBalance.toString(), users, agents, keys };
+  return { name: org.name, id: org.id, credits: org.creditBalance.toString(), users, agents, keys, webhooks };
 }
 
 /** Creates and updates the file's users; returns email → id for every user of the org. */

@@ -14,6 +14,7 @@ import { readEvents } from '../db/event-log.ts';
 import { EventHub } from './streaming/event-hub.ts';
 import { startRunReconciler } from './services/reconcile-runs.ts';
 import { moveQueueAfter } from './services/run-queue.ts';
+import { startWebhookDispatcher } from './services/webhook-dispatch.ts';
 import { StreamSlots } from './streaming/stream-slots.ts';
 
 export interface ApiHandle {
@@ -45,6 +46,7 @@ export async function startApi(config: Config, databaseUrl: string, db: Db, logg
   const app = createApp(deps);
   const reconciler = startRunReconciler(deps);
   hub.onRunEnded((runId) => void moveQueueAfter(deps, runId));
+  const webhookDispatcher = startWebhookDispatcher(deps);
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(config.api.port, config.api.host, () => resolve(s));
   });
@@ -55,6 +57,7 @@ export async function startApi(config: Config, databaseUrl: string, db: Db, logg
     async close(graceMs = 0) {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       await reconciler.stop();
+      await webhookDispatcher.stop();
       const streamsTold = streams.open;
       const drained = await drain.drain(graceMs);
       logger.info({ drained, streamsTold, requestsLeft: drain.requestsInFlight }, drained ? 'api drained' : 'api drain timed out; closing the requests left');

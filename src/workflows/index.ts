@@ -1,1 +1,2 @@
 export { runWorkflow } from './run-workflow.ts';
+export { webhookDeliveryWorkflow } from './webhook-delivery.ts';
