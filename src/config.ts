@@ -69,6 +69,8 @@ export const envSchema = z.object({
   WEBHOOK_TIMEOUT_SECONDS: z.coerce.number().int().positive().max(300).default(15),
   /** How often each api looks for new deliveries to start (their workflows are started once). */
   WEBHOOK_DISPATCH_INTERVAL_MS: z.coerce.number().int().positive().default(1_000),
+  /** Slack's Web API, where messaging flows post answers (a local fake in tests). */
+  SLACK_API_URL: z.string().url().default('https://slack.com/api'),
   /** Sandbox limits (README "Sandbox"): per command unless noted. */
   SANDBOX_DEFAULT_TIMEOUT_SECONDS: z.coerce.number().int().positive().default(60),
   SANDBOX_MAX_TIMEOUT_SECONDS: z.coerce.number().int().positive().default(600),
@@ -199,6 +201,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       timeoutMs: e.WEBHOOK_TIMEOUT_SECONDS * 1000,
       dispatchIntervalMs: e.WEBHOOK_DISPATCH_INTERVAL_MS,
     },
+    flows: { slackApiUrl: e.SLACK_API_URL.replace(/\/$/, '') },
     logLevel: e.LOG_LEVEL,
     observability: {
       metricsToken: e.METRICS_TOKEN,

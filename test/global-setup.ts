@@ -59,6 +59,8 @@ function startTestStack(): Promise<Stack> {
       WEBHOOK_RETRY_INITIAL_MS: '300',
       WEBHOOK_RETRY_MAX_MS: '1500',
       WEBHOOK_DISPATCH_INTERVAL_MS: '200',
+      // The bot token messaging flows of test/e2e/flows.test.ts name (their Slack is a local fake).
+      ARS_TEST_SLACK_TOKEN: 'xoxb-test-token',
     },
   });
 }

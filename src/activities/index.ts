@@ -6,6 +6,7 @@ import { createRunSettingsActivities } from './run-settings.ts';
 import { createRunToolActivities } from './run-tool.ts';
 import { createSandboxActivities } from './sandbox-activities.ts';
 import { createSandboxLeaseActivities } from './sandbox-lease.ts';
+import { createFlowActivities } from './flows.ts';
 import { createWebhookActivities } from './webhooks.ts';
 
 /** Every activity of the worker, built from its dependencies. */
@@ -19,6 +20,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createSandboxActivities(deps),
     ...createSandboxLeaseActivities(deps),
     ...createWebhookActivities(deps),
+    ...createFlowActivities(deps),
   };
 }
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { agentModelSettingsSchema } from '../shared/agent-settings.ts';
+import { cronConfigSchema, flowKinds, messagingConfigSchema, repositoryConfigSchema } from '../shared/flows.ts';
 import { webhookEventTypes } from '../shared/webhook-delivery-types.ts';
 import { emailSchema, roleSchema } from './users.ts';
 
@@ -56,6 +57,39 @@ const webhookSchema = z.strictObject({
   disabled: z.boolean().optional(),
 });
 
+const flowSchema = z
+  .strictObject({
+    /** Identifies the flow within the org. */
+    name: nameSchema,
+    kind: z.enum(flowKinds),
+    /** Name of an agent of the org; a messaging flow needs a customer-facing agent. */
+    agent: nameSchema,
+    /** Email of the org user the flow's runs belong to (their tasks list shows them). */
+    user: emailSchema,
+    enabled: z.boolean().optional(),
+    /** The run's user message, with {{path}} placeholders filled from the trigger's payload. */
+    message: z.string().min(1).max(20_000),
+    /** When given, events with the same rendered key continue one task (e.g. "{{issue.number}}"). */
+    task_key: z.string().min(1).max(500).optional(),
+    /** Verifies inbound requests: a `whsec_` secret for webhook and email (generated when left out), any string for repository (generated when left out), Slack's signing secret for messaging (required). */
+    secret: z.string().min(16).max(200).optional(),
+    cron: cronConfigSchema.optional(),
+    repository: repositoryConfigSchema.optional(),
+    messaging: messagingConfigSchema.optional(),
+  })
+  .superRefine((flow, ctx) => {
+    for (const kind of ['cron', 'repository', 'messaging'] as const) {
+      if ((flow.kind === kind) !== (flow[kind] !== undefined)) {
+        ctx.addIssue({ code: 'custom', path: [kind], message: flow.kind === kind ? `a ${kind} flow needs its ${kind} settings` : `only a ${kind} flow takes ${kind} settings` });
+      }
+    }
+    if (flow.kind === 'messaging' && !flow.secret) ctx.addIssue({ code: 'custom', path: ['secret'], message: "a messaging flow needs Slack's signing secret" });
+    if (flow.kind === 'cron' && flow.secret) ctx.addIssue({ code: 'custom', path: ['secret'], message: 'a cron flow takes no secret' });
+    if ((flow.kind === 'webhook' || flow.kind === 'email') && flow.secret && !/^whsec_[A-Za-z0-9+/]{32,88}={0,2}$/.test(flow.secret)) {
+      ctx.addIssue({ code: 'custom', path: ['secret'], message: 'must be whsec_ followed by base64 of 24 to 64 bytes' });
+    }
+  });
+
 const orgSchema = z
   .strictObject({
     name: nameSchema,
@@ -66,12 +100,15 @@ const orgSchema = z
     keys: z.array(keySchema).default([]),
     /** Outbound run webhooks of the org (README "Outbound webhooks"). */
     webhooks: z.array(webhookSchema).default([]),
+    /** Triggers that start runs (README "Flows"). */
+    flows: z.array(flowSchema).default([]),
   })
   .superRefine((org, ctx) => {
     noDuplicates(ctx, org.users, 'users', (u) => u.email, 'email');
     noDuplicates(ctx, org.agents, 'agents', (a) => a.name, 'agent name');
     noDuplicates(ctx, org.keys, 'keys', (k) => `${k.user}\n${k.name}`, 'key name for this user');
     noDuplicates(ctx, org.webhooks, 'webhooks', (w) => w.name, 'webhook name');
+    noDuplicates(ctx, org.flows, 'flows', (f) => f.name, 'flow name');
     org.agents.forEach((a, i) => {
       const access = a.access ?? [];
       const seen = new Set<string>();

@@ -6,6 +6,7 @@ import { findOrgsNamed, insertOrg } from '../db/orgs.ts';
 import { emailsOfUsers, insertUser, listUsersOfOrg, updateUser, type Role } from '../db/users.ts';
 import { newId } from '../shared/ids.ts';
 import { createApiKey } from './api-keys.ts';
+import { applyFlows, type AppliedFlow } from './apply-flows.ts';
 import { applyWebhooks, type AppliedWebhook } from './apply-webhooks.ts';
 import { type ApplyFile, type ApplyOrg, applyFileSchema } from './apply-file.ts';
 import { formatIssues } from '../shared/zod-issues.ts';
@@ -30,6 +31,7 @@ export interface AppliedOrg {
   agents: Record<string, string>;
   keys: AppliedKey[];
   webhooks: AppliedWebhook[];
+  flows: AppliedFlow[];
 }
 
 export interface ApplyResult {
@@ -73,6 +75,7 @@ export async function applyFile(db: Db, file: ApplyFile, opts: { dryRun?: boolea
     for (const org of err.result.orgs) {
       for (const key of org.keys) delete key.key;
       for (const hook of org.webhooks) delete hook.secret;
+      for (const flow of org.flows) delete flow.secret;
     }
     return { ...err.result, dry_run: true };
   }
@@ -115,9 +118,10 @@ async function applyOrg(tx: Tx, spec: ApplyOrg, path: string, changes: string[])
   }
 
   const webhooks = await applyWebhooks(tx, org, spec, path, changes);
+  const flows = await applyFlows(tx, org, spec, path, changes);
 
   const users = Object.fromEntries(spec.users.map((u) => [u.email, userIds.get(u.email) ?? '']));
-  return { name: org.name, id: org.id, credits: org.creditBalance.toString(), users, agents, keys, webhooks };
+  return { name: org.name, id: org.id, credits: org.creditBalance.toString(), users, agents, keys, webhooks, flows };
 }
 
 /** Creates and updates the file's users; returns email → id for every user of the org. */

@@ -51,8 +51,9 @@ export function applySummary(result: ApplyResult): string {
     for (const [name, id] of Object.entries(org.agents)) lines.push(`  agent ${id}  ${name}`);
     for (const k of org.keys) lines.push(`  key   ${k.id}  ${k.user} "${k.name}"${k.key ? `  NEW: ${k.key}` : ''}`);
     for (const w of org.webhooks) lines.push(`  webhook ${w.id}  "${w.name}"${w.secret ? `  NEW SECRET: ${w.secret}` : ''}`);
+    for (const f of org.flows) lines.push(`  flow  ${f.id}  ${f.kind} "${f.name}"${f.path ? `  POST ${f.path}` : ''}${f.secret ? `  NEW SECRET: ${f.secret}` : ''}`);
   }
   if (result.orgs.some((o) => o.keys.some((k) => k.key))) lines.push('', 'Store the NEW keys now: they are not shown again.');
-  if (result.orgs.some((o) => o.webhooks.some((w) => w.secret))) lines.push('', 'Give each NEW webhook secret to its receiver now: it is not shown again.');
+  if (result.orgs.some((o) => o.webhooks.some((w) => w.secret) || o.flows.some((f) => f.secret))) lines.push('', 'Give each NEW secret to its sender or receiver now: it is not shown again.');
   return lines.join('\n');
 }

@@ -18,6 +18,17 @@ import { allRoutes } from './routes/index.ts';
 /** Largest accepted JSON body; larger requests get 413. */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
+declare module 'node:http' {
+  interface IncomingMessage {
+    /** The request body as received, for routes under /api/v1/flows/ (signature checks). */
+    rawBody?: string;
+  }
+}
+
+function keepRawBodyOfFlows(req: IncomingMessage, _res: ServerResponse, body: Buffer): void {
+  if (req.url?.startsWith('/api/v1/flows/')) req.rawBody = body.toString('utf8');
+}
+
 export function createApp(deps: ApiDeps): Express {
   const app = express();
   app.disable('x-powered-by');
@@ -64,7 +75,8 @@ export function createApp(deps: ApiDeps): Express {
   // Probes answered above stay up while draining (liveness stays true); every other request is counted
   // from here, so one whose body is still arriving when the drain starts gets to finish; later ones get 503.
   app.use(deps.drain.middleware);
-  app.use(express.json({ limit: MAX_BODY_BYTES }));
+  // Inbound flow requests are verified against the exact bytes their sender signed.
+  app.use(express.json({ limit: MAX_BODY_BYTES, verify: keepRawBodyOfFlows }));
   app.use(requestLogContext);
   if (deps.config.observability.tracing) app.use(httpTracing);
 

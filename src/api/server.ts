@@ -15,6 +15,7 @@ import { EventHub } from './streaming/event-hub.ts';
 import { startRunReconciler } from './services/reconcile-runs.ts';
 import { moveQueueAfter } from './services/run-queue.ts';
 import { startWebhookDispatcher } from './services/webhook-dispatch.ts';
+import { startFlowDispatcher } from './services/flow-dispatch.ts';
 import { StreamSlots } from './streaming/stream-slots.ts';
 
 export interface ApiHandle {
@@ -47,6 +48,7 @@ export async function startApi(config: Config, databaseUrl: string, db: Db, logg
   const reconciler = startRunReconciler(deps);
   hub.onRunEnded((runId) => void moveQueueAfter(deps, runId));
   const webhookDispatcher = startWebhookDispatcher(deps);
+  const flowDispatcher = startFlowDispatcher(deps);
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(config.api.port, config.api.host, () => resolve(s));
   });
@@ -58,6 +60,7 @@ export async function startApi(config: Config, databaseUrl: string, db: Db, logg
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       await reconciler.stop();
       await webhookDispatcher.stop();
+      await flowDispatcher.stop();
       const streamsTold = streams.open;
       const drained = await drain.drain(graceMs);
       logger.info({ drained, streamsTold, requestsLeft: drain.requestsInFlight }, drained ? 'api drained' : 'api drain timed out; closing the requests left');

@@ -4,6 +4,7 @@ import { artifactRoutes } from './artifacts.ts';
 import { authRoutes } from './auth.ts';
 import { commentRoutes } from './comments.ts';
 import { eventRoutes } from './events.ts';
+import { flowRoutes } from './flows.ts';
 import { humanInputRoutes } from './human-input.ts';
 import { memoryRoutes } from './memories.ts';
 import { runControlRoutes } from './run-control.ts';
@@ -14,4 +15,4 @@ import { taskRoutes } from './tasks.ts';
 import { webhookRoutes } from './webhooks.ts';
 
 /** Every documented operation of the API. The OpenAPI document is built from this list. */
-export const allRoutes: RouteSpec[] = [...authRoutes, ...runRoutes, ...runStatusRoutes, ...taskRoutes, ...commentRoutes, ...streamRoutes, ...eventRoutes, ...artifactRoutes, ...memoryRoutes, ...humanInputRoutes, ...approvalRoutes, ...runControlRoutes, ...webhookRoutes];
+export const allRoutes: RouteSpec[] = [...authRoutes, ...runRoutes, ...runStatusRoutes, ...taskRoutes, ...commentRoutes, ...streamRoutes, ...eventRoutes, ...artifactRoutes, ...memoryRoutes, ...humanInputRoutes, ...approvalRoutes, ...runControlRoutes, ...webhookRoutes, ...flowRoutes];

@@ -77,6 +77,10 @@ export const taskSummarySchema = z
     user_id: z.string().describe('The user who started the task'),
     run_status: taskRunStatusSchema,
     latest_run_id: z.string().nullable(),
+    source: z
+      .object({ flow_id: z.string(), flow_name: z.string(), kind: z.string(), external_id: z.string() })
+      .nullable()
+      .describe('The flow (trigger) that started the task, with the external id of its first event; null for tasks started over the API'),
     created_at: timestamp,
     updated_at: timestamp.describe('Last change: a new turn or a stored answer'),
   })

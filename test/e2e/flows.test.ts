@@ -1,0 +1,253 @@
+import { createHmac } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { applyFile, parseApplyFile, type AppliedOrg } from '../../src/admin/apply.ts';
+import { AdminError } from '../../src/admin/errors.ts';
+import { flowScheduleId } from '../../src/shared/flows.ts';
+import { apiUrl, call, exchange } from '../support/http.ts';
+import { temporalClient, type Caller } from '../support/runs.ts';
+import { createTenant, testDb, type Tenant } from '../support/tenant.ts';
+
+let tenant: Tenant;
+let orgName: string;
+let owner: Caller;
+
+/** Applies flows (and agents) to the tenant's org as an operator would; returns the org's result. */
+async function apply(spec: Record<string, unknown>): Promise<AppliedOrg> {
+  return (await applyFile(testDb(), parseApplyFile({ orgs: [{ name: orgName, ...spec }] }))).orgs[0]!;
+}
+
+const ownerEmail = async () => (await testDb().user.findUniqueOrThrow({ where: { id: tenant.users.owner } })).email;
+
+async function waitForRunEnd(runId: string, timeoutMs = 30_000): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const run = await testDb().run.findUnique({ where: { id: runId } });
+    if (run && ['completed', 'failed', 'cancelled'].includes(run.status)) return run.status;
+    if (Date.now() > deadline) throw new Error(`run ${runId} did not end`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+const firstUserMessage = async (taskId: string) =>
+  (await testDb().message.findFirstOrThrow({ where: { taskId, role: 'user' }, orderBy: { position: 'asc' } })).content;
+
+function post(path: string, body: string, headers: Record<string, string>): Promise<Response> {
+  return fetch(`${apiUrl()}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body });
+}
+
+function signed(secret: string, id: string, body: string, at = new Date()): Record<string, string> {
+  return { 'webhook-id': id, 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': new Webhook(secret).sign(id, at, body) };
+}
+
+beforeAll(async () => {
+  tenant = await createTenant();
+  orgName = (await testDb().org.findUniqueOrThrow({ where: { id: tenant.orgId } })).name;
+  owner = { token: await exchange(tenant.keys.owner), agentId: tenant.agentId };
+});
+
+describe('webhook flows', () => {
+  let path: string;
+  let secret: string;
+
+  beforeAll(async () => {
+    const org = await apply({
+      flows: [{ name: 'orders', kind: 'webhook', agent: 'agent', user: await ownerEmail(), message: 'New order {{order.id}}: {{order.note}}', task_key: '{{order.customer}}' }],
+    });
+    path = org.flows[0]!.path!;
+    secret = org.flows[0]!.secret!;
+    expect(path).toMatch(/^\/api\/v1\/flows\/flw_\w+\/webhook$/);
+  });
+
+  it('starts a run from a signed event, renders the message, records the source, and answers a repeat with the same run', async () => {
+    const body = JSON.stringify({ order: { id: 'A-1', note: 'two lamps', customer: 'c-7' } });
+    const res = await post(path, body, signed(secret, 'evt_1', body));
+    expect(res.status).toBe(202);
+    const first = (await res.json()) as { task_id: string; run_id: string; duplicate: boolean };
+    expect(first.duplicate).toBe(false);
+    expect(await waitForRunEnd(first.run_id)).toBe('completed');
+    expect(await firstUserMessage(first.task_id)).toBe('New order A-1: two lamps');
+
+    const again = await post(path, body, signed(secret, 'evt_1', body));
+    expect(await again.json()).toEqual({ task_id: first.task_id, run_id: first.run_id, duplicate: true });
+    expect(await testDb().run.count({ where: { taskId: first.task_id } })).toBe(1);
+
+    // The same key (customer) continues the task; the task list shows where it came from.
+    const second = JSON.stringify({ order: { id: 'A-2', note: 'one more', customer: 'c-7' } });
+    const next = (await (await post(path, second, signed(secret, 'evt_2', second))).json()) as { task_id: string; run_id: string };
+    expect(next.task_id).toBe(first.task_id);
+    expect(await waitForRunEnd(next.run_id)).toBe('completed');
+    const list = (await (await call('GET', '/api/tasks', { token: owner.token, agentId: owner.agentId })).json()) as { tasks: { id: string; source: unknown }[] };
+    expect(list.tasks.find((t) => t.id === first.task_id)!.source).toMatchObject({ kind: 'webhook', flow_name: 'orders', external_id: 'evt_1' });
+  });
+
+  it('refuses a bad signature, a stale timestamp and an unknown flow, starting nothing', async () => {
+    const body = JSON.stringify({ order: { id: 'X', note: 'x', customer: 'x' } });
+    const before = await testDb().run.count({ where: { task: { orgId: tenant.orgId } } });
+    expect((await post(path, body, signed('whsec_' + Buffer.alloc(32, 7).toString('base64'), 'evt_bad', body))).status).toBe(401);
+    expect((await post(path, body, signed(secret, 'evt_old', body, new Date(Date.now() - 10 * 60_000)))).status).toBe(401);
+    expect((await post(path, body.replace('x', 'y'), signed(secret, 'evt_tampered', body))).status).toBe(401);
+    expect((await post('/api/v1/flows/flw_nope/webhook', body, signed(secret, 'evt_3', body))).status).toBe(404);
+    expect((await post(path.replace('/webhook', '/github'), body, {})).status).toBe(404); // a webhook flow is not a repository flow
+    expect(await testDb().run.count({ where: { task: { orgId: tenant.orgId } } })).toBe(before);
+  });
+});
+
+describe('repository and email flows', () => {
+  it('starts runs for the repository events the flow lists and ignores the rest', async () => {
+    const org = await apply({
+      flows: [{ name: 'issues', kind: 'repository', agent: 'agent', user: await ownerEmail(), message: 'Triage issue #{{issue.number}}: {{issue.title}}', task_key: '{{issue.number}}', repository: { events: ['issues.opened'] } }],
+    });
+    const { path, secret } = org.flows[0]!;
+    const deliver = (event: string, delivery: string, payload: object, key = secret!) => {
+      const body = JSON.stringify(payload);
+      return post(path!, body, { 'X-GitHub-Event': event, 'X-GitHub-Delivery': delivery, 'X-Hub-Signature-256': `sha256=${createHmac('sha256', key).update(body).digest('hex')}` });
+    };
+    const opened = await deliver('issues', 'd-1', { action: 'opened', issue: { number: 42, title: 'Crash on save' } });
+    expect(opened.status).toBe(202);
+    const started = (await opened.json()) as { task_id: string; run_id: string };
+    expect(await waitForRunEnd(started.run_id)).toBe('completed');
+    expect(await firstUserMessage(started.task_id)).toBe('Triage issue #42: Crash on save');
+    expect(await (await deliver('issues', 'd-2', { action: 'closed', issue: { number: 42 } })).json()).toMatchObject({ run_id: null, ignored: expect.stringContaining('issues.closed') });
+    expect(await (await deliver('ping', 'd-3', { zen: 'hi' })).json()).toMatchObject({ run_id: null, ignored: expect.any(String) });
+    expect((await deliver('issues', 'd-4', { action: 'opened', issue: { number: 1 } }, 'wrong-secret-wrong-secret')).status).toBe(401);
+  });
+
+  it('starts a run from a signed inbound email, deduplicated on its message id', async () => {
+    const org = await apply({ flows: [{ name: 'inbox', kind: 'email', agent: 'agent', user: await ownerEmail(), message: 'Email from {{from}}: {{subject}}\n\n{{text}}' }] });
+    const { path, secret } = org.flows[0]!;
+    const mail = JSON.stringify({ from: 'ann@example.test', to: 'bot@example.test', subject: 'Invoice', text: 'Please check.', message_id: '<m1@example.test>', attachments: [{ filename: 'a.pdf', content_type: 'application/pdf', size: 1200 }] });
+    const first = (await (await post(path!, mail, signed(secret!, 'hook-1', mail))).json()) as { task_id: string; run_id: string };
+    expect(await waitForRunEnd(first.run_id)).toBe('completed');
+    expect(await firstUserMessage(first.task_id)).toBe('Email from ann@example.test: Invoice\n\nPlease check.');
+    // The parse service retries with a new webhook-id: the message id still names the same event.
+    const retried = (await (await post(path!, mail, signed(secret!, 'hook-2', mail))).json()) as { run_id: string; duplicate: boolean };
+    expect(retried).toMatchObject({ run_id: first.run_id, duplicate: true });
+    const notMail = JSON.stringify({ hello: 1 });
+    expect((await post(path!, notMail, signed(secret!, 'hook-3', notMail))).status).toBe(400);
+  });
+});
+
+describe('cron flows on Temporal Schedules', () => {
+  it('creates a schedule that starts runs, updates it when the flow changes, and pauses it when disabled', async () => {
+    const user = await ownerEmail();
+    const flow = { name: 'ticker', kind: 'cron', agent: 'agent', user, message: 'Tick at {{scheduled_at}}', cron: { schedule: { every_seconds: 2 }, overlap: 'allow_all' } };
+    const id = (await apply({ flows: [flow] })).flows[0]!.id;
+    const client = await temporalClient();
+    const handle = client.schedule.getHandle(flowScheduleId(id));
+    const deadline = Date.now() + 30_000;
+    let runs: { runId: string | null }[] = [];
+    while (runs.filter((r) => r.runId).length < 2 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 500));
+      runs = await testDb().flowEvent.findMany({ where: { flowId: id } });
+    }
+    const runIds = runs.map((r) => r.runId).filter((r): r is string => r !== null);
+    expect(runIds.length).toBeGreaterThanOrEqual(2);
+    expect(await waitForRunEnd(runIds[0]!)).toBe('completed');
+    expect((await handle.describe()).spec).toMatchObject({ intervals: [{ every: 2000 }] });
+
+    await apply({ flows: [{ ...flow, cron: { schedule: '0 9 * * 1-5', timezone: 'Europe/Berlin' } }] });
+    await expectEventually(async () => expect((await handle.describe()).spec).toMatchObject({ calendars: expect.any(Array), timezone: 'Europe/Berlin' }));
+    await apply({ flows: [{ ...flow, cron: { schedule: '0 9 * * 1-5', timezone: 'Europe/Berlin' }, enabled: false }] });
+    await expectEventually(async () => expect((await handle.describe()).state.paused).toBe(true));
+  }, 60_000);
+});
+
+describe('messaging flows (Slack Events API)', () => {
+  const slack = { server: undefined as Server | undefined, posts: [] as Record<string, unknown>[], auth: [] as string[] };
+  const signingSecret = 'slack-signing-secret-for-tests';
+  let path: string;
+
+  beforeAll(async () => {
+    slack.server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        slack.posts.push({ url: req.url, ...(JSON.parse(body) as object) });
+        slack.auth.push(String(req.headers.authorization));
+        res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ ok: true }));
+      });
+    });
+    await new Promise<void>((r) => slack.server!.listen(0, '127.0.0.1', r));
+    const apiUrlOfFake = `http://127.0.0.1:${(slack.server!.address() as AddressInfo).port}/api`;
+    const messaging = { bot_token_env: 'ARS_TEST_SLACK_TOKEN', api_url: apiUrlOfFake };
+    const flow = { name: 'slack', kind: 'messaging', agent: 'support', user: await ownerEmail(), message: '{{event.text}}', task_key: '{{thread_ts}}', secret: signingSecret, messaging };
+    await expect(apply({ agents: [{ name: 'support', customer_facing: false }], flows: [flow] })).rejects.toThrow(/not customer-facing/);
+    path = (await apply({ agents: [{ name: 'support', customer_facing: true }], flows: [flow] })).flows[0]!.path!;
+  });
+
+  afterAll(async () => {
+    await new Promise<void>((r) => (slack.server ? slack.server.close(() => r()) : r()));
+  });
+
+  function slackPost(payload: object, secret = signingSecret): Promise<Response> {
+    const body = JSON.stringify(payload);
+    const ts = String(Math.floor(Date.now() / 1000));
+    const signature = `v0=${createHmac('sha256', secret).update(`v0:${ts}:${body}`).digest('hex')}`;
+    return post(path, body, { 'X-Slack-Request-Timestamp': ts, 'X-Slack-Signature': signature });
+  }
+
+  const message = (eventId: string, text: string, extra: object = {}) => ({
+    type: 'event_callback',
+    event_id: eventId,
+    event: { type: 'message', text, user: 'U1', channel: 'C1', ts: '1700000000.000100', ...extra },
+  });
+
+  it('answers the url_verification challenge, runs one task per thread, and posts each answer back in the thread', async () => {
+    const challenge = await slackPost({ type: 'url_verification', challenge: 'abc123' });
+    expect(challenge.status).toBe(200);
+    expect(await challenge.json()).toEqual({ challenge: 'abc123' });
+
+    const first = (await (await slackPost(message('Ev1', 'Hello bot'))).json()) as { task_id: string; run_id: string };
+    expect(await waitForRunEnd(first.run_id)).toBe('completed');
+    await expectEventually(async () => expect(slack.posts).toHaveLength(1));
+    const answer = await testDb().message.findFirstOrThrow({ where: { runId: first.run_id, role: 'assistant' }, orderBy: { position: 'desc' } });
+    expect(slack.posts[0]).toMatchObject({ url: '/api/chat.postMessage', channel: 'C1', thread_ts: '1700000000.000100', text: answer.content });
+    expect(slack.auth[0]).toBe('Bearer xoxb-test-token');
+
+    const reply = (await (await slackPost(message('Ev2', 'And again', { ts: '1700000001.000200', thread_ts: '1700000000.000100' }))).json()) as { task_id: string; run_id: string };
+    expect(reply.task_id).toBe(first.task_id);
+    expect(await waitForRunEnd(reply.run_id)).toBe('completed');
+    await expectEventually(async () => expect(slack.posts).toHaveLength(2));
+
+    expect(await (await slackPost(message('Ev3', 'beep', { bot_id: 'B1' }))).json()).toMatchObject({ run_id: null, ignored: expect.any(String) });
+    expect((await slackPost(message('Ev4', 'forged'), 'another-secret-entirely')).status).toBe(401);
+    expect((await slackPost(message('Ev1', 'Hello bot'))).status).toBe(202); // a retried delivery: the same run, no new post
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(slack.posts).toHaveLength(2);
+  }, 60_000);
+
+  it('refuses with 400 at request time when the agent is no longer customer-facing', async () => {
+    await apply({ agents: [{ name: 'support', customer_facing: false }] });
+    try {
+      const res = await slackPost(message('Ev9', 'Hi'));
+      expect(res.status).toBe(400);
+      expect(((await res.json()) as { detail: string }).detail).toMatch(/not customer-facing/);
+    } finally {
+      await apply({ agents: [{ name: 'support', customer_facing: true }] });
+    }
+  });
+
+  it('admin apply checks flows: settings of the kind, a known agent and user, no kind change', async () => {
+    const user = await ownerEmail();
+    await expect(apply({ flows: [{ name: 'bad', kind: 'cron', agent: 'agent', user, message: 'x' }] })).rejects.toThrow(AdminError);
+    await expect(apply({ flows: [{ name: 'bad', kind: 'webhook', agent: 'nobody', user, message: 'x' }] })).rejects.toThrow(/no agent named/);
+    await expect(apply({ flows: [{ name: 'bad', kind: 'webhook', agent: 'agent', user: 'ghost@example.test', message: 'x' }] })).rejects.toThrow(/no user/);
+    await expect(apply({ flows: [{ name: 'slack', kind: 'webhook', agent: 'agent', user, message: 'x' }] })).rejects.toThrow(/kind cannot change/);
+  });
+});
+
+async function expectEventually(check: () => Promise<void>, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await check();
+      return;
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+}
