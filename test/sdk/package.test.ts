@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { projectRoot } from '../../src/config.ts';
 
@@ -29,5 +30,17 @@ describe('the @agent-run/client package', () => {
       for (const [, specifier] of text.matchAll(/(?:from|import)\s*\(?\s*['"]([^'"]+)['"]/g)) imported.add(specifier!.startsWith('.') ? '<relative>' : specifier!);
     }
     expect([...imported].sort()).toEqual(['<relative>', 'eventsource-parser']);
+  });
+
+  it('bundles for the browser, and a bundle that uses one helper leaves the client out (tree-shaking)', async () => {
+    const bundle = async (contents: string) => {
+      const out = await build({ stdin: { contents, resolveDir: dir, loader: 'js' }, bundle: true, platform: 'browser', format: 'esm', minify: true, write: false, absWorkingDir: dir, alias: { '@agent-run/client': './dist/index.js' } });
+      return out.outputFiles[0]!.text;
+    };
+    const whole = await bundle("import { AgentRunClient } from '@agent-run/client'; console.log(new AgentRunClient({ baseUrl: 'x', token: 't' }));");
+    expect(whole).toContain('/api/tasks');
+    const helper = await bundle("import { isTerminalEvent } from '@agent-run/client'; console.log(isTerminalEvent({ type: 'RUN_FINISHED' }));");
+    expect(helper).not.toContain('/api/tasks');
+    expect(helper.length).toBeLessThan(whole.length / 5);
   });
 });
