@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 /**
@@ -18,9 +19,13 @@ const EXCLUSIVE = [
   'test/e2e/edge.test.ts',
   'test/deploy/production-build.test.ts',
   'test/e2e/observability.test.ts',
+  'test/sdk/resume.test.ts',
+  'test/sdk/retries.test.ts',
 ];
 
 export default defineConfig({
+  // Tests use the SDK's source, never its possibly stale dist/.
+  resolve: { alias: { '@agent-run/client': fileURLToPath(new URL('./packages/client/src/index.ts', import.meta.url)) } },
   test: {
     globalSetup: ['test/global-setup.ts'],
     setupFiles: ['test/support/close-clients.ts'],
