@@ -5,6 +5,8 @@
 import type { components, operations } from './generated/openapi.ts';
 
 type Schemas = components['schemas'];
+/** The body of POST /api/run, as the document describes it. */
+type RunBody = NonNullable<operations['startRun']['requestBody']>['content']['application/json'];
 
 /** One AG-UI event of a run stream, a union discriminated on `type` (14 types). */
 export type RunEvent = Schemas['RunEvent'];
@@ -69,6 +71,8 @@ export interface RunRequest {
   mode?: RunMode;
   /** IANA time zone name, e.g. `Europe/Berlin` (the document lists the accepted names). */
   timezone?: string;
+  /** What happens when `taskId`'s run is still busy: `reject` (default, 409), `enqueue`, `interrupt` or `rollback`. */
+  multitaskStrategy?: RunBody['multitask_strategy'];
   /** Sent as `Idempotency-Key`; a random UUID when omitted. Every retry of this request reuses it. */
   idempotencyKey?: string;
 }

@@ -27,7 +27,7 @@ export interface EventsOptions extends CallOptions {
 function runBody(req: RunRequest, stream: boolean) {
   const messages = req.messages ?? (req.message !== undefined ? [{ role: 'user' as const, content: req.message }] : undefined);
   if (!messages) throw new TypeError('A run request needs `message` or `messages`');
-  return { messages, task_id: req.taskId, mode: req.mode, timezone: req.timezone, stream };
+  return { messages, task_id: req.taskId, mode: req.mode, timezone: req.timezone, multitask_strategy: req.multitaskStrategy, stream };
 }
 
 /** A random UUID (crypto.randomUUID exists in browsers and Node >= 19). */
