@@ -75,6 +75,8 @@ export interface DequeuedRun {
   userId: string;
   /** The runs its start deleted (`rollback`). */
   rolledBack: string[];
+  /** The flow that started its task, if one did. */
+  source?: { kind: string; flow_name: string; external_id: string };
 }
 
 /**
@@ -100,7 +102,7 @@ export async function takeQueuedRun(db: Db, taskId: string): Promise<DequeuedRun
         routingReason: true,
         queuedMessages: true,
         rollsBack: true,
-        task: { select: { orgId: true, agentId: true, userId: true, agent: { select: { name: true } } } },
+        task: { select: { orgId: true, agentId: true, userId: true, source: true, agent: { select: { name: true } } } },
       },
     });
     const rolledBack = run.rollsBack.length === 0 ? [] : await deleteEndedRuns(tx, taskId, run.rollsBack);
@@ -116,6 +118,7 @@ export async function takeQueuedRun(db: Db, taskId: string): Promise<DequeuedRun
       agentId: task.agentId,
       agentName: task.agent.name,
       userId: task.userId,
+      source: (task.source ?? undefined) as DequeuedRun['source'],
       rolledBack,
     };
   });

@@ -81,6 +81,11 @@ describe('webhook flows', () => {
     expect(await waitForRunEnd(next.run_id)).toBe('completed');
     const list = (await (await call('GET', '/api/tasks', { token: owner.token, agentId: owner.agentId })).json()) as { tasks: { id: string; source: unknown }[] };
     expect(list.tasks.find((t) => t.id === first.task_id)!.source).toMatchObject({ kind: 'webhook', flow_name: 'orders', external_id: 'evt_1' });
+    // The Temporal UI shows it on each run's workflow page.
+    for (const [runId, event] of [[first.run_id, 'evt_1'], [next.run_id, 'evt_2']]) {
+      const details = await (await (await temporalClient()).workflow.getHandle(runId).describe()).staticDetails();
+      expect(details).toContain(`source: webhook flow **orders**, event \`${event}\``);
+    }
   });
 
   it('refuses a bad signature, a stale timestamp and an unknown flow, starting nothing', async () => {

@@ -158,6 +158,7 @@ describe('GET /api/tasks', () => {
       user_id: fresh.users.owner,
       run_status: 'idle',
       latest_run_id: null,
+      source: null,
       created_at: expect.any(String),
       updated_at: expect.any(String),
     });

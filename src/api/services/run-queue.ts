@@ -21,7 +21,7 @@ export async function startNextQueuedRun(deps: Pick<ApiDeps, 'db' | 'temporal' |
   if (!run) return undefined;
   if (run.rolledBack.length > 0) deps.logger.info({ taskId, runId: run.id, rolledBack: run.rolledBack }, 'rolled back runs of the task');
   try {
-    await startRunWorkflow(deps, { runId: run.id, taskId, orgId: run.orgId, agentId: run.agentId, agentName: run.agentName, userId: run.userId, mode: run.mode, routingReason: run.routingReason });
+    await startRunWorkflow(deps, { runId: run.id, taskId, orgId: run.orgId, agentId: run.agentId, agentName: run.agentName, userId: run.userId, mode: run.mode, routingReason: run.routingReason, source: run.source });
   } catch (err) {
     deps.logger.warn({ err, runId: run.id }, 'could not start a queued run now; the reconciler will');
   }

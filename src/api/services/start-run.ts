@@ -17,7 +17,7 @@ import type { AgentContext, Caller } from '../middleware/authenticate.ts';
 import { claimsExpiredBefore, runOfClaim, type IdempotencyClaim } from './idempotency.ts';
 import { loadAccessibleTask } from './task-access.ts';
 import { interruptRun, startNextQueuedRun } from './run-queue.ts';
-import { startRunWorkflow } from './workflow-start.ts';
+import { startRunWorkflow, type RunWorkflowStart } from './workflow-start.ts';
 
 export interface StartedRun {
   runId: string;
@@ -65,12 +65,12 @@ function allowedMessages(modelSettings: unknown, messages: RunRequest['messages'
  * With an idempotency claim, a key seen before returns its run and starts nothing;
  * a new key is stored in the same transaction as the run.
  */
-export async function startRun(deps: ApiDeps, caller: Caller, agent: AgentContext, body: RunRequest, claim?: IdempotencyClaim): Promise<StartedRun> {
+export async function startRun(deps: ApiDeps, caller: Caller, agent: AgentContext, body: RunRequest, claim?: IdempotencyClaim, source?: RunWorkflowStart['source']): Promise<StartedRun> {
   const { db } = deps;
   const earlier = claim && (await runOfClaim(db, caller, claim));
   if (earlier) return replayedRun(db, earlier);
   try {
-    return await createAndStartRun(deps, caller, agent, body, claim);
+    return await createAndStartRun(deps, caller, agent, body, claim, source);
   } catch (err) {
     // A concurrent request with the same key won the race: answer with its run.
     const winner = claim && isUniqueViolation(err) ? await runOfClaim(db, caller, claim) : undefined;
@@ -85,7 +85,7 @@ async function replayedRun(db: ApiDeps['db'], runId: string): Promise<StartedRun
   return { runId, taskId: run.taskId, mode: run.mode, routingReason: run.routingReason, createdAt: run.createdAt, replayed: true };
 }
 
-async function createAndStartRun(deps: ApiDeps, caller: Caller, agent: AgentContext, body: RunRequest, claim?: IdempotencyClaim): Promise<StartedRun> {
+async function createAndStartRun(deps: ApiDeps, caller: Caller, agent: AgentContext, body: RunRequest, claim?: IdempotencyClaim, source?: RunWorkflowStart['source']): Promise<StartedRun> {
   const { db } = deps;
   const problem = runRequestProblem(body);
   if (problem) throw badRequest(problem);
@@ -139,6 +139,7 @@ async function createAndStartRun(deps: ApiDeps, caller: Caller, agent: AgentCont
       routingReason: routing.reason,
       settings: runSettingsFrom(modelSettings),
       startRecorded: true,
+      ...(source ? { source } : {}),
     });
   } catch (err) {
     deps.logger.error({ err, runId }, 'could not start the run workflow');

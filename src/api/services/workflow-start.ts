@@ -12,6 +12,8 @@ export interface RunWorkflowStart {
   agentName: string;
   /** Who asked for the run (the task's user). */
   userId: string;
+  /** The flow that started the run's task, shown on the workflow's page. */
+  source?: { kind: string; flow_name: string; external_id: string };
   mode: 'fast' | 'deep';
   routingReason: string;
   /** The agent's run policy, when the caller read it (the reconciler does not: the workflow loads it). */
@@ -46,6 +48,7 @@ export async function startRunWorkflow({ temporal, config }: Pick<ApiDeps, 'temp
         `- org: \`${orgId}\``,
         `- task: \`${taskId}\``,
         `- started by: \`${run.userId}\``,
+        ...(run.source ? [`- source: ${run.source.kind} flow **${run.source.flow_name}**, event \`${run.source.external_id}\``] : []),
         `- routing: ${routingReason}`,
       ].join('\n'),
     });
