@@ -1,13 +1,14 @@
 import { z } from 'zod';
 import { agentModelSettingsSchema } from '../shared/agent-settings.ts';
 import { emailSchema, roleSchema } from './users.ts';
+import { originsSchema } from './widget-keys.ts';
 
 /**
  * The file read by `admin apply`: the desired orgs, users, agents and API
  * keys, keyed by natural keys so that applying it again changes nothing:
  * an org by its name, a user by email within the org, an agent by name
  * within the org, a key by (user email, key name) among the user's
- * unrevoked keys.
+ * unrevoked keys, a widget key by name among the org's unrevoked ones.
  */
 const nameSchema = z.string().trim().min(1, 'must not be empty').max(200);
 
@@ -42,6 +43,17 @@ const keySchema = z.strictObject({
   name: nameSchema,
 });
 
+const widgetKeySchema = z.strictObject({
+  /** Names the key within the org: applying again finds the org's unrevoked key of this name. */
+  name: nameSchema,
+  /** Name of a customer-facing agent of this org (in the file or already stored). */
+  agent: nameSchema,
+  /** Browser origins allowed to use the key; kept in sync when the key exists. */
+  origins: originsSchema,
+  /** true revokes the org's unrevoked key of this name (if any). */
+  revoked: z.boolean().optional(),
+});
+
 const orgSchema = z
   .strictObject({
     name: nameSchema,
@@ -50,11 +62,14 @@ const orgSchema = z
     users: z.array(userSchema).default([]),
     agents: z.array(agentSchema).default([]),
     keys: z.array(keySchema).default([]),
+    /** Publishable keys of the embedded chat widget (docs/widget.md). */
+    widget_keys: z.array(widgetKeySchema).default([]),
   })
   .superRefine((org, ctx) => {
     noDuplicates(ctx, org.users, 'users', (u) => u.email, 'email');
     noDuplicates(ctx, org.agents, 'agents', (a) => a.name, 'agent name');
     noDuplicates(ctx, org.keys, 'keys', (k) => `${k.user}\n${k.name}`, 'key name for this user');
+    noDuplicates(ctx, org.widget_keys, 'widget_keys', (k) => k.name, 'widget key name');
     org.agents.forEach((a, i) => {
       const access = a.access ?? [];
       const seen = new Set<string>();

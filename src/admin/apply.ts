@@ -9,6 +9,7 @@ import { createApiKey } from './api-keys.ts';
 import { type ApplyFile, type ApplyOrg, applyFileSchema } from './apply-file.ts';
 import { formatIssues } from '../shared/zod-issues.ts';
 import { AdminError } from './errors.ts';
+import { applyWidgetKeys, type AppliedWidgetKey } from './apply-widget-keys.ts';
 
 export interface AppliedKey {
   user: string;
@@ -28,6 +29,7 @@ export interface AppliedOrg {
   /** Agent name → agent id, for the agents listed in the file. */
   agents: Record<string, string>;
   keys: AppliedKey[];
+  widget_keys: AppliedWidgetKey[];
 }
 
 export interface ApplyResult {
@@ -68,7 +70,10 @@ export async function applyFile(db: Db, file: ApplyFile, opts: { dryRun?: boolea
     });
   } catch (err) {
     if (!(err instanceof DryRun)) throw err;
-    for (const org of err.result.orgs) for (const key of org.keys) delete key.key;
+    for (const org of err.result.orgs) {
+      for (const key of org.keys) delete key.key;
+      for (const key of org.widget_keys) delete key.key;
+    }
     return { ...err.result, dry_run: true };
   }
 }
@@ -109,8 +114,9 @@ async function applyOrg(tx: Tx, spec: ApplyOrg, path: string, changes: string[])
     }
   }
 
+  const widgetKeys = await applyWidgetKeys(tx, org.id, spec.widget_keys, `${path}.widget_keys`, label, changes);
   const users = Object.fromEntries(spec.users.map((u) => [u.email, userIds.get(u.email) ?? '']));
-  return { name: org.name, id: org.id, credits: org.creditBalance.toString(), users, agents, keys };
+  return { name: org.name, id: org.id, credits: org.creditBalance.toString(), users, agents, keys, widget_keys: widgetKeys };
 }
 
 /** Creates and updates the file's users; returns email → id for every user of the org. */
