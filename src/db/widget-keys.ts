@@ -14,9 +14,9 @@ export async function findWidgetKey(db: DbOrTx, keyId: string): Promise<WidgetKe
   return db.widgetKey.findUnique({ where: { id: keyId } });
 }
 
-/** The key with that hash, with its agent's customer-facing flag. */
+/** The key with that hash, with its agent's id, name and customer-facing flag. */
 export async function findWidgetKeyByHash(db: Db, hash: string) {
-  return db.widgetKey.findUnique({ where: { hash }, include: { agent: { select: { customerFacing: true } } } });
+  return db.widgetKey.findUnique({ where: { hash }, include: { agent: { select: { id: true, name: true, customerFacing: true } } } });
 }
 
 /** The key and its agent as the widget gateway uses them on every request. */
@@ -45,4 +45,10 @@ export async function updateWidgetKeyOrigins(db: DbOrTx, keyId: string, origins:
 export async function revokeWidgetKeyOnce(db: DbOrTx, keyId: string): Promise<WidgetKey> {
   await db.widgetKey.updateMany({ where: { id: keyId, revokedAt: null }, data: { revokedAt: new Date() } });
   return db.widgetKey.findUniqueOrThrow({ where: { id: keyId } });
+}
+
+/** Whether any unrevoked widget key allows `origin` (answers CORS preflights, which carry no key or token). */
+export async function someActiveWidgetKeyAllows(db: Db, origin: string): Promise<boolean> {
+  const row = await db.widgetKey.findFirst({ where: { revokedAt: null, origins: { has: origin } }, select: { id: true } });
+  return row !== null;
 }
