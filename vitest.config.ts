@@ -18,6 +18,8 @@ const EXCLUSIVE = [
   'test/e2e/edge.test.ts',
   'test/deploy/production-build.test.ts',
   'test/e2e/observability.test.ts',
+  'test/e2e/widget-limits.test.ts',
+  'test/e2e/widget-browser.test.ts',
 ];
 
 export default defineConfig({

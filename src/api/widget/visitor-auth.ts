@@ -29,8 +29,9 @@ export function authenticateVisitor(deps: ApiDeps): RequestHandler {
     if (decodeJwt(match[1]!).exp! * 1000 <= Date.now()) throw unauthorized('visitor token has expired; start a new session');
     if (key.revokedAt) throw unauthorized('This widget key was revoked');
     req.caller = { ...(await currentCaller(deps.db, claims)), role: 'guest' };
-    await deps.rateLimits.consumeWidget('key', key.id);
+    // The visitor's budget first: requests a visitor's own limit refuses do not use up the key's (all visitors').
     await deps.rateLimits.consumeWidget('visitor', claims.userId);
+    await deps.rateLimits.consumeWidget('key', key.id);
     if (key.agent.id !== claims.widget.agentId) throw forbidden('This visitor token is for another agent');
     if (!key.agent.customerFacing) throw badRequest(`Agent ${key.agent.name} is not customer-facing; the widget cannot use it`);
     req.agent = key.agent;
