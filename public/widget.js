@@ -39,7 +39,7 @@
   root.innerHTML =
     '<style>' +
     ':host{all:initial}' +
-    '.bubble{position:fixed;right:20px;bottom:20px;width:56px;height:56px;border-radius:50%;border:0;background:#2557d6;color:#fff;font:600 22px/1 system-ui,sans-serif;cursor:pointer;box-shadow:0 4px 14px rgba(0,0,0,.25);z-index:2147483646}' +
+    '.bubble{position:fixed;right:20px;bottom:20px;width:56px;height:56px;border-radius:50%;border:0;background:#2557d6;color:#fff;display:flex;align-items:center;justify-content:center;cursor:pointer;box-shadow:0 4px 14px rgba(0,0,0,.25);z-index:2147483646}' +
     '.bubble:focus-visible,button:focus-visible,input:focus-visible,textarea:focus-visible{outline:3px solid #f5a623;outline-offset:2px}' +
     '.panel{position:fixed;right:20px;bottom:88px;width:min(360px,calc(100vw - 40px));height:min(520px,calc(100vh - 120px));display:flex;flex-direction:column;background:#fff;color:#1b1b1b;border-radius:12px;box-shadow:0 8px 30px rgba(0,0,0,.3);font:14px/1.4 system-ui,sans-serif;z-index:2147483647;overflow:hidden}' +
     '.panel[hidden]{display:none}' +
@@ -59,7 +59,8 @@
     'button:disabled{opacity:.5;cursor:default}' +
     '.sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}' +
     '</style>' +
-    '<button class="bubble" type="button" aria-label="Open chat" aria-expanded="false" aria-controls="ars-panel">&#128172;</button>' +
+    '<button class="bubble" type="button" aria-label="Open chat" aria-expanded="false" aria-controls="ars-panel">' +
+    '<svg width="26" height="26" viewBox="0 0 24 24" aria-hidden="true" focusable="false"><path fill="currentColor" d="M4 4h16a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2H9l-5 4v-4a2 2 0 0 1-2-2V6a2 2 0 0 1 2-2z"/></svg></button>' +
     '<section class="panel" id="ars-panel" role="dialog" aria-label="' + escapeHtml(title) + '" hidden>' +
     '<div class="head"><span>' + escapeHtml(title) + '</span><button type="button" class="close" aria-label="Close chat">&times;</button></div>' +
     '<div class="log" role="log" aria-live="polite" aria-label="Conversation"></div>' +
@@ -352,11 +353,15 @@
       }
       if (!res.ok) return failure(res);
       return res.json().then(function (list) {
+        var runId = String(state.lastEventId || '').split(':')[0];
+        var partialStored = false;
         list.messages.forEach(function (m) {
           if ((m.role === 'user' || m.role === 'assistant') && m.content) addMessage(m.role, m.content);
+          if (m.role === 'assistant' && m.run_id === runId && m.content === state.partial) partialStored = true;
         });
         if (!state.running) return;
-        if (state.partial) answerBubble = addMessage('assistant', state.partial);
+        // The answer streamed before the reload, unless the run already stored it as a message.
+        if (state.partial && !partialStored) answerBubble = addMessage('assistant', state.partial);
         setBusy(true);
         return api('GET', taskPath + '/pending-input')
           .then(function (r) { return r.ok ? r.json() : { pending: false }; })
@@ -379,6 +384,7 @@
       .then(function () { setBusy(false); })
       .catch(function (err) {
         unavailable = true;
+        input.disabled = true;
         setBusy(false);
         host.setAttribute('data-state', 'error');
         showError('The chat is not available here. ' + (err && err.message && err.message !== 'Failed to fetch' ? err.message : ''));
