@@ -11,7 +11,7 @@
   var script = document.currentScript || document.querySelector('script[data-widget-key]');
   if (!script) return;
   var widgetKey = script.getAttribute('data-widget-key') || '';
-  var apiBase = String(script.src).replace(/\/(api\/v1\/widget\/)?widget\.js(\?.*)?$/, '');
+  var apiBase = String(script.src).replace(/\/widget\.js(\?.*)?$/, '');
   var storageKey = 'ars-widget:' + widgetKey.slice(0, 16);
   var title = script.getAttribute('data-title') || 'Chat';
 

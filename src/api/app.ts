@@ -36,7 +36,7 @@ export function createApp(deps: ApiDeps): Express {
   );
   // The chat widget runs on customers' pages: its script is served to anyone, and its gateway answers
   // CORS for the origins each widget key allows (src/api/widget/cors.ts), not for CORS_ORIGINS.
-  app.get(['/widget.js', '/api/v1/widget/widget.js'], widgetScript());
+  app.get('/widget.js', widgetScript());
   app.use(widgetPreflight(deps.db));
   // CORS is closed unless CORS_ORIGINS lists the browser origins that may call us.
   const origins = deps.config.http.corsOrigins;
