@@ -6,7 +6,7 @@ import { newId } from '../../shared/ids.ts';
 import type { ApiDeps } from '../deps.ts';
 import { badRequest, unauthorized } from '../errors.ts';
 import { defineRoute } from '../route.ts';
-import { errorSchema } from '../schemas/common.ts';
+import { errorResponses, errorSchema } from '../schemas/common.ts';
 import { allowOriginOf } from './cors.ts';
 import { readVisitorToken } from './visitor-auth.ts';
 
@@ -49,7 +49,7 @@ export const widgetSessionRoute = defineRoute({
     400: { description: 'The key\'s agent is not customer-facing', schema: errorSchema },
     401: { description: 'Unknown or revoked widget key, or an invalid visitor_token', schema: errorSchema },
     403: { description: 'The request\'s Origin is not allowed for this widget key', schema: errorSchema },
-    422: { description: 'Malformed body', schema: errorSchema },
+    422: errorResponses[422],
     429: { description: 'Widget rate limit of the key or visitor exceeded; see Retry-After', schema: errorSchema, headers: { 'Retry-After': 'Seconds to wait' } },
   },
   async handler({ req, res, body }, deps) {
