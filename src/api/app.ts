@@ -89,7 +89,7 @@ function runLogFields(req: IncomingMessage, res: ServerResponse): Record<string,
   const caller = (req as Request).caller;
   const fields: Record<string, unknown> = {};
   if (caller) Object.assign(fields, { orgId: caller.orgId, userId: caller.userId });
-  const agentId = req.headers['x-agent-id'];
+  const agentId = req.headers['x-agent-id'] ?? (req as Request).agent?.id; // a widget request names no agent; its key does
   if (caller && typeof agentId === 'string') fields.agentId = agentId;
   const taskId = res.getHeader('X-Task-Id');
   const runId = res.getHeader('X-Run-Id');
