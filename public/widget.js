@@ -367,7 +367,12 @@
           .then(function (r) { return r.ok ? r.json() : { pending: false }; })
           .then(function (p) { if (p.pending && p.request) showPrompt(p.request); })
           .then(function () { return api('GET', taskPath + '/stream', null, state.lastEventId ? { 'Last-Event-ID': state.lastEventId } : {}); })
-          .then(follow)
+          .then(function (res) {
+            if (res.status !== 404 && res.status !== 422) return follow(res);
+            // Nothing to resume (the run is gone, or the stored event id names no event of it).
+            state.running = false;
+            save();
+          })
           .then(function () { setBusy(false); });
       });
     });

@@ -3,7 +3,9 @@
  * sessions and their origin checks, CORS, runs, streams, messages and human input of a
  * visitor's own tasks, and the separation of visitor tokens from normal tokens.
  */
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { createTokenService } from '../../src/auth/tokens.ts';
+import { loadConfig } from '../../src/config.ts';
 import { applyFile, parseApplyFile } from '../../src/admin/apply.ts';
 import { AdminError } from '../../src/admin/errors.ts';
 import { findUser } from '../../src/db/users.ts';
@@ -84,6 +86,24 @@ describe('POST /api/v1/widget/session', () => {
     const other = await createWidgetTenant([SITE]);
     const foreign = await widgetSession(other.key, SITE, first.visitor_token);
     expect(foreign.visitor_id).not.toBe(first.visitor_id);
+  });
+
+  it('tells an expired visitor token apart (401 the page can read), and renews it for the same visitor', async () => {
+    const first = await widgetSession(tenant.key, SITE);
+    const tokens = createTokenService(loadConfig({ JWT_SECRET: inject('jwtSecret') }).jwt);
+    const expired = await tokens.issue(
+      { userId: first.visitor_id, orgId: tenant.orgId, role: 'guest', apiKeyId: '', widget: { keyId: tenant.keyId, agentId: tenant.agentId } },
+      new Date(Date.now() - 7200_000),
+      3600,
+    );
+    const refused = await widgetCall('GET', '/tasks/task_unknown/messages', { origin: SITE, token: expired.token });
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('access-control-allow-origin')).toBe(SITE);
+    expect(((await refused.json()) as { detail: string }).detail).toMatch(/expired/);
+    expect((await widgetSession(tenant.key, SITE, expired.token)).visitor_id).toBe(first.visitor_id);
+    // A token that does not verify is no identity: a new visitor, not a broken chat.
+    const garbled = await widgetSession(tenant.key, SITE, `${first.visitor_token}x`);
+    expect(garbled.visitor_id).not.toBe(first.visitor_id);
   });
 
   it('answers CORS preflights for origins a widget key allows, and for no other', async () => {

@@ -4,7 +4,7 @@ import { findUser, insertUser } from '../../db/users.ts';
 import { findWidgetKeyByHash } from '../../db/widget-keys.ts';
 import { newId } from '../../shared/ids.ts';
 import type { ApiDeps } from '../deps.ts';
-import { badRequest, unauthorized } from '../errors.ts';
+import { badRequest, HttpError, unauthorized } from '../errors.ts';
 import { defineRoute } from '../route.ts';
 import { errorResponses, errorSchema } from '../schemas/common.ts';
 import { allowOriginOf } from './cors.ts';
@@ -38,7 +38,8 @@ export const widgetSessionRoute = defineRoute({
     'For the embedded chat widget (`widget.js`). The request must come from a browser origin the widget key allows ' +
     '(its `Origin` header), else 403 without CORS headers. Answers a visitor token (role guest, one visitor identity, ' +
     'the key\'s agent) valid only on /api/v1/widget/* for WIDGET_TOKEN_LIFETIME_SECONDS (1 hour by default). Send the ' +
-    'previous `visitor_token` (even expired, up to 7 days) to stay the same visitor and keep your tasks. A revoked or ' +
+    'previous `visitor_token` (even expired, up to 7 days) to stay the same visitor and keep your tasks; one that does not ' +
+    'verify, or is of another key, gives a new visitor. A revoked or ' +
     'unknown key is 401; a key whose agent is no longer customer-facing is 400. Counted against the key\'s and the ' +
     'visitor\'s widget rate limits (429 with Retry-After).',
   tags: ['widget'],
@@ -47,7 +48,7 @@ export const widgetSessionRoute = defineRoute({
   responses: {
     200: { description: 'A visitor token', schema: sessionSchema },
     400: { description: 'The key\'s agent is not customer-facing', schema: errorSchema },
-    401: { description: 'Unknown or revoked widget key, or an invalid visitor_token', schema: errorSchema },
+    401: { description: 'Unknown or revoked widget key', schema: errorSchema },
     403: { description: 'The request\'s Origin is not allowed for this widget key', schema: errorSchema },
     422: errorResponses[422],
     429: { description: 'Widget rate limit of the key or visitor exceeded; see Retry-After', schema: errorSchema, headers: { 'Retry-After': 'Seconds to wait' } },
@@ -74,8 +75,10 @@ export const widgetSessionRoute = defineRoute({
 
 /** The returning visitor of `visitorToken` when it names a guest of this key, else a new visitor user. */
 async function visitorFor(deps: ApiDeps, key: { id: string; orgId: string }, visitorToken: string | undefined): Promise<string> {
-  if (visitorToken) {
-    const claims = await readVisitorToken(deps, visitorToken);
+  // A token that no longer verifies (too old, or signed with a replaced secret) just means a new visitor:
+  // refusing it would leave a returning browser without a chat.
+  const claims = visitorToken ? await readVisitorToken(deps, visitorToken).catch((err: unknown) => (err instanceof HttpError ? null : Promise.reject(err))) : null;
+  if (claims) {
     const user = claims.widget.keyId === key.id ? await findUser(deps.db, claims.userId) : null;
     if (user && user.orgId === key.orgId && user.role === 'guest') return user.id;
   }
