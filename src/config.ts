@@ -47,7 +47,7 @@ export const envSchema = z.object({
   WIDGET_RATE_LIMIT_PER_KEY: z.coerce.number().int().positive().default(600),
   WIDGET_RATE_LIMIT_PER_VISITOR: z.coerce.number().int().positive().default(60),
   /** Lifetime of a widget visitor token; widget.js renews it for the same visitor. */
-  WIDGET_TOKEN_LIFETIME_SECONDS: z.coerce.number().int().min(60).max(86_400).default(3600),
+  WIDGET_TOKEN_LIFETIME_SECONDS: z.coerce.number().int().min(300).max(86_400).default(3600),
   /** Failed key exchanges allowed per client address and per key in EXCHANGE_FAILURE_WINDOW_SECONDS, then 429. */
   EXCHANGE_FAILURES_PER_ADDRESS: z.coerce.number().int().positive().default(20),
   EXCHANGE_FAILURES_PER_KEY: z.coerce.number().int().positive().default(5),

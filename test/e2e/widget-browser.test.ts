@@ -103,7 +103,7 @@ describe('widget.js in Chromium', () => {
     await page.reload();
     await widget(page).and(page.locator('[data-state="ready"]')).waitFor({ state: 'attached' });
     await page.getByRole('button', { name: 'Open chat' }).click();
-    await page.getByText('Pick a colour').waitFor({ timeout: 15_000 });
+    await page.getByText('Pick a colour', { exact: true }).waitFor({ timeout: 15_000 });
     // The conversation came back as it was: stored messages, and the answer streamed before the reload once.
     await expect.poll(() => page.locator('.msg').allTextContents()).toEqual(shownBefore);
     expect(await page.locator('.msg.user').count()).toBe(3);
@@ -123,6 +123,7 @@ describe('widget.js in Chromium', () => {
   });
 
   it('shows an error state and gets no session on an origin the key does not allow', async () => {
+    const usersBefore = await testDb().user.count({ where: { orgId: tenant.orgId } });
     const page = await browser.newPage();
     const sessions: number[] = [];
     page.on('response', (res) => {
@@ -136,6 +137,7 @@ describe('widget.js in Chromium', () => {
     const state = Object.values(await stored(page));
     expect(state.every((s) => !s.visitorToken)).toBe(true);
     expect(sessions.every((s) => s !== 200)).toBe(true);
+    expect(await testDb().user.count({ where: { orgId: tenant.orgId } })).toBe(usersBefore); // no visitor was made
     await page.screenshot({ path: path.join(artifacts, 'widget-refused-origin.png') });
     await page.close();
   });
