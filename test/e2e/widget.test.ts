@@ -185,6 +185,16 @@ describe('who may use what', () => {
     expect(continued.status).toBe(403);
   });
 
+  it("a visitor's run is a guest's: the agent's memory and workspace tools are refused", async () => {
+    const session = await widgetSession(tenant.key, SITE);
+    const content = ['/tool recall_memory {"query":"secret"}', '/tool list_files {}'].join('\n');
+    const frames = await streamed(await widgetCall('POST', '/run', { origin: SITE, token: session.visitor_token, body: userMessage(content) }));
+    const results = frames.filter((f) => f.data.type === 'TOOL_CALL_RESULT').map((f) => JSON.parse(f.data.content as string) as { error?: { code: string } });
+    expect(results).toHaveLength(2);
+    for (const r of results) expect(r.error?.code).toBe('FORBIDDEN_FOR_GUESTS');
+    expect(expectOneTerminal(frames)).toMatchObject({ type: 'RUN_FINISHED' });
+  });
+
   it('a visitor token is refused on the normal api, and a normal token on the widget paths', async () => {
     const session = await widgetSession(tenant.key, SITE);
     const onApi = await call('GET', '/api/tasks', { token: session.visitor_token, agentId: tenant.agentId });
