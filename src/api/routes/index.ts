@@ -13,6 +13,7 @@ import { runRoutes } from './runs.ts';
 import { streamRoutes } from './streams.ts';
 import { taskRoutes } from './tasks.ts';
 import { webhookRoutes } from './webhooks.ts';
+import { widgetRoutes } from '../widget/routes.ts';
 
 /** Every documented operation of the API. The OpenAPI document is built from this list. */
-export const allRoutes: RouteSpec[] = [...authRoutes, ...runRoutes, ...runStatusRoutes, ...taskRoutes, ...commentRoutes, ...streamRoutes, ...eventRoutes, ...artifactRoutes, ...memoryRoutes, ...humanInputRoutes, ...approvalRoutes, ...runControlRoutes, ...webhookRoutes, ...flowRoutes];
+export const allRoutes: RouteSpec[] = [...authRoutes, ...runRoutes, ...runStatusRoutes, ...taskRoutes, ...commentRoutes, ...streamRoutes, ...eventRoutes, ...artifactRoutes, ...memoryRoutes, ...humanInputRoutes, ...approvalRoutes, ...runControlRoutes, ...webhookRoutes, ...flowRoutes, ...widgetRoutes];
