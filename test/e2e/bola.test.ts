@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyFile, parseApplyFile } from '../../src/admin/apply.ts';
 import { expressPath } from '../../src/api/route.ts';
 import { apiUrl, call, exchange } from '../support/http.ts';
@@ -43,6 +45,16 @@ function bodyFor(op: Operation, ids: Record<string, string>): unknown {
   return op.requestBody ? {} : undefined;
 }
 
+/** A webhook receiver that takes every delivery (A's org subscribes, so one of its deliveries has an id to try). */
+const receiver = {
+  server: createServer((_req, res) => res.writeHead(200).end()),
+  get url() {
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/hooks`;
+  },
+};
+
+afterAll(() => new Promise<void>((resolve) => receiver.server.close(() => resolve())));
+
 describe('object-level authorization (BOLA matrix)', () => {
   let operations: Operation[];
   let ids: Record<string, string>;
@@ -53,6 +65,7 @@ describe('object-level authorization (BOLA matrix)', () => {
   let sameOrgVisitor: string;
 
   beforeAll(async () => {
+    await new Promise<void>((resolve) => receiver.server.listen(0, '127.0.0.1', resolve));
     const document = (await (await fetch(`${apiUrl()}/openapi.json`)).json()) as { paths: Record<string, Record<string, Omit<Operation, 'method' | 'path'>>> };
     operations = Object.entries(document.paths).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => ({ ...op, method: method.toUpperCase(), path })));
 
@@ -73,6 +86,7 @@ describe('object-level authorization (BOLA matrix)', () => {
               ],
               keys: ['a1', 'a2'].map((who) => ({ user: email(who), name: 'bola' })),
               widget_keys: [{ name: 'site', agent: 'support', origins: [SITE] }],
+              webhooks: [{ name: 'bola', url: receiver.url, events: ['run.completed'] }],
             },
           ],
         }),
@@ -94,15 +108,21 @@ describe('object-level authorization (BOLA matrix)', () => {
     const artifacts = (await (await call('GET', `/api/tasks/${done.taskId}/artifacts`, { token: a1.token, agentId: agentA })).json()) as { artifacts: { id: string }[] };
     const waiting = await startBackgroundRun(a1, { messages: [{ role: 'user', content: `/tool save_memory {"content":"${SECRET}"}` }] });
     const pending = await waitForPending(a1, waiting.taskId);
-    ids = { task_id: done.taskId, run_id: done.runId, artifact_id: artifacts.artifacts[0]!.id, approval_id: String(pending.approval_id), agent_id: agentA };
+    const delivery = await testDb().webhookDelivery.findFirstOrThrow({ where: { runId: done.runId } });
+    ids = { task_id: done.taskId, run_id: done.runId, artifact_id: artifacts.artifacts[0]!.id, approval_id: String(pending.approval_id), agent_id: agentA, delivery_id: delivery.id };
     // A1 itself may use every id (the control: the ids are real).
     expect((await call('GET', `/api/tasks/${done.taskId}`, { token: a1.token, agentId: agentA })).status).toBe(200);
     expect(pending.approval_id).toBeTruthy();
   });
 
-  /** The operations that take an id, DELETE last (a leak there would hide the other checks). */
+  /**
+   * The operations that take an id, DELETE last (a leak there would hide the other checks).
+   * Inbound flow triggers (/api/v1/flows/…) are left out: no caller identity reaches them, each
+   * request is authorized by its flow's signature (test/e2e/flows.test.ts refuses unsigned ones).
+   */
   function idBearing(filter: (param: string) => boolean) {
     return operations
+      .filter((op) => !op.path.startsWith('/api/v1/flows/'))
       .map((op) => {
         const params = [...op.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
         const bodyTakesTask = Boolean(op.requestBody?.content['application/json']?.schema.properties?.task_id);
