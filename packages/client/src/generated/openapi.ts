@@ -686,6 +686,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/ag-ui/run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run the agent for an AG-UI client (RunAgentInput in, AG-UI events out)
+         * @description The AG-UI protocol’s HTTP endpoint, for `@ag-ui/client`’s HttpAgent and CopilotKit: the same auth (JWT and `X-Agent-Id`), rate limit and workflow as POST /api/run, but the body is AG-UI’s RunAgentInput and the SSE stream carries AG-UI’s standard events in camelCase (`threadId`, `runId`, `messageId`, `toolCallId`, `toolCallName`, `snapshot`, `value` …). `threadId` is the task: an unknown one starts a task with that id, a known one of yours continues it (409 while its run is busy). Human input arrives as a CUSTOM `USER_INPUT_REQUIRED` event whose `value` carries the request (request_id, run_id, input_type, prompt, choices…) and `answer_url`; POST the answer there (as for POST /api/tasks/{task_id}/input) and the same stream continues. No HEARTBEAT events: silences are kept open with SSE comments. The snake_case endpoints are unchanged.
+         */
+        post: operations["runAgUiAgent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -786,6 +806,13 @@ export interface components {
             data: {
                 [key: string]: unknown;
             };
+        };
+        /** @description An AG-UI event as `@ag-ui/core` defines it (camelCase fields) */
+        AgUiEvent: {
+            type: string;
+            timestamp?: number;
+        } & {
+            [key: string]: unknown;
         };
         TokenExchangeResponse: {
             /** @description JWT (HS256) for `Authorization: Bearer` */
@@ -1461,6 +1488,45 @@ export interface components {
                 id: string;
                 name: string;
             };
+        };
+        RunAgentInput: {
+            /** @description The conversation: our task id. A new id starts a task with that id; an existing task of yours continues */
+            threadId: string;
+            /** @description The client’s id of this run; RUN_STARTED and RUN_FINISHED carry it (our run id is in RUN_STARTED.metadata.run_id) */
+            runId: string;
+            /** @description The conversation so far. A new thread stores its user, assistant and system messages; a continued one only the last user message (the stored conversation is the record). Tool, activity and reasoning messages are not read */
+            messages: ({
+                id?: string;
+                /** @enum {string} */
+                role: "user" | "assistant" | "system" | "developer" | "tool" | "activity" | "reasoning";
+                content?: string | ({
+                    type: string;
+                    text?: string;
+                } & {
+                    [key: string]: unknown;
+                })[];
+            } & {
+                [key: string]: unknown;
+            })[];
+            /** @description Frontend tools: not offered to the agent (the agent’s own tools run on the server) */
+            tools?: unknown[];
+            /** @description Not read */
+            context?: unknown[];
+            /** @description Not read */
+            state?: unknown;
+            forwardedProps?: {
+                /**
+                 * @description As `mode` of POST /api/run (default auto)
+                 * @enum {string}
+                 */
+                mode?: "auto" | "fast" | "deep";
+                /** @description As `timezone` of POST /api/run */
+                timezone?: string;
+            } & {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
         };
     };
     responses: never;
@@ -4909,6 +4975,138 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait */
                     "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PostgreSQL or Temporal is briefly unreachable (or a run could not be started). Wait `Retry-After` seconds, then retry; starting a run is safe to retry with the same `Idempotency-Key`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    runAgUiAgent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The agent to act through; checked against your org and access list */
+                "x-agent-id": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RunAgentInput"];
+            };
+        };
+        responses: {
+            /** @description AG-UI events as SSE */
+            200: {
+                headers: {
+                    /** @description The run id (equal to the body's run id); keep it to resume or look the run up if the answer is cut off */
+                    "X-Run-Id"?: string;
+                    /** @description The task id (equal to the body's `task_id`) */
+                    "X-Task-Id"?: string;
+                    /** @description `true` when an `Idempotency-Key` named a run started earlier and nothing new was started */
+                    "Idempotent-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": {
+                        /** @description `<run_id>:<seq>`; resume after it with `Last-Event-ID` or `last_event_id` */
+                        id?: string;
+                        event?: string;
+                        data: string;
+                    };
+                };
+            };
+            /** @description No user message last, or nothing to run; or the body is not valid JSON, or not a JSON object */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization is out of credits */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No access to the agent or task */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown task, run or agent, or one the caller may not see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The thread’s run is still busy */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request failed schema validation */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded, counted per organization and user across all api replicas (run creation (POST /api/run, POST /api/run/async): 30 requests per minute by default). Wait `Retry-After` seconds, then retry. */
+            429: {
+                headers: {
+                    /** @description Seconds until the limit allows another request */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
