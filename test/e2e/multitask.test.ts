@@ -151,6 +151,40 @@ describe('multitask_strategy: a second message while a run is busy', () => {
     for (let i = 1; i < histories.length; i++) expect(startedAt(histories[i]!)).toBeGreaterThanOrEqual(endedAt(histories[i - 1]!));
   });
 
+  it('reject under concurrent requests on an idle task: exactly one run starts, the others get 409', async () => {
+    const { taskId, runId } = await startBackgroundRun(who, { messages: [{ role: 'user', content: 'Hi' }] });
+    await waitForEnd(runId);
+    const answers = await Promise.all(
+      [1, 2, 3, 4].map(async (n) => (await post({ task_id: taskId, messages: [{ role: 'user', content: `Race ${n}` }], stream: false })).status),
+    );
+    expect(answers.filter((s) => s === 202)).toHaveLength(1);
+    expect(answers.filter((s) => s === 409)).toHaveLength(3);
+    expect(await testDb().run.count({ where: { taskId } })).toBe(2);
+  });
+
+  it('rollback under concurrent requests: one new run survives, and every run it replaced is gone from the task', async () => {
+    const busy = await busyTask();
+    const started = await Promise.all(
+      [1, 2].map(async (n) => {
+        const res = await post({ task_id: busy.taskId, messages: [{ role: 'user', content: `Redo ${n}` }], stream: false, multitask_strategy: 'rollback' });
+        expect(res.status, await res.clone().text()).toBe(202);
+        return ((await res.json()) as { id: string }).id;
+      }),
+    );
+    const deadline = Date.now() + 30_000;
+    let runs: { id: string; status: string }[] = [];
+    while (Date.now() < deadline) {
+      runs = await testDb().run.findMany({ where: { taskId: busy.taskId }, select: { id: true, status: true } });
+      if (runs.length === 1 && runs[0]!.status === 'completed') break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(runs).toHaveLength(1);
+    expect(started).toContain(runs[0]!.id);
+    const users = (await conversation(busy.taskId)).filter((m) => m.role === 'user').map((m) => m.content);
+    expect(users).toHaveLength(1);
+    expect(users[0]).toMatch(/^Redo [12]$/);
+  });
+
   it('a queue nobody moved (the end of the run ahead was never heard) is started by the reconciler', async () => {
     const { taskId, runId: first } = await startBackgroundRun(who, { messages: [{ role: 'user', content: 'Hello' }] });
     await waitForEnd(first);

@@ -93,7 +93,8 @@ describe('rate limits with the default settings', () => {
           path.startsWith('/api/tasks') ||
           path.startsWith('/api/approvals') ||
           path.startsWith('/api/v1/widget/') ||
-          ['/api/run', '/api/run/async', '/api/runs/{run_id}/events', '/api/agents/{agent_id}/memories', '/api/v1/auth/exchange/agent-token'].includes(path);
+          path.startsWith('/api/webhooks') ||
+          ['/api/run', '/api/run/async', '/api/ag-ui/run', '/api/runs/{run_id}/events', '/api/agents/{agent_id}/memories', '/api/v1/auth/exchange/agent-token'].includes(path);
         expect(Boolean(op.responses['429']), `${method} ${path}`).toBe(expected);
         if (expected) expect(op.responses['429']!.headers).toHaveProperty('Retry-After');
       }
