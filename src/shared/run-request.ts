@@ -37,6 +37,9 @@ function isTimeZone(value: string): boolean {
  */
 const documentedTimeZones = [...Intl.supportedValuesOf('timeZone'), 'UTC'];
 
+/** An IANA time zone name (the document lists the canonical names). */
+export const timezoneSchema = z.string().refine(isTimeZone, 'must be an IANA time zone name').meta({ enum: documentedTimeZones });
+
 /**
  * Body of POST /api/run and POST /api/run/async. `threadId` is accepted for `task_id`;
  * giving both is refused unless they name the same task (documented as "not both").
@@ -48,7 +51,7 @@ export const runRequestSchema = z
     threadId: z.string().min(1).max(100).optional(),
     mode: z.enum(requestedModes).default('auto'),
     stream: z.boolean().default(true),
-    timezone: z.string().refine(isTimeZone, 'must be an IANA time zone name').meta({ enum: documentedTimeZones }).optional(),
+    timezone: timezoneSchema.optional(),
     multitask_strategy: z
       .enum(multitaskStrategies)
       .default('reject')

@@ -87,8 +87,8 @@ function toml(seed: ContractSeed): string {
     ...operation('deleteTask', [`parameters = { "path.task_id" = ${str(seed.deletableTaskId)} }`]),
     ...Object.entries(seed.cursors).flatMap(([operationId, cursor]) => operation(operationId, [`parameters = { "query.cursor" = ${str(cursor)} }`])),
     // The spec answers 400 when the last message is not from the user or has no text: a rule
-    // JSON Schema cannot state about an array's last item, so these two may answer 400 to valid data.
-    ...['startRun', 'startRunAsync', 'widgetStartRun'].flatMap((operationId) =>
+    // JSON Schema cannot state about an array's last item, so these may answer 400 to valid data.
+    ...['startRun', 'startRunAsync', 'widgetStartRun', 'runAgUiAgent'].flatMap((operationId) =>
       operation(operationId, [
         ...(operationId === 'widgetStartRun' ? [visitorHeaders] : []),
         '[operations.checks.positive_data_acceptance]',

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { requestedModes } from '../../shared/run-request.ts';
+import { requestedModes, timezoneSchema } from '../../shared/run-request.ts';
 
 /**
  * AG-UI's RunAgentInput (the body `@ag-ui/client`'s HttpAgent and CopilotKit post), as far as we
@@ -23,6 +23,7 @@ export const runAgentInputSchema = z
     messages: z
       .array(agUiMessageSchema)
       .max(1000)
+      .meta({ minItems: 1 })
       .describe('The conversation so far. A new thread stores its user, assistant and system messages; a continued one only the last user message (the stored conversation is the record). Tool, activity and reasoning messages are not read'),
     tools: z.array(z.unknown()).optional().describe('Frontend tools: not offered to the agent (the agent’s own tools run on the server)'),
     context: z.array(z.unknown()).optional().describe('Not read'),
@@ -30,7 +31,7 @@ export const runAgentInputSchema = z
     forwardedProps: z
       .looseObject({
         mode: z.enum(requestedModes).optional().describe('As `mode` of POST /api/run (default auto)'),
-        timezone: z.string().max(100).optional().describe('As `timezone` of POST /api/run'),
+        timezone: timezoneSchema.optional().describe('As `timezone` of POST /api/run'),
       })
       .optional(),
   })
