@@ -1,0 +1,118 @@
+/**
+ * Follows one run's stream to its end for `run` and `follow`: renders (or prints NDJSON), asks
+ * human-input questions, and handles Ctrl-C (detach, or cancel with --cancel-on-interrupt).
+ * Returns the exit code.
+ */
+import type { AgentRunClient, RunStream } from '@agent-run/client';
+import { CliError, ExitCode, exitCodeOf } from './exit-codes.ts';
+import { answerInteractively, PromptInterrupted, type InputQuestion } from './prompts.ts';
+import { EventRenderer, type LooseEvent } from './render.ts';
+import type { Terminal } from './terminal.ts';
+
+export interface DriveOptions {
+  /** NDJSON on stdout instead of text; questions are never prompted. */
+  json: boolean;
+  /** Ctrl-C cancels the run instead of detaching. */
+  cancelOnInterrupt: boolean;
+  /** Aborts the stream's HTTP request (the run itself goes on). */
+  abort: AbortController;
+}
+
+/** Streams `stream` to its terminal event and returns the exit code. */
+export async function drive(client: AgentRunClient, stream: RunStream, term: Terminal, opts: DriveOptions): Promise<number> {
+  const renderer = new EventRenderer(term);
+  let taskId: string | undefined;
+  void stream.taskId.then((id) => (taskId = id), () => {});
+  let detached = false;
+  let cancelling = false;
+
+  const detach = () => {
+    detached = true;
+    opts.abort.abort();
+  };
+  const onInterrupt = () => {
+    if (opts.cancelOnInterrupt && !cancelling && taskId) {
+      cancelling = true;
+      term.note('cancelling the run… (Ctrl-C again to detach)');
+      client.tasks.cancel(taskId).catch((err: unknown) => {
+        term.note(`cancel failed: ${(err as Error).message}`);
+        detach();
+      });
+      return;
+    }
+    detach();
+  };
+  process.on('SIGINT', onInterrupt);
+  if (!opts.json) term.wait('starting');
+
+  try {
+    for await (const raw of stream) {
+      const event = raw as unknown as LooseEvent;
+      if (opts.json) term.print(JSON.stringify(event));
+      else renderer.render(event);
+      if (event.type === 'RUN_FINISHED') return ExitCode.completed;
+      if (event.type === 'RUN_ERROR') return event.code === 'CANCELLED' ? ExitCode.cancelled : ExitCode.failed;
+      if (event.type === 'CUSTOM' && event.name === 'USER_INPUT_REQUIRED') {
+        taskId ??= await stream.taskId;
+        const outcome = await handleQuestion(client, taskId, event.data as InputQuestion, term, opts.json);
+        if (outcome === 'interrupted') onInterrupt();
+        else if (outcome !== 'answered') return ExitCode.inputRequired;
+      }
+    }
+    if (detached) return detachedExit(term, taskId);
+    throw new CliError('the stream ended before the run did', ExitCode.unreachable);
+  } catch (err) {
+    if (detached) return detachedExit(term, taskId);
+    throw err;
+  } finally {
+    process.off('SIGINT', onInterrupt);
+    term.stopSpinner();
+  }
+}
+
+function detachedExit(term: Terminal, taskId: string | undefined): number {
+  term.endText();
+  term.note(taskId ? `detached; the run goes on. Follow it with: agent-run follow ${taskId}` : 'detached before the run started');
+  return ExitCode.interrupted;
+}
+
+/**
+ * Answers a question in the terminal, if it is still the pending one (a followed stream replays
+ * questions already answered). In --json mode or without a terminal, says how to answer and stops.
+ */
+async function handleQuestion(
+  client: AgentRunClient,
+  taskId: string,
+  question: InputQuestion,
+  term: Terminal,
+  json: boolean,
+): Promise<'answered' | 'waiting' | 'interrupted'> {
+  const pending = await client.input.pending(taskId);
+  if (!pending.pending || pending.request.request_id !== question.request_id) return 'answered';
+  if (json || !process.stdin.isTTY) {
+    term.note(`the run waits for input (${question.input_type}). Answer it with: agent-run answer ${taskId}`);
+    return 'waiting';
+  }
+  term.stopSpinner();
+  term.endText();
+  term.note(term.style('dim', '(Esc dismisses the question, Ctrl-C detaches)'));
+  for (;;) {
+    let fields;
+    try {
+      fields = await answerInteractively(question);
+    } catch (err) {
+      if (err instanceof PromptInterrupted) return 'interrupted';
+      throw err;
+    }
+    try {
+      await client.input.answer(taskId, question as never, fields as never);
+      return 'answered';
+    } catch (err) {
+      const code = exitCodeOf(err);
+      // 409: answered elsewhere meanwhile (or the run ended); the stream says what happens next.
+      if (code === ExitCode.conflict) return 'answered';
+      if (code !== ExitCode.usage) throw err;
+      term.note(term.style('red', `not accepted: ${(err as Error).message}; try again`));
+    }
+  }
+}
