@@ -18,6 +18,8 @@ const EXCLUSIVE = [
   'test/e2e/edge.test.ts',
   'test/deploy/production-build.test.ts',
   'test/e2e/observability.test.ts',
+  'test/cli/commands.test.ts',
+  'test/cli/terminal.test.ts',
 ];
 
 export default defineConfig({

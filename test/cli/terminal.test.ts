@@ -1,0 +1,184 @@
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { cliBin, cliEnv } from '../support/cli.ts';
+import { exchange } from '../support/http.ts';
+import { readTaskStream, type Caller } from '../support/runs.ts';
+import { createTenant, testDb } from '../support/tenant.ts';
+import { hasTmux, TmuxSession } from '../support/tmux.ts';
+
+/*
+ * agent-run in a real pseudo-terminal (tmux): prompts answered with keys, Ctrl-C detaching or
+ * cancelling, `follow` picking the run up again. .ci/run installs tmux.
+ */
+
+const tool = (name: string, args: Record<string, unknown>) => `/tool ${name} ${JSON.stringify(args)}`;
+const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+let env: Record<string, string>;
+let member: Caller;
+const sessions: TmuxSession[] = [];
+
+beforeAll(async () => {
+  const tenant = await createTenant({ sandbox: { run_command_approval: false } });
+  env = { ...cliEnv(tenant.keys.member, tenant.agentId), TERM: 'xterm-256color' };
+  delete env.NO_COLOR;
+  member = { token: await exchange(tenant.keys.member), agentId: tenant.agentId };
+});
+
+afterEach(() => {
+  for (const s of sessions.splice(0)) s.close();
+});
+
+/** `agent-run args…` in a terminal; the shell prints EXIT:<code> after it and keeps the screen. */
+function start(args: string[]): TmuxSession {
+  const session = new TmuxSession(`${cliBin} ${args.map(quote).join(' ')}; echo "EXIT:$?"; sleep 600`, env);
+  sessions.push(session);
+  return session;
+}
+
+const taskOf = (screen: string) => /task (task_\w+)/.exec(screen)![1]!;
+
+/** The answers the agent got, from the task's stored stream. */
+async function toolResults(taskId: string): Promise<Record<string, unknown>[]> {
+  const frames = await readTaskStream(member, taskId);
+  return frames.filter((f) => f.data.type === 'TOOL_CALL_RESULT').map((f) => JSON.parse(f.data.content as string) as Record<string, unknown>);
+}
+
+describe.skipIf(!hasTmux)('agent-run in a terminal', () => {
+  it('asks a choice, a confirmation, a text and a number question, then streams the answer to the end', async () => {
+    const message = [
+      'Help me.',
+      tool('request_user_input', { input_type: 'choice', prompt: 'Pick a colour', choices: ['red', 'blue', 'green'] }),
+      tool('request_user_input', { input_type: 'confirmation', prompt: 'Proceed with it?' }),
+      tool('request_user_input', { input_type: 'text', prompt: 'Your name?' }),
+      tool('request_user_input', { input_type: 'number', prompt: 'How many?' }),
+    ].join('\n');
+    const term = start(['run', message]);
+    await term.waitFor(/Pick a colour[\s\S]*❯ red/);
+    term.send(['Down']);
+    await term.waitFor(/❯ blue/);
+    term.send(['Enter']);
+    await term.waitFor(/Proceed with it\? \(y\/N\)/);
+    term.send(['y']);
+    term.send(['Enter']);
+    await term.waitFor(/Your name\?/);
+    term.send(['Ada Lovelace'], true);
+    term.send(['Enter']);
+    await term.waitFor(/How many\?/);
+    term.send(['many'], true);
+    term.send(['Enter']);
+    await term.waitFor(/Enter a number/);
+    term.send(['C-u']);
+    term.send(['42'], true);
+    term.send(['Enter']);
+    const screen = await term.waitFor(/EXIT:\d+/);
+    expect(screen).toContain('EXIT:0');
+    expect(screen).toMatch(/run finished/);
+    const results = await toolResults(taskOf(screen));
+    expect(results).toEqual([
+      expect.objectContaining({ status: 'answered', input_type: 'choice', value: 'blue' }),
+      expect.objectContaining({ status: 'answered', input_type: 'confirmation', confirmed: true }),
+      expect.objectContaining({ status: 'answered', input_type: 'text', value: 'Ada Lovelace' }),
+      expect.objectContaining({ status: 'answered', input_type: 'number', value: '42' }),
+    ]);
+  });
+
+  it('structured questions one by one, and Esc dismisses a question', async () => {
+    const message = [
+      tool('request_user_input', { input_type: 'structured_questions', prompt: 'A few questions', questions: [{ question: 'Size?' }, { question: 'Colour?', choices: ['red', 'blue'] }] }),
+      tool('request_user_input', { input_type: 'text', prompt: 'Anything else?' }),
+    ].join('\n');
+    const term = start(['run', message]);
+    await term.waitFor(/Size\?/);
+    term.send(['L'], true);
+    term.send(['Enter']);
+    await term.waitFor(/Colour\?[\s\S]*❯ red/);
+    term.send(['Enter']);
+    await term.waitFor(/Anything else\?/);
+    term.send(['Escape']);
+    const screen = await term.waitFor(/EXIT:\d+/);
+    expect(screen).toContain('EXIT:0');
+    expect(await toolResults(taskOf(screen))).toEqual([
+      expect.objectContaining({ status: 'answered', answers: { 'Size?': 'L', 'Colour?': 'red' } }),
+      expect.objectContaining({ status: 'dismissed' }),
+    ]);
+  });
+
+  it('Ctrl-C at a prompt detaches and prints the follow hint; follow asks again and finishes the run', async () => {
+    const term = start(['run', tool('request_user_input', { input_type: 'text', prompt: 'Your name?' })]);
+    await term.waitFor(/Your name\?/);
+    term.send(['C-c']);
+    const screen = await term.waitFor(/EXIT:\d+/);
+    expect(screen).toContain('EXIT:130');
+    const taskId = taskOf(screen);
+    expect(screen).toContain(`Follow it with: agent-run follow ${taskId}`);
+
+    const again = start(['follow', taskId]);
+    await again.waitFor(/Your name\?/);
+    again.send(['Grace'], true);
+    again.send(['Enter']);
+    expect(await again.waitFor(/EXIT:\d+/)).toContain('EXIT:0');
+    expect(await toolResults(taskId)).toEqual([expect.objectContaining({ value: 'Grace' })]);
+  });
+
+  it('Ctrl-C while the run works detaches (the run goes on); with --cancel-on-interrupt it cancels the run', async () => {
+    const term = start(['run', tool('run_command', { command: 'sleep 4' })]);
+    await term.waitFor(/→ run_command/);
+    term.send(['C-c']);
+    const screen = await term.waitFor(/EXIT:\d+/);
+    expect(screen).toContain('EXIT:130');
+    const taskId = taskOf(screen);
+    const followed = start(['follow', taskId]);
+    expect(await followed.waitFor(/EXIT:\d+/)).toContain('EXIT:0');
+
+    const cancelling = start(['run', '--cancel-on-interrupt', tool('run_command', { command: 'sleep 60' })]);
+    await cancelling.waitFor(/→ run_command/);
+    cancelling.send(['C-c']);
+    const cancelled = await cancelling.waitFor(/EXIT:\d+/);
+    expect(cancelled).toContain('cancelling the run');
+    expect(cancelled).toContain('EXIT:3');
+    expect(cancelled).toMatch(/run cancelled/);
+  });
+
+  it('asks a plan approval with editable steps, then an action approval with a run-scope choice', async () => {
+    const gated = await createTenant({ approval_required_tools: ['save_memory'], require_plan_approval: true });
+    const term = new TmuxSession(
+      `${cliBin} run --mode deep ${quote(tool('save_memory', { content: 'The sky is green' }))}; echo "EXIT:$?"; sleep 600`,
+      { ...env, ...cliEnv(gated.keys.owner, gated.agentId), TERM: 'xterm-256color' },
+    );
+    sessions.push(term);
+    const plan = await term.waitFor(/Plan[\s\S]*❯ Approve/);
+    const steps = Number(/(\d+)\. Summarize the results/.exec(plan)![1]);
+    term.send(['Down']);
+    await term.waitFor(/❯ Edit the steps/);
+    term.send(['Enter']);
+    for (let i = 1; i <= steps; i++) {
+      await term.waitFor(new RegExp(`step ${i} \\(empty removes it\\)`));
+      term.send(['Enter']);
+    }
+    await term.waitFor(new RegExp(`new step ${steps + 1} \\(empty to finish\\)`));
+    term.send(['Double-check the result'], true);
+    term.send(['Enter']);
+    await term.waitFor(new RegExp(`new step ${steps + 2} \\(empty to finish\\)`));
+    term.send(['Enter']);
+    await term.waitFor(/Feedback for the agent/);
+    term.send(['thanks'], true);
+    term.send(['Enter']);
+    await term.waitFor(/Allow save_memory\?[\s\S]*❯ Approve once/);
+    term.send(['Down']);
+    await term.waitFor(/❯ Approve save_memory for the rest of this run/);
+    term.send(['Enter']);
+    const screen = await term.waitFor(/EXIT:\d+/);
+    expect(screen).toContain('EXIT:0');
+    const runId = /run (run_\w+)/.exec(screen)![1]!;
+    const requests = await testDb().inputRequest.findMany({ where: { runId }, orderBy: { createdAt: 'asc' } });
+    const original = (requests[0]!.details as { plan: { steps: string[] } }).plan.steps;
+    expect(requests.map((r) => [r.inputType, r.status, r.answer])).toEqual([
+      ['plan_approval', 'answered', { approved: true, modified_steps: [...original, 'Double-check the result'], feedback: 'thanks' }],
+      ['action_approval', 'answered', { approved: true, approve_run_scope: true }],
+    ]);
+  });
+});
+
+describe.runIf(!hasTmux)('agent-run in a terminal', () => {
+  it.skip('needs tmux (apt-get install tmux; .ci/run installs it)', () => {});
+});
