@@ -57,7 +57,7 @@ describe.skipIf(!hasTmux)('agent-run in a terminal', () => {
     term.send(['Down']);
     await term.waitFor(/❯ blue/);
     term.send(['Enter']);
-    await term.waitFor(/Proceed with it\? \(y\/N\)/);
+    await term.waitFor(/Proceed with it\? \(Y\/n\)/);
     term.send(['y']);
     term.send(['Enter']);
     await term.waitFor(/Your name\?/);
@@ -139,7 +139,7 @@ describe.skipIf(!hasTmux)('agent-run in a terminal', () => {
     expect(cancelled).toMatch(/run cancelled/);
   });
 
-  it('asks a plan approval with editable steps, then an action approval with a run-scope choice', async () => {
+  it('asks a plan approval with editable steps, then an action approval rejected with feedback', async () => {
     const gated = await createTenant({ approval_required_tools: ['save_memory'], require_plan_approval: true });
     const term = new TmuxSession(
       `${cliBin} run --mode deep ${quote(tool('save_memory', { content: 'The sky is green' }))}; echo "EXIT:$?"; sleep 600`,
@@ -160,12 +160,17 @@ describe.skipIf(!hasTmux)('agent-run in a terminal', () => {
     term.send(['Enter']);
     await term.waitFor(new RegExp(`new step ${steps + 2} \\(empty to finish\\)`));
     term.send(['Enter']);
+    // No feedback: it would join the conversation as the latest user message, whose /tool line the offline model follows.
     await term.waitFor(/Feedback for the agent/);
-    term.send(['thanks'], true);
     term.send(['Enter']);
     await term.waitFor(/Allow save_memory\?[\s\S]*❯ Approve once/);
     term.send(['Down']);
     await term.waitFor(/❯ Approve save_memory for the rest of this run/);
+    term.send(['Down', 'Down']);
+    await term.waitFor(/❯ Reject/);
+    term.send(['Enter']);
+    await term.waitFor(/Why\? \(feedback for the agent/);
+    term.send(['not now'], true);
     term.send(['Enter']);
     const screen = await term.waitFor(/EXIT:\d+/);
     expect(screen).toContain('EXIT:0');
@@ -173,8 +178,8 @@ describe.skipIf(!hasTmux)('agent-run in a terminal', () => {
     const requests = await testDb().inputRequest.findMany({ where: { runId }, orderBy: { createdAt: 'asc' } });
     const original = (requests[0]!.details as { plan: { steps: string[] } }).plan.steps;
     expect(requests.map((r) => [r.inputType, r.status, r.answer])).toEqual([
-      ['plan_approval', 'answered', { approved: true, modified_steps: [...original, 'Double-check the result'], feedback: 'thanks' }],
-      ['action_approval', 'answered', { approved: true, approve_run_scope: true }],
+      ['plan_approval', 'answered', { approved: true, modified_steps: [...original, 'Double-check the result'] }],
+      ['action_approval', 'answered', { approved: false, feedback: 'not now' }],
     ]);
   });
 });

@@ -29,7 +29,7 @@ export function buildProgram(): Command {
     .option('--auth-url <url>', 'authentication API base url (default: --url)')
     .option('--config <path>', 'config file path')
     .exitOverride()
-    .showHelpAfterError()
+    .showHelpAfterError('(run agent-run --help for the commands, configuration and exit codes)')
     .configureHelp({ showGlobalOptions: true })
     .addHelpText('after', `\n${configHelp}\n\n${exitCodeHelp}`);
   addLoginCommand(program);

@@ -63,7 +63,9 @@ const hint = (placeholder?: string | null) => (placeholder ? ` (${placeholder})`
 /** Asks `question` in the terminal and returns the answer fields for its input type. */
 export async function answerInteractively(question: InputQuestion): Promise<AnswerFields> {
   const answer = await askFor(question);
-  return answer === DISMISSED ? { cancelled: true } : answer;
+  if (answer !== DISMISSED) return answer;
+  process.stderr.write('(dismissed)\n');
+  return { cancelled: true };
 }
 
 async function askFor(q: InputQuestion): Promise<Asked<AnswerFields>> {

@@ -1,4 +1,5 @@
 /** `approvals [ls]`, `approvals approve ID`, `approvals reject ID --feedback TEXT`: the org's approval inbox. */
+import type { ApprovalStatus } from '@agent-run/client';
 import type { Command } from 'commander';
 import { action, optString, type Context } from '../context.ts';
 import { table } from '../terminal.ts';
@@ -32,7 +33,7 @@ export function addApprovalCommands(program: Command): void {
 }
 
 async function list(ctx: Context): Promise<void> {
-  const page = (await ctx.client().approvals.list({ status: optString(ctx.opts.status) })) as unknown as { approvals: Row[] };
+  const page = (await ctx.client().approvals.list({ status: optString(ctx.opts.status) as ApprovalStatus | undefined })) as unknown as { approvals: Row[] };
   if (ctx.opts.json) return ctx.term.print(JSON.stringify(page));
   ctx.term.print(
     table(

@@ -21,7 +21,7 @@ export function addTaskCommands(program: Command): void {
 
   program
     .command('events')
-    .description("a run's stored events, every page (--json: one record per line)")
+    .description("a run's stored events so far, every page (--json: one record per line)")
     .argument('<run_id>')
     .option('--json', 'print each event record as one JSON line (NDJSON)')
     .action(action(events));
@@ -53,7 +53,7 @@ async function remove(ctx: Context, [taskId]: string[]): Promise<void> {
 async function events(ctx: Context, [runId]: string[]): Promise<void> {
   requireAgent(ctx.settings);
   const rows: string[][] = [];
-  for await (const record of ctx.client().runs.events(runId!, { limit: 1000 })) {
+  for await (const record of ctx.client().runs.events(runId!, { limit: 1000, follow: false })) {
     const r = record as unknown as Row;
     if (ctx.opts.json) ctx.term.print(JSON.stringify(r));
     else rows.push([s(r.id), s(r.event_name || r.event_type), s(r.created_at), summary(r.payload as Row)]);
