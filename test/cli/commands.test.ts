@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { startApiProcess } from '../support/api-process.ts';
 import { cliEnv, ndjson, runCli } from '../support/cli.ts';
 import { exchange, politeCall as call } from '../support/http.ts';
 import { readTaskStream, type Caller } from '../support/runs.ts';
@@ -52,6 +53,20 @@ describe('help and usage', () => {
     const noAgent = await runCli(['run', 'hi'], { ...env, AGENT_RUN_AGENT: '' });
     expect(noAgent.code).toBe(2);
     expect(noAgent.stderr).toMatch(/no agent/);
+  });
+
+  it('exits 5 when rate limited past what the client waits (Retry-After beyond its 60 s cap)', async () => {
+    const limited = await startApiProcess({ RATE_LIMIT_RUNS_PER_MINUTE: '1', RATE_LIMIT_WINDOW_SECONDS: '600' });
+    try {
+      const own = await createTenant();
+      const limitedEnv = cliEnv(own.keys.member, own.agentId, { AGENT_RUN_URL: limited.url });
+      expect((await runCli(['run', '--background', 'hello'], limitedEnv)).code).toBe(0);
+      const refused = await runCli(['run', '--background', 'hello'], limitedEnv);
+      expect(refused.code, refused.stderr).toBe(5);
+      expect(refused.stderr).toMatch(/^error: .*rate/im);
+    } finally {
+      await limited.close();
+    }
   });
 
   it('exits 4 for a key the service refuses, 6 for an unknown task, 7 when nothing listens', async () => {
