@@ -32,7 +32,7 @@ const notInWorkflows = [
 const nodeBuiltins = ['fs', 'path', 'crypto', 'child_process', 'http', 'https', 'net', 'os', 'process', 'worker_threads', 'stream', 'util', 'events'];
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'src/generated/', 'dist/', '.data/', '.tools/', '.scratch/'] },
+  { ignores: ['node_modules/', 'src/generated/', 'dist/', 'packages/*/dist/', 'packages/*/src/generated/', '.data/', '.tools/', '.scratch/'] },
   ...tseslint.configs.recommended,
   {
     rules: {

@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 /**
@@ -23,6 +24,8 @@ const EXCLUSIVE = [
 ];
 
 export default defineConfig({
+  // Tests use the SDK's source, never its possibly stale dist/.
+  resolve: { alias: { '@agent-run/client': fileURLToPath(new URL('./packages/client/src/index.ts', import.meta.url)) } },
   test: {
     globalSetup: ['test/global-setup.ts'],
     setupFiles: ['test/support/close-clients.ts'],

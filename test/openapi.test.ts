@@ -56,9 +56,14 @@ describe('the OpenAPI document', () => {
   });
 
   it('includes the SSE event schemas and serves the interactive reference, script and all, from our own origin', async () => {
-    const document = (await (await fetch(`${apiUrl()}/openapi.json`)).json()) as { paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, unknown> }> }>> };
+    const document = (await (await fetch(`${apiUrl()}/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, unknown> }> }>>;
+      components: { schemas: Record<string, unknown> };
+    };
     const stream = document.paths['/api/run']!.post!.responses['200']!.content!['text/event-stream'] as { schema: unknown };
-    const text = JSON.stringify(stream.schema);
+    // Each frame's data is one event of the named RunEvent schema, which code generators turn into a typed union.
+    expect(JSON.stringify(stream.schema)).toContain('"contentSchema":{"$ref":"#/components/schemas/RunEvent"}');
+    const text = JSON.stringify(document.components.schemas.RunEvent);
     for (const type of ['RUN_STARTED', 'TEXT_MESSAGE_CONTENT', 'RUN_FINISHED', 'RUN_ERROR', 'CUSTOM']) expect(text).toContain(type);
     const page = await fetch(`${apiUrl()}/docs`);
     expect(page.headers.get('content-type')).toMatch(/text\/html/);

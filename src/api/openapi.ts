@@ -35,7 +35,7 @@ export function buildOpenApiDocument(routes: RouteSpec[], serverUrl?: string) {
             status,
             {
               description: r.description,
-              content: r.schema ? { [r.contentType ?? 'application/json']: { schema: r.contentType === 'text/event-stream' ? (sseEventSchema(r.schema) as never) : r.schema } } : undefined,
+              content: r.schema ? { [r.contentType ?? 'application/json']: { schema: r.contentType === 'text/event-stream' ? (sseEventSchema(registry, r.schema) as never) : r.schema } } : undefined,
               headers: r.headers
                 ? Object.fromEntries(Object.entries(r.headers).map(([name, description]) => [name, { description, schema: { type: 'string' as const } }]))
                 : undefined,
@@ -70,9 +70,20 @@ function requestHeaders(route: RouteSpec): z.ZodObject | undefined {
 /**
  * One Server-Sent Event as OpenAPI 3.1 tools read a stream's `schema` (and 3.2 its `itemSchema`):
  * the `id`/`event`/`data` fields of the frame, `data` being JSON text of one event of `eventSchema`.
+ * A named event schema (meta `id`, e.g. RunEvent) becomes a component and is referenced, so code
+ * generators (the typed client in packages/client) get the event union by name.
  */
-function sseEventSchema(eventSchema: z.ZodType): Record<string, unknown> {
+function sseEventSchema(registry: OpenAPIRegistry, eventSchema: z.ZodType): Record<string, unknown> {
   const { $schema: _, ...event } = z.toJSONSchema(eventSchema, { target: 'draft-2020-12', io: 'output', unrepresentable: 'any' });
+  const id = z.globalRegistry.get(eventSchema)?.id;
+  if (!id) return sseFrame(event);
+  // A root with an id comes out as {$ref: '#/$defs/<id>', $defs}; the definition becomes the component.
+  const defs = event.$defs as Record<string, Record<string, unknown>> | undefined;
+  registry.registerComponent('schemas', id, (defs?.[id] ?? event) as never);
+  return sseFrame({ $ref: `#/components/schemas/${id}` });
+}
+
+function sseFrame(event: Record<string, unknown>): Record<string, unknown> {
   return {
     type: 'object',
     properties: {

@@ -41,7 +41,7 @@ export const runEventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('STATE_DELTA'), ...base, delta: z.array(z.unknown()) }),
   z.object({ type: z.literal('HEARTBEAT'), ...base }),
   z.object({ type: z.literal('CUSTOM'), ...base, name: z.enum(customEventNames), data: jsonObject }),
-]);
+]).meta({ id: 'RunEvent' }); // a named schema of the OpenAPI document, so the typed client shares the union
 
 export type RunEvent = z.infer<typeof runEventSchema>;
 export type RunEventType = RunEvent['type'];

@@ -1,0 +1,52 @@
+/** The bearer token of the client: an API key exchanged for a JWT, cached, and refreshed before it expires. */
+import type { TokenExchangeResponse } from './types.ts';
+
+/** Exchanges a key for a token; the transport provides it (with its retries). */
+export type Exchange = (apiKey: string, signal?: AbortSignal) => Promise<TokenExchangeResponse>;
+
+interface Cached {
+  token: string;
+  /** Epoch ms after which the token is renewed (some time before it expires). */
+  renewAt: number;
+}
+
+/** Renew this long before expiry: a minute, or a tenth of a short lifetime. */
+function renewAt(issued: TokenExchangeResponse, now: number): number {
+  const expiresAt = Date.parse(issued.expires_at);
+  const expiry = Number.isNaN(expiresAt) ? now + issued.expires_in * 1000 : expiresAt;
+  const lifetime = Math.max(0, expiry - now);
+  return expiry - Math.min(60_000, lifetime / 10);
+}
+
+export class TokenSource {
+  private cached: Cached | undefined;
+  private pending: Promise<Cached> | undefined;
+
+  constructor(
+    private readonly apiKey: string | undefined,
+    fixedToken: string | undefined,
+    private readonly exchange: Exchange,
+  ) {
+    if (fixedToken) this.cached = { token: fixedToken, renewAt: Number.POSITIVE_INFINITY };
+  }
+
+  /** True when a refused token can be replaced (an API key is configured). */
+  get canRenew(): boolean {
+    return this.apiKey !== undefined;
+  }
+
+  /** A token for the next request: the cached one, or a fresh exchange (one at a time, shared by concurrent callers). */
+  async token(signal?: AbortSignal): Promise<string | undefined> {
+    if (this.cached && (Date.now() < this.cached.renewAt || !this.apiKey)) return this.cached.token;
+    if (!this.apiKey) return undefined;
+    this.pending ??= this.exchange(this.apiKey, signal)
+      .then((issued) => (this.cached = { token: issued.access_token, renewAt: renewAt(issued, Date.now()) }))
+      .finally(() => (this.pending = undefined));
+    return (await this.pending).token;
+  }
+
+  /** Forgets `token` after a 401, so the next `token()` exchanges again (unless another caller already did). */
+  invalidate(token: string | undefined): void {
+    if (this.apiKey && this.cached?.token === token) this.cached = undefined;
+  }
+}

@@ -1,0 +1,60 @@
+/** AgentRunClient: the typed client of the Agent Run Service. */
+import { TokenSource } from './auth.ts';
+import { Approvals } from './resources/approvals.ts';
+import { Input } from './resources/input.ts';
+import { Memories } from './resources/memories.ts';
+import { Runs } from './resources/runs.ts';
+import { Tasks } from './resources/tasks.ts';
+import { retryPolicy, type RetryOptions } from './retry.ts';
+import { Transport } from './transport.ts';
+import type { TokenExchangeResponse } from './types.ts';
+
+export interface AgentRunClientOptions {
+  /** The api's base url, e.g. `http://127.0.0.1:8000`. */
+  baseUrl: string;
+  /** An API key, exchanged for a JWT at `authUrl` (cached, renewed before expiry and after a 401). */
+  apiKey?: string;
+  /** A ready JWT instead (it cannot be renewed unless `apiKey` is given too). */
+  token?: string;
+  /** Base url of the auth api (default `baseUrl`). */
+  authUrl?: string;
+  /** The default `X-Agent-Id`; each call may override it. */
+  agentId?: string;
+  /** The fetch to use (default the global one). */
+  fetch?: typeof fetch;
+  retry?: RetryOptions;
+  /** Sent as `User-Agent` where the platform allows it (browsers ignore it). */
+  userAgent?: string;
+}
+
+export class AgentRunClient {
+  readonly runs: Runs;
+  readonly tasks: Tasks;
+  readonly input: Input;
+  readonly approvals: Approvals;
+  readonly memories: Memories;
+
+  constructor(options: AgentRunClientOptions) {
+    if (!options.apiKey && !options.token) throw new TypeError('AgentRunClient needs an apiKey or a token');
+    const retry = retryPolicy(options.retry);
+    // Bound to globalThis: browsers refuse a fetch called as a method of another object.
+    const fetchImpl: typeof fetch = options.fetch ?? ((...args: Parameters<typeof fetch>) => globalThis.fetch(...args));
+    const transport = new Transport({ baseUrl: options.baseUrl, fetch: fetchImpl, retry, agentId: options.agentId, userAgent: options.userAgent });
+    transport.tokens = new TokenSource(options.apiKey, options.token, (apiKey, signal) =>
+      transport.json<TokenExchangeResponse>({
+        method: 'POST',
+        path: '/api/v1/auth/exchange/agent-token',
+        baseUrl: options.authUrl ?? options.baseUrl,
+        body: { api_key: apiKey },
+        anonymous: true,
+        signal,
+        idempotent: true,
+      }),
+    );
+    this.runs = new Runs(transport, retry);
+    this.tasks = new Tasks(transport, retry);
+    this.input = new Input(transport);
+    this.approvals = new Approvals(transport);
+    this.memories = new Memories(transport, options.agentId);
+  }
+}
