@@ -6,7 +6,7 @@
 import type { AgentRunClient, RunStream } from '@agent-run/client';
 import { CliError, ExitCode, exitCodeOf } from './exit-codes.ts';
 import { answerInteractively, PromptInterrupted, type InputQuestion } from './prompts.ts';
-import { EventRenderer, type LooseEvent } from './render.ts';
+import { EventRenderer } from './render.ts';
 import type { Terminal } from './terminal.ts';
 
 export interface DriveOptions {
@@ -46,15 +46,14 @@ export async function drive(client: AgentRunClient, stream: RunStream, term: Ter
   if (!opts.json) term.wait('starting');
 
   try {
-    for await (const raw of stream) {
-      const event = raw as unknown as LooseEvent;
+    for await (const event of stream) {
       if (opts.json) term.print(JSON.stringify(event));
       else renderer.render(event);
       if (event.type === 'RUN_FINISHED') return ExitCode.completed;
       if (event.type === 'RUN_ERROR') return event.code === 'CANCELLED' ? ExitCode.cancelled : ExitCode.failed;
       if (event.type === 'CUSTOM' && event.name === 'USER_INPUT_REQUIRED') {
         taskId ??= await stream.taskId;
-        const outcome = await handleQuestion(client, taskId, event.data as InputQuestion, term, opts.json);
+        const outcome = await handleQuestion(client, taskId, event.data as unknown as InputQuestion, term, opts.json);
         if (outcome === 'interrupted') onInterrupt();
         else if (outcome !== 'answered') return ExitCode.inputRequired;
       }
@@ -105,7 +104,7 @@ async function handleQuestion(
       throw err;
     }
     try {
-      await client.input.answer(taskId, question as never, fields as never);
+      await client.input.answer(taskId, question, fields);
       return 'answered';
     } catch (err) {
       const code = exitCodeOf(err);

@@ -3,13 +3,14 @@
  * Esc dismisses a question (the answer is `{cancelled: true}`); Ctrl-C raises `PromptInterrupted`.
  */
 import { emitKeypressEvents } from 'node:readline';
+import type { InputType } from '@agent-run/client';
 import { confirm, editor, input, select } from '@inquirer/prompts';
 
 /** What a USER_INPUT_REQUIRED event (or GET pending-input) says about the question. */
 export interface InputQuestion {
   request_id: string;
   run_id: string;
-  input_type: string;
+  input_type: InputType;
   prompt: string;
   choices?: string[] | null;
   questions?: { question: string; choices?: string[] | null }[] | null;
@@ -87,7 +88,7 @@ async function askFor(q: InputQuestion): Promise<Asked<AnswerFields>> {
     case 'structured_questions':
       return askQuestions(q);
     default:
-      throw new Error(`unknown input type ${q.input_type}`);
+      throw new Error(`unknown input type ${String(q.input_type satisfies never)}`);
   }
 }
 

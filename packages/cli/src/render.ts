@@ -2,10 +2,8 @@
  * Text-mode rendering of a run's events: the answer's deltas to stdout, tool calls, status moves
  * and other progress as dim lines on stderr, a spinner between them.
  */
+import type { RunEvent } from '@agent-run/client';
 import type { Terminal } from './terminal.ts';
-
-/** The fields of an event the renderer reads (every RunEvent has `type`). */
-export type LooseEvent = { type: string } & Record<string, unknown>;
 
 const short = (text: string, max = 100) => {
   const flat = text.replace(/\s+/g, ' ').trim();
@@ -20,35 +18,35 @@ export class EventRenderer {
 
   constructor(private readonly term: Terminal) {}
 
-  render(event: LooseEvent): void {
+  render(event: RunEvent): void {
     switch (event.type) {
       case 'RUN_STARTED':
-        this.term.note(this.term.style('dim', `run ${str(event.run_id)}  task ${str(event.thread_id)}  mode ${str(event.mode)}`));
+        this.term.note(this.term.style('dim', `run ${event.run_id}  task ${event.thread_id}  mode ${event.mode}`));
         break;
       case 'TEXT_MESSAGE_START':
         break;
       case 'TEXT_MESSAGE_CONTENT':
-        this.term.text(str(event.delta));
+        this.term.text(event.delta);
         return;
       case 'TEXT_MESSAGE_END':
         this.term.endText();
         break;
       case 'TOOL_CALL_START':
-        this.tools.set(str(event.tool_call_id), { name: str(event.tool_call_name), args: '' });
+        this.tools.set(event.tool_call_id, { name: event.tool_call_name, args: '' });
         break;
       case 'TOOL_CALL_ARGS': {
-        const call = this.tools.get(str(event.tool_call_id));
-        if (call) call.args += str(event.delta);
+        const call = this.tools.get(event.tool_call_id);
+        if (call) call.args += event.delta;
         return;
       }
       case 'TOOL_CALL_END': {
-        const call = this.tools.get(str(event.tool_call_id));
+        const call = this.tools.get(event.tool_call_id);
         this.term.progress(`→ ${call?.name ?? 'tool'} ${short(call?.args ?? '')}`);
         break;
       }
       case 'TOOL_CALL_RESULT': {
-        const call = this.tools.get(str(event.tool_call_id));
-        this.term.progress(`← ${call?.name ?? 'tool'} ${short(str(event.content))}`);
+        const call = this.tools.get(event.tool_call_id);
+        this.term.progress(`← ${call?.name ?? 'tool'} ${short(event.content)}`);
         break;
       }
       case 'STATE_DELTA':
@@ -57,7 +55,7 @@ export class EventRenderer {
       case 'CUSTOM':
         // Reasoning arrives in many small chunks: the spinner says it, no line each.
         if (event.name === 'THOUGHT') return this.term.wait('thinking');
-        this.renderCustom(str(event.name), (event.data ?? {}) as Record<string, unknown>);
+        this.renderCustom(event.name, event.data);
         break;
       case 'RUN_FINISHED':
         this.term.endText();
@@ -65,7 +63,7 @@ export class EventRenderer {
         return;
       case 'RUN_ERROR':
         this.term.endText();
-        this.term.note(this.term.style('red', `✗ run ${event.code === 'CANCELLED' ? 'cancelled' : 'failed'}: ${str(event.message)} (${str(event.code)})`));
+        this.term.note(this.term.style('red', `✗ run ${event.code === 'CANCELLED' ? 'cancelled' : 'failed'}: ${event.message} (${event.code})`));
         return;
       default:
         break;

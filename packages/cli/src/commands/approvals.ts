@@ -4,7 +4,6 @@ import type { Command } from 'commander';
 import { action, optString, type Context } from '../context.ts';
 import { table } from '../terminal.ts';
 
-type Row = Record<string, unknown>;
 const s = (v: unknown) => (v === null || v === undefined ? '' : typeof v === 'string' ? v : JSON.stringify(v));
 
 /** Adds approvals to `program`. */
@@ -33,17 +32,17 @@ export function addApprovalCommands(program: Command): void {
 }
 
 async function list(ctx: Context): Promise<void> {
-  const page = (await ctx.client().approvals.list({ status: optString(ctx.opts.status) as ApprovalStatus | undefined })) as unknown as { approvals: Row[] };
+  const page = await ctx.client().approvals.list({ status: optString(ctx.opts.status) as ApprovalStatus | undefined });
   if (ctx.opts.json) return ctx.term.print(JSON.stringify(page));
   ctx.term.print(
     table(
       ['APPROVAL', 'KIND', 'STATUS', 'TOOL', 'TASK', 'RUN', 'CREATED', 'PROMPT'],
-      page.approvals.map((a) => [s(a.id), s(a.kind), s(a.status), s(a.tool_name), s(a.task_id), s(a.run_id), s(a.created_at), s(a.prompt)]),
+      page.approvals.map((a) => [a.id, a.kind, a.status, s(a.tool_name), a.task_id, a.run_id, a.created_at, a.prompt]),
     ),
   );
 }
 
 async function respond(ctx: Context, [approvalId]: string[], decision: 'approve' | 'reject'): Promise<void> {
-  const result = (await ctx.client().approvals.respond(approvalId!, { decision, feedback: optString(ctx.opts.feedback) })) as unknown as Row;
-  ctx.term.print(ctx.opts.json ? JSON.stringify(result) : `${decision === 'approve' ? 'approved' : 'rejected'} ${approvalId}: ${s(result.message)}`);
+  const result = await ctx.client().approvals.respond(approvalId!, { decision, feedback: optString(ctx.opts.feedback) });
+  ctx.term.print(ctx.opts.json ? JSON.stringify(result) : `${decision === 'approve' ? 'approved' : 'rejected'} ${approvalId}: ${result.message}`);
 }

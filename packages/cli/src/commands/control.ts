@@ -3,8 +3,6 @@ import type { Command } from 'commander';
 import { requireAgent } from '../config.ts';
 import { action, type Context } from '../context.ts';
 
-type Row = Record<string, unknown>;
-
 /** Adds cancel, pause, resume and comment to `program`. */
 export function addControlCommands(program: Command): void {
   const verbs = { cancel: 'cancel the active run of a task', pause: 'pause the active run at its next safe point', resume: 'resume a paused run' } as const;
@@ -28,12 +26,12 @@ export function addControlCommands(program: Command): void {
 
 async function control(ctx: Context, [taskId]: string[], verb: 'cancel' | 'pause' | 'resume'): Promise<void> {
   requireAgent(ctx.settings);
-  const result = (await ctx.client().tasks[verb](taskId!)) as unknown as Row;
-  ctx.term.print(ctx.opts.json ? JSON.stringify(result) : `${String(result.message ?? verb)} (run ${String(result.run_id ?? '?')})`);
+  const result = await ctx.client().tasks[verb](taskId!);
+  ctx.term.print(ctx.opts.json ? JSON.stringify(result) : `${result.message} (run ${result.run_id})`);
 }
 
 async function comment(ctx: Context, [taskId, runId, text]: string[]): Promise<void> {
   requireAgent(ctx.settings);
-  const result = (await ctx.client().tasks.comment(taskId!, runId!, text!)) as unknown as Row | undefined;
-  ctx.term.print(ctx.opts.json ? JSON.stringify(result ?? {}) : `comment sent to run ${runId}`);
+  const result = await ctx.client().tasks.comment(taskId!, runId!, text!);
+  ctx.term.print(ctx.opts.json ? JSON.stringify(result) : `comment sent to run ${runId}`);
 }

@@ -4,8 +4,6 @@ import { requireAgent } from '../config.ts';
 import { action, type Context } from '../context.ts';
 import { table } from '../terminal.ts';
 
-type Row = Record<string, unknown>;
-
 /** Adds memories to `program`. */
 export function addMemoryCommands(program: Command): void {
   program
@@ -18,12 +16,12 @@ export function addMemoryCommands(program: Command): void {
 
 async function memories(ctx: Context, [agentId]: string[]): Promise<void> {
   const agent = agentId ?? requireAgent(ctx.settings);
-  const page = (await ctx.client().memories.list(agent)) as unknown as { memories: Row[] };
+  const page = await ctx.client().memories.list(agent);
   if (ctx.opts.json) return ctx.term.print(JSON.stringify(page));
   ctx.term.print(
     table(
       ['MEMORY', 'CREATED', 'TAGS', 'CONTENT'],
-      page.memories.map((m) => [String(m.id), String(m.created_at), Array.isArray(m.tags) ? m.tags.join(',') : '', String(m.content)]),
+      page.memories.map((m) => [m.id, m.created_at, m.tags.join(','), m.content]),
       80,
     ),
   );

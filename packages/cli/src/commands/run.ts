@@ -2,6 +2,7 @@
  * `run` (start a run and stream it), `follow` (stream a task's latest run again) and `answer`
  * (answer the question a run waits on).
  */
+import type { RunMode } from '@agent-run/client';
 import type { Command } from 'commander';
 import { Option } from 'commander';
 import { requireAgent } from '../config.ts';
@@ -48,7 +49,7 @@ async function run(ctx: Context, [message]: string[]): Promise<number> {
     message,
     agentId,
     taskId: optString(ctx.opts.task),
-    mode: optString(ctx.opts.mode) as 'auto' | 'fast' | 'deep' | undefined,
+    mode: optString(ctx.opts.mode) as RunMode | undefined,
     timezone: optString(ctx.opts.timezone),
   };
   const client = ctx.client();
@@ -76,7 +77,7 @@ async function answer(ctx: Context, [taskId, answerJson]: string[]): Promise<num
   const client = ctx.client();
   const pending = await client.input.pending(taskId!);
   if (!pending.pending) throw new CliError(`task ${taskId} waits for no input`, ExitCode.conflict);
-  const question = pending.request as unknown as InputQuestion;
+  const question: InputQuestion = pending.request;
   let fields: AnswerFields;
   if (answerJson !== undefined) fields = parseAnswer(answerJson);
   else if (!process.stdin.isTTY) throw new CliError('no terminal to ask in: pass the answer as JSON', ExitCode.usage);
@@ -88,9 +89,9 @@ async function answer(ctx: Context, [taskId, answerJson]: string[]): Promise<num
       throw err;
     }
   }
-  const result = await client.input.answer(taskId!, question as never, fields as never);
+  const result = await client.input.answer(taskId!, question, fields);
   if (ctx.opts.json) ctx.term.print(JSON.stringify(result));
-  else ctx.term.print(`answered ${question.input_type} request ${question.request_id}: ${(result as { message?: string }).message ?? 'ok'}`);
+  else ctx.term.print(`answered ${question.input_type} request ${question.request_id}: ${result.message}`);
   return ExitCode.completed;
 }
 

@@ -1,10 +1,10 @@
 /** `tasks ls|show|rm` and `events RUN_ID`: tables by default, JSON with --json. */
+import type { RunEventRecord } from '@agent-run/client';
 import type { Command } from 'commander';
 import { requireAgent } from '../config.ts';
 import { action, type Context } from '../context.ts';
 import { table } from '../terminal.ts';
 
-type Row = Record<string, unknown>;
 const s = (v: unknown) => (v === null || v === undefined ? '' : typeof v === 'string' ? v : JSON.stringify(v));
 
 /** Adds tasks and events to `program`. */
@@ -29,24 +29,23 @@ export function addTaskCommands(program: Command): void {
 
 async function list(ctx: Context): Promise<void> {
   requireAgent(ctx.settings);
-  const page = (await ctx.client().tasks.list({ limit: Number(ctx.opts.limit) })) as unknown as { tasks: Row[]; count: number };
+  const page = await ctx.client().tasks.list({ limit: Number(ctx.opts.limit) });
   if (ctx.opts.json) return ctx.term.print(JSON.stringify(page));
-  ctx.term.print(table(['TASK', 'STATUS', 'LATEST RUN', 'UPDATED', 'TITLE'], page.tasks.map((t) => [s(t.id), s(t.run_status), s(t.latest_run_id), s(t.updated_at), s(t.title)])));
+  ctx.term.print(table(['TASK', 'STATUS', 'LATEST RUN', 'UPDATED', 'TITLE'], page.tasks.map((t) => [t.id, t.run_status, s(t.latest_run_id), t.updated_at, t.title])));
 }
 
 async function show(ctx: Context, [taskId]: string[]): Promise<void> {
   requireAgent(ctx.settings);
-  const task = (await ctx.client().tasks.get(taskId!)) as unknown as Row & { runs?: Row[] };
+  const task = await ctx.client().tasks.get(taskId!);
   if (ctx.opts.json) return ctx.term.print(JSON.stringify(task));
-  const fields = ['id', 'title', 'run_status', 'agent_id', 'user_id', 'org_id', 'message_count', 'latest_run_id', 'created_at', 'updated_at'];
-  ctx.term.print(fields.filter((f) => f in task).map((f) => `${`${f}:`.padEnd(15)}${s(task[f])}`).join('\n'));
-  const runs = task.runs ?? [];
-  if (runs.length) ctx.term.print(`\n${table(['RUN', 'STATUS', 'MODE', 'CREATED', 'FINISHED'], runs.map((r) => [s(r.id), s(r.status), s(r.mode), s(r.created_at), s(r.finished_at)]))}`);
+  const fields = ['id', 'title', 'run_status', 'agent_id', 'user_id', 'org_id', 'message_count', 'latest_run_id', 'created_at', 'updated_at'] as const;
+  ctx.term.print(fields.map((f) => `${`${f}:`.padEnd(15)}${s(task[f])}`).join('\n'));
+  if (task.runs.length) ctx.term.print(`\n${table(['RUN', 'STATUS', 'MODE', 'CREATED', 'FINISHED'], task.runs.map((r) => [r.id, r.status, r.mode, r.created_at, s(r.finished_at)]))}`);
 }
 
 async function remove(ctx: Context, [taskId]: string[]): Promise<void> {
   requireAgent(ctx.settings);
-  const result = (await ctx.client().tasks.delete(taskId!)) as unknown as Row;
+  const result = await ctx.client().tasks.delete(taskId!);
   ctx.term.print(ctx.opts.json ? JSON.stringify(result) : `deleted task ${taskId}`);
 }
 
@@ -54,16 +53,14 @@ async function events(ctx: Context, [runId]: string[]): Promise<void> {
   requireAgent(ctx.settings);
   const rows: string[][] = [];
   for await (const record of ctx.client().runs.events(runId!, { limit: 1000, follow: false })) {
-    const r = record as unknown as Row;
-    if (ctx.opts.json) ctx.term.print(JSON.stringify(r));
-    else rows.push([s(r.id), s(r.event_name || r.event_type), s(r.created_at), summary(r.payload as Row)]);
+    if (ctx.opts.json) ctx.term.print(JSON.stringify(record));
+    else rows.push([record.id, record.event_name || record.event_type, record.created_at, summary(record.payload)]);
   }
   if (!ctx.opts.json) ctx.term.print(table(['ID', 'EVENT', 'CREATED', 'DETAIL'], rows, 80));
 }
 
 /** The informative part of an event's payload, in a few words. */
-function summary(p: Row | undefined): string {
-  if (!p) return '';
-  const pick = p.delta ?? p.content ?? p.tool_call_name ?? p.message ?? (p.data as Row | undefined)?.status ?? p.data ?? p.result;
-  return s(pick);
+function summary(payload: RunEventRecord['payload']): string {
+  const p = payload as Record<string, unknown>;
+  return s(p.delta ?? p.content ?? p.tool_call_name ?? p.message ?? (p.data as { status?: unknown } | undefined)?.status ?? p.data ?? p.result);
 }
