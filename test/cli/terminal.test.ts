@@ -1,4 +1,7 @@
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { cliBin, cliEnv } from '../support/cli.ts';
 import { exchange } from '../support/http.ts';
 import { readTaskStream, type Caller } from '../support/runs.ts';
@@ -181,6 +184,30 @@ describe.skipIf(!hasTmux)('agent-run in a terminal', () => {
       ['plan_approval', 'answered', { approved: true, modified_steps: [...original, 'Double-check the result'] }],
       ['action_approval', 'answered', { approved: false, feedback: 'not now' }],
     ]);
+  });
+});
+
+describe.skipIf(!hasTmux)('agent-run login in a terminal', () => {
+  it('prompts for the url, the key (masked) and the agent, and writes the file with mode 0600', async () => {
+    const tenant = await createTenant();
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'agent-run-login-')), 'config.json');
+    const bare = { PATH: env.PATH!, HOME: tmpdir(), TERM: 'xterm-256color' };
+    const term = new TmuxSession(`${cliBin} login --config ${quote(file)}; echo "EXIT:$?"; sleep 600`, bare);
+    sessions.push(term);
+    await term.waitFor(/Service url/);
+    term.send([inject('apiUrl')], true);
+    term.send(['Enter']);
+    await term.waitFor(/API key/);
+    term.send([tenant.keys.member], true);
+    term.send(['Enter']);
+    await term.waitFor(/Default agent id/);
+    term.send([tenant.agentId], true);
+    term.send(['Enter']);
+    const screen = await term.waitFor(/EXIT:\d+/);
+    expect(screen).toContain('EXIT:0');
+    expect(screen).not.toContain(tenant.keys.member);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ url: inject('apiUrl'), api_key: tenant.keys.member, agent: tenant.agentId });
   });
 });
 

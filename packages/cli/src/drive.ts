@@ -25,12 +25,15 @@ export async function drive(client: AgentRunClient, stream: RunStream, term: Ter
   void stream.taskId.then((id) => (taskId = id), () => {});
   let detached = false;
   let cancelling = false;
+  /** The open question's prompts: a SIGINT (not only Ctrl-C typed into a prompt) must end them too. */
+  let prompting: AbortController | undefined;
 
   const detach = () => {
     detached = true;
     opts.abort.abort();
   };
   const onInterrupt = () => {
+    prompting?.abort();
     if (opts.cancelOnInterrupt && !cancelling && taskId) {
       cancelling = true;
       term.note('cancelling the run… (Ctrl-C again to detach)');
@@ -53,9 +56,12 @@ export async function drive(client: AgentRunClient, stream: RunStream, term: Ter
       if (event.type === 'RUN_ERROR') return event.code === 'CANCELLED' ? ExitCode.cancelled : ExitCode.failed;
       if (event.type === 'CUSTOM' && event.name === 'USER_INPUT_REQUIRED') {
         taskId ??= await stream.taskId;
-        const outcome = await handleQuestion(client, taskId, event.data as unknown as InputQuestion, term, opts.json);
-        if (outcome === 'interrupted') onInterrupt();
-        else if (outcome !== 'answered') return ExitCode.inputRequired;
+        prompting = new AbortController();
+        const outcome = await handleQuestion(client, taskId, event.data as unknown as InputQuestion, term, opts.json, prompting.signal);
+        // Ctrl-C typed into a prompt arrives as a key, not a signal: handle it as one (unless a signal ended the prompt).
+        if (outcome === 'interrupted' && !prompting.signal.aborted) onInterrupt();
+        else if (outcome === 'waiting') return ExitCode.inputRequired;
+        prompting = undefined;
       }
     }
     if (detached) return detachedExit(term, taskId);
@@ -85,6 +91,7 @@ async function handleQuestion(
   question: InputQuestion,
   term: Terminal,
   json: boolean,
+  signal: AbortSignal,
 ): Promise<'answered' | 'waiting' | 'interrupted'> {
   const pending = await client.input.pending(taskId);
   if (!pending.pending || pending.request.request_id !== question.request_id) return 'answered';
@@ -98,7 +105,7 @@ async function handleQuestion(
   for (;;) {
     let fields;
     try {
-      fields = await answerInteractively(question);
+      fields = await answerInteractively(question, signal);
     } catch (err) {
       if (err instanceof PromptInterrupted) return 'interrupted';
       throw err;

@@ -39,9 +39,15 @@ export class PromptInterrupted extends Error {
 const DISMISSED = Symbol('dismissed');
 type Asked<T> = T | typeof DISMISSED;
 
-/** Runs one prompt with Esc bound to dismiss and Ctrl-C to PromptInterrupted. */
+/** Ends every prompt of the current question: set while `answerInteractively` runs. */
+let interrupt: AbortSignal | undefined;
+
+/** Runs one prompt with Esc bound to dismiss, and Ctrl-C (or `interrupt`) to PromptInterrupted. */
 async function ask<T>(prompt: (context: { signal: AbortSignal }) => Promise<T>): Promise<Asked<T>> {
+  if (interrupt?.aborted) throw new PromptInterrupted();
   const abort = new AbortController();
+  const stop = () => abort.abort();
+  interrupt?.addEventListener('abort', stop);
   const onKey = (_: string, key?: { name?: string }) => {
     if (key?.name === 'escape') abort.abort();
   };
@@ -51,19 +57,29 @@ async function ask<T>(prompt: (context: { signal: AbortSignal }) => Promise<T>):
     return await prompt({ signal: abort.signal });
   } catch (err) {
     const name = (err as Error).name;
+    if (name === 'ExitPromptError' || interrupt?.aborted) throw new PromptInterrupted();
     if (name === 'AbortPromptError') return DISMISSED;
-    if (name === 'ExitPromptError') throw new PromptInterrupted();
     throw err;
   } finally {
     process.stdin.off('keypress', onKey);
+    interrupt?.removeEventListener('abort', stop);
   }
 }
 
 const hint = (placeholder?: string | null) => (placeholder ? ` (${placeholder})` : '');
 
-/** Asks `question` in the terminal and returns the answer fields for its input type. */
-export async function answerInteractively(question: InputQuestion): Promise<AnswerFields> {
-  const answer = await askFor(question);
+/**
+ * Asks `question` in the terminal and returns the answer fields for its input type. Aborting
+ * `signal` (e.g. on SIGINT) ends the prompts with PromptInterrupted.
+ */
+export async function answerInteractively(question: InputQuestion, signal?: AbortSignal): Promise<AnswerFields> {
+  interrupt = signal;
+  let answer: Asked<AnswerFields>;
+  try {
+    answer = await askFor(question);
+  } finally {
+    interrupt = undefined;
+  }
   if (answer !== DISMISSED) return answer;
   process.stderr.write('(dismissed)\n');
   return { cancelled: true };
