@@ -38,6 +38,7 @@ function start(args: string[]): TmuxSession {
   return session;
 }
 
+/** Prompts start with `? ` (the tool-call progress line names the question too, in JSON). */
 const taskOf = (screen: string) => /task (task_\w+)/.exec(screen)![1]!;
 
 /** The answers the agent got, from the task's stored stream. */
@@ -63,10 +64,10 @@ describe.skipIf(!hasTmux)('agent-run in a terminal', () => {
     await term.waitFor(/Proceed with it\? \(Y\/n\)/);
     term.send(['y']);
     term.send(['Enter']);
-    await term.waitFor(/Your name\?/);
+    await term.waitFor(/\? Your name\?/);
     term.send(['Ada Lovelace'], true);
     term.send(['Enter']);
-    await term.waitFor(/How many\?/);
+    await term.waitFor(/\? How many\?/);
     term.send(['many'], true);
     term.send(['Enter']);
     await term.waitFor(/Enter a number/);
@@ -91,12 +92,12 @@ describe.skipIf(!hasTmux)('agent-run in a terminal', () => {
       tool('request_user_input', { input_type: 'text', prompt: 'Anything else?' }),
     ].join('\n');
     const term = start(['run', message]);
-    await term.waitFor(/Size\?/);
+    await term.waitFor(/\? Size\?/);
     term.send(['L'], true);
     term.send(['Enter']);
     await term.waitFor(/Colour\?[\s\S]*❯ red/);
     term.send(['Enter']);
-    await term.waitFor(/Anything else\?/);
+    await term.waitFor(/\? Anything else\?/);
     term.send(['Escape']);
     const screen = await term.waitFor(/EXIT:\d+/);
     expect(screen).toContain('EXIT:0');
@@ -108,7 +109,7 @@ describe.skipIf(!hasTmux)('agent-run in a terminal', () => {
 
   it('Ctrl-C at a prompt detaches and prints the follow hint; follow asks again and finishes the run', async () => {
     const term = start(['run', tool('request_user_input', { input_type: 'text', prompt: 'Your name?' })]);
-    await term.waitFor(/Your name\?/);
+    await term.waitFor(/\? Your name\?/);
     term.send(['C-c']);
     const screen = await term.waitFor(/EXIT:\d+/);
     expect(screen).toContain('EXIT:130');
@@ -116,7 +117,7 @@ describe.skipIf(!hasTmux)('agent-run in a terminal', () => {
     expect(screen).toContain(`Follow it with: agent-run follow ${taskId}`);
 
     const again = start(['follow', taskId]);
-    await again.waitFor(/Your name\?/);
+    await again.waitFor(/\? Your name\?/);
     again.send(['Grace'], true);
     again.send(['Enter']);
     expect(await again.waitFor(/EXIT:\d+/)).toContain('EXIT:0');

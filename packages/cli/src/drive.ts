@@ -54,7 +54,8 @@ export async function drive(client: AgentRunClient, stream: RunStream, term: Ter
       else renderer.render(event);
       if (event.type === 'RUN_FINISHED') return ExitCode.completed;
       if (event.type === 'RUN_ERROR') return event.code === 'CANCELLED' ? ExitCode.cancelled : ExitCode.failed;
-      if (event.type === 'CUSTOM' && event.name === 'USER_INPUT_REQUIRED') {
+      // After a Ctrl-C, no new question: a detached stream is ending, a cancelled run is about to.
+      if (event.type === 'CUSTOM' && event.name === 'USER_INPUT_REQUIRED' && !detached && !cancelling) {
         taskId ??= await stream.taskId;
         prompting = new AbortController();
         const outcome = await handleQuestion(client, taskId, event.data as unknown as InputQuestion, term, opts.json, prompting.signal);
