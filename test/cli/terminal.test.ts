@@ -31,9 +31,10 @@ afterEach(() => {
   for (const s of sessions.splice(0)) s.close();
 });
 
-/** `agent-run args…` in a terminal; the shell prints EXIT:<code> after it and keeps the screen. */
-function start(args: string[]): TmuxSession {
-  const session = new TmuxSession(`${cliBin} ${args.map(quote).join(' ')}; echo "EXIT:$?"; sleep 600`, env);
+/** `agent-run args…` in a terminal (stdout to `stdoutFile` if given); the shell prints EXIT:<code> after it and keeps the screen. */
+function start(args: string[], stdoutFile?: string): TmuxSession {
+  const redirect = stdoutFile ? ` > ${quote(stdoutFile)}` : '';
+  const session = new TmuxSession(`${cliBin} ${args.map(quote).join(' ')}${redirect}; echo "EXIT:$?"; sleep 600`, env);
   sessions.push(session);
   return session;
 }
@@ -48,7 +49,7 @@ async function toolResults(taskId: string): Promise<Record<string, unknown>[]> {
 }
 
 describe.skipIf(!hasTmux)('agent-run in a terminal', () => {
-  it('asks a choice, a confirmation, a text and a number question, then streams the answer to the end', async () => {
+  it('asks a choice, a confirmation, a text and a number question on stderr, then streams the answer to stdout', async () => {
     const message = [
       'Help me.',
       tool('request_user_input', { input_type: 'choice', prompt: 'Pick a colour', choices: ['red', 'blue', 'green'] }),
@@ -56,7 +57,8 @@ describe.skipIf(!hasTmux)('agent-run in a terminal', () => {
       tool('request_user_input', { input_type: 'text', prompt: 'Your name?' }),
       tool('request_user_input', { input_type: 'number', prompt: 'How many?' }),
     ].join('\n');
-    const term = start(['run', message]);
+    const answerFile = path.join(mkdtempSync(path.join(tmpdir(), 'agent-run-out-')), 'answer.txt');
+    const term = start(['run', message], answerFile);
     await term.waitFor(/Pick a colour[\s\S]*❯ red/);
     term.send(['Down']);
     await term.waitFor(/❯ blue/);
@@ -77,7 +79,11 @@ describe.skipIf(!hasTmux)('agent-run in a terminal', () => {
     const screen = await term.waitFor(/EXIT:\d+/);
     expect(screen).toContain('EXIT:0');
     expect(screen).toMatch(/run finished/);
-    const results = await toolResults(taskOf(screen));
+    const taskId = taskOf(screen);
+    const text = (await readTaskStream(member, taskId)).filter((f) => f.data.type === 'TEXT_MESSAGE_CONTENT').map((f) => f.data.delta as string);
+    // Only the answer went to stdout; prompts and progress to the terminal through stderr.
+    expect(readFileSync(answerFile, 'utf8').replace(/\n/g, '')).toBe(text.join('').replace(/\n/g, ''));
+    const results = await toolResults(taskId);
     expect(results).toEqual([
       expect.objectContaining({ status: 'answered', input_type: 'choice', value: 'blue' }),
       expect.objectContaining({ status: 'answered', input_type: 'confirmation', confirmed: true }),

@@ -43,7 +43,7 @@ type Asked<T> = T | typeof DISMISSED;
 let interrupt: AbortSignal | undefined;
 
 /** Runs one prompt with Esc bound to dismiss, and Ctrl-C (or `interrupt`) to PromptInterrupted. */
-async function ask<T>(prompt: (context: { signal: AbortSignal }) => Promise<T>): Promise<Asked<T>> {
+async function ask<T>(prompt: (context: { signal: AbortSignal; output: NodeJS.WritableStream }) => Promise<T>): Promise<Asked<T>> {
   if (interrupt?.aborted) throw new PromptInterrupted();
   const abort = new AbortController();
   const stop = () => abort.abort();
@@ -54,7 +54,8 @@ async function ask<T>(prompt: (context: { signal: AbortSignal }) => Promise<T>):
   emitKeypressEvents(process.stdin);
   process.stdin.on('keypress', onKey);
   try {
-    return await prompt({ signal: abort.signal });
+    // On stderr, so stdout carries the answer only (`agent-run run … > answer.txt` still asks).
+    return await prompt({ signal: abort.signal, output: process.stderr });
   } catch (err) {
     const name = (err as Error).name;
     if (name === 'ExitPromptError' || interrupt?.aborted) throw new PromptInterrupted();

@@ -25,15 +25,15 @@ async function login(ctx: Context): Promise<void> {
   const current = await readConfigFile(path);
   const interactive = Boolean(process.stdin.isTTY);
   const url = await valueOf(optString(ctx.opts.url) ?? process.env.AGENT_RUN_URL, interactive, () =>
-    input({ message: 'Service url', default: current.url, required: true, validate: isUrl }),
+    input({ message: 'Service url', default: current.url, required: true, validate: isUrl }, { output: process.stderr }),
   );
   const apiKey = await valueOf(optString(ctx.opts.key) ?? optString(ctx.opts.apiKey) ?? process.env.AGENT_RUN_API_KEY, interactive, () =>
-    password({ message: 'API key', mask: '*', validate: (v) => (v.trim() ? true : 'Enter the key') }),
+    password({ message: 'API key', mask: '*', validate: (v) => (v.trim() ? true : 'Enter the key') }, { output: process.stderr }),
   );
   const agent =
     optString(ctx.opts.agent) ??
     process.env.AGENT_RUN_AGENT ??
-    (interactive ? (await input({ message: 'Default agent id (optional)', default: current.agent })).trim() || undefined : current.agent);
+    (interactive ? (await input({ message: 'Default agent id (optional)', default: current.agent }, { output: process.stderr })).trim() || undefined : current.agent);
   if (!isUrl(url)) throw new CliError(`not an http(s) url: ${url}`, ExitCode.usage);
 
   const config: ConfigFile = { ...current, url: url.replace(/\/+$/, ''), api_key: apiKey.trim(), agent };
