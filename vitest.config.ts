@@ -19,6 +19,8 @@ const EXCLUSIVE = [
   'test/e2e/edge.test.ts',
   'test/deploy/production-build.test.ts',
   'test/e2e/observability.test.ts',
+  'test/sdk/resume.test.ts',
+  'test/sdk/retries.test.ts',
   'test/cli/commands.test.ts',
   'test/cli/terminal.test.ts',
 ];

@@ -15,6 +15,8 @@ export interface ApiProcess {
   logs: Record<string, unknown>[];
   /** SIGTERM, as a deploy sends it; resolves with the exit code once the process has drained and exited. */
   terminate(): Promise<number | null>;
+  /** SIGKILL, a crash: no drain, open connections are cut. Resolves once the process is gone. */
+  kill(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -63,6 +65,7 @@ export async function startApiProcess(env: Record<string, string> = {}): Promise
     url,
     logs,
     terminate: () => terminate(child),
+    kill: () => stopChild(child, 'SIGKILL'),
     close: () => stopChild(child),
   };
 }

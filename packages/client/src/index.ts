@@ -14,6 +14,7 @@ export {
   StreamError,
   ValidationError,
 } from './errors.ts';
+export { isEvent, isTerminalEvent, userInputRequest, type UserInputRequest } from './events.ts';
 export { RunStream, type RunStreamOptions } from './run-stream.ts';
 export type { RetryOptions } from './retry.ts';
 export type { EventsOptions, Runs, StreamRunOptions } from './resources/runs.ts';

@@ -3,6 +3,7 @@
  * `Last-Event-ID` and drops what it already yielded, so every event comes exactly once, in order.
  */
 import { StreamError } from './errors.ts';
+import { isTerminalEvent } from './events.ts';
 import { backoffDelay, sleep, type RetryPolicy } from './retry.ts';
 import { sseMessages } from './sse.ts';
 import type { EventOf, RunEvent, TerminalEvent } from './types.ts';
@@ -32,10 +33,6 @@ function parseId(id: string): { runId: string; seq: number } | undefined {
   const at = id.lastIndexOf(':');
   const seq = Number(id.slice(at + 1));
   return at > 0 && Number.isInteger(seq) ? { runId: id.slice(0, at), seq } : undefined;
-}
-
-function isTerminal(event: RunEvent): event is TerminalEvent {
-  return event.type === 'RUN_FINISHED' || event.type === 'RUN_ERROR';
 }
 
 /** A drain notice (`SYSTEM_STATUS` `reconnect`, never stored): transport, handled by reconnecting. */
@@ -147,7 +144,7 @@ export class RunStream implements AsyncIterable<RunEvent> {
           if (isReconnectNotice(event) || (event.type === 'HEARTBEAT' && !this.options.heartbeats)) continue;
           this.observe(event);
           yield event;
-          if (isTerminal(event)) return;
+          if (isTerminalEvent(event)) return;
         }
       } catch (error) {
         if (signal?.aborted) throw signal.reason ?? error;
@@ -174,7 +171,7 @@ export class RunStream implements AsyncIterable<RunEvent> {
   private observe(event: RunEvent): void {
     if (event.type === 'TEXT_MESSAGE_CONTENT') this.texts.set(event.message_id, (this.texts.get(event.message_id) ?? '') + event.delta);
     if (event.type === 'CUSTOM' && event.name === 'SYSTEM_STATUS') discarded(event).forEach((id) => this.texts.delete(id));
-    if (isTerminal(event)) this.terminal = event;
+    if (isTerminalEvent(event)) this.terminal = event;
   }
 }
 

@@ -52,7 +52,9 @@ export type RunMode = NonNullable<StartRunBody['mode']>;
 /** Identifies the request being answered: copied from USER_INPUT_REQUIRED or `input.pending`. */
 export type InputRequestRef<T extends InputType = InputType> = { request_id: string; run_id: string; input_type: T };
 /** The answer fields of one input type, e.g. `{ value }` for `choice` or `{ approved, feedback? }` for `plan_approval`. */
-export type AnswerFor<T extends InputType> = Omit<Extract<InputAnswerBody, { input_type: T; cancelled?: false }>, 'request_id' | 'run_id' | 'input_type' | 'cancelled'>;
+export type AnswerFor<T extends InputType> = T extends InputType
+  ? Omit<Extract<InputAnswerBody, { input_type: T; cancelled?: false }>, 'request_id' | 'run_id' | 'input_type' | 'cancelled'>
+  : never;
 /** An answer to a request of type T, or `{ cancelled: true }` to dismiss it. */
 export type InputAnswer<T extends InputType = InputType> = AnswerFor<T> | { cancelled: true };
 
