@@ -3,7 +3,7 @@
  * human-input questions, and handles Ctrl-C (detach, or cancel with --cancel-on-interrupt).
  * Returns the exit code.
  */
-import type { AgentRunClient, RunStream } from '@agent-run/client';
+import { userInputRequest, type AgentRunClient, type RunStream } from '@agent-run/client';
 import { CliError, ExitCode, exitCodeOf } from './exit-codes.ts';
 import { answerInteractively, PromptInterrupted, type InputQuestion } from './prompts.ts';
 import { EventRenderer } from './render.ts';
@@ -55,10 +55,11 @@ export async function drive(client: AgentRunClient, stream: RunStream, term: Ter
       if (event.type === 'RUN_FINISHED') return ExitCode.completed;
       if (event.type === 'RUN_ERROR') return event.code === 'CANCELLED' ? ExitCode.cancelled : ExitCode.failed;
       // After a Ctrl-C, no new question: a detached stream is ending, a cancelled run is about to.
-      if (event.type === 'CUSTOM' && event.name === 'USER_INPUT_REQUIRED' && !detached && !cancelling) {
+      const question = userInputRequest(event);
+      if (question && !detached && !cancelling) {
         taskId ??= await stream.taskId;
         prompting = new AbortController();
-        const outcome = await handleQuestion(client, taskId, event.data as unknown as InputQuestion, term, opts.json, prompting.signal);
+        const outcome = await handleQuestion(client, taskId, question, term, opts.json, prompting.signal);
         // Ctrl-C typed into a prompt arrives as a key, not a signal: handle it as one (unless a signal ended the prompt).
         if (outcome === 'interrupted' && !prompting.signal.aborted) onInterrupt();
         else if (outcome === 'waiting') return ExitCode.inputRequired;

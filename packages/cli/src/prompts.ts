@@ -3,21 +3,11 @@
  * Esc dismisses a question (the answer is `{cancelled: true}`); Ctrl-C raises `PromptInterrupted`.
  */
 import { emitKeypressEvents } from 'node:readline';
-import type { InputType } from '@agent-run/client';
+import type { UserInputRequest } from '@agent-run/client';
 import { confirm, editor, input, select } from '@inquirer/prompts';
 
 /** What a USER_INPUT_REQUIRED event (or GET pending-input) says about the question. */
-export interface InputQuestion {
-  request_id: string;
-  run_id: string;
-  input_type: InputType;
-  prompt: string;
-  choices?: string[] | null;
-  questions?: { question: string; choices?: string[] | null }[] | null;
-  placeholder?: string | null;
-  plan?: { steps: string[] } | null;
-  action?: { tool_name: string; arguments?: unknown; sensitive?: boolean } | null;
-}
+export type InputQuestion = UserInputRequest & { placeholder?: string | null };
 
 /** The answer fields for POST /api/tasks/{task_id}/input (without request_id, run_id, input_type). */
 export type AnswerFields =
