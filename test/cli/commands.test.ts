@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { startApiProcess } from '../support/api-process.ts';
 import { cliEnv, ndjson, runCli } from '../support/cli.ts';
 import { exchange, politeCall as call } from '../support/http.ts';
-import { readTaskStream, type Caller } from '../support/runs.ts';
+import { readTaskStream, waitForStatus, type Caller } from '../support/runs.ts';
 import { createTenant, type Tenant } from '../support/tenant.ts';
 
 /*
@@ -140,6 +140,25 @@ describe('run', () => {
     expect(followed.code).toBe(3);
     expect(ndjson(followed.stdout).at(-1)).toMatchObject({ type: 'RUN_ERROR', code: 'CANCELLED' });
     expect((await runCli(['cancel', taskId], env)).code).toBe(9);
+  });
+
+  it('pause takes effect at the next safe point; resume lets the run finish', async () => {
+    const sandboxed = await createTenant({ sandbox: { run_command_approval: false } });
+    const own = cliEnv(sandboxed.keys.member, sandboxed.agentId);
+    const started = await runCli(['run', '--background', '--json', '/tool run_command {"command":"sleep 3"}'], own);
+    const taskId = (JSON.parse(started.stdout) as { task_id: string }).task_id;
+    const caller = { token: await exchange(sandboxed.keys.member), agentId: sandboxed.agentId };
+    await waitForStatus(caller, taskId, 'executing');
+    const paused = await runCli(['pause', '--json', taskId], own);
+    expect(paused.code, paused.stderr).toBe(0);
+    expect(JSON.parse(paused.stdout)).toMatchObject({ task_id: taskId, action: 'pause' });
+    await waitForStatus(caller, taskId, 'paused', 30_000);
+    const resumed = await runCli(['resume', taskId], own);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const events = ndjson((await runCli(['follow', '--json', taskId], own)).stdout);
+    const statuses = events.filter((e) => e.type === 'STATE_DELTA').map((e) => (e.delta as { value: string }[])[0]!.value);
+    expect(statuses).toEqual(['executing', 'paused', 'executing', 'completed']);
+    expect((await runCli(['resume', taskId], own)).code).toBe(9);
   });
 
   it('comment steers a waiting run; the comment shows on its stream', async () => {
