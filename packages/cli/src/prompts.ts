@@ -3,20 +3,14 @@
  * Esc dismisses a question (the answer is `{cancelled: true}`); Ctrl-C raises `PromptInterrupted`.
  */
 import { emitKeypressEvents } from 'node:readline';
-import type { UserInputRequest } from '@agent-run/client';
+import type { InputAnswer, UserInputRequest } from '@agent-run/client';
 import { confirm, editor, input, select } from '@inquirer/prompts';
 
 /** What a USER_INPUT_REQUIRED event (or GET pending-input) says about the question. */
 export type InputQuestion = UserInputRequest & { placeholder?: string | null };
 
-/** The answer fields for POST /api/tasks/{task_id}/input (without request_id, run_id, input_type). */
-export type AnswerFields =
-  | { cancelled: true }
-  | { confirmed: boolean; response_text?: string }
-  | { value: string }
-  | { approved: boolean; modified_steps?: string[]; feedback?: string }
-  | { approved: boolean; approve_always?: boolean; approve_run_scope?: boolean; feedback?: string }
-  | { answers: Record<string, string> };
+/** The answer fields for POST /api/tasks/{task_id}/input (without request_id, run_id, input_type), per input type. */
+export type AnswerFields = InputAnswer;
 
 /** Ctrl-C in a prompt. */
 export class PromptInterrupted extends Error {
