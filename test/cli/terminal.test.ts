@@ -22,7 +22,8 @@ const sessions: TmuxSession[] = [];
 
 beforeAll(async () => {
   const tenant = await createTenant({ sandbox: { run_command_approval: false } });
-  env = { ...cliEnv(tenant.keys.member, tenant.agentId), TERM: 'xterm-256color' };
+  // No $EDITOR: multiline questions are asked line by line.
+  env = { ...cliEnv(tenant.keys.member, tenant.agentId), TERM: 'xterm-256color', EDITOR: '', VISUAL: '' };
   delete env.NO_COLOR;
   member = { token: await exchange(tenant.keys.member), agentId: tenant.agentId };
 });
@@ -92,9 +93,10 @@ describe.skipIf(!hasTmux)('agent-run in a terminal', () => {
     ]);
   });
 
-  it('structured questions one by one, and Esc dismisses a question', async () => {
+  it('structured questions one by one, multiline text line by line, and Esc dismisses a question', async () => {
     const message = [
       tool('request_user_input', { input_type: 'structured_questions', prompt: 'A few questions', questions: [{ question: 'Size?' }, { question: 'Colour?', choices: ['red', 'blue'] }] }),
+      tool('request_user_input', { input_type: 'multiline', prompt: 'Describe it' }),
       tool('request_user_input', { input_type: 'text', prompt: 'Anything else?' }),
     ].join('\n');
     const term = start(['run', message]);
@@ -103,12 +105,21 @@ describe.skipIf(!hasTmux)('agent-run in a terminal', () => {
     term.send(['Enter']);
     await term.waitFor(/Colour\?[\s\S]*❯ red/);
     term.send(['Enter']);
+    await term.waitFor(/\? line 1 \(empty line to finish\)/);
+    term.send(['first line'], true);
+    term.send(['Enter']);
+    await term.waitFor(/\? line 2 /);
+    term.send(['second line'], true);
+    term.send(['Enter']);
+    await term.waitFor(/\? line 3 /);
+    term.send(['Enter']);
     await term.waitFor(/\? Anything else\?/);
     term.send(['Escape']);
     const screen = await term.waitFor(/EXIT:\d+/);
     expect(screen).toContain('EXIT:0');
     expect(await toolResults(taskOf(screen))).toEqual([
       expect.objectContaining({ status: 'answered', answers: { 'Size?': 'L', 'Colour?': 'red' } }),
+      expect.objectContaining({ status: 'answered', value: 'first line\nsecond line' }),
       expect.objectContaining({ status: 'dismissed' }),
     ]);
   });
