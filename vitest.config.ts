@@ -22,6 +22,7 @@ const EXCLUSIVE = [
   'test/sdk/resume.test.ts',
   'test/sdk/retries.test.ts',
   'test/cli/commands.test.ts',
+  'test/cli/run.test.ts',
   'test/cli/terminal.test.ts',
 ];
 
