@@ -81,7 +81,14 @@ describe('run', () => {
     expect((await runCli(['answer', taskId, '{"value":"red"}'], env)).code).toBe(9);
   });
 
-  it('a run that fails or is cancelled exits non-zero: cancel exits 0, follow then 3, a second cancel 9', async () => {
+  it('a failed run exits 1 and says why on stderr', async () => {
+    const broken = await createTenant({ provider: 'openai-compatible', base_url: 'http://127.0.0.1:9/v1', model: 'm', api_key_env: 'ARS_TEST_UNSET_KEY' });
+    const res = await runCli(['run', 'hi'], cliEnv(broken.keys.member, broken.agentId));
+    expect(res.code, res.stderr).toBe(1);
+    expect(res.stderr).toMatch(/run failed: .*\(MODEL_CONFIG_ERROR\)/);
+  });
+
+  it('a cancelled run exits 3: cancel exits 0, follow then 3, a second cancel 9', async () => {
     const { taskId } = await startAsking({ input_type: 'text', prompt: 'Name?' });
     const paused = await runCli(['pause', taskId], env);
     expect(paused.code, paused.stderr).toBe(9);
