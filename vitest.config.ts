@@ -23,6 +23,9 @@ const EXCLUSIVE = [
   'test/sdk/retries.test.ts',
   'test/e2e/widget-limits.test.ts',
   'test/e2e/widget-browser.test.ts',
+  'test/cli/commands.test.ts',
+  'test/cli/run.test.ts',
+  'test/cli/terminal.test.ts',
 ];
 
 export default defineConfig({

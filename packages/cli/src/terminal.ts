@@ -1,0 +1,92 @@
+/**
+ * The CLI's writes to the terminal: the answer on stdout, dim progress lines on stderr, a spinner
+ * while waiting. Colors and the spinner only when stderr is a terminal and NO_COLOR is unset.
+ */
+import { styleText } from 'node:util';
+import yoctoSpinner, { type Spinner } from 'yocto-spinner';
+
+type Style = Parameters<typeof styleText>[0];
+
+/** Whether to color (and animate) what goes to `stream`. */
+export function colorsFor(stream: NodeJS.WriteStream, env: Record<string, string | undefined> = process.env): boolean {
+  if (env.NO_COLOR) return false;
+  if (env.TERM === 'dumb') return false;
+  return Boolean(stream.isTTY);
+}
+
+/** Writes progress and results; one per process. */
+export class Terminal {
+  readonly color: boolean;
+  private spinner: Spinner | undefined;
+  /** The answer text on stdout ended without a newline (a progress line must not join it). */
+  private midLine = false;
+
+  constructor(
+    private readonly out: NodeJS.WriteStream = process.stdout,
+    private readonly err: NodeJS.WriteStream = process.stderr,
+  ) {
+    this.color = colorsFor(err);
+  }
+
+  style(format: Style, text: string): string {
+    return this.color ? styleText(format, text, { validateStream: false }) : text;
+  }
+
+  /** Answer text, as it streams (stdout). */
+  text(chunk: string): void {
+    if (!chunk) return;
+    this.stopSpinner();
+    this.out.write(chunk);
+    this.midLine = !chunk.endsWith('\n');
+  }
+
+  /** Ends the answer's line if it is open. */
+  endText(): void {
+    if (this.midLine) this.out.write('\n');
+    this.midLine = false;
+  }
+
+  /** A dim status line (stderr). */
+  progress(line: string): void {
+    this.note(this.style('dim', line));
+  }
+
+  /** A plain line on stderr (ids, hints, errors). */
+  note(line: string): void {
+    this.stopSpinner();
+    if (this.midLine && this.out.isTTY && this.err.isTTY) this.endText();
+    this.err.write(`${line}\n`);
+  }
+
+  /** A result line on stdout (tables, confirmations of commands). */
+  print(line: string): void {
+    this.stopSpinner();
+    this.out.write(`${line}\n`);
+  }
+
+  /** Shows a spinner with `label` until the next write (only on a color-capable terminal). */
+  wait(label: string): void {
+    if (!this.color || this.midLine) return;
+    if (this.spinner) {
+      this.spinner.text = label;
+      return;
+    }
+    this.spinner = yoctoSpinner({ text: label, stream: this.err, handleSignals: false }).start();
+  }
+
+  stopSpinner(): void {
+    this.spinner?.stop();
+    this.spinner = undefined;
+  }
+}
+
+/** Aligned columns with a header row; cells are cut to `max` characters. */
+export function table(headers: string[], rows: string[][], max = 60): string {
+  const cut = (s: string) => {
+    const flat = s.replace(/\s+/g, ' ');
+    return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+  };
+  const cells = [headers, ...rows.map((r) => r.map(cut))];
+  const widths = headers.map((_, i) => Math.max(...cells.map((r) => (r[i] ?? '').length)));
+  return cells.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd()).join('\n');
+}
