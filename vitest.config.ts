@@ -21,6 +21,8 @@ const EXCLUSIVE = [
   'test/e2e/observability.test.ts',
   'test/sdk/resume.test.ts',
   'test/sdk/retries.test.ts',
+  // Drives headless Chromium.
+  'test/console/console.test.ts',
 ];
 
 export default defineConfig({

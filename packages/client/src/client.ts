@@ -9,6 +9,9 @@ import { retryPolicy, type RetryOptions } from './retry.ts';
 import { Transport } from './transport.ts';
 import type { TokenExchangeResponse } from './types.ts';
 
+/** The caller behind a client's API key. */
+export type Identity = Pick<TokenExchangeResponse, 'org_id' | 'user_id' | 'role'>;
+
 export interface AgentRunClientOptions {
   /** The api's base url, e.g. `http://127.0.0.1:8000`. */
   baseUrl: string;
@@ -33,6 +36,7 @@ export class AgentRunClient {
   readonly input: Input;
   readonly approvals: Approvals;
   readonly memories: Memories;
+  private readonly tokens: TokenSource;
 
   constructor(options: AgentRunClientOptions) {
     if (!options.apiKey && !options.token) throw new TypeError('AgentRunClient needs an apiKey or a token');
@@ -40,7 +44,7 @@ export class AgentRunClient {
     // Bound to globalThis: browsers refuse a fetch called as a method of another object.
     const fetchImpl: typeof fetch = options.fetch ?? ((...args: Parameters<typeof fetch>) => globalThis.fetch(...args));
     const transport = new Transport({ baseUrl: options.baseUrl, fetch: fetchImpl, retry, agentId: options.agentId, userAgent: options.userAgent });
-    transport.tokens = new TokenSource(options.apiKey, options.token, (apiKey, signal) =>
+    const tokens = new TokenSource(options.apiKey, options.token, (apiKey, signal) =>
       transport.json<TokenExchangeResponse>({
         method: 'POST',
         path: '/api/v1/auth/exchange/agent-token',
@@ -51,10 +55,24 @@ export class AgentRunClient {
         idempotent: true,
       }),
     );
+    transport.tokens = tokens;
+    this.tokens = tokens;
     this.runs = new Runs(transport, retry);
     this.tasks = new Tasks(transport, retry);
     this.input = new Input(transport);
     this.approvals = new Approvals(transport);
     this.memories = new Memories(transport, options.agentId);
+  }
+
+  /**
+   * Who the API key belongs to (`org_id`, `user_id`, `role`), from the token exchange; it exchanges
+   * the key if no token is cached yet (this is how a sign-in checks a key). Throws for a client built
+   * with only `token` (no exchange happens then).
+   */
+  async identity(opts: { signal?: AbortSignal } = {}): Promise<Identity> {
+    await this.tokens.token(opts.signal);
+    const issued = this.tokens.issued;
+    if (!issued) throw new TypeError('identity() needs an apiKey: a client built with only a token never exchanges one');
+    return { org_id: issued.org_id, user_id: issued.user_id, role: issued.role };
   }
 }

@@ -1,5 +1,5 @@
 /** @agent-run/client: the typed TypeScript client of the Agent Run Service (Node >= 20 and browsers). */
-export { AgentRunClient, type AgentRunClientOptions } from './client.ts';
+export { AgentRunClient, type AgentRunClientOptions, type Identity } from './client.ts';
 export {
   AgentRunError,
   AuthenticationError,

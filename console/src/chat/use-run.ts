@@ -1,0 +1,89 @@
+/** The conversation of one task: sends messages, follows the run's stream, answers its questions, reopens a task after a reload. */
+import type { AgentRunClient, InputAnswer, RunStream, UserInputRequest } from '@agent-run/client';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { errorText } from '../session.ts';
+import { historyItems } from './history.ts';
+import { applyEvent, emptyView, withAnswered, withUserMessage, type RunView } from './run-view.ts';
+
+const TASK_ITEM = 'ars.console.taskId';
+
+export interface RunControls {
+  view: RunView;
+  taskId: string | undefined;
+  send(message: string, mode: 'auto' | 'fast' | 'deep'): Promise<void>;
+  open(taskId: string | undefined): Promise<void>;
+  answer(request: UserInputRequest, answer: InputAnswer): Promise<void>;
+}
+
+export function useRun(client: AgentRunClient | undefined, onRunEnd: () => void): RunControls {
+  const [view, setView] = useState<RunView>(emptyView);
+  const [taskId, setTaskId] = useState<string>();
+  const following = useRef<AbortController>(undefined);
+
+  const stop = () => {
+    following.current?.abort();
+    following.current = new AbortController();
+    return following.current.signal;
+  };
+
+  const follow = async (stream: RunStream, signal: AbortSignal) => {
+    try {
+      for await (const event of stream) setView((v) => applyEvent(v, event));
+    } catch (err) {
+      if (!signal.aborted) setView((v) => ({ ...v, phase: 'failed', items: [...v.items, { kind: 'error', id: `error-${v.items.length}`, text: errorText(err) }] }));
+    }
+    if (!signal.aborted) onRunEnd();
+  };
+
+  const remember = (id: string | undefined) => {
+    setTaskId(id);
+    if (id) sessionStorage.setItem(TASK_ITEM, id);
+    else sessionStorage.removeItem(TASK_ITEM);
+  };
+
+  const send = async (message: string, mode: 'auto' | 'fast' | 'deep') => {
+    if (!client) return;
+    const signal = stop();
+    setView((v) => withUserMessage(v, message));
+    const stream = client.runs.stream({ message, mode, taskId, signal });
+    void stream.taskId.then(remember, () => undefined);
+    await follow(stream, signal);
+  };
+
+  /** Shows a task's history; if its run is still going, shows any pending question at once and follows the run from its start. */
+  const open = async (id: string | undefined) => {
+    const signal = stop();
+    remember(id);
+    setView(emptyView);
+    if (!client || !id) return;
+    try {
+      const [messages, status] = await Promise.all([client.tasks.messages(id, { signal }), client.runs.status(id, { signal })]);
+      const activeRun = status.active ? status.run?.id : undefined;
+      setView({ ...emptyView, items: historyItems(messages.messages, activeRun) });
+      if (!activeRun) return;
+      const pending = await client.input.pending(id, { signal });
+      if (pending.pending) {
+        const request = pending.request;
+        setView((v) => ({ ...v, phase: 'waiting', items: [...v.items, { kind: 'input', id: request.request_id, request, answered: false }] }));
+      }
+      await follow(client.tasks.stream(id, { signal }), signal);
+    } catch (err) {
+      if (!signal.aborted) setView((v) => ({ ...v, items: [...v.items, { kind: 'error', id: 'open-error', text: errorText(err) }] }));
+    }
+  };
+
+  const answer = async (request: UserInputRequest, value: InputAnswer) => {
+    if (!client || !taskId) return;
+    await client.input.answer(taskId, request, value);
+    setView((v) => withAnswered(v, request.request_id));
+  };
+
+  // After a reload, reopen this tab's task (resuming its run if one is going).
+  useEffect(() => {
+    const saved = sessionStorage.getItem(TASK_ITEM);
+    if (client && saved) void open(saved);
+    return () => following.current?.abort();
+  }, [client]); // once per client
+
+  return { view, taskId, send, open, answer };
+}
