@@ -1,9 +1,10 @@
-/** The console's shell: sign-in, then the screens by URL hash (#/chat, #/approvals, #/inspect/<run_id>). */
+/** The console's shell: sign-in, then the screens by URL hash (#/chat, #/approvals, #/inspect/<run_id>, #/admin). */
 import { useEffect, useState } from 'preact/hooks';
+import { AdminView } from './admin.tsx';
 import { ApprovalsView } from './approvals.tsx';
 import { ChatView } from './chat/chat-view.tsx';
 import { InspectorView } from './inspector.tsx';
-import { errorText, savedKey, signIn, signOut, type Session } from './session.ts';
+import { errorText, isAdmin, savedKey, signIn, signOut, type Session } from './session.ts';
 import { SignIn } from './sign-in.tsx';
 
 function useHash(): string {
@@ -36,6 +37,7 @@ export function App() {
     );
   const [, screen = 'chat', arg = ''] = hash.split('/');
   const guest = session.identity.role === 'guest';
+  const admin = isAdmin(session.identity);
   return (
     <div class="shell">
       <header>
@@ -44,6 +46,7 @@ export function App() {
           <a href="#/chat" aria-current={screen === 'chat' ? 'page' : undefined}>Chat</a>
           {!guest && <a href="#/approvals" aria-current={screen === 'approvals' ? 'page' : undefined}>Approvals</a>}
           <a href="#/inspect" aria-current={screen === 'inspect' ? 'page' : undefined}>Inspector</a>
+          {admin && <a href="#/admin" aria-current={screen === 'admin' ? 'page' : undefined}>Admin</a>}
         </nav>
         <span class="who" data-testid="role">{session.identity.role}</span>
         <button
@@ -57,7 +60,9 @@ export function App() {
           Sign out
         </button>
       </header>
-      {screen === 'approvals' && !guest ? (
+      {screen === 'admin' && admin ? (
+        <AdminView session={session} />
+      ) : screen === 'approvals' && !guest ? (
         <ApprovalsView session={session} />
       ) : screen === 'inspect' ? (
         <InspectorView key={arg} session={session} runId={decodeURIComponent(arg)} />

@@ -1,3 +1,4 @@
+import { AgentRunClient, PermissionError } from '@agent-run/client';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiUrl, exchange } from '../support/http.ts';
@@ -168,6 +169,42 @@ describe('approvals inbox', () => {
     await p.getByLabel('Show').selectOption('approved');
     expect(await p.locator('.card').filter({ hasText: 'save_memory' }).textContent()).toContain('fine by me');
     await inbox.close();
+  });
+});
+
+describe('administration', () => {
+  it('an owner creates a key that is shown once and works, then revokes it; members see no admin screen and the api refuses them', async () => {
+    const exchangeStatus = async (key: string) =>
+      (await fetch(`${apiUrl()}/api/v1/auth/exchange/agent-token`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ api_key: key }) })).status;
+    const admin = await browser.newContext();
+    const p = await admin.newPage();
+    p.setDefaultTimeout(20_000);
+    await signIn(p, apiUrl(), tenant.keys.owner, 'owner');
+    await p.getByRole('link', { name: 'Admin' }).click();
+    await p.getByLabel('For member').selectOption(tenant.users.member);
+    await p.getByLabel('Key name').fill('console-test');
+    await p.getByRole('button', { name: 'Create key' }).click();
+    const key = (await p.getByLabel('New API key').textContent())!;
+    expect(key).toMatch(/^ars_live_/);
+    expect(await exchangeStatus(key)).toBe(200);
+    const row = p.locator('table.keys tr').filter({ hasText: 'console-test' });
+    expect(await row.textContent()).not.toContain(key);
+    await screenshot(p, 'admin');
+    await row.getByRole('button', { name: 'Revoke key console-test' }).click();
+    await row.getByText('revoked').waitFor();
+    expect(await exchangeStatus(key)).toBe(401);
+    await p.reload();
+    await p.locator('table.keys').waitFor();
+    expect(await p.getByLabel('New API key').count()).toBe(0);
+    await admin.close();
+
+    const member = new AgentRunClient({ baseUrl: apiUrl(), apiKey: tenant.keys.member });
+    await expect(member.admin.listApiKeys()).rejects.toBeInstanceOf(PermissionError);
+    await expect(member.admin.createApiKey()).rejects.toBeInstanceOf(PermissionError);
+    const mp = await browser.newPage();
+    await signIn(mp, apiUrl(), tenant.keys.member, 'member');
+    expect(await mp.getByRole('link', { name: 'Admin' }).count()).toBe(0);
+    await mp.close();
   });
 });
 

@@ -80,7 +80,7 @@ describe('object-level authorization (BOLA matrix)', () => {
     const artifacts = (await (await call('GET', `/api/tasks/${done.taskId}/artifacts`, { token: a1.token, agentId: agentA })).json()) as { artifacts: { id: string }[] };
     const waiting = await startBackgroundRun(a1, { messages: [{ role: 'user', content: `/tool save_memory {"content":"${SECRET}"}` }] });
     const pending = await waitForPending(a1, waiting.taskId);
-    ids = { task_id: done.taskId, run_id: done.runId, artifact_id: artifacts.artifacts[0]!.id, approval_id: String(pending.approval_id), agent_id: agentA };
+    ids = { task_id: done.taskId, run_id: done.runId, artifact_id: artifacts.artifacts[0]!.id, approval_id: String(pending.approval_id), agent_id: agentA, key_id: org.keys.find((k) => k.user === email('a1'))!.id };
     // A1 itself may use every id (the control: the ids are real).
     expect((await call('GET', `/api/tasks/${done.taskId}`, { token: a1.token, agentId: agentA })).status).toBe(200);
     expect(pending.approval_id).toBeTruthy();

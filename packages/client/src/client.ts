@@ -1,5 +1,6 @@
 /** AgentRunClient: the typed client of the Agent Run Service. */
 import { TokenSource } from './auth.ts';
+import { Admin } from './resources/admin.ts';
 import { Approvals } from './resources/approvals.ts';
 import { Input } from './resources/input.ts';
 import { Memories } from './resources/memories.ts';
@@ -36,6 +37,7 @@ export class AgentRunClient {
   readonly input: Input;
   readonly approvals: Approvals;
   readonly memories: Memories;
+  readonly admin: Admin;
   private readonly tokens: TokenSource;
 
   constructor(options: AgentRunClientOptions) {
@@ -62,6 +64,7 @@ export class AgentRunClient {
     this.input = new Input(transport);
     this.approvals = new Approvals(transport);
     this.memories = new Memories(transport, options.agentId);
+    this.admin = new Admin(transport);
   }
 
   /**

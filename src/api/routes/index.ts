@@ -1,4 +1,5 @@
 import type { RouteSpec } from '../route.ts';
+import { adminRoutes } from './admin-keys.ts';
 import { approvalRoutes } from './approvals.ts';
 import { artifactRoutes } from './artifacts.ts';
 import { authRoutes } from './auth.ts';
@@ -15,4 +16,4 @@ import { taskRoutes } from './tasks.ts';
 import { webhookRoutes } from './webhooks.ts';
 
 /** Every documented operation of the API. The OpenAPI document is built from this list. */
-export const allRoutes: RouteSpec[] = [...authRoutes, ...runRoutes, ...runStatusRoutes, ...taskRoutes, ...commentRoutes, ...streamRoutes, ...eventRoutes, ...artifactRoutes, ...memoryRoutes, ...humanInputRoutes, ...approvalRoutes, ...runControlRoutes, ...webhookRoutes, ...flowRoutes];
+export const allRoutes: RouteSpec[] = [...authRoutes, ...runRoutes, ...runStatusRoutes, ...taskRoutes, ...commentRoutes, ...streamRoutes, ...eventRoutes, ...artifactRoutes, ...memoryRoutes, ...humanInputRoutes, ...approvalRoutes, ...runControlRoutes, ...webhookRoutes, ...flowRoutes, ...adminRoutes];
