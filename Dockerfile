@@ -32,6 +32,8 @@ RUN npm ci --omit=dev --omit=optional --no-audit --no-fund \
          ! -name "$(uname -m)-unknown-linux-gnu" -exec rm -rf {} +
 COPY --from=build /app/dist ./dist
 COPY prisma/migrations ./prisma/migrations
+# The chat widget script the api serves at /widget.js (docs/widget.md).
+COPY public ./public
 # The data directory (workspaces, the sandbox's files) belongs to the unprivileged user, so a fresh
 # named volume mounted here starts out owned by it too.
 RUN mkdir -p /data && chown node:node /data

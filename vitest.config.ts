@@ -21,6 +21,8 @@ const EXCLUSIVE = [
   'test/e2e/observability.test.ts',
   'test/sdk/resume.test.ts',
   'test/sdk/retries.test.ts',
+  'test/e2e/widget-limits.test.ts',
+  'test/e2e/widget-browser.test.ts',
   // Drives headless Chromium.
   'test/console/console.test.ts',
 ];

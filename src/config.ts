@@ -45,6 +45,11 @@ export const envSchema = z.object({
   RATE_LIMIT_APPROVALS_PER_MINUTE: z.coerce.number().int().positive().default(60),
   /** The fixed window the limits above count in; 60 makes them "per minute". */
   RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().positive().default(60),
+  /** The chat widget gateway (docs/widget.md): requests per widget key and per visitor in RATE_LIMIT_WINDOW_SECONDS. */
+  WIDGET_RATE_LIMIT_PER_KEY: z.coerce.number().int().positive().default(600),
+  WIDGET_RATE_LIMIT_PER_VISITOR: z.coerce.number().int().positive().default(60),
+  /** Lifetime of a widget visitor token; widget.js renews it for the same visitor. */
+  WIDGET_TOKEN_LIFETIME_SECONDS: z.coerce.number().int().min(300).max(86_400).default(3600),
   /** Failed key exchanges allowed per client address and per key in EXCHANGE_FAILURE_WINDOW_SECONDS, then 429. */
   EXCHANGE_FAILURES_PER_ADDRESS: z.coerce.number().int().positive().default(20),
   EXCHANGE_FAILURES_PER_KEY: z.coerce.number().int().positive().default(5),
@@ -166,10 +171,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       memories: e.RATE_LIMIT_MEMORIES_PER_MINUTE,
       approvals: e.RATE_LIMIT_APPROVALS_PER_MINUTE,
       windowSeconds: e.RATE_LIMIT_WINDOW_SECONDS,
+      widgetKey: e.WIDGET_RATE_LIMIT_PER_KEY,
+      widgetVisitor: e.WIDGET_RATE_LIMIT_PER_VISITOR,
       exchangeFailuresPerAddress: e.EXCHANGE_FAILURES_PER_ADDRESS,
       exchangeFailuresPerKey: e.EXCHANGE_FAILURES_PER_KEY,
       exchangeFailureWindowSeconds: e.EXCHANGE_FAILURE_WINDOW_SECONDS,
     },
+    widget: { tokenLifetimeSeconds: e.WIDGET_TOKEN_LIFETIME_SECONDS },
     streams: { perUser: e.SSE_MAX_STREAMS_PER_USER, perProcess: e.SSE_MAX_STREAMS_PER_PROCESS },
     http: {
       corsOrigins: e.CORS_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean),

@@ -7,7 +7,7 @@ import { expressPath } from '../src/api/route.ts';
 import { apiUrl } from './support/http.ts';
 
 /** Endpoints that are infrastructure, not API operations. */
-const UNDOCUMENTED = new Set(['GET /healthz', 'GET /readyz', 'GET /metrics', 'GET /openapi.json', 'GET /docs', 'GET /docs/scalar.js', 'GET /console/config.json', 'GET /console,/console/*rest']);
+const UNDOCUMENTED = new Set(['GET /healthz', 'GET /readyz', 'GET /metrics', 'GET /openapi.json', 'GET /docs', 'GET /docs/scalar.js', 'GET /widget.js', 'GET /console/config.json', 'GET /console,/console/*rest']);
 
 interface Layer {
   route?: { path: string; methods: Record<string, boolean> };

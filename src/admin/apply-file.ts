@@ -3,13 +3,14 @@ import { agentModelSettingsSchema } from '../shared/agent-settings.ts';
 import { cronConfigSchema, flowKinds, messagingConfigSchema, repositoryConfigSchema } from '../shared/flows.ts';
 import { webhookEventTypes } from '../shared/webhook-delivery-types.ts';
 import { emailSchema, roleSchema } from './users.ts';
+import { originsSchema } from './widget-keys.ts';
 
 /**
  * The file read by `admin apply`: the desired orgs, users, agents and API
  * keys, keyed by natural keys so that applying it again changes nothing:
  * an org by its name, a user by email within the org, an agent by name
  * within the org, a key by (user email, key name) among the user's
- * unrevoked keys.
+ * unrevoked keys, a widget key by name among the org's unrevoked ones.
  */
 const nameSchema = z.string().trim().min(1, 'must not be empty').max(200);
 
@@ -90,6 +91,17 @@ const flowSchema = z
     }
   });
 
+const widgetKeySchema = z.strictObject({
+  /** Names the key within the org: applying again finds the org's unrevoked key of this name. */
+  name: nameSchema,
+  /** Name of a customer-facing agent of this org (in the file or already stored). */
+  agent: nameSchema,
+  /** Browser origins allowed to use the key; kept in sync when the key exists. */
+  origins: originsSchema,
+  /** true revokes the org's unrevoked key of this name (if any). */
+  revoked: z.boolean().optional(),
+});
+
 const orgSchema = z
   .strictObject({
     name: nameSchema,
@@ -102,6 +114,8 @@ const orgSchema = z
     webhooks: z.array(webhookSchema).default([]),
     /** Triggers that start runs (README "Flows"). */
     flows: z.array(flowSchema).default([]),
+    /** Publishable keys of the embedded chat widget (docs/widget.md). */
+    widget_keys: z.array(widgetKeySchema).default([]),
   })
   .superRefine((org, ctx) => {
     noDuplicates(ctx, org.users, 'users', (u) => u.email, 'email');
@@ -109,6 +123,7 @@ const orgSchema = z
     noDuplicates(ctx, org.keys, 'keys', (k) => `${k.user}\n${k.name}`, 'key name for this user');
     noDuplicates(ctx, org.webhooks, 'webhooks', (w) => w.name, 'webhook name');
     noDuplicates(ctx, org.flows, 'flows', (f) => f.name, 'flow name');
+    noDuplicates(ctx, org.widget_keys, 'widget_keys', (k) => k.name, 'widget key name');
     org.agents.forEach((a, i) => {
       const access = a.access ?? [];
       const seen = new Set<string>();

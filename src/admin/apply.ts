@@ -11,6 +11,7 @@ import { applyWebhooks, type AppliedWebhook } from './apply-webhooks.ts';
 import { type ApplyFile, type ApplyOrg, applyFileSchema } from './apply-file.ts';
 import { formatIssues } from '../shared/zod-issues.ts';
 import { AdminError } from './errors.ts';
+import { applyWidgetKeys, type AppliedWidgetKey } from './apply-widget-keys.ts';
 
 export interface AppliedKey {
   user: string;
@@ -32,6 +33,7 @@ export interface AppliedOrg {
   keys: AppliedKey[];
   webhooks: AppliedWebhook[];
   flows: AppliedFlow[];
+  widget_keys: AppliedWidgetKey[];
 }
 
 export interface ApplyResult {
@@ -76,6 +78,7 @@ export async function applyFile(db: Db, file: ApplyFile, opts: { dryRun?: boolea
       for (const key of org.keys) delete key.key;
       for (const hook of org.webhooks) delete hook.secret;
       for (const flow of org.flows) delete flow.secret;
+      for (const key of org.widget_keys) delete key.key;
     }
     return { ...err.result, dry_run: true };
   }
@@ -119,9 +122,10 @@ async function applyOrg(tx: Tx, spec: ApplyOrg, path: string, changes: string[])
 
   const webhooks = await applyWebhooks(tx, org, spec, path, changes);
   const flows = await applyFlows(tx, org, spec, path, changes);
+  const widgetKeys = await applyWidgetKeys(tx, org.id, spec.widget_keys, `${path}.widget_keys`, label, changes);
 
   const users = Object.fromEntries(spec.users.map((u) => [u.email, userIds.get(u.email) ?? '']));
-  return { name: org.name, id: org.id, credits: org.creditBalance.toString(), users, agents, keys, webhooks, flows };
+  return { name: org.name, id: org.id, credits: org.creditBalance.toString(), users, agents, keys, webhooks, flows, widget_keys: widgetKeys };
 }
 
 /** Creates and updates the file's users; returns email → id for every user of the org. */

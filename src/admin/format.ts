@@ -4,6 +4,7 @@ import type { ApplyResult } from './apply.ts';
 import type { GrantSummary } from './grants.ts';
 import type { OrgSummary } from './orgs.ts';
 import type { UserSummary } from './users.ts';
+import type { WidgetKeySummary } from './widget-keys.ts';
 
 /** Human-readable output of the admin commands (`--json` prints the records themselves). */
 
@@ -35,6 +36,12 @@ export const keyTable = (keys: ApiKeySummary[]) =>
     keys.map((k) => [k.id, k.user_id, k.name || '-', `${k.prefix}…`, k.created_at, k.last_used_at ?? '-', k.revoked_at ?? '-']),
   );
 
+export const widgetKeyTable = (keys: WidgetKeySummary[]) =>
+  table(
+    ['ID', 'AGENT', 'NAME', 'PREFIX', 'ORIGINS', 'CREATED', 'REVOKED'],
+    keys.map((k) => [k.id, k.agent_id, k.name, `${k.prefix}…`, k.origins.join(','), k.created_at, k.revoked_at ?? '-']),
+  );
+
 export const grantTable = (grants: GrantSummary[]) =>
   table(
     ['ID', 'ORG', 'AGENT', 'TOOL', 'GRANTED BY', 'CREATED', 'REVOKED'],
@@ -52,8 +59,9 @@ export function applySummary(result: ApplyResult): string {
     for (const k of org.keys) lines.push(`  key   ${k.id}  ${k.user} "${k.name}"${k.key ? `  NEW: ${k.key}` : ''}`);
     for (const w of org.webhooks) lines.push(`  webhook ${w.id}  "${w.name}"${w.secret ? `  NEW SECRET: ${w.secret}` : ''}`);
     for (const f of org.flows) lines.push(`  flow  ${f.id}  ${f.kind} "${f.name}"${f.path ? `  POST ${f.path}` : ''}${f.secret ? `  NEW SECRET: ${f.secret}` : ''}`);
+    for (const w of org.widget_keys) lines.push(`  widget-key ${w.id}  "${w.name}" ${w.revoked ? 'revoked' : w.origins.join(',')}${w.key ? `  NEW: ${w.key}` : ''}`);
   }
-  if (result.orgs.some((o) => o.keys.some((k) => k.key))) lines.push('', 'Store the NEW keys now: they are not shown again.');
+  if (result.orgs.some((o) => o.keys.some((k) => k.key) || o.widget_keys.some((w) => w.key))) lines.push('', 'Store the NEW keys now: they are not shown again.');
   if (result.orgs.some((o) => o.webhooks.some((w) => w.secret) || o.flows.some((f) => f.secret))) lines.push('', 'Give each NEW secret to its sender or receiver now: it is not shown again.');
   return lines.join('\n');
 }

@@ -15,6 +15,8 @@ import { requestLogContext } from './request-log-context.ts';
 import { httpTracing } from './tracing.ts';
 import { mountRoutes } from './route.ts';
 import { allRoutes } from './routes/index.ts';
+import { isWidgetPath, widgetPreflight } from './widget/cors.ts';
+import { widgetScript } from './widget/script.ts';
 
 /** Largest accepted JSON body; larger requests get 413. */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -44,17 +46,20 @@ export function createApp(deps: ApiDeps): Express {
       },
     }),
   );
+  // The chat widget runs on customers' pages: its script is served to anyone, and its gateway answers
+  // CORS for the origins each widget key allows (src/api/widget/cors.ts), not for CORS_ORIGINS.
+  app.get('/widget.js', widgetScript());
+  app.use(widgetPreflight(deps.db));
   // CORS is closed unless CORS_ORIGINS lists the browser origins that may call us.
   const origins = deps.config.http.corsOrigins;
   if (origins.length > 0) {
-    app.use(
-      cors({
-        origin: origins,
-        credentials: true,
-        exposedHeaders: ['X-Run-Id', 'X-Task-Id', 'Idempotent-Replayed', 'X-Request-Id', 'Retry-After'],
-        maxAge: 600,
-      }),
-    );
+    const globalCors = cors({
+      origin: origins,
+      credentials: true,
+      exposedHeaders: ['X-Run-Id', 'X-Task-Id', 'Idempotent-Replayed', 'X-Request-Id', 'Retry-After'],
+      maxAge: 600,
+    });
+    app.use((req, res, next) => (isWidgetPath(req.path) ? next() : globalCors(req, res, next)));
   }
   // Probes and scrapes: outside the request log, request metrics, tracing and every limit.
   mountHealth(app, deps);
@@ -98,7 +103,7 @@ function runLogFields(req: IncomingMessage, res: ServerResponse): Record<string,
   const caller = (req as Request).caller;
   const fields: Record<string, unknown> = {};
   if (caller) Object.assign(fields, { orgId: caller.orgId, userId: caller.userId });
-  const agentId = req.headers['x-agent-id'];
+  const agentId = req.headers['x-agent-id'] ?? (req as Request).agent?.id; // a widget request names no agent; its key does
   if (caller && typeof agentId === 'string') fields.agentId = agentId;
   const taskId = res.getHeader('X-Task-Id');
   const runId = res.getHeader('X-Run-Id');

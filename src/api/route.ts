@@ -5,9 +5,13 @@ import { authenticate, requireAgent, type AgentContext, type Caller } from './mi
 import { notAllowed } from './errors.ts';
 import { rateLimit, rateLimitClassesOf, type RateLimitClass } from './middleware/rate-limit.ts';
 import { parse } from './validation.ts';
+import { authenticateVisitor } from './widget/visitor-auth.ts';
 
-/** Who may call a route: nobody in particular, any signed-in user, or a user acting through `X-Agent-Id`. */
-export type RouteAuth = 'none' | 'user' | 'agent';
+/**
+ * Who may call a route: nobody in particular, any signed-in user, a user acting through `X-Agent-Id`,
+ * or a widget visitor (a visitor token; the agent comes from its widget key).
+ */
+export type RouteAuth = 'none' | 'user' | 'agent' | 'visitor';
 
 export interface ResponseSpec {
   description: string;
@@ -24,9 +28,9 @@ export interface RouteContext<P, Q, B> {
   params: P;
   query: Q;
   body: B;
-  /** Present when `auth` is 'user' or 'agent'. */
+  /** Present when `auth` is 'user', 'agent' or 'visitor'. */
   caller: Caller;
-  /** Present when `auth` is 'agent'. */
+  /** Present when `auth` is 'agent' or 'visitor'. */
   agent: AgentContext;
 }
 
@@ -78,7 +82,8 @@ export function expressPath(openApiPath: string): string {
 export function mountRoutes(router: Router, routes: RouteSpec[], deps: ApiDeps): void {
   for (const route of routes) {
     const chain: RequestHandler[] = [];
-    if (route.auth !== 'none') chain.push(authenticate(deps.tokens, deps.db, { allowCookie: route.cookie ?? false }));
+    if (route.auth === 'visitor') chain.push(authenticateVisitor(deps));
+    else if (route.auth !== 'none') chain.push(authenticate(deps.tokens, deps.db, { allowCookie: route.cookie ?? false }));
     // Right after authentication: every authenticated request counts, even one refused later.
     for (const cls of rateLimitClassesOf(route)) chain.push(rateLimit(deps.rateLimits, cls));
     if (route.auth === 'agent') chain.push(requireAgent(deps.db));

@@ -31,3 +31,12 @@ export function hashesEqual(a: string, b: string): boolean {
   const y = Buffer.from(b, 'hex');
   return x.length === y.length && timingSafeEqual(x, y);
 }
+
+/** Publishable widget keys: meant to sit in a customer's page, so they only open the widget gateway. */
+export const WIDGET_KEY_PREFIX = 'ars_pub_';
+
+/** A new widget key; stored like an API key (prefix + SHA-256 hash). */
+export function generateWidgetKey(): NewApiKey {
+  const key = WIDGET_KEY_PREFIX + randomBytes(24).toString('base64url');
+  return { key, prefix: key.slice(0, WIDGET_KEY_PREFIX.length + 6), hash: hashApiKey(key) };
+}

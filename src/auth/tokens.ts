@@ -11,7 +11,18 @@ export interface TokenClaims {
   orgId: string;
   role: Role;
   apiKeyId: string;
+  /** Present only on a widget visitor token: valid on /api/v1/widget/* and nowhere else. */
+  widget?: WidgetClaims;
 }
+
+/** What a visitor token adds: the widget key it came from and the one agent it may use. */
+export interface WidgetClaims {
+  keyId: string;
+  agentId: string;
+}
+
+/** The `scope` claim of a visitor token; normal tokens carry none. */
+export const WIDGET_SCOPE = 'widget';
 
 export interface IssuedToken {
   token: string;
@@ -25,10 +36,12 @@ export class InvalidTokenError extends Error {
 export function createTokenService(jwt: Config['jwt']) {
   const key = new TextEncoder().encode(jwt.secret);
   return {
-    async issue(claims: TokenClaims, now = new Date()): Promise<IssuedToken> {
+    /** A token for `claims`; a visitor token when `claims.widget` is set, then usually with a shorter `lifetimeSeconds`. */
+    async issue(claims: TokenClaims, now = new Date(), lifetimeSeconds = TOKEN_LIFETIME_SECONDS): Promise<IssuedToken> {
       const iat = Math.floor(now.getTime() / 1000);
-      const exp = iat + TOKEN_LIFETIME_SECONDS;
-      const token = await new SignJWT({ org_id: claims.orgId, role: claims.role, key_id: claims.apiKeyId })
+      const exp = iat + lifetimeSeconds;
+      const widget = claims.widget ? { scope: WIDGET_SCOPE, wkey: claims.widget.keyId, agent_id: claims.widget.agentId } : {};
+      const token = await new SignJWT({ org_id: claims.orgId, role: claims.role, key_id: claims.apiKeyId, ...widget })
         .setProtectedHeader({ alg: JWT_ALGORITHM, kid: jwt.kid, typ: 'JWT' })
         .setSubject(claims.userId)
         .setIssuer(jwt.issuer)
@@ -39,20 +52,28 @@ export function createTokenService(jwt: Config['jwt']) {
       return { token, expiresAt: new Date(exp * 1000) };
     },
 
-    async verify(token: string): Promise<TokenClaims> {
+    /**
+     * The claims of a token we signed. `expiredGraceSeconds` accepts a token that expired at most that
+     * long ago (only to renew a widget visitor's token for the same visitor, never to authorize a request).
+     */
+    async verify(token: string, { expiredGraceSeconds = 0 } = {}): Promise<TokenClaims> {
       try {
         const { payload, protectedHeader } = await jwtVerify(token, key, {
           algorithms: [JWT_ALGORITHM],
           issuer: jwt.issuer,
           audience: jwt.audience,
           requiredClaims: ['sub', 'exp', 'org_id', 'role'],
+          clockTolerance: expiredGraceSeconds,
         });
         if (protectedHeader.kid !== jwt.kid) throw new InvalidTokenError('token was signed with an unknown key');
+        const isWidget = payload.scope === WIDGET_SCOPE;
+        if (isWidget && (typeof payload.wkey !== 'string' || typeof payload.agent_id !== 'string')) throw new InvalidTokenError('token is invalid');
         return {
           userId: String(payload.sub),
           orgId: String(payload.org_id),
           role: payload.role as Role,
           apiKeyId: String(payload.key_id ?? ''),
+          ...(isWidget ? { widget: { keyId: String(payload.wkey), agentId: String(payload.agent_id) } } : {}),
         };
       } catch (err) {
         if (err instanceof InvalidTokenError) throw err;

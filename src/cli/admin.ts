@@ -10,10 +10,11 @@ import { createAgent, grantAccess, listAgents, revokeAccess } from '../admin/age
 import { createApiKey, listApiKeys, revokeApiKey } from '../admin/api-keys.ts';
 import { applyFile, parseApplyFile } from '../admin/apply.ts';
 import { AdminError } from '../admin/errors.ts';
-import { agentTable, applySummary, grantTable, keyTable, orgTable, userTable } from '../admin/format.ts';
+import { agentTable, applySummary, grantTable, keyTable, orgTable, userTable, widgetKeyTable } from '../admin/format.ts';
 import { createGrant, listGrants, revokeGrant } from '../admin/grants.ts';
 import { createOrg, listOrgs, parseCredits } from '../admin/orgs.ts';
 import { createUser, listUsers, roles } from '../admin/users.ts';
+import { createWidgetKey, listWidgetKeys, revokeWidgetKey } from '../admin/widget-keys.ts';
 
 /** What a command prints: `data` with --json, `text` otherwise. */
 interface Output {
@@ -153,6 +154,36 @@ leaf(key, 'list', 'list API keys (never the keys themselves)')
     }),
   );
 
+const widgetKey = program.command('widget-key').description('publishable keys of the embedded chat widget (docs/widget.md)');
+leaf(widgetKey, 'create', 'create a widget key for a customer-facing agent; the key is printed once')
+  .requiredOption('--org <org_id>', 'org id')
+  .requiredOption('--agent <agent_id>', 'a customer-facing agent of the org')
+  .requiredOption('--name <name>', 'name, e.g. the site it is for')
+  .requiredOption('--origins <origins>', 'comma-separated browser origins allowed to use it, e.g. https://shop.example.com')
+  .action(
+    run(async (db, o) => {
+      const created = await createWidgetKey(await db(), { orgId: str(o.org), agentId: str(o.agent), name: str(o.name), origins: list(str(o.origins)) });
+      return { data: created, text: [`created widget key ${created.id} for agent ${created.agent_id}:`, created.key, 'It is publishable (it goes into your page) but is not shown again.'].join('\n') };
+    }),
+  );
+leaf(widgetKey, 'ls', "list an org's widget keys (never the keys themselves)")
+  .alias('list')
+  .requiredOption('--org <org_id>', 'org id')
+  .action(
+    run(async (db, o) => {
+      const keys = await listWidgetKeys(await db(), str(o.org));
+      return { data: keys, text: widgetKeyTable(keys) };
+    }),
+  );
+leaf(widgetKey, 'revoke', 'revoke a widget key: new sessions and visitor tokens of it are refused at once')
+  .requiredOption('--key <key_id>', 'widget key id')
+  .action(
+    run(async (db, o) => {
+      const r = await revokeWidgetKey(await db(), str(o.key));
+      return { data: r, text: `${r.already_revoked ? 'already revoked' : 'revoked'} widget key ${r.id} at ${r.revoked_at}` };
+    }),
+  );
+
 const grant = program.command('grant').description('standing approval grants ("approve always") for agent tools');
 leaf(grant, 'list', 'list approval grants (active ones unless --all)')
   .option('--org <org_id>', 'grants of this org')
@@ -186,7 +217,7 @@ leaf(grant, 'revoke', 'revoke an approval grant; calls of the tool need approval
     }),
   );
 
-leaf(program, 'apply', 'create or update orgs, users, agents and keys from a JSON file ("-" reads stdin)')
+leaf(program, 'apply', 'create or update orgs, users, agents, keys and widget keys from a JSON file ("-" reads stdin)')
   .argument('<file>', 'the apply file')
   .option('--dry-run', 'show what would change, then roll back')
   .action(

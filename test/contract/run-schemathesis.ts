@@ -67,6 +67,7 @@ export async function runSchemathesis(opts: ContractRunOptions): Promise<Contrac
 
 function toml(seed: ContractSeed): string {
   const str = (v: string) => JSON.stringify(v);
+  const visitorHeaders = `headers = { Authorization = ${str(`Bearer ${seed.widget.visitorToken}`)}, Origin = ${str(seed.widget.origin)} }`;
   const operation = (operationId: string, lines: string[]) => ['[[operations]]', `include-operation-id = ${str(operationId)}`, ...lines, ''];
   return [
     '[headers]',
@@ -78,12 +79,21 @@ function toml(seed: ContractSeed): string {
     `"query.run_id" = ${str(seed.ids.run_id)}`,
     '',
     ...operation('streamTask', [`parameters = { "query.last_event_id" = ${str(seed.eventId)} }`]),
+    // The widget gateway: a visitor token instead of the owner's, from the origin its key allows.
+    ...operation('startWidgetSession', [visitorHeaders]),
+    ...['widgetStreamTask', 'widgetListTaskMessages', 'widgetAnswerInput', 'widgetGetPendingInput'].flatMap((operationId) =>
+      operation(operationId, [visitorHeaders, `parameters = { "path.task_id" = ${str(seed.widget.taskId)} }`]),
+    ),
     ...operation('deleteTask', [`parameters = { "path.task_id" = ${str(seed.deletableTaskId)} }`]),
     ...Object.entries(seed.cursors).flatMap(([operationId, cursor]) => operation(operationId, [`parameters = { "query.cursor" = ${str(cursor)} }`])),
     // The spec answers 400 when the last message is not from the user or has no text: a rule
     // JSON Schema cannot state about an array's last item, so these two may answer 400 to valid data.
-    ...['startRun', 'startRunAsync'].flatMap((operationId) =>
-      operation(operationId, ['[operations.checks.positive_data_acceptance]', 'expected-statuses = ["2xx", "400", "401", "403", "404", "409", "429"]']),
+    ...['startRun', 'startRunAsync', 'widgetStartRun'].flatMap((operationId) =>
+      operation(operationId, [
+        ...(operationId === 'widgetStartRun' ? [visitorHeaders] : []),
+        '[operations.checks.positive_data_acceptance]',
+        'expected-statuses = ["2xx", "400", "401", "403", "404", "409", "429"]',
+      ]),
     ),
   ].join('\n');
 }

@@ -14,7 +14,12 @@ export interface ContractSeed {
   cursors: Record<string, string>;
   /** A real event id of the finished run, for `last_event_id`. */
   eventId: string;
+  /** A widget visitor token, the origin its key allows and the visitor's task, for the /api/v1/widget/* operations. */
+  widget: { visitorToken: string; origin: string; taskId: string };
 }
+
+/** The origin the seeded widget key allows. */
+export const CONTRACT_WIDGET_ORIGIN = 'http://contract.example.test';
 
 /**
  * A fresh org (owner, agent that needs approval for save_memory) and one finished run that
@@ -32,8 +37,12 @@ export async function seedContractTenant(db: Db, apiUrl: string): Promise<Contra
           name: `contract-${tag}`,
           credits: 10_000_000,
           users: [{ email, role: 'owner' }],
-          agents: [{ name: 'agent', settings: { approval_required_tools: ['save_memory'] }, access: [email] }],
+          agents: [
+            { name: 'agent', settings: { approval_required_tools: ['save_memory'] }, access: [email] },
+            { name: 'widget', customer_facing: true },
+          ],
           keys: [{ user: email, name: 'contract' }],
+          widget_keys: [{ name: 'contract', agent: 'widget', origins: [CONTRACT_WIDGET_ORIGIN] }],
         },
       ],
     }),
@@ -43,7 +52,7 @@ export async function seedContractTenant(db: Db, apiUrl: string): Promise<Contra
   const http = async (method: string, path: string, body?: unknown, token?: string) => {
     const res = await fetch(`${apiUrl}${path}`, {
       method,
-      headers: { 'Content-Type': 'application/json', 'X-Agent-Id': agentId, ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+      headers: { 'Content-Type': 'application/json', 'X-Agent-Id': agentId, Origin: CONTRACT_WIDGET_ORIGIN, ...(token ? { Authorization: `Bearer ${token}` } : {}) },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await res.text();
@@ -80,6 +89,9 @@ export async function seedContractTenant(db: Db, apiUrl: string): Promise<Contra
   const artifactId = (artifacts.artifacts as { id: string }[])[0]?.id;
   if (!artifactId || !artifacts.next_cursor || !memories.next_cursor || !events.next_cursor) throw new Error('the seeded run made too few artifacts, memories or events');
 
+  const visitorToken = (await http('POST', '/api/v1/widget/session', { widget_key: org.widget_keys[0]!.key })).visitor_token as string;
+  const visitorRun = await http('POST', '/api/v1/widget/run', { messages: [{ role: 'user', content: 'hello' }], stream: false }, visitorToken);
+
   // A run waiting for approval: its approval is pending, and its task is the one DELETE may remove.
   const waiting = await startRun(saveMemory);
   const approvalId = (await pendingRequest(waiting.taskId)).approval_id as string;
@@ -95,5 +107,6 @@ export async function seedContractTenant(db: Db, apiUrl: string): Promise<Contra
       listRunEvents: events.next_cursor as string,
     },
     eventId: ((events.events as { id: string }[])[0]!).id,
+    widget: { visitorToken, origin: CONTRACT_WIDGET_ORIGIN, taskId: visitorRun.task_id as string },
   };
 }

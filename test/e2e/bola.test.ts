@@ -1,10 +1,16 @@
 import { randomBytes } from 'node:crypto';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyFile, parseApplyFile } from '../../src/admin/apply.ts';
 import { expressPath } from '../../src/api/route.ts';
 import { apiUrl, call, exchange } from '../support/http.ts';
 import { startBackgroundRun, waitForPending, waitForStatus } from '../support/runs.ts';
 import { createTenant, testDb } from '../support/tenant.ts';
+import { createWidgetTenant, widgetSession } from '../support/widget.ts';
+
+/** The origin of the widget keys below; widget operations are attempted as their visitors. */
+const SITE = 'http://bola.example.test';
 
 /**
  * Broken object-level authorization: every operation of the OpenAPI document that takes
@@ -33,18 +39,33 @@ function bodyFor(op: Operation, ids: Record<string, string>): unknown {
     startRun: { messages: [{ role: 'user', content: 'hi' }], task_id: ids.task_id, stream: false },
     startRunAsync: { messages: [{ role: 'user', content: 'hi' }], task_id: ids.task_id },
   };
-  if (op.operationId in bodies) return bodies[op.operationId];
+  // A widget operation takes the body of the operation it serves to visitors (widgetStartRun: startRun).
+  const served = op.operationId.replace(/^widget(\w)/, (_m, c: string) => c.toLowerCase());
+  if (served in bodies) return bodies[served];
   return op.requestBody ? {} : undefined;
 }
+
+/** A webhook receiver that takes every delivery (A's org subscribes, so one of its deliveries has an id to try). */
+const receiver = {
+  server: createServer((_req, res) => res.writeHead(200).end()),
+  get url() {
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/hooks`;
+  },
+};
+
+afterAll(() => new Promise<void>((resolve) => receiver.server.close(() => resolve())));
 
 describe('object-level authorization (BOLA matrix)', () => {
   let operations: Operation[];
   let ids: Record<string, string>;
   let agentA: string;
   let a2: string;
-  let outsider: { token: string; agentId: string };
+  let outsider: { token: string; agentId: string; visitor: string };
+  /** A widget visitor of A's org (its customer-facing agent), for the widget operations. */
+  let sameOrgVisitor: string;
 
   beforeAll(async () => {
+    await new Promise<void>((resolve) => receiver.server.listen(0, '127.0.0.1', resolve));
     const document = (await (await fetch(`${apiUrl()}/openapi.json`)).json()) as { paths: Record<string, Record<string, Omit<Operation, 'method' | 'path'>>> };
     operations = Object.entries(document.paths).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => ({ ...op, method: method.toUpperCase(), path })));
 
@@ -59,8 +80,13 @@ describe('object-level authorization (BOLA matrix)', () => {
               name: `bola-${tag}`,
               credits: 100_000,
               users: ['a1', 'a2'].map((who) => ({ email: email(who), role: 'member' })),
-              agents: [{ name: 'agent', settings: { approval_required_tools: ['save_memory'] }, access: [email('a1'), email('a2')] }],
+              agents: [
+                { name: 'agent', settings: { approval_required_tools: ['save_memory'] }, access: [email('a1'), email('a2')] },
+                { name: 'support', customer_facing: true },
+              ],
               keys: ['a1', 'a2'].map((who) => ({ user: email(who), name: 'bola' })),
+              widget_keys: [{ name: 'site', agent: 'support', origins: [SITE] }],
+              webhooks: [{ name: 'bola', url: receiver.url, events: ['run.completed'] }],
             },
           ],
         }),
@@ -71,7 +97,9 @@ describe('object-level authorization (BOLA matrix)', () => {
     const a1 = { token: await exchange(keyOf('a1')), agentId: agentA };
     a2 = await exchange(keyOf('a2'));
     const other = await createTenant();
-    outsider = { token: await exchange(other.keys.owner), agentId: other.agentId };
+    const otherWidget = await createWidgetTenant([SITE]);
+    outsider = { token: await exchange(other.keys.owner), agentId: other.agentId, visitor: (await widgetSession(otherWidget.key, SITE)).visitor_token };
+    sameOrgVisitor = (await widgetSession(org.widget_keys[0]!.key!, SITE)).visitor_token;
 
     // A1's objects: a finished run with an artifact, and a run waiting on an approval.
     const table = JSON.stringify({ kind: 'table', title: SECRET, content: { columns: [SECRET], rows: [[SECRET]] } });
@@ -80,15 +108,21 @@ describe('object-level authorization (BOLA matrix)', () => {
     const artifacts = (await (await call('GET', `/api/tasks/${done.taskId}/artifacts`, { token: a1.token, agentId: agentA })).json()) as { artifacts: { id: string }[] };
     const waiting = await startBackgroundRun(a1, { messages: [{ role: 'user', content: `/tool save_memory {"content":"${SECRET}"}` }] });
     const pending = await waitForPending(a1, waiting.taskId);
-    ids = { task_id: done.taskId, run_id: done.runId, artifact_id: artifacts.artifacts[0]!.id, approval_id: String(pending.approval_id), agent_id: agentA, key_id: org.keys.find((k) => k.user === email('a1'))!.id };
+    const delivery = await testDb().webhookDelivery.findFirstOrThrow({ where: { runId: done.runId } });
+    ids = { task_id: done.taskId, run_id: done.runId, artifact_id: artifacts.artifacts[0]!.id, approval_id: String(pending.approval_id), agent_id: agentA, delivery_id: delivery.id, key_id: org.keys.find((k) => k.user === email('a1'))!.id };
     // A1 itself may use every id (the control: the ids are real).
     expect((await call('GET', `/api/tasks/${done.taskId}`, { token: a1.token, agentId: agentA })).status).toBe(200);
     expect(pending.approval_id).toBeTruthy();
   });
 
-  /** The operations that take an id, DELETE last (a leak there would hide the other checks). */
+  /**
+   * The operations that take an id, DELETE last (a leak there would hide the other checks).
+   * Inbound flow triggers (/api/v1/flows/…) are left out: no caller identity reaches them, each
+   * request is authorized by its flow's signature (test/e2e/flows.test.ts refuses unsigned ones).
+   */
   function idBearing(filter: (param: string) => boolean) {
     return operations
+      .filter((op) => !op.path.startsWith('/api/v1/flows/'))
       .map((op) => {
         const params = [...op.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
         const bodyTakesTask = Boolean(op.requestBody?.content['application/json']?.schema.properties?.task_id);
@@ -98,13 +132,17 @@ describe('object-level authorization (BOLA matrix)', () => {
       .sort((a, b) => Number(a.op.method === 'DELETE') - Number(b.op.method === 'DELETE'));
   }
 
-  async function attempt(op: Operation, token: string, agentId: string) {
+  /** Calls `op` with A1's ids as `token` through `agentId`; a widget operation as the visitor of `visitorToken`. */
+  async function attempt(op: Operation, token: string, agentId: string, visitorToken: string) {
     let path = op.path;
     for (const [, name] of op.path.matchAll(/\{(\w+)\}/g)) {
       expect(ids[name!], `no id for {${name}} of ${op.operationId}: teach this test that id`).toBeDefined();
       path = path.replace(`{${name}}`, ids[name!]!);
     }
-    const res = await call(op.method, path, { token, agentId, body: bodyFor(op, ids), signal: AbortSignal.timeout(15_000) });
+    const widget = op.path.startsWith('/api/v1/widget/');
+    const res = widget
+      ? await call(op.method, path, { token: visitorToken, headers: { Origin: SITE }, body: bodyFor(op, ids), signal: AbortSignal.timeout(15_000) })
+      : await call(op.method, path, { token, agentId, body: bodyFor(op, ids), signal: AbortSignal.timeout(15_000) });
     const text = await res.text().catch(() => '');
     return { status: res.status, text, label: `${op.method} ${expressPath(op.path)} (${op.operationId})` };
   }
@@ -118,7 +156,7 @@ describe('object-level authorization (BOLA matrix)', () => {
   it('another org gets 403/404 for every route, through its own agent and through A\'s', async () => {
     for (const agentId of [outsider.agentId, agentA]) {
       for (const { op } of idBearing(() => true)) {
-        const { status, text, label } = await attempt(op, outsider.token, agentId);
+        const { status, text, label } = await attempt(op, outsider.token, agentId, outsider.visitor);
         expect([403, 404], `${label} as another org via ${agentId === agentA ? "A's" : 'its own'} agent: ${text.slice(0, 300)}`).toContain(status);
         expect(text, label).not.toContain(SECRET);
         expect(JSON.parse(text), label).toEqual({ detail: expect.any(String) });
@@ -128,7 +166,7 @@ describe('object-level authorization (BOLA matrix)', () => {
 
   it('another member of the same org gets 403/404 for every route on A1\'s tasks, runs and artifacts', async () => {
     for (const { op } of idBearing((p) => USER_OWNED.has(p))) {
-      const { status, text, label } = await attempt(op, a2, agentA);
+      const { status, text, label } = await attempt(op, a2, agentA, sameOrgVisitor);
       expect([403, 404], `${label} as another member: ${text.slice(0, 300)}`).toContain(status);
       expect(text, label).not.toContain(SECRET);
     }

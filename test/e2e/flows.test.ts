@@ -82,7 +82,7 @@ describe('webhook flows', () => {
     const list = (await (await call('GET', '/api/tasks', { token: owner.token, agentId: owner.agentId })).json()) as { tasks: { id: string; source: unknown }[] };
     expect(list.tasks.find((t) => t.id === first.task_id)!.source).toMatchObject({ kind: 'webhook', flow_name: 'orders', external_id: 'evt_1' });
     // The Temporal UI shows it on each run's workflow page.
-    for (const [runId, event] of [[first.run_id, 'evt_1'], [next.run_id, 'evt_2']]) {
+    for (const [runId, event] of [[first.run_id, 'evt_1'], [next.run_id, 'evt_2']] as const) {
       const details = await (await (await temporalClient()).workflow.getHandle(runId).describe()).staticDetails();
       expect(details).toContain(`source: webhook flow **orders**, event \`${event}\``);
     }

@@ -92,6 +92,7 @@ describe('rate limits with the default settings', () => {
         const expected =
           path.startsWith('/api/tasks') ||
           path.startsWith('/api/approvals') ||
+          path.startsWith('/api/v1/widget/') ||
           ['/api/run', '/api/run/async', '/api/runs/{run_id}/events', '/api/agents/{agent_id}/memories', '/api/v1/auth/exchange/agent-token'].includes(path);
         expect(Boolean(op.responses['429']), `${method} ${path}`).toBe(expected);
         if (expected) expect(op.responses['429']!.headers).toHaveProperty('Retry-After');

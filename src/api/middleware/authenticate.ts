@@ -59,13 +59,15 @@ export function authenticate(tokens: TokenService, db: Db, { allowCookie = false
       if (err instanceof InvalidTokenError) throw unauthorized(err.message);
       throw err;
     }
+    // A widget visitor token opens the widget gateway only (src/api/widget/visitor-auth.ts).
+    if (claims.widget) throw forbidden('A widget visitor token is only valid on /api/v1/widget/* endpoints');
     req.caller = await currentCaller(db, claims);
     next();
   };
 }
 
 /** The caller as the database knows them now. */
-async function currentCaller(db: Db, claims: TokenClaims): Promise<Caller> {
+export async function currentCaller(db: Db, claims: TokenClaims): Promise<Caller> {
   const user = await findUserStanding(db, claims.userId, claims.apiKeyId || undefined);
   if (!user || user.orgId !== claims.orgId) throw unauthorized('This user no longer exists in the organization');
   if (user.keyRevoked) throw unauthorized('The API key this token came from was revoked or deleted');

@@ -14,6 +14,9 @@ const CLASSES: RateLimitClass[] = ['runs', 'tasks', 'events', 'memories', 'appro
 
 export type RateLimitSettings = Config['rateLimits'];
 
+/** The widget gateway counts each request twice: against its widget key and against its visitor. */
+export type WidgetScope = 'key' | 'visitor';
+
 /** Counters shared by every api replica: one row per key in the `rate_limits` table. */
 export const RATE_LIMIT_TABLE = 'rate_limits';
 
@@ -47,6 +50,8 @@ export class RateLimits {
     private readonly limiters: Record<RateLimitClass, RateLimiterAbstract>,
     /** Failed key exchanges, per client address and per key. */
     readonly exchange: ExchangeGuard,
+    /** The widget gateway's limits: per widget key, and per visitor. */
+    private readonly widget: Record<WidgetScope, RateLimiterAbstract>,
     private readonly logger: Logger,
     private readonly onClose: () => Promise<void>,
   ) {}
@@ -58,17 +63,33 @@ export class RateLimits {
    * route needs the same database anyway.
    */
   async consume(cls: RateLimitClass, caller: Pick<Caller, 'orgId' | 'userId'>): Promise<void> {
-    const key = rateLimitKey(cls, caller);
+    await this.take(this.limiters[cls], rateLimitKey(cls, caller), cls, () => this.describe(cls));
+  }
+
+  /** Counts one widget gateway request against the widget key's budget or the visitor's (`id` is the key id or the visitor's user id). */
+  async consumeWidget(scope: WidgetScope, id: string): Promise<void> {
+    const { windowSeconds } = this.settings;
+    const limit = scope === 'key' ? this.settings.widgetKey : this.settings.widgetVisitor;
+    const per = windowSeconds === 60 ? 'per minute' : `per ${windowSeconds} seconds`;
+    const who = scope === 'key' ? 'for this widget key (all its visitors together)' : 'for each widget visitor';
+    await this.take(this.widget[scope], `widget-${scope}:${id}`, `widget_${scope}`, () => `Rate limit exceeded: at most ${limit} widget requests ${per} ${who}.`);
+  }
+
+  /**
+   * Consumes a point of `key`, or throws the 429. If the store fails (database unreachable)
+   * the request is let through with a warning (fail open, as above).
+   */
+  private async take(limiter: RateLimiterAbstract, key: string, metricClass: string, describe: () => string): Promise<void> {
     try {
-      await this.limiters[cls].consume(key);
+      await limiter.consume(key);
     } catch (err) {
       if (!(err instanceof RateLimiterRes)) {
         this.logger.warn({ err, key }, 'rate limit store failed; request allowed (fail open)');
         return;
       }
       const retryAfter = Math.max(1, Math.ceil(err.msBeforeNext / 1000));
-      rateLimitRejections.inc({ class: cls });
-      throw tooManyRequests(`${this.describe(cls)} Retry after ${retryAfter} second${retryAfter === 1 ? '' : 's'}.`, retryAfter);
+      rateLimitRejections.inc({ class: metricClass });
+      throw tooManyRequests(`${describe()} Retry after ${retryAfter} second${retryAfter === 1 ? '' : 's'}.`, retryAfter);
     }
   }
 
@@ -91,19 +112,20 @@ export class RateLimits {
 export function createRateLimits(settings: RateLimitSettings, databaseUrl: string, logger: Logger): RateLimits {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 4, connectionTimeoutMillis: 2000, query_timeout: 2000 });
   pool.on('error', (err) => logger.warn({ err: err.message }, 'rate limit pool connection error'));
-  const limiter = (cls: RateLimitClass) =>
+  const limiter = (points: number, clearExpired = false) =>
     new RateLimiterPostgres({
       storeClient: pool,
       storeType: 'pool',
       tableName: RATE_LIMIT_TABLE,
       tableCreated: true,
       keyPrefix: '',
-      points: settings[cls],
+      points,
       duration: settings.windowSeconds,
       // One timer per process is enough to delete rows expired over an hour ago.
-      clearExpiredByTimeout: cls === 'runs',
+      clearExpiredByTimeout: clearExpired,
     });
-  const limiters = Object.fromEntries(CLASSES.map((cls) => [cls, limiter(cls)])) as unknown as Record<RateLimitClass, RateLimiterAbstract>;
+  const limiters = Object.fromEntries(CLASSES.map((cls) => [cls, limiter(settings[cls], cls === 'runs')])) as unknown as Record<RateLimitClass, RateLimiterAbstract>;
+  const widget = { key: limiter(settings.widgetKey), visitor: limiter(settings.widgetVisitor) };
   const exchangeFailures = (scope: string, points: number) =>
     new RateLimiterPostgres({
       storeClient: pool,
@@ -116,7 +138,7 @@ export function createRateLimits(settings: RateLimitSettings, databaseUrl: strin
       clearExpiredByTimeout: false,
     });
   const exchange = new ExchangeGuard(exchangeFailures('address', settings.exchangeFailuresPerAddress), exchangeFailures('key', settings.exchangeFailuresPerKey), logger);
-  return new RateLimits(settings, limiters, exchange, logger, () => pool.end());
+  return new RateLimits(settings, limiters, exchange, widget, logger, () => pool.end());
 }
 
 /**

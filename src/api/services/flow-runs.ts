@@ -51,7 +51,7 @@ export async function startFlowEventRun(deps: FlowDeps, flow: LoadedFlow, extern
       { id: flow.agent.id, orgId: flow.orgId, name: flow.agent.name, customerFacing: flow.agent.customerFacing, modelSettings: flow.agent.modelSettings },
       { messages: [{ role: 'user', content: message }], mode: 'auto', stream: false, multitask_strategy: taskId ? 'enqueue' : 'reject', ...(taskId ? { task_id: taskId } : {}) },
       { key: `flow-${digest.slice(0, 48)}`, requestHash: digest },
-      { kind: flow.kind, flow_name: flow.name, external_id: externalId },
+      { source: { kind: flow.kind, flow_name: flow.name, external_id: externalId } },
     );
     await bindFlowTask(db, { flowId: flow.id, key, taskId: run.taskId, source: { flow_id: flow.id, flow_name: flow.name, kind: flow.kind, external_id: externalId } });
     await setFlowEventOutcome(db, flow.id, externalId, { taskId: run.taskId, runId: run.runId });

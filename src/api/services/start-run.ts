@@ -65,12 +65,20 @@ function allowedMessages(modelSettings: unknown, messages: RunRequest['messages'
  * With an idempotency claim, a key seen before returns its run and starts nothing;
  * a new key is stored in the same transaction as the run.
  */
-export async function startRun(deps: ApiDeps, caller: Caller, agent: AgentContext, body: RunRequest, claim?: IdempotencyClaim, source?: RunWorkflowStart['source']): Promise<StartedRun> {
+/** What a caller other than POST /api/run adds to a start. */
+export interface StartExtras {
+  /** The flow that started it, shown on the workflow's page. */
+  source?: RunWorkflowStart['source'];
+  /** The id a new task gets (an AG-UI client's threadId) instead of a generated one. */
+  newTaskId?: string;
+}
+
+export async function startRun(deps: ApiDeps, caller: Caller, agent: AgentContext, body: RunRequest, claim?: IdempotencyClaim, extras: StartExtras = {}): Promise<StartedRun> {
   const { db } = deps;
   const earlier = claim && (await runOfClaim(db, caller, claim));
   if (earlier) return replayedRun(db, earlier);
   try {
-    return await createAndStartRun(deps, caller, agent, body, claim, source);
+    return await createAndStartRun(deps, caller, agent, body, claim, extras);
   } catch (err) {
     // A concurrent request with the same key won the race: answer with its run.
     const winner = claim && isUniqueViolation(err) ? await runOfClaim(db, caller, claim) : undefined;
@@ -85,7 +93,7 @@ async function replayedRun(db: ApiDeps['db'], runId: string): Promise<StartedRun
   return { runId, taskId: run.taskId, mode: run.mode, routingReason: run.routingReason, createdAt: run.createdAt, replayed: true };
 }
 
-async function createAndStartRun(deps: ApiDeps, caller: Caller, agent: AgentContext, body: RunRequest, claim?: IdempotencyClaim, source?: RunWorkflowStart['source']): Promise<StartedRun> {
+async function createAndStartRun(deps: ApiDeps, caller: Caller, agent: AgentContext, body: RunRequest, claim: IdempotencyClaim | undefined, { source, newTaskId: givenTaskId }: StartExtras): Promise<StartedRun> {
   const { db } = deps;
   const problem = runRequestProblem(body);
   if (problem) throw badRequest(problem);
@@ -99,7 +107,7 @@ async function createAndStartRun(deps: ApiDeps, caller: Caller, agent: AgentCont
   if (requestedTaskId) await loadAccessibleTask(db, requestedTaskId, caller, agent);
   // A new task stores every message of the request; a continued one only the new user message.
   const newMessages = requestedTaskId ? body.messages.slice(-1) : body.messages;
-  const newTaskId = newId('task');
+  const newTaskId = givenTaskId ?? newId('task');
 
   const stored = await storeRunStart(db, {
     task: requestedTaskId

@@ -2,7 +2,7 @@ import type { Response } from 'express';
 import type { Db } from '../../db/client.ts';
 import { runExists } from '../../db/runs.ts';
 import { isInfrastructureError } from '../../infra/transient-errors.ts';
-import { isTerminalEvent } from '../../shared/events.ts';
+import { isTerminalEvent, type RunEvent } from '../../shared/events.ts';
 import type { StoredEvent } from '../../db/event-log.ts';
 import { READ_PAGE, type EventHub } from './event-hub.ts';
 import { relayLag } from '../metrics.ts';
@@ -19,7 +19,22 @@ export interface RelayOptions {
   heartbeatMs: number;
   /** Aborted when this api process drains: the stream then tells its client to reconnect (elsewhere) and ends. */
   stop?: AbortSignal;
+  /** How events are written: as stored (our snake_case AG-UI events) unless a route speaks another dialect. */
+  format?: StreamFormat;
 }
+
+/** Turns our events into another dialect's frames (POST /api/ag-ui/run: AG-UI's camelCase events). */
+export interface StreamFormat {
+  /** The frames one of our events becomes (none: nothing is sent for it). */
+  frames(event: RunEvent): unknown[];
+  /** A keepalive frame, or undefined to send an SSE comment line instead. */
+  heartbeat(): unknown;
+}
+
+const asStored: StreamFormat = {
+  frames: (event) => [event],
+  heartbeat: () => ({ type: 'HEARTBEAT', timestamp: Date.now() }),
+};
 
 /**
  * Events a stream holds while its client is slow to read: as many as one page of the table,
@@ -36,7 +51,7 @@ const MAX_ARRIVED = READ_PAGE;
  * re-reads the table as a safety net. When the api drains (`stop`), the
  * stream ends with a reconnect notice instead.
  */
-export async function relayRun({ db, hub, res, runId, afterSeq, heartbeatMs, stop }: RelayOptions): Promise<void> {
+export async function relayRun({ db, hub, res, runId, afterSeq, heartbeatMs, stop, format = asStored }: RelayOptions): Promise<void> {
   if (res.destroyed) return; // the client left before we subscribed: 'close' will not fire again
   let last = afterSeq;
   let closed = false;
@@ -61,7 +76,7 @@ export async function relayRun({ db, hub, res, runId, afterSeq, heartbeatMs, sto
   stop?.addEventListener('abort', onStop, { once: true });
   /** Writes one event's frame; true when it was the run's last. */
   const send = async (event: StoredEvent): Promise<boolean> => {
-    await writeFrame(res, event.payload, eventId(runId, event.seq));
+    for (const frame of format.frames(event.payload)) await writeFrame(res, frame, eventId(runId, event.seq));
     const storedAt = event.createdAt.getTime();
     if (storedAt >= openedAt) relayLag.observe((Date.now() - storedAt) / 1000);
     last = event.seq;
@@ -69,14 +84,14 @@ export async function relayRun({ db, hub, res, runId, afterSeq, heartbeatMs, sto
   };
   try {
     while (!closed) {
-      if (stopping()) return await writeReconnect(res, runId, last);
+      if (stopping()) return await writeReconnect(res, runId, last, format);
       if (mustRead) {
         mustRead = false;
         const page = await readThroughOutages(() => hub.read(runId, last), () => closed || stopping());
-        if (!page) return closed ? undefined : await writeReconnect(res, runId, last);
+        if (!page) return closed ? undefined : await writeReconnect(res, runId, last, format);
         for (const event of page.events) {
           if (closed) return;
-          if (stopping()) return await writeReconnect(res, runId, last);
+          if (stopping()) return await writeReconnect(res, runId, last, format);
           if (await send(event)) return;
         }
         if (page.more) mustRead = true;
@@ -107,10 +122,12 @@ export async function relayRun({ db, hub, res, runId, afterSeq, heartbeatMs, sto
       if (timedOut) {
         if (!(await runStillStored(db, runId))) {
           // The task was deleted with its runs: no terminal event will ever be stored.
-          await writeFrame(res, { type: 'RUN_ERROR', timestamp: Date.now(), run_id: runId, code: 'RUN_DELETED', message: 'The run was deleted', details: {} });
+          for (const frame of format.frames({ type: 'RUN_ERROR', timestamp: Date.now(), run_id: runId, code: 'RUN_DELETED', message: 'The run was deleted', details: {} })) await writeFrame(res, frame);
           return;
         }
-        await writeFrame(res, { type: 'HEARTBEAT', timestamp: Date.now() });
+        const beat = format.heartbeat();
+        if (beat === undefined) res.write(': keepalive\n\n');
+        else await writeFrame(res, beat);
         mustRead = true;
       }
     }
@@ -129,14 +146,15 @@ export const RECONNECT_RETRY_MS = 1000;
  * SYSTEM_STATUS `reconnect` event (no `id:`, not stored, like HEARTBEAT) naming the last id
  * sent. The client reconnects, to another replica, with that id as Last-Event-ID.
  */
-async function writeReconnect(res: Response, runId: string, lastSeq: number): Promise<void> {
+async function writeReconnect(res: Response, runId: string, lastSeq: number, format: StreamFormat): Promise<void> {
   res.write(`retry: ${RECONNECT_RETRY_MS}\n`);
-  await writeFrame(res, {
+  const notice: RunEvent = {
     type: 'CUSTOM',
     timestamp: Date.now(),
     name: 'SYSTEM_STATUS',
     data: { status: 'reconnect', reason: 'server_shutting_down', run_id: runId, last_event_id: lastSeq > 0 ? eventId(runId, lastSeq) : null, retry_ms: RECONNECT_RETRY_MS },
-  });
+  };
+  for (const frame of format.frames(notice)) await writeFrame(res, frame);
 }
 
 /**

@@ -566,6 +566,146 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/widget/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start or renew a widget visitor session
+         * @description For the embedded chat widget (`widget.js`). The request must come from a browser origin the widget key allows (its `Origin` header), else 403 without CORS headers. Answers a visitor token (role guest, one visitor identity, the key's agent) valid only on /api/v1/widget/* for WIDGET_TOKEN_LIFETIME_SECONDS (1 hour by default). Send the previous `visitor_token` (even expired, up to 7 days) to stay the same visitor and keep your tasks; one that does not verify, or is of another key, gives a new visitor. A revoked or unknown key is 401; a key whose agent is no longer customer-facing is 400. Counted against the key's and the visitor's widget rate limits (429 with Retry-After).
+         */
+        post: operations["startWidgetSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/widget/run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a run (streamed, or in the background)
+         * @description Starts a run on a new task, or continues `task_id` (alias `threadId`). With `stream` true (default) the answer is an SSE stream of AG-UI events, each frame `id: <run_id>:<seq>` + `data: <event>`, ending after RUN_FINISHED or RUN_ERROR; HEARTBEAT frames (no id, not stored) come at least every 15 s of silence. With `stream` false the answer is 202 with the background run metadata. A new task stores every message of the request; a continued task stores only the new last user message, since the stored conversation is the record. `mode: auto` routes to deep for requests of 600+ characters or that ask for planning, research, analysis, comparison, refactoring or migration; to fast otherwise. Reconnecting to a stream: a request carrying `Last-Event-ID` (or the `last_event_id` query parameter; the header wins) starts nothing; it resumes the stream of the run that id names, right after that event, so fetch-based clients can resend their original request to reconnect. The body must still be a valid run request but is ignored. A run the caller may not see is 404; a value that is not an event id of that run is 422; an id at the terminal event gives an empty stream that ends at once. **Widget gateway:** authenticated with a visitor token from POST /api/v1/widget/session instead of an API token, with no `X-Agent-Id` (the widget key names the agent), from an `Origin` the key allows. The visitor is a guest: every guest restriction applies, and only their own tasks are visible. Limited per widget key and per visitor.
+         */
+        post: operations["widgetStartRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/widget/tasks/{task_id}/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Follow a task's latest run as an SSE stream
+         * @description Streams the task's latest run: every stored event from its start (or after the resume point), then live events, ending after RUN_FINISHED or RUN_ERROR; a finished run is replayed and the stream ends. Frames are `id: <run_id>:<seq>` + `data: <event>`, the same as POST /api/run, with HEARTBEAT frames (no id, not stored) during silences. The `X-Run-Id` response header names the run being followed. Resume: send `Last-Event-ID` (or the `last_event_id` query parameter, for clients that cannot set headers; the header wins) with the last id received, and the stream continues right after it, so a client that reconnects any number of times receives every event exactly once, in order. An id of an earlier run of the same task means that run is over: the stream starts the latest run from its beginning. An id at the run's terminal event gives an empty stream that ends at once. A value that is not an event id, names no run of this task, or names an event the run does not have is 422 (`loc` says header or query), since it cannot have come from this stream. A task that has no run yet is 404. **Widget gateway:** authenticated with a visitor token from POST /api/v1/widget/session instead of an API token, with no `X-Agent-Id` (the widget key names the agent), from an `Origin` the key allows. The visitor is a guest: every guest restriction applies, and only their own tasks are visible. Limited per widget key and per visitor.
+         */
+        get: operations["widgetStreamTask"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/widget/tasks/{task_id}/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The conversation of a task
+         * @description Every stored message of the task in conversation order (`position` from 1): the user turns as sent and the assistant answers as stored when each run completed, each with the `run_id` of the turn that added it. Owners and admins see every task of the `X-Agent-Id` agent; members and guests only the tasks they started. A task of another organization, another agent or (for members and guests) another user is 403; an unknown task is 404. **Widget gateway:** authenticated with a visitor token from POST /api/v1/widget/session instead of an API token, with no `X-Agent-Id` (the widget key names the agent), from an `Origin` the key allows. The visitor is a guest: every guest restriction applies, and only their own tasks are visible. Limited per widget key and per visitor.
+         */
+        get: operations["widgetListTaskMessages"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/widget/tasks/{task_id}/input": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Answer the request a run is waiting on
+         * @description Body: `request_id`, `run_id`, `input_type` copied from USER_INPUT_REQUIRED, plus the answer fields of that type: confirmation `{confirmed, response_text?}`; text, number, choice, multiline `{value}` (number: a numeric string; choice: one of the offered choices); plan_approval `{approved, modified_steps?, feedback?}`; action_approval `{approved, approve_always?, approve_run_scope?, feedback?}`; structured_questions `{answers}` keyed by every question text; or `cancelled: true` with any type to dismiss the request (the agent is told). The run validates the answer before anything changes: a wrong input_type or malformed answer is 422, a stale, foreign or already answered request_id is 409, and a member answering a sensitive-class action approval is 403 (owners and admins only). On success the agent resumes and the stream continues; the response is `{success: true, message}`. `approve_always` records a standing grant for this agent and tool in the org (see the admin console to list or revoke grants); `approve_run_scope` approves the tool for the rest of this run. What each role may do with approvals: owners and admins decide any approval of their org, sensitive ones included, and may grant `approve_always` (a standing, org-wide grant for the agent and tool). Members decide approvals of agents they were granted, except sensitive ones (403), and may grant `approve_always` on those. Guests may answer only the runs of their own tasks through POST /api/tasks/{task_id}/input, may not decide sensitive approvals and may never grant `approve_always` or any other org-wide grant (403); they cannot list or respond to /api/approvals. **Widget gateway:** authenticated with a visitor token from POST /api/v1/widget/session instead of an API token, with no `X-Agent-Id` (the widget key names the agent), from an `Origin` the key allows. The visitor is a guest: every guest restriction applies, and only their own tasks are visible. Limited per widget key and per visitor.
+         */
+        post: operations["widgetAnswerInput"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/widget/tasks/{task_id}/pending-input": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whether the task’s run is waiting for input
+         * @description Read from the database (not from the running workflow), so it is right at any time, also while the worker or api restarts. `{pending: false}` when nothing awaits input; otherwise the oldest open request of the task’s active run, with the fields of its USER_INPUT_REQUIRED event. **Widget gateway:** authenticated with a visitor token from POST /api/v1/widget/session instead of an API token, with no `X-Agent-Id` (the widget key names the agent), from an `Origin` the key allows. The visitor is a guest: every guest restriction applies, and only their own tasks are visible. Limited per widget key and per visitor.
+         */
+        get: operations["widgetGetPendingInput"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ag-ui/run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run the agent for an AG-UI client (RunAgentInput in, AG-UI events out)
+         * @description The AG-UI protocol’s HTTP endpoint, for `@ag-ui/client`’s HttpAgent and CopilotKit: the same auth (JWT and `X-Agent-Id`), rate limit and workflow as POST /api/run, but the body is AG-UI’s RunAgentInput and the SSE stream carries AG-UI’s standard events in camelCase (`threadId`, `runId`, `messageId`, `toolCallId`, `toolCallName`, `snapshot`, `value` …). `threadId` is the task: an unknown one starts a task with that id, a known one of yours continues it (409 while its run is busy). Human input arrives as a CUSTOM `USER_INPUT_REQUIRED` event whose `value` carries the request (request_id, run_id, input_type, prompt, choices…) and `answer_url`; POST the answer there (as for POST /api/tasks/{task_id}/input) and the same stream continues. No HEARTBEAT events: silences are kept open with SSE comments. The snake_case endpoints are unchanged.
+         */
+        post: operations["runAgUiAgent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/api-keys": {
         parameters: {
             query?: never;
@@ -730,6 +870,13 @@ export interface components {
             data: {
                 [key: string]: unknown;
             };
+        };
+        /** @description An AG-UI event as `@ag-ui/core` defines it (camelCase fields) */
+        AgUiEvent: {
+            type: string;
+            timestamp?: number;
+        } & {
+            [key: string]: unknown;
         };
         TokenExchangeResponse: {
             /** @description JWT (HS256) for `Authorization: Bearer` */
@@ -1393,6 +1540,57 @@ export interface components {
             skipped?: string;
             /** @description Why the event starts nothing (a repository event the flow does not take, a Slack message from a bot) */
             ignored?: string;
+        };
+        WidgetSession: {
+            /** @description Bearer token for the other /api/v1/widget/* endpoints only */
+            visitor_token: string;
+            /** @description When the token expires (ISO 8601); ask for a new one with `visitor_token` before */
+            expires_at: string;
+            /** @description The visitor: a guest user of the widget key’s organization */
+            visitor_id: string;
+            agent: {
+                id: string;
+                name: string;
+            };
+        };
+        RunAgentInput: {
+            /** @description The conversation: our task id. A new id starts a task with that id; an existing task of yours continues */
+            threadId: string;
+            /** @description The client’s id of this run; RUN_STARTED and RUN_FINISHED carry it (our run id is in RUN_STARTED.metadata.run_id) */
+            runId: string;
+            /** @description The conversation so far. A new thread stores its user, assistant and system messages; a continued one only the last user message (the stored conversation is the record). Tool, activity and reasoning messages are not read */
+            messages: ({
+                id?: string;
+                /** @enum {string} */
+                role: "user" | "assistant" | "system" | "developer" | "tool" | "activity" | "reasoning";
+                content?: string | ({
+                    type: string;
+                    text?: string;
+                } & {
+                    [key: string]: unknown;
+                })[];
+            } & {
+                [key: string]: unknown;
+            })[];
+            /** @description Frontend tools: not offered to the agent (the agent’s own tools run on the server) */
+            tools?: unknown[];
+            /** @description Not read */
+            context?: unknown[];
+            /** @description Not read */
+            state?: unknown;
+            forwardedProps?: {
+                /**
+                 * @description As `mode` of POST /api/run (default auto)
+                 * @enum {string}
+                 */
+                mode?: "auto" | "fast" | "deep";
+                /** @description As `timezone` of POST /api/run */
+                timezone?: string;
+            } & {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
         };
         ApiKeyList: {
             keys: components["schemas"]["ApiKey"][];
@@ -4245,6 +4443,796 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description PostgreSQL or Temporal is briefly unreachable (or a run could not be started). Wait `Retry-After` seconds, then retry; starting a run is safe to retry with the same `Idempotency-Key`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    startWidgetSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The publishable widget key (`ars_pub_…`) */
+                    widget_key: string;
+                    /** @description A visitor token from an earlier session, also an expired one (up to 7 days): the new token is for the same visitor */
+                    visitor_token?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description A visitor token */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WidgetSession"];
+                };
+            };
+            /** @description The key's agent is not customer-facing; or the body is not valid JSON, or not a JSON object */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown or revoked widget key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request's Origin is not allowed for this widget key */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request failed schema validation */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Widget rate limit of the key or visitor exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PostgreSQL or Temporal is briefly unreachable (or a run could not be started). Wait `Retry-After` seconds, then retry; starting a run is safe to retry with the same `Idempotency-Key`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    widgetStartRun: {
+        parameters: {
+            query?: {
+                /** @description Resume after this event id (`<run_id>:<seq>`), like the `Last-Event-ID` header; the header wins when both are sent */
+                last_event_id?: string;
+            };
+            header?: {
+                /** @description Makes retrying this request safe. Any unique string (1-255 visible ASCII characters; a UUID is best), scoped to your organization and user and kept 24 h. The same key with the same body returns the run the first request started instead of starting another (header `Idempotent-Replayed: true`): a streamed request re-attaches to the run's stream from its first event, a background one gets the same 202 body. The same key with a different body (or on another of the three run-starting operations) is 422 and changes nothing. A request refused with 4xx or 503 stores no key, so it can be retried with the same key. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    messages: {
+                        /**
+                         * @description `user` or `assistant` turns of the conversation. `system` and `developer` messages are refused with 400 unless the agent's settings say `allow_instruction_messages: true`: a caller cannot instruct the model with the operator's authority. Where allowed, `developer` is stored as `system`.
+                         * @enum {string}
+                         */
+                        role: "user" | "assistant" | "system" | "developer";
+                        content: string;
+                    }[];
+                    task_id?: string;
+                    threadId?: string;
+                    /**
+                     * @default auto
+                     * @enum {string}
+                     */
+                    mode?: "auto" | "fast" | "deep";
+                    /** @default true */
+                    stream?: boolean;
+                    /** @enum {string} */
+                    timezone?: "Africa/Abidjan" | "Africa/Accra" | "Africa/Addis_Ababa" | "Africa/Algiers" | "Africa/Asmera" | "Africa/Bamako" | "Africa/Bangui" | "Africa/Banjul" | "Africa/Bissau" | "Africa/Blantyre" | "Africa/Brazzaville" | "Africa/Bujumbura" | "Africa/Cairo" | "Africa/Casablanca" | "Africa/Ceuta" | "Africa/Conakry" | "Africa/Dakar" | "Africa/Dar_es_Salaam" | "Africa/Djibouti" | "Africa/Douala" | "Africa/El_Aaiun" | "Africa/Freetown" | "Africa/Gaborone" | "Africa/Harare" | "Africa/Johannesburg" | "Africa/Juba" | "Africa/Kampala" | "Africa/Khartoum" | "Africa/Kigali" | "Africa/Kinshasa" | "Africa/Lagos" | "Africa/Libreville" | "Africa/Lome" | "Africa/Luanda" | "Africa/Lubumbashi" | "Africa/Lusaka" | "Africa/Malabo" | "Africa/Maputo" | "Africa/Maseru" | "Africa/Mbabane" | "Africa/Mogadishu" | "Africa/Monrovia" | "Africa/Nairobi" | "Africa/Ndjamena" | "Africa/Niamey" | "Africa/Nouakchott" | "Africa/Ouagadougou" | "Africa/Porto-Novo" | "Africa/Sao_Tome" | "Africa/Tripoli" | "Africa/Tunis" | "Africa/Windhoek" | "America/Adak" | "America/Anchorage" | "America/Anguilla" | "America/Antigua" | "America/Araguaina" | "America/Argentina/La_Rioja" | "America/Argentina/Rio_Gallegos" | "America/Argentina/Salta" | "America/Argentina/San_Juan" | "America/Argentina/San_Luis" | "America/Argentina/Tucuman" | "America/Argentina/Ushuaia" | "America/Aruba" | "America/Asuncion" | "America/Bahia" | "America/Bahia_Banderas" | "America/Barbados" | "America/Belem" | "America/Belize" | "America/Blanc-Sablon" | "America/Boa_Vista" | "America/Bogota" | "America/Boise" | "America/Buenos_Aires" | "America/Cambridge_Bay" | "America/Campo_Grande" | "America/Cancun" | "America/Caracas" | "America/Catamarca" | "America/Cayenne" | "America/Cayman" | "America/Chicago" | "America/Chihuahua" | "America/Ciudad_Juarez" | "America/Coral_Harbour" | "America/Cordoba" | "America/Costa_Rica" | "America/Coyhaique" | "America/Creston" | "America/Cuiaba" | "America/Curacao" | "America/Danmarkshavn" | "America/Dawson" | "America/Dawson_Creek" | "America/Denver" | "America/Detroit" | "America/Dominica" | "America/Edmonton" | "America/Eirunepe" | "America/El_Salvador" | "America/Fort_Nelson" | "America/Fortaleza" | "America/Glace_Bay" | "America/Godthab" | "America/Goose_Bay" | "America/Grand_Turk" | "America/Grenada" | "America/Guadeloupe" | "America/Guatemala" | "America/Guayaquil" | "America/Guyana" | "America/Halifax" | "America/Havana" | "America/Hermosillo" | "America/Indiana/Knox" | "America/Indiana/Marengo" | "America/Indiana/Petersburg" | "America/Indiana/Tell_City" | "America/Indiana/Vevay" | "America/Indiana/Vincennes" | "America/Indiana/Winamac" | "America/Indianapolis" | "America/Inuvik" | "America/Iqaluit" | "America/Jamaica" | "America/Jujuy" | "America/Juneau" | "America/Kentucky/Monticello" | "America/Kralendijk" | "America/La_Paz" | "America/Lima" | "America/Los_Angeles" | "America/Louisville" | "America/Lower_Princes" | "America/Maceio" | "America/Managua" | "America/Manaus" | "America/Marigot" | "America/Martinique" | "America/Matamoros" | "America/Mazatlan" | "America/Mendoza" | "America/Menominee" | "America/Merida" | "America/Metlakatla" | "America/Mexico_City" | "America/Miquelon" | "America/Moncton" | "America/Monterrey" | "America/Montevideo" | "America/Montserrat" | "America/Nassau" | "America/New_York" | "America/Nome" | "America/Noronha" | "America/North_Dakota/Beulah" | "America/North_Dakota/Center" | "America/North_Dakota/New_Salem" | "America/Ojinaga" | "America/Panama" | "America/Paramaribo" | "America/Phoenix" | "America/Port-au-Prince" | "America/Port_of_Spain" | "America/Porto_Velho" | "America/Puerto_Rico" | "America/Punta_Arenas" | "America/Rankin_Inlet" | "America/Recife" | "America/Regina" | "America/Resolute" | "America/Rio_Branco" | "America/Santarem" | "America/Santiago" | "America/Santo_Domingo" | "America/Sao_Paulo" | "America/Scoresbysund" | "America/Sitka" | "America/St_Barthelemy" | "America/St_Johns" | "America/St_Kitts" | "America/St_Lucia" | "America/St_Thomas" | "America/St_Vincent" | "America/Swift_Current" | "America/Tegucigalpa" | "America/Thule" | "America/Tijuana" | "America/Toronto" | "America/Tortola" | "America/Vancouver" | "America/Whitehorse" | "America/Winnipeg" | "America/Yakutat" | "Antarctica/Casey" | "Antarctica/Davis" | "Antarctica/DumontDUrville" | "Antarctica/Macquarie" | "Antarctica/Mawson" | "Antarctica/McMurdo" | "Antarctica/Palmer" | "Antarctica/Rothera" | "Antarctica/Syowa" | "Antarctica/Troll" | "Antarctica/Vostok" | "Arctic/Longyearbyen" | "Asia/Aden" | "Asia/Almaty" | "Asia/Amman" | "Asia/Anadyr" | "Asia/Aqtau" | "Asia/Aqtobe" | "Asia/Ashgabat" | "Asia/Atyrau" | "Asia/Baghdad" | "Asia/Bahrain" | "Asia/Baku" | "Asia/Bangkok" | "Asia/Barnaul" | "Asia/Beirut" | "Asia/Bishkek" | "Asia/Brunei" | "Asia/Calcutta" | "Asia/Chita" | "Asia/Colombo" | "Asia/Damascus" | "Asia/Dhaka" | "Asia/Dili" | "Asia/Dubai" | "Asia/Dushanbe" | "Asia/Famagusta" | "Asia/Gaza" | "Asia/Hebron" | "Asia/Hong_Kong" | "Asia/Hovd" | "Asia/Irkutsk" | "Asia/Jakarta" | "Asia/Jayapura" | "Asia/Jerusalem" | "Asia/Kabul" | "Asia/Kamchatka" | "Asia/Karachi" | "Asia/Katmandu" | "Asia/Khandyga" | "Asia/Krasnoyarsk" | "Asia/Kuala_Lumpur" | "Asia/Kuching" | "Asia/Kuwait" | "Asia/Macau" | "Asia/Magadan" | "Asia/Makassar" | "Asia/Manila" | "Asia/Muscat" | "Asia/Nicosia" | "Asia/Novokuznetsk" | "Asia/Novosibirsk" | "Asia/Omsk" | "Asia/Oral" | "Asia/Phnom_Penh" | "Asia/Pontianak" | "Asia/Pyongyang" | "Asia/Qatar" | "Asia/Qostanay" | "Asia/Qyzylorda" | "Asia/Rangoon" | "Asia/Riyadh" | "Asia/Saigon" | "Asia/Sakhalin" | "Asia/Samarkand" | "Asia/Seoul" | "Asia/Shanghai" | "Asia/Singapore" | "Asia/Srednekolymsk" | "Asia/Taipei" | "Asia/Tashkent" | "Asia/Tbilisi" | "Asia/Tehran" | "Asia/Thimphu" | "Asia/Tokyo" | "Asia/Tomsk" | "Asia/Ulaanbaatar" | "Asia/Urumqi" | "Asia/Ust-Nera" | "Asia/Vientiane" | "Asia/Vladivostok" | "Asia/Yakutsk" | "Asia/Yekaterinburg" | "Asia/Yerevan" | "Atlantic/Azores" | "Atlantic/Bermuda" | "Atlantic/Canary" | "Atlantic/Cape_Verde" | "Atlantic/Faeroe" | "Atlantic/Madeira" | "Atlantic/Reykjavik" | "Atlantic/South_Georgia" | "Atlantic/St_Helena" | "Atlantic/Stanley" | "Australia/Adelaide" | "Australia/Brisbane" | "Australia/Broken_Hill" | "Australia/Darwin" | "Australia/Eucla" | "Australia/Hobart" | "Australia/Lindeman" | "Australia/Lord_Howe" | "Australia/Melbourne" | "Australia/Perth" | "Australia/Sydney" | "Europe/Amsterdam" | "Europe/Andorra" | "Europe/Astrakhan" | "Europe/Athens" | "Europe/Belgrade" | "Europe/Berlin" | "Europe/Bratislava" | "Europe/Brussels" | "Europe/Bucharest" | "Europe/Budapest" | "Europe/Busingen" | "Europe/Chisinau" | "Europe/Copenhagen" | "Europe/Dublin" | "Europe/Gibraltar" | "Europe/Guernsey" | "Europe/Helsinki" | "Europe/Isle_of_Man" | "Europe/Istanbul" | "Europe/Jersey" | "Europe/Kaliningrad" | "Europe/Kiev" | "Europe/Kirov" | "Europe/Lisbon" | "Europe/Ljubljana" | "Europe/London" | "Europe/Luxembourg" | "Europe/Madrid" | "Europe/Malta" | "Europe/Mariehamn" | "Europe/Minsk" | "Europe/Monaco" | "Europe/Moscow" | "Europe/Oslo" | "Europe/Paris" | "Europe/Podgorica" | "Europe/Prague" | "Europe/Riga" | "Europe/Rome" | "Europe/Samara" | "Europe/San_Marino" | "Europe/Sarajevo" | "Europe/Saratov" | "Europe/Simferopol" | "Europe/Skopje" | "Europe/Sofia" | "Europe/Stockholm" | "Europe/Tallinn" | "Europe/Tirane" | "Europe/Ulyanovsk" | "Europe/Vaduz" | "Europe/Vatican" | "Europe/Vienna" | "Europe/Vilnius" | "Europe/Volgograd" | "Europe/Warsaw" | "Europe/Zagreb" | "Europe/Zurich" | "Indian/Antananarivo" | "Indian/Chagos" | "Indian/Christmas" | "Indian/Cocos" | "Indian/Comoro" | "Indian/Kerguelen" | "Indian/Mahe" | "Indian/Maldives" | "Indian/Mauritius" | "Indian/Mayotte" | "Indian/Reunion" | "Pacific/Apia" | "Pacific/Auckland" | "Pacific/Bougainville" | "Pacific/Chatham" | "Pacific/Easter" | "Pacific/Efate" | "Pacific/Enderbury" | "Pacific/Fakaofo" | "Pacific/Fiji" | "Pacific/Funafuti" | "Pacific/Galapagos" | "Pacific/Gambier" | "Pacific/Guadalcanal" | "Pacific/Guam" | "Pacific/Honolulu" | "Pacific/Kiritimati" | "Pacific/Kosrae" | "Pacific/Kwajalein" | "Pacific/Majuro" | "Pacific/Marquesas" | "Pacific/Midway" | "Pacific/Nauru" | "Pacific/Niue" | "Pacific/Norfolk" | "Pacific/Noumea" | "Pacific/Pago_Pago" | "Pacific/Palau" | "Pacific/Pitcairn" | "Pacific/Ponape" | "Pacific/Port_Moresby" | "Pacific/Rarotonga" | "Pacific/Saipan" | "Pacific/Tahiti" | "Pacific/Tarawa" | "Pacific/Tongatapu" | "Pacific/Truk" | "Pacific/Wake" | "Pacific/Wallis" | "UTC";
+                    /**
+                     * @description What happens when `task_id` names a task whose run has not ended. `reject` (default): 409, nothing stored. `enqueue`: the new run is stored `pending` and waits; it starts when every earlier run of the task has ended (in order, if several wait), and its message joins the conversation then, after what the earlier runs wrote. `interrupt`: the running run is cancelled (its events kept; it ends `cancelled`, RUN_ERROR code CANCELLED), runs waiting in the queue are cancelled without starting, and the new run starts when the running one has ended. `rollback`: as `interrupt`, and when the new run starts, the cancelled runs are deleted from the task with their messages and events. A waiting run is streamed like any other (its RUN_STARTED comes when it starts); its workflow appears in the Temporal UI when it starts. Concurrent requests on one task never make two runs active at once.
+                     * @default reject
+                     * @enum {string}
+                     */
+                    multitask_strategy?: "reject" | "enqueue" | "interrupt" | "rollback";
+                };
+            };
+        };
+        responses: {
+            /** @description The run as an SSE stream */
+            200: {
+                headers: {
+                    /** @description The run id (equal to the body's run id); keep it to resume or look the run up if the answer is cut off */
+                    "X-Run-Id"?: string;
+                    /** @description The task id (equal to the body's `task_id`) */
+                    "X-Task-Id"?: string;
+                    /** @description `true` when an `Idempotency-Key` named a run started earlier and nothing new was started */
+                    "Idempotent-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": {
+                        /** @description `<run_id>:<seq>`; resume after it with `Last-Event-ID` or `last_event_id` */
+                        id?: string;
+                        event?: string;
+                        data: string;
+                    };
+                };
+            };
+            /** @description Dispatched to the background (`stream: false`) */
+            202: {
+                headers: {
+                    /** @description The run id (equal to the body's run id); keep it to resume or look the run up if the answer is cut off */
+                    "X-Run-Id"?: string;
+                    /** @description The task id (equal to the body's `task_id`) */
+                    "X-Task-Id"?: string;
+                    /** @description `true` when an `Idempotency-Key` named a run started earlier and nothing new was started */
+                    "Idempotent-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BackgroundRun"];
+                };
+            };
+            /** @description Empty messages, last message not from the user, or no user query; or the body is not valid JSON, or not a JSON object */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization is out of credits (checked before anything is stored or started) */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No access to the agent or task */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown task, run or agent, or one the caller may not see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The task already has an active run */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request failed schema validation */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description A widget rate limit (per key or per visitor) or a run limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PostgreSQL or Temporal is briefly unreachable (or a run could not be started). Wait `Retry-After` seconds, then retry; starting a run is safe to retry with the same `Idempotency-Key`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    widgetStreamTask: {
+        parameters: {
+            query?: {
+                /** @description Resume after this event id (`<run_id>:<seq>`), like the `Last-Event-ID` header; the header wins when both are sent */
+                last_event_id?: string;
+            };
+            header?: never;
+            path: {
+                task_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The latest run as an SSE stream */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": {
+                        /** @description `<run_id>:<seq>`; resume after it with `Last-Event-ID` or `last_event_id` */
+                        id?: string;
+                        event?: string;
+                        data: string;
+                    };
+                };
+            };
+            /** @description The widget key's agent is no longer customer-facing */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No access to the agent or task */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown task, or a task with no runs yet */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Malformed `Last-Event-ID` / `last_event_id`, or one that names no event of this task */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description A widget rate limit (per key or per visitor) or a run limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PostgreSQL or Temporal is briefly unreachable (or a run could not be started). Wait `Retry-After` seconds, then retry; starting a run is safe to retry with the same `Idempotency-Key`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    widgetListTaskMessages: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                task_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The messages, oldest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageList"];
+                };
+            };
+            /** @description The widget key's agent is no longer customer-facing */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No access to the agent or task */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown task, run or agent, or one the caller may not see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request failed schema validation */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description A widget rate limit (per key or per visitor) or a run limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PostgreSQL or Temporal is briefly unreachable (or a run could not be started). Wait `Retry-After` seconds, then retry; starting a run is safe to retry with the same `Idempotency-Key`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    widgetAnswerInput: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                task_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InputAnswer"];
+            };
+        };
+        responses: {
+            /** @description The answer was accepted and the agent continues */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InputResult"];
+                };
+            };
+            /** @description The widget key's agent is no longer customer-facing; or the body is not valid JSON, or not a JSON object */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No access to the agent or task */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown task, run or agent, or one the caller may not see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request is not pending (answered, stale, or the run ended) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request failed schema validation */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description A widget rate limit (per key or per visitor) or a run limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PostgreSQL or Temporal is briefly unreachable (or a run could not be started). Wait `Retry-After` seconds, then retry; starting a run is safe to retry with the same `Idempotency-Key`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    widgetGetPendingInput: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                task_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The pending request, if any */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PendingInput"];
+                };
+            };
+            /** @description The widget key's agent is no longer customer-facing */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No access to the agent or task */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown task, run or agent, or one the caller may not see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request failed schema validation */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description A widget rate limit (per key or per visitor) or a run limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    /** @description Seconds to wait */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PostgreSQL or Temporal is briefly unreachable (or a run could not be started). Wait `Retry-After` seconds, then retry; starting a run is safe to retry with the same `Idempotency-Key`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    runAgUiAgent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The agent to act through; checked against your org and access list */
+                "x-agent-id": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RunAgentInput"];
+            };
+        };
+        responses: {
+            /** @description AG-UI events as SSE */
+            200: {
+                headers: {
+                    /** @description The run id (equal to the body's run id); keep it to resume or look the run up if the answer is cut off */
+                    "X-Run-Id"?: string;
+                    /** @description The task id (equal to the body's `task_id`) */
+                    "X-Task-Id"?: string;
+                    /** @description `true` when an `Idempotency-Key` named a run started earlier and nothing new was started */
+                    "Idempotent-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": {
+                        /** @description `<run_id>:<seq>`; resume after it with `Last-Event-ID` or `last_event_id` */
+                        id?: string;
+                        event?: string;
+                        data: string;
+                    };
+                };
+            };
+            /** @description No user message last, or nothing to run; or the body is not valid JSON, or not a JSON object */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The organization is out of credits */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No access to the agent or task */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown task, run or agent, or one the caller may not see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The thread’s run is still busy */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request failed schema validation */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded, counted per organization and user across all api replicas (run creation (POST /api/run, POST /api/run/async): 30 requests per minute by default). Wait `Retry-After` seconds, then retry. */
+            429: {
+                headers: {
+                    /** @description Seconds until the limit allows another request */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PostgreSQL or Temporal is briefly unreachable (or a run could not be started). Wait `Retry-After` seconds, then retry; starting a run is safe to retry with the same `Idempotency-Key`. */

@@ -1,0 +1,44 @@
+import { z } from 'zod';
+import { requestedModes } from '../../shared/run-request.ts';
+
+/**
+ * AG-UI's RunAgentInput (the body `@ag-ui/client`'s HttpAgent and CopilotKit post), as far as we
+ * read it; unknown fields are accepted and ignored, as the protocol asks.
+ */
+const textPart = z.looseObject({ type: z.string(), text: z.string().optional() });
+
+export const agUiMessageSchema = z.looseObject({
+  id: z.string().max(200).optional(),
+  role: z.enum(['user', 'assistant', 'system', 'developer', 'tool', 'activity', 'reasoning']),
+  content: z.union([z.string().max(100_000), z.array(textPart).max(100)]).optional(),
+});
+
+export const runAgentInputSchema = z
+  .looseObject({
+    threadId: z
+      .string()
+      .regex(/^[A-Za-z0-9_.:-]{1,100}$/, 'must be 1 to 100 letters, digits or _ . : -')
+      .describe('The conversation: our task id. A new id starts a task with that id; an existing task of yours continues'),
+    runId: z.string().min(1).max(200).describe('The client’s id of this run; RUN_STARTED and RUN_FINISHED carry it (our run id is in RUN_STARTED.metadata.run_id)'),
+    messages: z
+      .array(agUiMessageSchema)
+      .max(1000)
+      .describe('The conversation so far. A new thread stores its user, assistant and system messages; a continued one only the last user message (the stored conversation is the record). Tool, activity and reasoning messages are not read'),
+    tools: z.array(z.unknown()).optional().describe('Frontend tools: not offered to the agent (the agent’s own tools run on the server)'),
+    context: z.array(z.unknown()).optional().describe('Not read'),
+    state: z.unknown().optional().describe('Not read'),
+    forwardedProps: z
+      .looseObject({
+        mode: z.enum(requestedModes).optional().describe('As `mode` of POST /api/run (default auto)'),
+        timezone: z.string().max(100).optional().describe('As `timezone` of POST /api/run'),
+      })
+      .optional(),
+  })
+  .meta({ id: 'RunAgentInput' });
+
+export type RunAgentInput = z.infer<typeof runAgentInputSchema>;
+
+export const agUiEventSchema = z
+  .looseObject({ type: z.string(), timestamp: z.number().int().optional() })
+  .describe('An AG-UI event as `@ag-ui/core` defines it (camelCase fields)')
+  .meta({ id: 'AgUiEvent' });

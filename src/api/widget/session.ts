@@ -1,0 +1,88 @@
+import { z } from 'zod';
+import { hashApiKey, WIDGET_KEY_PREFIX } from '../../auth/api-keys.ts';
+import { findUser, insertUser } from '../../db/users.ts';
+import { findWidgetKeyByHash } from '../../db/widget-keys.ts';
+import { newId } from '../../shared/ids.ts';
+import type { ApiDeps } from '../deps.ts';
+import { badRequest, HttpError, unauthorized } from '../errors.ts';
+import { defineRoute } from '../route.ts';
+import { errorResponses, errorSchema } from '../schemas/common.ts';
+import { allowOriginOf } from './cors.ts';
+import { readVisitorToken } from './visitor-auth.ts';
+
+const sessionBodySchema = z.object({
+  widget_key: z.string().min(1).describe('The publishable widget key (`ars_pub_…`)'),
+  visitor_token: z.string().min(1).optional().describe('A visitor token from an earlier session, also an expired one (up to 7 days): the new token is for the same visitor'),
+});
+
+const sessionSchema = z
+  .object({
+    visitor_token: z.string().describe('Bearer token for the other /api/v1/widget/* endpoints only'),
+    expires_at: z.string().describe('When the token expires (ISO 8601); ask for a new one with `visitor_token` before'),
+    visitor_id: z.string().describe('The visitor: a guest user of the widget key’s organization'),
+    agent: z.object({ id: z.string(), name: z.string() }),
+  })
+  .meta({ id: 'WidgetSession' });
+
+/**
+ * POST /api/v1/widget/session: trades a publishable widget key for a short-lived visitor
+ * token. A new visitor becomes a guest user of the key's org; a returning one (its earlier
+ * token, of the same key) keeps its identity and so its tasks.
+ */
+export const widgetSessionRoute = defineRoute({
+  method: 'post',
+  path: '/api/v1/widget/session',
+  operationId: 'startWidgetSession',
+  summary: 'Start or renew a widget visitor session',
+  description:
+    'For the embedded chat widget (`widget.js`). The request must come from a browser origin the widget key allows ' +
+    '(its `Origin` header), else 403 without CORS headers. Answers a visitor token (role guest, one visitor identity, ' +
+    'the key\'s agent) valid only on /api/v1/widget/* for WIDGET_TOKEN_LIFETIME_SECONDS (1 hour by default). Send the ' +
+    'previous `visitor_token` (even expired, up to 7 days) to stay the same visitor and keep your tasks; one that does not ' +
+    'verify, or is of another key, gives a new visitor. A revoked or ' +
+    'unknown key is 401; a key whose agent is no longer customer-facing is 400. Counted against the key\'s and the ' +
+    'visitor\'s widget rate limits (429 with Retry-After).',
+  tags: ['widget'],
+  auth: 'none',
+  body: sessionBodySchema,
+  responses: {
+    200: { description: 'A visitor token', schema: sessionSchema },
+    400: { description: 'The key\'s agent is not customer-facing', schema: errorSchema },
+    401: { description: 'Unknown or revoked widget key', schema: errorSchema },
+    403: { description: 'The request\'s Origin is not allowed for this widget key', schema: errorSchema },
+    422: errorResponses[422],
+    429: { description: 'Widget rate limit of the key or visitor exceeded; see Retry-After', schema: errorSchema, headers: { 'Retry-After': 'Seconds to wait' } },
+  },
+  async handler({ req, res, body }, deps) {
+    if (!body.widget_key.startsWith(WIDGET_KEY_PREFIX)) throw unauthorized('Not a widget key');
+    const key = await findWidgetKeyByHash(deps.db, hashApiKey(body.widget_key));
+    if (!key) throw unauthorized('Unknown widget key');
+    allowOriginOf(req, res, key.origins);
+    if (key.revokedAt) throw unauthorized('This widget key was revoked');
+    await deps.rateLimits.consumeWidget('key', key.id);
+    if (!key.agent.customerFacing) throw badRequest('The agent of this widget key is not customer-facing');
+    const visitorId = await visitorFor(deps, key, body.visitor_token);
+    await deps.rateLimits.consumeWidget('visitor', visitorId);
+    const issued = await deps.tokens.issue(
+      { userId: visitorId, orgId: key.orgId, role: 'guest', apiKeyId: '', widget: { keyId: key.id, agentId: key.agentId } },
+      new Date(),
+      deps.config.widget.tokenLifetimeSeconds,
+    );
+    const agent = { id: key.agent.id, name: key.agent.name };
+    return { visitor_token: issued.token, expires_at: issued.expiresAt.toISOString(), visitor_id: visitorId, agent };
+  },
+});
+
+/** The returning visitor of `visitorToken` when it names a guest of this key, else a new visitor user. */
+async function visitorFor(deps: ApiDeps, key: { id: string; orgId: string }, visitorToken: string | undefined): Promise<string> {
+  // A token that no longer verifies (too old, or signed with a replaced secret) just means a new visitor:
+  // refusing it would leave a returning browser without a chat.
+  const claims = visitorToken ? await readVisitorToken(deps, visitorToken).catch((err: unknown) => (err instanceof HttpError ? null : Promise.reject(err))) : null;
+  if (claims) {
+    const user = claims.widget.keyId === key.id ? await findUser(deps.db, claims.userId) : null;
+    if (user && user.orgId === key.orgId && user.role === 'guest') return user.id;
+  }
+  const id = newId('usr');
+  await insertUser(deps.db, { id, orgId: key.orgId, email: `visitor-${id.slice(4)}@widget.invalid`, name: 'Widget visitor', role: 'guest' });
+  return id;
+}

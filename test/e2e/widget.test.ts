@@ -1,0 +1,234 @@
+/**
+ * The widget gateway over HTTP on the real stack: widget keys from `admin apply`, visitor
+ * sessions and their origin checks, CORS, runs, streams, messages and human input of a
+ * visitor's own tasks, and the separation of visitor tokens from normal tokens.
+ */
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { createTokenService } from '../../src/auth/tokens.ts';
+import { loadConfig } from '../../src/config.ts';
+import { applyFile, parseApplyFile } from '../../src/admin/apply.ts';
+import { AdminError } from '../../src/admin/errors.ts';
+import { findUser } from '../../src/db/users.ts';
+import { call, exchange, readSse, userMessage, withoutHeartbeats } from '../support/http.ts';
+import { expectOneTerminal, types } from '../support/runs.ts';
+import { testDb } from '../support/tenant.ts';
+import { createWidgetTenant, widgetCall, widgetSession, type WidgetTenant } from '../support/widget.ts';
+
+const SITE = 'http://shop.example.test:8080';
+const OTHER = 'http://evil.example.test';
+const ask = (args: Record<string, unknown>) => userMessage(`Please help.\n/tool request_user_input ${JSON.stringify(args)}`);
+
+let tenant: WidgetTenant;
+
+beforeAll(async () => {
+  tenant = await createWidgetTenant([SITE]);
+});
+
+/** Reads a widget SSE answer to its end; frames without heartbeats. */
+async function streamed(res: Response) {
+  expect(res.status, res.status === 200 ? '' : await res.clone().text()).toBe(200);
+  return withoutHeartbeats(await readSse(res));
+}
+
+describe('widget keys through admin apply', () => {
+  it('refuses a key for an agent that is not customer-facing, and creates nothing', async () => {
+    const file = parseApplyFile({
+      orgs: [{ name: `${tenant.orgName}`, agents: [{ name: 'internal' }], widget_keys: [{ name: 'bad', agent: 'internal', origins: [SITE] }] }],
+    });
+    await expect(applyFile(testDb(), file)).rejects.toThrow(AdminError);
+    await expect(applyFile(testDb(), file)).rejects.toThrow(/not customer-facing/);
+  });
+
+  it('refuses origins that are not bare origins', () => {
+    expect(() => parseApplyFile({ orgs: [{ name: 'x', widget_keys: [{ name: 'k', agent: 'a', origins: ['https://shop.example.com/page'] }] }] })).toThrow(/must be an origin/);
+  });
+
+  it('applying the same file again changes nothing and shows no key', async () => {
+    const again = await applyFile(testDb(), parseApplyFile({ orgs: [{ name: tenant.orgName, widget_keys: [{ name: 'site', agent: 'support', origins: [SITE] }] }] }));
+    expect(again.changes).toEqual([]);
+    expect(again.orgs[0]!.widget_keys[0]).toMatchObject({ id: tenant.keyId, revoked: false });
+    expect(again.orgs[0]!.widget_keys[0]!.key).toBeUndefined();
+  });
+});
+
+describe('POST /api/v1/widget/session', () => {
+  it('gives an allowed origin a visitor token, with CORS headers for that origin only', async () => {
+    const res = await widgetCall('POST', '/session', { origin: SITE, body: { widget_key: tenant.key } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('access-control-allow-origin')).toBe(SITE);
+    const body = (await res.json()) as { visitor_token: string; visitor_id: string; expires_at: string; agent: { id: string } };
+    expect(body.agent.id).toBe(tenant.agentId);
+    const lifetime = Date.parse(body.expires_at) - Date.now();
+    expect(lifetime).toBeGreaterThan(3500_000);
+    expect(lifetime).toBeLessThanOrEqual(3600_000);
+    const visitor = await findUser(testDb(), body.visitor_id);
+    expect(visitor).toMatchObject({ orgId: tenant.orgId, role: 'guest' });
+  });
+
+  it('refuses another origin, and a request without Origin, with 403 and no CORS headers', async () => {
+    for (const origin of [OTHER, undefined]) {
+      const res = await widgetCall('POST', '/session', { origin, body: { widget_key: tenant.key } });
+      expect(res.status).toBe(403);
+      expect(res.headers.get('access-control-allow-origin')).toBeNull();
+      expect(((await res.json()) as { detail: string }).detail).toMatch(/Origin/);
+    }
+  });
+
+  it('refuses unknown keys with 401', async () => {
+    const res = await widgetCall('POST', '/session', { origin: SITE, body: { widget_key: 'ars_pub_nope' } });
+    expect(res.status).toBe(401);
+  });
+
+  it('keeps a returning visitor (its earlier token) the same visitor; a token of another key makes a new one', async () => {
+    const first = await widgetSession(tenant.key, SITE);
+    const again = await widgetSession(tenant.key, SITE, first.visitor_token);
+    expect(again.visitor_id).toBe(first.visitor_id);
+    const other = await createWidgetTenant([SITE]);
+    const foreign = await widgetSession(other.key, SITE, first.visitor_token);
+    expect(foreign.visitor_id).not.toBe(first.visitor_id);
+  });
+
+  it('tells an expired visitor token apart (401 the page can read), and renews it for the same visitor', async () => {
+    const first = await widgetSession(tenant.key, SITE);
+    const tokens = createTokenService(loadConfig({ JWT_SECRET: inject('jwtSecret') }).jwt);
+    const expired = await tokens.issue(
+      { userId: first.visitor_id, orgId: tenant.orgId, role: 'guest', apiKeyId: '', widget: { keyId: tenant.keyId, agentId: tenant.agentId } },
+      new Date(Date.now() - 7200_000),
+      3600,
+    );
+    const refused = await widgetCall('GET', '/tasks/task_unknown/messages', { origin: SITE, token: expired.token });
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('access-control-allow-origin')).toBe(SITE);
+    expect(((await refused.json()) as { detail: string }).detail).toMatch(/expired/);
+    expect((await widgetSession(tenant.key, SITE, expired.token)).visitor_id).toBe(first.visitor_id);
+    // A token that does not verify is no identity: a new visitor, not a broken chat.
+    const garbled = await widgetSession(tenant.key, SITE, `${first.visitor_token}x`);
+    expect(garbled.visitor_id).not.toBe(first.visitor_id);
+  });
+
+  it('answers CORS preflights for origins a widget key allows, and for no other', async () => {
+    const preflight = (origin: string) =>
+      widgetCall('OPTIONS', '/run', { origin, headers: { 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'authorization,content-type' } });
+    const ok = await preflight(SITE);
+    expect(ok.status).toBe(204);
+    expect(ok.headers.get('access-control-allow-origin')).toBe(SITE);
+    expect(ok.headers.get('access-control-allow-headers')).toMatch(/Authorization/);
+    const refused = await preflight(OTHER);
+    expect(refused.headers.get('access-control-allow-origin')).toBeNull();
+  });
+});
+
+describe('widget runs', () => {
+  it('streams RUN_STARTED … RUN_FINISHED, and the visitor reads the task’s messages', async () => {
+    const session = await widgetSession(tenant.key, SITE);
+    const res = await widgetCall('POST', '/run', { origin: SITE, token: session.visitor_token, body: userMessage('Hello from the widget') });
+    expect(res.headers.get('access-control-allow-origin')).toBe(SITE);
+    expect(res.headers.get('access-control-expose-headers')).toMatch(/X-Task-Id/);
+    const taskId = res.headers.get('x-task-id')!;
+    const frames = await streamed(res);
+    expect(frames[0]!.data.type).toBe('RUN_STARTED');
+    expect(expectOneTerminal(frames)).toMatchObject({ type: 'RUN_FINISHED' });
+    expect(types(frames)).toContain('TEXT_MESSAGE_CONTENT');
+
+    const messages = await widgetCall('GET', `/tasks/${taskId}/messages`, { origin: SITE, token: session.visitor_token });
+    expect(messages.status).toBe(200);
+    const list = (await messages.json()) as { messages: { role: string; content: string }[] };
+    expect(list.messages.map((m) => m.role)).toEqual(['user', 'assistant']);
+    expect(list.messages[0]!.content).toBe('Hello from the widget');
+  });
+
+  it('resumes a task stream after Last-Event-ID', async () => {
+    const session = await widgetSession(tenant.key, SITE);
+    const res = await widgetCall('POST', '/run', { origin: SITE, token: session.visitor_token, body: userMessage('Resume me') });
+    const taskId = res.headers.get('x-task-id')!;
+    const frames = (await streamed(res)).filter((f) => f.id);
+    const cut = frames[1]!;
+    const resumed = await streamed(await widgetCall('GET', `/tasks/${taskId}/stream`, { origin: SITE, token: session.visitor_token, headers: { 'Last-Event-ID': cut.id! } }));
+    expect(resumed.map((f) => f.id)).toEqual(frames.slice(2).map((f) => f.id));
+  });
+
+  it('takes a human-input answer through the widget input path and finishes the run', async () => {
+    const session = await widgetSession(tenant.key, SITE);
+    const res = await widgetCall('POST', '/run', { origin: SITE, token: session.visitor_token, body: ask({ input_type: 'choice', prompt: 'Pick', choices: ['red', 'blue'] }) });
+    const taskId = res.headers.get('x-task-id')!;
+    let answered: Promise<Response> | undefined;
+    const frames = withoutHeartbeats(
+      await readSse(res, (frame) => {
+        if (frame.data.type !== 'CUSTOM' || frame.data.name !== 'USER_INPUT_REQUIRED') return;
+        const req = frame.data.data as { request_id: string; run_id: string };
+        answered = widgetCall('POST', `/tasks/${taskId}/input`, {
+          origin: SITE,
+          token: session.visitor_token,
+          body: { request_id: req.request_id, run_id: req.run_id, input_type: 'choice', value: 'blue' },
+        });
+      }),
+    );
+    expect((await answered!).status).toBe(200);
+    const result = frames.find((f) => f.data.type === 'TOOL_CALL_RESULT')!.data;
+    expect(JSON.parse(result.content as string)).toMatchObject({ status: 'answered', value: 'blue' });
+    expect(expectOneTerminal(frames)).toMatchObject({ type: 'RUN_FINISHED' });
+  });
+});
+
+describe('who may use what', () => {
+  it('a visitor cannot read, stream or answer another visitor’s task', async () => {
+    const a = await widgetSession(tenant.key, SITE);
+    const b = await widgetSession(tenant.key, SITE);
+    const res = await widgetCall('POST', '/run', { origin: SITE, token: a.visitor_token, body: { ...userMessage('mine'), stream: false } });
+    expect(res.status).toBe(202);
+    const taskId = ((await res.json()) as { task_id: string }).task_id;
+    for (const path of [`/tasks/${taskId}/messages`, `/tasks/${taskId}/stream`, `/tasks/${taskId}/pending-input`]) {
+      const other = await widgetCall('GET', path, { origin: SITE, token: b.visitor_token });
+      expect(other.status, path).toBe(403);
+    }
+    const continued = await widgetCall('POST', '/run', { origin: SITE, token: b.visitor_token, body: { ...userMessage('yours?'), task_id: taskId } });
+    expect(continued.status).toBe(403);
+  });
+
+  it("a visitor's run is a guest's: the agent's memory and workspace tools are refused", async () => {
+    const session = await widgetSession(tenant.key, SITE);
+    const content = ['/tool recall_memory {"query":"secret"}', '/tool list_files {}'].join('\n');
+    const frames = await streamed(await widgetCall('POST', '/run', { origin: SITE, token: session.visitor_token, body: userMessage(content) }));
+    const results = frames.filter((f) => f.data.type === 'TOOL_CALL_RESULT').map((f) => JSON.parse(f.data.content as string) as { error?: { code: string } });
+    expect(results).toHaveLength(2);
+    for (const r of results) expect(r.error?.code).toBe('FORBIDDEN_FOR_GUESTS');
+    expect(expectOneTerminal(frames)).toMatchObject({ type: 'RUN_FINISHED' });
+  });
+
+  it('a visitor token is refused on the normal api, and a normal token on the widget paths', async () => {
+    const session = await widgetSession(tenant.key, SITE);
+    const onApi = await call('GET', '/api/tasks', { token: session.visitor_token, agentId: tenant.agentId });
+    expect(onApi.status).toBe(403);
+    expect(((await onApi.json()) as { detail: string }).detail).toMatch(/widget/);
+    const jwt = await exchange(tenant.ownerKey);
+    const onWidget = await widgetCall('POST', '/run', { origin: SITE, token: jwt, body: userMessage('hi') });
+    expect(onWidget.status).toBe(401);
+  });
+
+  it('a visitor token from an allowed origin is refused from another origin', async () => {
+    const session = await widgetSession(tenant.key, SITE);
+    const res = await widgetCall('POST', '/run', { origin: OTHER, token: session.visitor_token, body: userMessage('hi') });
+    expect(res.status).toBe(403);
+    expect(res.headers.get('access-control-allow-origin')).toBeNull();
+  });
+
+  it('a revoked key (admin apply revoked: true) ends its sessions and visitor tokens', async () => {
+    const own = await createWidgetTenant([SITE]);
+    const session = await widgetSession(own.key, SITE);
+    const applied = await applyFile(testDb(), parseApplyFile({ orgs: [{ name: own.orgName, widget_keys: [{ name: 'site', agent: 'support', origins: [SITE], revoked: true }] }] }));
+    expect(applied.changes.join('\n')).toMatch(/revoked widget key "site"/);
+    expect((await widgetCall('POST', '/session', { origin: SITE, body: { widget_key: own.key } })).status).toBe(401);
+    expect((await widgetCall('POST', '/run', { origin: SITE, token: session.visitor_token, body: userMessage('hi') })).status).toBe(401);
+  });
+
+  it('an agent made not customer-facing later is refused with 400 at request time', async () => {
+    const own = await createWidgetTenant([SITE]);
+    const session = await widgetSession(own.key, SITE);
+    await applyFile(testDb(), parseApplyFile({ orgs: [{ name: own.orgName, agents: [{ name: 'support', customer_facing: false }] }] }));
+    const run = await widgetCall('POST', '/run', { origin: SITE, token: session.visitor_token, body: userMessage('hi') });
+    expect(run.status).toBe(400);
+    expect(((await run.json()) as { detail: string }).detail).toMatch(/not customer-facing/);
+    const fresh = await widgetCall('POST', '/session', { origin: SITE, body: { widget_key: own.key } });
+    expect(fresh.status).toBe(400);
+  });
+});
