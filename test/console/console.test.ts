@@ -123,6 +123,9 @@ describe('console', () => {
   it('a reload mid-run shows the pending question again and answering finishes the run', async () => {
     await send(ask({ input_type: 'choice', prompt: 'Tea or coffee?', choices: ['tea', 'coffee'] }));
     await question('choice').waitFor();
+    // The tab kept what it shows and the id of the last event it saw.
+    const saved = JSON.parse((await page.evaluate("sessionStorage.getItem('ars.console.runSnapshot')")) as string) as { lastEventId: string; runId: string };
+    expect(saved.lastEventId.startsWith(`${saved.runId}:`)).toBe(true);
     await page.reload();
     const q = question('choice');
     await q.waitFor();
@@ -130,7 +133,10 @@ describe('console', () => {
     await q.getByLabel('coffee').check();
     await q.getByRole('button', { name: 'Send' }).click();
     await expectFinished();
-    expect(await page.locator('.item.user').first().textContent()).toContain('Tea or coffee?');
+    // The stream went on after the last event shown before the reload: nothing is shown twice.
+    expect(await page.locator('.item.user').count()).toBe(1);
+    expect(await page.locator('.item.user').textContent()).toContain('Tea or coffee?');
+    expect(await page.locator('.tool-card').count()).toBe(1);
   });
 
   it('shows a run in the inspector with a link to the Temporal Web UI', async () => {

@@ -3,6 +3,7 @@ import type { AgentRunClient, InputAnswer, RunStream, UserInputRequest } from '@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { errorText } from '../session.ts';
 import { historyItems } from './history.ts';
+import { loadSnapshot, snapshotWriter } from './run-snapshot.ts';
 import { applyEvent, emptyView, withAnswered, withUserMessage, type RunView } from './run-view.ts';
 
 const TASK_ITEM = 'ars.console.taskId';
@@ -16,9 +17,16 @@ export interface RunControls {
 }
 
 export function useRun(client: AgentRunClient | undefined, onRunEnd: () => void): RunControls {
-  const [view, setView] = useState<RunView>(emptyView);
+  const [view, setViewState] = useState<RunView>(emptyView);
   const [taskId, setTaskId] = useState<string>();
   const following = useRef<AbortController>(undefined);
+  const current = useRef<RunView>(emptyView);
+  const snapshots = useRef(snapshotWriter()).current;
+  // The view lives in a ref too, so each event's snapshot is the view it produced.
+  const setView = (change: RunView | ((v: RunView) => RunView)) => {
+    current.current = typeof change === 'function' ? change(current.current) : change;
+    setViewState(current.current);
+  };
 
   const stop = () => {
     following.current?.abort();
@@ -27,8 +35,15 @@ export function useRun(client: AgentRunClient | undefined, onRunEnd: () => void)
   };
 
   const follow = async (stream: RunStream, signal: AbortSignal) => {
+    let streamTask: string | undefined;
+    void stream.taskId.then((id) => (streamTask = id), () => undefined);
     try {
-      for await (const event of stream) setView((v) => applyEvent(v, event));
+      for await (const event of stream) {
+        setView((v) => applyEvent(v, event));
+        const { runId } = current.current;
+        if (streamTask && runId && stream.lastEventId) snapshots.save({ taskId: streamTask, runId, lastEventId: stream.lastEventId, view: current.current }, current.current.phase === 'waiting');
+      }
+      snapshots.clear();
     } catch (err) {
       if (!signal.aborted) setView((v) => ({ ...v, phase: 'failed', items: [...v.items, { kind: 'error', id: `error-${v.items.length}`, text: errorText(err) }] }));
     }
@@ -50,7 +65,10 @@ export function useRun(client: AgentRunClient | undefined, onRunEnd: () => void)
     await follow(stream, signal);
   };
 
-  /** Shows a task's history; if its run is still going, shows any pending question at once and follows the run from its start. */
+  /**
+   * Shows a task's history. If its run is still going, shows any pending question at once and follows
+   * the run: after the last event this tab saw (its snapshot), or from the run's start.
+   */
   const open = async (id: string | undefined) => {
     const signal = stop();
     remember(id);
@@ -59,14 +77,20 @@ export function useRun(client: AgentRunClient | undefined, onRunEnd: () => void)
     try {
       const [messages, status] = await Promise.all([client.tasks.messages(id, { signal }), client.runs.status(id, { signal })]);
       const activeRun = status.active ? status.run?.id : undefined;
-      setView({ ...emptyView, items: historyItems(messages.messages, activeRun) });
+      const snapshot = activeRun ? loadSnapshot(id, activeRun) : undefined;
+      setView(snapshot?.view ?? { ...emptyView, items: historyItems(messages.messages, activeRun) });
       if (!activeRun) return;
       const pending = await client.input.pending(id, { signal });
       if (pending.pending) {
         const request = pending.request;
-        setView((v) => ({ ...v, phase: 'waiting', items: [...v.items, { kind: 'input', id: request.request_id, request, answered: false }] }));
+        setView((v) =>
+          v.items.some((i) => i.kind === 'input' && i.id === request.request_id)
+            ? { ...v, phase: 'waiting' }
+            : { ...v, phase: 'waiting', items: [...v.items, { kind: 'input', id: request.request_id, request, answered: false }] },
+        );
       }
-      await follow(client.tasks.stream(id, { signal }), signal);
+      // After the last event this tab showed, or the whole run when it kept nothing.
+      await follow(client.tasks.stream(id, { signal, lastEventId: snapshot?.lastEventId }), signal);
     } catch (err) {
       if (!signal.aborted) setView((v) => ({ ...v, items: [...v.items, { kind: 'error', id: 'open-error', text: errorText(err) }] }));
     }
