@@ -43,7 +43,7 @@ export function AdminView({ session }: { session: Session }) {
           class="form inline"
           onSubmit={(e) => {
             e.preventDefault();
-            void act(async () => setCreated(await admin.createApiKey({ userId, name: name.trim() || undefined })));
+            void act(async () => setCreated(await admin.createApiKey({ userId, name: name.trim() })));
           }}
         >
           <label>
@@ -56,7 +56,7 @@ export function AdminView({ session }: { session: Session }) {
           </label>
           <label>
             Key name
-            <input value={name} onInput={(e) => setName(e.currentTarget.value)} />
+            <input value={name} required onInput={(e) => setName(e.currentTarget.value)} />
           </label>
           <button type="submit">Create key</button>
         </form>

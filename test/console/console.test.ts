@@ -206,7 +206,7 @@ describe('administration', () => {
 
     const member = new AgentRunClient({ baseUrl: apiUrl(), apiKey: tenant.keys.member });
     await expect(member.admin.listApiKeys()).rejects.toBeInstanceOf(PermissionError);
-    await expect(member.admin.createApiKey()).rejects.toBeInstanceOf(PermissionError);
+    await expect(member.admin.createApiKey({ name: 'mine' })).rejects.toBeInstanceOf(PermissionError);
     const mp = await browser.newPage();
     await signIn(mp, apiUrl(), tenant.keys.member, 'member');
     expect(await mp.getByRole('link', { name: 'Admin' }).count()).toBe(0);

@@ -36,7 +36,7 @@ const revokedApiKeySchema = apiKeySchema.extend({ already_revoked: z.boolean() }
 const createApiKeySchema = z
   .strictObject({
     user_id: z.string().min(1).max(100).optional().describe('A member of the org (default: the caller)'),
-    name: z.string().max(200).optional(),
+    name: z.string().trim().min(1).max(200).describe('What the key is for, shown in key lists'),
   })
   .meta({ id: 'CreateApiKeyRequest' });
 const memberSchema = z

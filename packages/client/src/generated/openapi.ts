@@ -1623,7 +1623,8 @@ export interface components {
         CreateApiKeyRequest: {
             /** @description A member of the org (default: the caller) */
             user_id?: string;
-            name?: string;
+            /** @description What the key is for, shown in key lists */
+            name: string;
         };
         RevokedApiKey: {
             id: string;

@@ -13,8 +13,8 @@ export class Admin {
   }
 
   /** A new key for `userId` (default the caller); its `key` is shown this once (POST /api/admin/api-keys). */
-  createApiKey(input: { userId?: string; name?: string } = {}, opts: OrgCall = {}): Promise<CreatedApiKey> {
-    const body = { ...(input.userId ? { user_id: input.userId } : {}), ...(input.name ? { name: input.name } : {}) };
+  createApiKey(input: { name: string; userId?: string }, opts: OrgCall = {}): Promise<CreatedApiKey> {
+    const body = { name: input.name, ...(input.userId ? { user_id: input.userId } : {}) };
     return this.transport.json({ method: 'POST', path: '/api/admin/api-keys', body, signal: opts.signal, idempotent: false });
   }
 
