@@ -10,6 +10,10 @@ COPY tsconfig.json tsconfig.build.json prisma.config.ts ./
 COPY prisma ./prisma
 COPY scripts/bundle-workflows.ts ./scripts/
 COPY src ./src
+# The web console's sources and the SDK source it bundles: `npm run build` writes dist/console.
+COPY console ./console
+COPY packages/client/src ./packages/client/src
+COPY scripts/build-console.ts ./scripts/
 # `prisma generate` never runs the schema engine but insists that one exists (src/main/setup.ts).
 RUN PRISMA_SCHEMA_ENGINE_BINARY=/usr/local/bin/node PRISMA_HIDE_UPDATE_MESSAGE=1 npx prisma generate \
     && npm run build

@@ -26,6 +26,8 @@ const EXCLUSIVE = [
   'test/cli/commands.test.ts',
   'test/cli/run.test.ts',
   'test/cli/terminal.test.ts',
+  // Drives headless Chromium.
+  'test/console/console.test.ts',
 ];
 
 export default defineConfig({

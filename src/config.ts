@@ -22,6 +22,8 @@ export const envSchema = z.object({
   TEMPORAL_API_KEY: z.string().optional(),
   TEMPORAL_TASK_QUEUE: z.string().default('agent-runs'),
   TEMPORAL_UI_PORT: z.coerce.number().int().default(8233),
+  /** The Temporal Web UI the console links runs to; default the dev server's UI on 127.0.0.1:TEMPORAL_UI_PORT. */
+  TEMPORAL_UI_URL: z.string().url().optional(),
   API_HOST: z.string().default('127.0.0.1'),
   API_PORT: z.coerce.number().int().min(0).default(8000),
   /** Public base URL of the auth API; the agent API serves it too unless set. */
@@ -145,6 +147,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       namespace: e.TEMPORAL_NAMESPACE,
       taskQueue: e.TEMPORAL_TASK_QUEUE,
       uiPort: e.TEMPORAL_UI_PORT,
+      uiUrl: (e.TEMPORAL_UI_URL ?? `http://127.0.0.1:${e.TEMPORAL_UI_PORT}`).replace(/\/$/, ''),
       security: temporalSecurity(e),
     },
     api: { host: e.API_HOST, port: e.API_PORT, authUrl: e.AUTH_URL },

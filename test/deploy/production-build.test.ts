@@ -192,6 +192,11 @@ describe('docker-compose.yml, natively', () => {
       const script = await fetch(`${api}/docs/scalar.js`);
       expect(script.status).toBe(200);
       expect((await script.arrayBuffer()).byteLength).toBeGreaterThan(1_000_000);
+      // So does the web console, built by `npm run build`.
+      const consolePage = await fetch(`${api}/console/`);
+      expect(consolePage.status).toBe(200);
+      expect(await consolePage.text()).toContain('/console/main.js');
+      expect((await fetch(`${api}/console/main.js`)).status).toBe(200);
     } finally {
       await db.$disconnect();
     }

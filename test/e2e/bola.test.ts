@@ -109,7 +109,7 @@ describe('object-level authorization (BOLA matrix)', () => {
     const waiting = await startBackgroundRun(a1, { messages: [{ role: 'user', content: `/tool save_memory {"content":"${SECRET}"}` }] });
     const pending = await waitForPending(a1, waiting.taskId);
     const delivery = await testDb().webhookDelivery.findFirstOrThrow({ where: { runId: done.runId } });
-    ids = { task_id: done.taskId, run_id: done.runId, artifact_id: artifacts.artifacts[0]!.id, approval_id: String(pending.approval_id), agent_id: agentA, delivery_id: delivery.id };
+    ids = { task_id: done.taskId, run_id: done.runId, artifact_id: artifacts.artifacts[0]!.id, approval_id: String(pending.approval_id), agent_id: agentA, delivery_id: delivery.id, key_id: org.keys.find((k) => k.user === email('a1'))!.id };
     // A1 itself may use every id (the control: the ids are real).
     expect((await call('GET', `/api/tasks/${done.taskId}`, { token: a1.token, agentId: agentA })).status).toBe(200);
     expect(pending.approval_id).toBeTruthy();

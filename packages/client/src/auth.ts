@@ -21,6 +21,8 @@ function renewAt(issued: TokenExchangeResponse, now: number): number {
 export class TokenSource {
   private cached: Cached | undefined;
   private pending: Promise<Cached> | undefined;
+  /** The last exchange's answer (who the key belongs to); undefined before the first exchange or with a fixed token. */
+  issued: TokenExchangeResponse | undefined;
 
   constructor(
     private readonly apiKey: string | undefined,
@@ -39,14 +41,30 @@ export class TokenSource {
   async token(signal?: AbortSignal): Promise<string | undefined> {
     if (this.cached && (Date.now() < this.cached.renewAt || !this.apiKey)) return this.cached.token;
     if (!this.apiKey) return undefined;
-    this.pending ??= this.exchange(this.apiKey, signal)
-      .then((issued) => (this.cached = { token: issued.access_token, renewAt: renewAt(issued, Date.now()) }))
+    // The exchange is shared by every caller waiting for it, so no one caller's signal may abort it:
+    // each caller stops waiting on its own signal instead.
+    this.pending ??= this.exchange(this.apiKey)
+      .then((issued) => {
+        this.issued = issued;
+        return (this.cached = { token: issued.access_token, renewAt: renewAt(issued, Date.now()) });
+      })
       .finally(() => (this.pending = undefined));
-    return (await this.pending).token;
+    return (await untilAborted(this.pending, signal)).token;
   }
 
   /** Forgets `token` after a 401, so the next `token()` exchanges again (unless another caller already did). */
   invalidate(token: string | undefined): void {
     if (this.apiKey && this.cached?.token === token) this.cached = undefined;
   }
+}
+
+/** `promise`, or a rejection with the signal's reason as soon as `signal` aborts. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  signal.throwIfAborted();
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }

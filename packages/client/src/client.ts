@@ -1,5 +1,6 @@
 /** AgentRunClient: the typed client of the Agent Run Service. */
 import { TokenSource } from './auth.ts';
+import { Admin } from './resources/admin.ts';
 import { Approvals } from './resources/approvals.ts';
 import { Input } from './resources/input.ts';
 import { Memories } from './resources/memories.ts';
@@ -8,6 +9,9 @@ import { Tasks } from './resources/tasks.ts';
 import { retryPolicy, type RetryOptions } from './retry.ts';
 import { Transport } from './transport.ts';
 import type { TokenExchangeResponse } from './types.ts';
+
+/** The caller behind a client's API key. */
+export type Identity = Pick<TokenExchangeResponse, 'org_id' | 'user_id' | 'role'>;
 
 export interface AgentRunClientOptions {
   /** The api's base url, e.g. `http://127.0.0.1:8000`. */
@@ -33,6 +37,8 @@ export class AgentRunClient {
   readonly input: Input;
   readonly approvals: Approvals;
   readonly memories: Memories;
+  readonly admin: Admin;
+  private readonly tokens: TokenSource;
 
   constructor(options: AgentRunClientOptions) {
     if (!options.apiKey && !options.token) throw new TypeError('AgentRunClient needs an apiKey or a token');
@@ -40,7 +46,7 @@ export class AgentRunClient {
     // Bound to globalThis: browsers refuse a fetch called as a method of another object.
     const fetchImpl: typeof fetch = options.fetch ?? ((...args: Parameters<typeof fetch>) => globalThis.fetch(...args));
     const transport = new Transport({ baseUrl: options.baseUrl, fetch: fetchImpl, retry, agentId: options.agentId, userAgent: options.userAgent });
-    transport.tokens = new TokenSource(options.apiKey, options.token, (apiKey, signal) =>
+    const tokens = new TokenSource(options.apiKey, options.token, (apiKey, signal) =>
       transport.json<TokenExchangeResponse>({
         method: 'POST',
         path: '/api/v1/auth/exchange/agent-token',
@@ -51,10 +57,25 @@ export class AgentRunClient {
         idempotent: true,
       }),
     );
+    transport.tokens = tokens;
+    this.tokens = tokens;
     this.runs = new Runs(transport, retry);
     this.tasks = new Tasks(transport, retry);
     this.input = new Input(transport);
     this.approvals = new Approvals(transport);
     this.memories = new Memories(transport, options.agentId);
+    this.admin = new Admin(transport);
+  }
+
+  /**
+   * Who the API key belongs to (`org_id`, `user_id`, `role`), from the token exchange; it exchanges
+   * the key if no token is cached yet (this is how a sign-in checks a key). Throws for a client built
+   * with only `token` (no exchange happens then).
+   */
+  async identity(opts: { signal?: AbortSignal } = {}): Promise<Identity> {
+    await this.tokens.token(opts.signal);
+    const issued = this.tokens.issued;
+    if (!issued) throw new TypeError('identity() needs an apiKey: a client built with only a token never exchanges one');
+    return { org_id: issued.org_id, user_id: issued.user_id, role: issued.role };
   }
 }

@@ -1,5 +1,5 @@
 /** @agent-run/client: the typed TypeScript client of the Agent Run Service (Node >= 20 and browsers). */
-export { AgentRunClient, type AgentRunClientOptions } from './client.ts';
+export { AgentRunClient, type AgentRunClientOptions, type Identity } from './client.ts';
 export {
   AgentRunError,
   AuthenticationError,
@@ -21,6 +21,7 @@ export type { EventsOptions, Runs, StreamRunOptions } from './resources/runs.ts'
 export type { RunControlOptions, Tasks, TaskStreamOptions } from './resources/tasks.ts';
 export type { Input, PendingInputState } from './resources/input.ts';
 export type { Approvals } from './resources/approvals.ts';
+export type { Admin } from './resources/admin.ts';
 export type { Memories, MemoryListOptions } from './resources/memories.ts';
 export type * from './types.ts';
 export type { components, operations, paths } from './generated/openapi.ts';

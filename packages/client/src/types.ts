@@ -44,6 +44,12 @@ export type ApprovalDecisionResult = Schemas['ApprovalDecisionResult'];
 export type Memory = Schemas['Memory'];
 export type MemoryPage = Schemas['MemoryPage'];
 export type TokenExchangeResponse = Schemas['TokenExchangeResponse'];
+export type ApiKey = Schemas['ApiKey'];
+export type ApiKeyList = Schemas['ApiKeyList'];
+export type CreatedApiKey = Schemas['CreatedApiKey'];
+export type RevokedApiKey = Schemas['RevokedApiKey'];
+export type Member = Schemas['Member'];
+export type MemberList = Schemas['MemberList'];
 /** The `{detail}` body of an error response (422 bodies carry a list of `{loc, msg, type}`). */
 export type ErrorBody = Schemas['Error'] | Schemas['ValidationError'];
 

@@ -1,4 +1,5 @@
 import type { RouteSpec } from '../route.ts';
+import { adminRoutes } from './admin-keys.ts';
 import { agUiRoutes } from './ag-ui.ts';
 import { approvalRoutes } from './approvals.ts';
 import { artifactRoutes } from './artifacts.ts';
@@ -17,4 +18,4 @@ import { webhookRoutes } from './webhooks.ts';
 import { widgetRoutes } from '../widget/routes.ts';
 
 /** Every documented operation of the API. The OpenAPI document is built from this list. */
-export const allRoutes: RouteSpec[] = [...authRoutes, ...runRoutes, ...runStatusRoutes, ...taskRoutes, ...commentRoutes, ...streamRoutes, ...eventRoutes, ...artifactRoutes, ...memoryRoutes, ...humanInputRoutes, ...approvalRoutes, ...runControlRoutes, ...webhookRoutes, ...flowRoutes, ...widgetRoutes, ...agUiRoutes];
+export const allRoutes: RouteSpec[] = [...authRoutes, ...runRoutes, ...runStatusRoutes, ...taskRoutes, ...commentRoutes, ...streamRoutes, ...eventRoutes, ...artifactRoutes, ...memoryRoutes, ...humanInputRoutes, ...approvalRoutes, ...runControlRoutes, ...webhookRoutes, ...flowRoutes, ...widgetRoutes, ...agUiRoutes, ...adminRoutes];

@@ -706,6 +706,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/api-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organization's API keys
+         * @description Organization-scoped; no X-Agent-Id needed. Owners and admins only (members and guests get 403). Only each key's prefix is shown, never the key.
+         */
+        get: operations["listApiKeys"];
+        put?: never;
+        /**
+         * Create an API key for a member of the organization
+         * @description Organization-scoped; no X-Agent-Id needed. Owners and admins only (members and guests get 403). The answer carries the full key; it is never shown again.
+         */
+        post: operations["createApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/api-keys/{key_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an API key
+         * @description Organization-scoped; no X-Agent-Id needed. Owners and admins only (members and guests get 403). Exchanges with a revoked key get 401 at once; tokens already issued for it live out their hour.
+         */
+        delete: operations["revokeApiKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Members of the organization and their roles
+         * @description Organization-scoped; no X-Agent-Id needed. Owners and admins only (members and guests get 403).
+         */
+        get: operations["listMembers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1530,6 +1594,65 @@ export interface components {
             };
         } & {
             [key: string]: unknown;
+        };
+        ApiKeyList: {
+            keys: components["schemas"]["ApiKey"][];
+            count: number;
+        };
+        ApiKey: {
+            id: string;
+            org_id: string;
+            user_id: string;
+            name: string;
+            /** @description The non-secret start of the key, for recognising it */
+            prefix: string;
+            created_at: string;
+            last_used_at: string | null;
+            revoked_at: string | null;
+        };
+        CreatedApiKey: {
+            id: string;
+            org_id: string;
+            user_id: string;
+            name: string;
+            /** @description The non-secret start of the key, for recognising it */
+            prefix: string;
+            created_at: string;
+            last_used_at: string | null;
+            revoked_at: string | null;
+            /** @description The full key: shown this once, never stored */
+            key: string;
+        };
+        CreateApiKeyRequest: {
+            /** @description A member of the org (default: the caller) */
+            user_id?: string;
+            /** @description What the key is for, shown in key lists */
+            name: string;
+        };
+        RevokedApiKey: {
+            id: string;
+            org_id: string;
+            user_id: string;
+            name: string;
+            /** @description The non-secret start of the key, for recognising it */
+            prefix: string;
+            created_at: string;
+            last_used_at: string | null;
+            revoked_at: string | null;
+            already_revoked: boolean;
+        };
+        MemberList: {
+            members: components["schemas"]["Member"][];
+            count: number;
+        };
+        Member: {
+            id: string;
+            org_id: string;
+            email: string;
+            name: string;
+            /** @enum {string} */
+            role: "owner" | "admin" | "member" | "guest";
+            created_at: string;
         };
     };
     responses: never;
@@ -5106,6 +5229,342 @@ export interface operations {
                 };
             };
             /** @description Rate limit exceeded, counted per organization and user across all api replicas (run creation (POST /api/run, POST /api/run/async): 30 requests per minute by default). Wait `Retry-After` seconds, then retry. */
+            429: {
+                headers: {
+                    /** @description Seconds until the limit allows another request */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PostgreSQL or Temporal is briefly unreachable (or a run could not be started). Wait `Retry-After` seconds, then retry; starting a run is safe to retry with the same `Idempotency-Key`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listApiKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Keys, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyList"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No access to the agent or task */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown task, run or agent, or one the caller may not see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request failed schema validation */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded, counted per organization and user across all api replicas (approvals (/api/approvals…): 60 requests per minute by default). Wait `Retry-After` seconds, then retry. */
+            429: {
+                headers: {
+                    /** @description Seconds until the limit allows another request */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PostgreSQL or Temporal is briefly unreachable (or a run could not be started). Wait `Retry-After` seconds, then retry; starting a run is safe to retry with the same `Idempotency-Key`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateApiKeyRequest"];
+            };
+        };
+        responses: {
+            /** @description The new key */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedApiKey"];
+                };
+            };
+            /** @description Bad request: the body is not valid JSON, or not a JSON object */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No access to the agent or task */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown task, run or agent, or one the caller may not see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request failed schema validation */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded, counted per organization and user across all api replicas (approvals (/api/approvals…): 60 requests per minute by default). Wait `Retry-After` seconds, then retry. */
+            429: {
+                headers: {
+                    /** @description Seconds until the limit allows another request */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PostgreSQL or Temporal is briefly unreachable (or a run could not be started). Wait `Retry-After` seconds, then retry; starting a run is safe to retry with the same `Idempotency-Key`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    revokeApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The revoked key */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RevokedApiKey"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No access to the agent or task */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown task, run or agent, or one the caller may not see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request failed schema validation */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded, counted per organization and user across all api replicas (approvals (/api/approvals…): 60 requests per minute by default). Wait `Retry-After` seconds, then retry. */
+            429: {
+                headers: {
+                    /** @description Seconds until the limit allows another request */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PostgreSQL or Temporal is briefly unreachable (or a run could not be started). Wait `Retry-After` seconds, then retry; starting a run is safe to retry with the same `Idempotency-Key`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listMembers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Members */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberList"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No access to the agent or task */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown task, run or agent, or one the caller may not see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request failed schema validation */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded, counted per organization and user across all api replicas (approvals (/api/approvals…): 60 requests per minute by default). Wait `Retry-After` seconds, then retry. */
             429: {
                 headers: {
                     /** @description Seconds until the limit allows another request */

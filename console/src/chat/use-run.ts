@@ -1,0 +1,113 @@
+/** The conversation of one task: sends messages, follows the run's stream, answers its questions, reopens a task after a reload. */
+import type { AgentRunClient, InputAnswer, RunStream, UserInputRequest } from '@agent-run/client';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { errorText } from '../session.ts';
+import { historyItems } from './history.ts';
+import { loadSnapshot, snapshotWriter } from './run-snapshot.ts';
+import { applyEvent, emptyView, withAnswered, withUserMessage, type RunView } from './run-view.ts';
+
+const TASK_ITEM = 'ars.console.taskId';
+
+export interface RunControls {
+  view: RunView;
+  taskId: string | undefined;
+  send(message: string, mode: 'auto' | 'fast' | 'deep'): Promise<void>;
+  open(taskId: string | undefined): Promise<void>;
+  answer(request: UserInputRequest, answer: InputAnswer): Promise<void>;
+}
+
+export function useRun(client: AgentRunClient | undefined, onRunEnd: () => void): RunControls {
+  const [view, setViewState] = useState<RunView>(emptyView);
+  const [taskId, setTaskId] = useState<string>();
+  const following = useRef<AbortController>(undefined);
+  const current = useRef<RunView>(emptyView);
+  const snapshots = useRef(snapshotWriter()).current;
+  // The view lives in a ref too, so each event's snapshot is the view it produced.
+  const setView = (change: RunView | ((v: RunView) => RunView)) => {
+    current.current = typeof change === 'function' ? change(current.current) : change;
+    setViewState(current.current);
+  };
+
+  const stop = () => {
+    following.current?.abort();
+    following.current = new AbortController();
+    return following.current.signal;
+  };
+
+  const follow = async (stream: RunStream, signal: AbortSignal) => {
+    let streamTask: string | undefined;
+    void stream.taskId.then((id) => (streamTask = id), () => undefined);
+    try {
+      for await (const event of stream) {
+        setView((v) => applyEvent(v, event));
+        const { runId } = current.current;
+        if (streamTask && runId && stream.lastEventId) snapshots.save({ taskId: streamTask, runId, lastEventId: stream.lastEventId, view: current.current }, current.current.phase === 'waiting');
+      }
+      snapshots.clear();
+    } catch (err) {
+      if (!signal.aborted) setView((v) => ({ ...v, phase: 'failed', items: [...v.items, { kind: 'error', id: `error-${v.items.length}`, text: errorText(err) }] }));
+    }
+    if (!signal.aborted) onRunEnd();
+  };
+
+  const remember = (id: string | undefined) => {
+    setTaskId(id);
+    if (id) sessionStorage.setItem(TASK_ITEM, id);
+    else sessionStorage.removeItem(TASK_ITEM);
+  };
+
+  const send = async (message: string, mode: 'auto' | 'fast' | 'deep') => {
+    if (!client) return;
+    const signal = stop();
+    setView((v) => withUserMessage(v, message));
+    const stream = client.runs.stream({ message, mode, taskId, signal });
+    void stream.taskId.then(remember, () => undefined);
+    await follow(stream, signal);
+  };
+
+  /**
+   * Shows a task's history. If its run is still going, shows any pending question at once and follows
+   * the run: after the last event this tab saw (its snapshot), or from the run's start.
+   */
+  const open = async (id: string | undefined) => {
+    const signal = stop();
+    remember(id);
+    setView(emptyView);
+    if (!client || !id) return;
+    try {
+      const [messages, status] = await Promise.all([client.tasks.messages(id, { signal }), client.runs.status(id, { signal })]);
+      const activeRun = status.active ? status.run?.id : undefined;
+      const snapshot = activeRun ? loadSnapshot(id, activeRun) : undefined;
+      setView(snapshot?.view ?? { ...emptyView, items: historyItems(messages.messages, activeRun) });
+      if (!activeRun) return;
+      const pending = await client.input.pending(id, { signal });
+      if (pending.pending) {
+        const request = pending.request;
+        setView((v) =>
+          v.items.some((i) => i.kind === 'input' && i.id === request.request_id)
+            ? { ...v, phase: 'waiting' }
+            : { ...v, phase: 'waiting', items: [...v.items, { kind: 'input', id: request.request_id, request, answered: false }] },
+        );
+      }
+      // After the last event this tab showed, or the whole run when it kept nothing.
+      await follow(client.tasks.stream(id, { signal, lastEventId: snapshot?.lastEventId }), signal);
+    } catch (err) {
+      if (!signal.aborted) setView((v) => ({ ...v, items: [...v.items, { kind: 'error', id: 'open-error', text: errorText(err) }] }));
+    }
+  };
+
+  const answer = async (request: UserInputRequest, value: InputAnswer) => {
+    if (!client || !taskId) return;
+    await client.input.answer(taskId, request, value);
+    setView((v) => withAnswered(v, request.request_id));
+  };
+
+  // After a reload, reopen this tab's task (resuming its run if one is going).
+  useEffect(() => {
+    const saved = sessionStorage.getItem(TASK_ITEM);
+    if (client && saved) void open(saved);
+    return () => following.current?.abort();
+  }, [client]); // once per client
+
+  return { view, taskId, send, open, answer };
+}

@@ -1,0 +1,29 @@
+/** The sign-in form: an API key, exchanged for a JWT by the SDK. */
+import { useState } from 'preact/hooks';
+import { errorText, signIn, type Session } from './session.ts';
+
+export function SignIn({ onSession }: { onSession(session: Session): void }) {
+  const [key, setKey] = useState('');
+  const [error, setError] = useState<string>();
+  const [busy, setBusy] = useState(false);
+  return (
+    <main class="sign-in">
+      <h1>Agent Run Console</h1>
+      <form
+        class="form"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setBusy(true);
+          signIn(key.trim()).then(onSession, (err) => (setError(errorText(err)), setBusy(false)));
+        }}
+      >
+        <label>
+          API key
+          <input type="password" autocomplete="off" value={key} required placeholder="ars_live_…" onInput={(e) => setKey(e.currentTarget.value)} />
+        </label>
+        <button type="submit" disabled={busy}>Sign in</button>
+        {error && <p role="alert" class="error">{error}</p>}
+      </form>
+    </main>
+  );
+}

@@ -1,0 +1,234 @@
+import { AgentRunClient, PermissionError } from '@agent-run/client';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiUrl, exchange } from '../support/http.ts';
+import { startBackgroundRun, waitForPending } from '../support/runs.ts';
+import { createTenant, type Tenant } from '../support/tenant.ts';
+import { launchBrowser, screenshot, signIn } from './browser.ts';
+
+/** The web console in headless Chromium against the running stack (offline model). */
+const ask = (args: Record<string, unknown>) => `Please help.\n/tool request_user_input ${JSON.stringify(args)}`;
+
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+let tenant: Tenant;
+
+beforeAll(async () => {
+  tenant = await createTenant({ approval_required_tools: ['save_memory'], require_plan_approval: true });
+  browser = await launchBrowser();
+  context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  page = await context.newPage();
+  page.setDefaultTimeout(20_000);
+});
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+async function useAgent(agentId: string): Promise<void> {
+  await page.getByLabel('Agent id').fill(agentId);
+  await page.getByRole('button', { name: 'Use agent' }).click();
+}
+
+/** Starts a new task with `message` in `mode`. */
+async function send(message: string, mode: 'auto' | 'fast' | 'deep' = 'fast'): Promise<void> {
+  await page.getByRole('button', { name: 'New task' }).click();
+  await page.getByLabel('Mode').selectOption(mode);
+  await page.getByLabel('Message', { exact: true }).fill(message);
+  await page.getByRole('button', { name: 'Send', exact: true }).last().click();
+}
+
+function question(type: string): Locator {
+  return page.locator(`.input-request[data-input-type="${type}"]`);
+}
+
+async function expectFinished(): Promise<void> {
+  await page.getByTestId('run-phase').filter({ hasText: 'finished' }).waitFor();
+}
+
+describe('console', () => {
+  it('serves the page with its own CSP and a config', async () => {
+    const res = await fetch(`${apiUrl()}/console/chat/deep/link`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-security-policy')).toContain("script-src 'self'");
+    expect(await res.text()).toContain('/console/main.js');
+    expect((await fetch(`${apiUrl()}/console/missing.js`)).status).toBe(404);
+    const config = (await (await fetch(`${apiUrl()}/console/config.json`)).json()) as { temporal_workflows_url: string };
+    expect(config.temporal_workflows_url).toMatch(/\/namespaces\/[\w-]+\/workflows$/);
+  });
+
+  it('refuses a wrong key, signs in with a right one and streams a run to its answer', async () => {
+    await page.goto(`${apiUrl()}/console/`);
+    await page.getByLabel('API key').fill('ars_live_not-a-real-key');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toContain('Invalid API key');
+    await screenshot(page, 'sign-in');
+    await signIn(page, apiUrl(), tenant.keys.member, 'member');
+    await useAgent(tenant.agentId);
+    await send('Say hello in one line', 'auto');
+    await expectFinished();
+    await expect.poll(() => page.locator('.item.assistant').last().textContent()).toMatch(/\S/);
+    expect(await page.getByTestId('run-mode').textContent()).toMatch(/Mode: (fast|deep)/);
+    expect(await page.getByTestId('run-usage').textContent()).toMatch(/\d+ tokens, \d+(\.\d+)? credits/);
+    await screenshot(page, 'chat');
+  });
+
+  it.each([
+    ['confirmation', { input_type: 'confirmation', prompt: 'Proceed?' }, async (q: Locator) => q.getByRole('button', { name: 'Yes' }).click(), '"confirmed": true'],
+    ['text', { input_type: 'text', prompt: 'Your name?' }, async (q: Locator) => (await q.getByLabel('Your answer').fill('Ada'), q.getByRole('button', { name: 'Send' }).click()), '"value": "Ada"'],
+    ['number', { input_type: 'number', prompt: 'How many?' }, async (q: Locator) => (await q.getByLabel('Number').fill('42'), q.getByRole('button', { name: 'Send' }).click()), '"value": "42"'],
+    ['choice', { input_type: 'choice', prompt: 'Pick a colour', choices: ['red', 'blue'] }, async (q: Locator) => (await q.getByLabel('blue').check(), q.getByRole('button', { name: 'Send' }).click()), '"value": "blue"'],
+    ['multiline', { input_type: 'multiline', prompt: 'Describe' }, async (q: Locator) => (await q.getByLabel('Your answer').fill('line 1\nline 2'), q.getByRole('button', { name: 'Send' }).click()), '"value": "line 1\\nline 2"'],
+    [
+      'structured_questions',
+      { input_type: 'structured_questions', prompt: 'A few questions', questions: [{ question: 'Size?' }, { question: 'Colour?', choices: ['red', 'blue'] }] },
+      async (q: Locator) => (await q.getByLabel('Size?').fill('large'), await q.getByLabel('Colour?').selectOption('blue'), q.getByRole('button', { name: 'Send' }).click()),
+      '"Colour?": "blue"',
+    ],
+  ])('answers a %s question through its form', async (type, args, fill, expected) => {
+    await send(ask(args));
+    await question(type).waitFor();
+    if (type === 'choice') await screenshot(page, 'input-choice');
+    await fill(question(type));
+    await expectFinished();
+    await page.locator('.tool-card summary').filter({ hasText: 'request_user_input' }).last().click();
+    expect(await page.locator('.tool-card').last().textContent()).toContain(expected);
+  });
+
+  it('approves a plan with edited steps', async () => {
+    await send('Write a report', 'deep');
+    const q = question('plan_approval');
+    await q.waitFor();
+    while ((await q.getByRole('button', { name: /Remove step/ }).count()) > 1) await q.getByRole('button', { name: /Remove step/ }).last().click();
+    await q.getByLabel('Step 1', { exact: true }).fill('Draft');
+    await q.getByRole('button', { name: 'Add step' }).click();
+    await q.getByLabel('Step 2', { exact: true }).fill('Polish');
+    await screenshot(page, 'plan-approval');
+    await q.getByRole('button', { name: 'Approve plan' }).click();
+    await expectFinished();
+    expect(await page.locator('.plan li').allTextContents()).toEqual(['Draft completed', 'Polish completed']);
+  });
+
+  it('approves an action for the rest of the run', async () => {
+    await send('/tool save_memory {"content":"likes tea"}');
+    const q = question('action_approval');
+    await q.waitFor();
+    expect(await q.textContent()).toContain('save_memory');
+    await q.getByLabel('Allow for the rest of this run').check();
+    await q.getByRole('button', { name: 'Approve' }).click();
+    await expectFinished();
+  });
+
+  it('a reload mid-run shows the pending question again and answering finishes the run', async () => {
+    await send(ask({ input_type: 'choice', prompt: 'Tea or coffee?', choices: ['tea', 'coffee'] }));
+    await question('choice').waitFor();
+    // The tab kept what it shows and the id of the last event it saw.
+    const saved = JSON.parse((await page.evaluate("sessionStorage.getItem('ars.console.runSnapshot')")) as string) as { lastEventId: string; runId: string };
+    expect(saved.lastEventId.startsWith(`${saved.runId}:`)).toBe(true);
+    await page.reload();
+    const q = question('choice');
+    await q.waitFor();
+    expect(await q.textContent()).toContain('Tea or coffee?');
+    await q.getByLabel('coffee').check();
+    await q.getByRole('button', { name: 'Send' }).click();
+    await expectFinished();
+    // The stream went on after the last event shown before the reload: nothing is shown twice.
+    expect(await page.locator('.item.user').count()).toBe(1);
+    expect(await page.locator('.item.user').textContent()).toContain('Tea or coffee?');
+    expect(await page.locator('.tool-card').count()).toBe(1);
+  });
+
+  it('shows a run in the inspector with a link to the Temporal Web UI', async () => {
+    const runLink = page.locator('.run-panel a[href^="#/inspect/"]');
+    const runId = (await runLink.textContent())!;
+    await runLink.click();
+    await page.locator('table.events tbody tr').first().waitFor();
+    expect(await page.locator('table.events tbody tr').first().textContent()).toContain('RUN_STARTED');
+    expect(await page.getByRole('link', { name: /Temporal Web UI/ }).getAttribute('href')).toMatch(new RegExp(`/workflows/${runId}$`));
+    await screenshot(page, 'inspector');
+  });
+});
+
+describe('approvals inbox', () => {
+  it('a member is refused a sensitive approval; the owner approves it', async () => {
+    const sensitive = await createTenant({ approval_required_tools: ['save_memory'], sensitive_tools: ['save_memory'] });
+    const member = { token: await exchange(sensitive.keys.member), agentId: sensitive.agentId };
+    const { taskId } = await startBackgroundRun(member, { messages: [{ role: 'user', content: '/tool save_memory {"content":"secret"}' }], mode: 'fast' });
+    await waitForPending(member, taskId);
+    const inbox = await browser.newContext();
+    const p = await inbox.newPage();
+    p.setDefaultTimeout(20_000);
+    await signIn(p, apiUrl(), sensitive.keys.member, 'member');
+    await p.getByRole('link', { name: 'Approvals' }).click();
+    const card = p.locator('.card').filter({ hasText: 'save_memory' });
+    await card.locator('.badge.sensitive').waitFor();
+    await card.getByRole('button', { name: 'Approve' }).click();
+    await expect.poll(() => card.getByRole('status').textContent()).toContain('owner or admin');
+    await p.getByRole('button', { name: 'Sign out' }).click();
+    await signIn(p, apiUrl(), sensitive.keys.owner, 'owner');
+    await p.getByRole('link', { name: 'Approvals' }).click();
+    await card.getByLabel('Feedback (optional)').fill('fine by me');
+    await screenshot(p, 'approvals');
+    await card.getByRole('button', { name: 'Approve' }).click();
+    await p.getByText('No approvals.').waitFor();
+    await p.getByLabel('Show').selectOption('approved');
+    expect(await p.locator('.card').filter({ hasText: 'save_memory' }).textContent()).toContain('fine by me');
+    await inbox.close();
+  });
+});
+
+describe('administration', () => {
+  it('an owner creates a key that is shown once and works, then revokes it; members see no admin screen and the api refuses them', async () => {
+    const exchangeStatus = async (key: string) =>
+      (await fetch(`${apiUrl()}/api/v1/auth/exchange/agent-token`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ api_key: key }) })).status;
+    const admin = await browser.newContext();
+    const p = await admin.newPage();
+    p.setDefaultTimeout(20_000);
+    await signIn(p, apiUrl(), tenant.keys.owner, 'owner');
+    await p.getByRole('link', { name: 'Admin' }).click();
+    await p.getByLabel('For member').selectOption(tenant.users.member);
+    await p.getByLabel('Key name').fill('console-test');
+    await p.getByRole('button', { name: 'Create key' }).click();
+    const key = (await p.getByLabel('New API key').textContent())!;
+    expect(key).toMatch(/^ars_live_/);
+    expect(await exchangeStatus(key)).toBe(200);
+    const row = p.locator('table.keys tr').filter({ hasText: 'console-test' });
+    expect(await row.textContent()).not.toContain(key);
+    await screenshot(p, 'admin');
+    await row.getByRole('button', { name: 'Revoke key console-test' }).click();
+    await row.getByText('revoked').waitFor();
+    expect(await exchangeStatus(key)).toBe(401);
+    await p.reload();
+    await p.locator('table.keys').waitFor();
+    expect(await p.getByLabel('New API key').count()).toBe(0);
+    await admin.close();
+
+    const member = new AgentRunClient({ baseUrl: apiUrl(), apiKey: tenant.keys.member });
+    await expect(member.admin.listApiKeys()).rejects.toBeInstanceOf(PermissionError);
+    await expect(member.admin.createApiKey({ name: 'mine' })).rejects.toBeInstanceOf(PermissionError);
+    const mp = await browser.newPage();
+    await signIn(mp, apiUrl(), tenant.keys.member, 'member');
+    expect(await mp.getByRole('link', { name: 'Admin' }).count()).toBe(0);
+    await mp.close();
+  });
+});
+
+describe('phone viewport', () => {
+  it('the chat fits a phone screen and works with the keyboard', async () => {
+    const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+    const p = await phone.newPage();
+    p.setDefaultTimeout(20_000);
+    await p.goto(`${apiUrl()}/console/`);
+    await p.keyboard.press('Tab');
+    await p.keyboard.type(tenant.keys.owner);
+    await p.keyboard.press('Enter');
+    await p.getByTestId('role').filter({ hasText: 'owner' }).waitFor();
+    await p.getByLabel('Agent id').fill(tenant.agentId);
+    await p.getByRole('button', { name: 'Use agent' }).click();
+    await p.getByRole('button', { name: 'New task' }).waitFor();
+    expect(await p.evaluate('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);
+    await screenshot(p, 'phone');
+    await phone.close();
+  });
+});
