@@ -71,6 +71,10 @@ Agent Run Service is up.
   Demo API key: ${demo.apiKey}
 
 Try it:
+  npx agent-run login --url ${apiUrl} --key ${demo.apiKey} --agent ${demo.agentId}
+  npx agent-run run "Hello!"
+  Console: ${apiUrl}/console/  (sign in with the demo API key)
+  or curl:
   TOKEN=$(curl -s -X POST ${config.api.authUrl ?? apiUrl}/api/v1/auth/exchange/agent-token -H 'Content-Type: application/json' \\
     -d '{"api_key":"${demo.apiKey}"}' | sed -E 's/.*"access_token":"([^"]+)".*/\\1/')
   curl -N ${apiUrl}/api/run -H "Authorization: Bearer $TOKEN" -H 'X-Agent-Id: ${demo.agentId}' \\
