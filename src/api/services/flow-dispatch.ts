@@ -4,6 +4,7 @@ import { listCronFlows, listRepliesDue, listUnstartedFlowEvents, markReplyStarte
 import { flowScheduleId, type CronConfig } from '../../shared/flows.ts';
 import { flowReplyWorkflow, flowTickWorkflow } from '../../workflows/index.ts';
 import type { ApiDeps } from '../deps.ts';
+import { every } from './every.ts';
 import { startRecordedFlowEvent } from './flow-runs.ts';
 
 const BATCH = 100;
@@ -18,8 +19,7 @@ type Deps = Pick<ApiDeps, 'db' | 'temporal' | 'config' | 'logger'>;
  * (cron ticks), and starts the workflow that posts a finished messaging run's answer back.
  */
 export function startFlowDispatcher(deps: Deps): { stop(): Promise<void> } {
-  let current: Promise<void> = Promise.resolve();
-  const pass = async () => {
+  return every(deps.config.webhooks.dispatchIntervalMs, async () => {
     for (const step of [syncFlowSchedules, startUnstartedFlowEvents, startDueReplies]) {
       try {
         await step(deps);
@@ -27,17 +27,7 @@ export function startFlowDispatcher(deps: Deps): { stop(): Promise<void> } {
         deps.logger.warn({ err, step: step.name }, 'flow dispatch step failed; retrying on the next pass');
       }
     }
-  };
-  const timer = setInterval(() => {
-    current = current.then(pass);
-  }, deps.config.webhooks.dispatchIntervalMs);
-  timer.unref();
-  return {
-    async stop() {
-      clearInterval(timer);
-      await current;
-    },
-  };
+  });
 }
 
 export async function startUnstartedFlowEvents(deps: Deps): Promise<void> {

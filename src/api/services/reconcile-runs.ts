@@ -2,6 +2,7 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import { listStalledQueues } from '../../db/run-queue.ts';
 import { listPendingRunsBefore } from '../../db/runs.ts';
 import type { ApiDeps } from '../deps.ts';
+import { every } from './every.ts';
 import { purgeExpiredClaims } from './idempotency.ts';
 import { failUnstartedRun } from './start-run.ts';
 import { startNextQueuedRun } from './run-queue.ts';
@@ -29,7 +30,6 @@ const PURGE_EVERY = 720; // passes: about once an hour
  */
 export function startRunReconciler(deps: ApiDeps, options: ReconcilerOptions = defaultReconcilerOptions): { stop(): Promise<void> } {
   let passes = 0;
-  let current: Promise<void> = Promise.resolve();
   const pass = async () => {
     try {
       await reconcilePendingRuns(deps, options);
@@ -39,17 +39,7 @@ export function startRunReconciler(deps: ApiDeps, options: ReconcilerOptions = d
       deps.logger.warn({ err }, 'run reconciliation pass failed; retrying on the next pass');
     }
   };
-  current = pass();
-  const timer = setInterval(() => {
-    current = current.then(pass);
-  }, options.intervalMs);
-  timer.unref();
-  return {
-    async stop() {
-      clearInterval(timer);
-      await current;
-    },
-  };
+  return every(options.intervalMs, pass, { now: true });
 }
 
 export async function reconcilePendingRuns(deps: ApiDeps, { graceMs, giveUpMs }: ReconcilerOptions): Promise<number> {

@@ -3,6 +3,7 @@ import { listUndispatchedDeliveries, markDispatched } from '../../db/webhooks.ts
 import { webhookWorkflowId, type WebhookDeliveryInput } from '../../shared/webhook-delivery-types.ts';
 import { webhookDeliveryWorkflow } from '../../workflows/index.ts';
 import type { ApiDeps } from '../deps.ts';
+import { every } from './every.ts';
 
 const BATCH = 100;
 
@@ -14,24 +15,13 @@ type DispatchDeps = Pick<ApiDeps, 'db' | 'temporal' | 'config' | 'logger'>;
  * harmless: the workflow id is the delivery's, and a duplicate start is refused.
  */
 export function startWebhookDispatcher(deps: DispatchDeps): { stop(): Promise<void> } {
-  let current: Promise<void> = Promise.resolve();
-  const pass = async () => {
+  return every(deps.config.webhooks.dispatchIntervalMs, async () => {
     try {
       await dispatchWebhooks(deps);
     } catch (err) {
       deps.logger.warn({ err }, 'webhook dispatch pass failed; retrying on the next pass');
     }
-  };
-  const timer = setInterval(() => {
-    current = current.then(pass);
-  }, deps.config.webhooks.dispatchIntervalMs);
-  timer.unref();
-  return {
-    async stop() {
-      clearInterval(timer);
-      await current;
-    },
-  };
+  });
 }
 
 export async function dispatchWebhooks(deps: DispatchDeps): Promise<number> {
