@@ -19,6 +19,11 @@ export function sqlOfTx(tx: Tx): Sql {
 /** Runs `work` in one transaction on a client of `db`'s pg pool: committed when it returns, rolled back when it throws. */
 export async function inPgTransaction<T>(db: Db, work: (sql: Sql) => Promise<T>): Promise<T> {
   const client = await poolOf(db).connect();
+  // A connection lost while checked out (PostgreSQL restarting) emits 'error' on the client as well
+  // as failing the query under way; with no listener that event would end the process.
+  let lost: Error | undefined;
+  const onError = (err: Error) => (lost = err);
+  client.on('error', onError);
   const sql: Sql = { query: async <R>(text: string, values: unknown[] = []) => (await client.query(text, values)).rows as R[] };
   let broken: Error | undefined;
   try {
@@ -30,7 +35,8 @@ export async function inPgTransaction<T>(db: Db, work: (sql: Sql) => Promise<T>)
     await client.query('ROLLBACK').catch((rollback: Error) => (broken = rollback));
     throw err;
   } finally {
-    // A connection that could not even roll back is dropped, not handed to the next caller.
-    client.release(broken);
+    client.off('error', onError);
+    // A connection that was lost, or could not even roll back, is dropped, not handed to the next caller.
+    client.release(broken ?? lost);
   }
 }
