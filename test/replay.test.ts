@@ -16,6 +16,8 @@ const REGULAR_BOOKKEEPING = 'regular-bookkeeping';
 const jsonIn = (dir: string) => readdirSync(path.join(historiesDir, dir)).filter((f) => f.endsWith('.json')).sort();
 const files = [...jsonIn('.'), ...jsonIn(REGULAR_BOOKKEEPING).map((f) => path.join(REGULAR_BOOKKEEPING, f))];
 const paths = ['input-answered', 'input-dismissed', 'action-approved', 'action-rejected', 'grant-reused', 'plan-approved-modified', 'plan-rejected', 'cancelled-while-blocked', 'cancelled-mid-stream', 'paused-and-resumed', 'worker-crash-while-waiting', 'cancel-wins-over-finish', 'sandbox-routed', 'sandbox-host-died', 'sandbox-snapshot-before-waiting'];
+/** Histories of the other workflows: a webhook delivery retried until the receiver is back, a cron flow's tick, a Slack answer. */
+const otherWorkflows = ['webhook-delivered-after-retries', 'flow-tick', 'flow-reply'];
 
 /**
  * Saved histories of every human-in-the-loop path (made with SAVE_HISTORIES=1 by the e2e tests).
@@ -33,7 +35,7 @@ describe('replay of saved run histories', () => {
 
   it('has a history for every path, with local bookkeeping and from before it', () => {
     // Every path as today's code runs it, plus the plain fast run (its commands changed most).
-    expect(jsonIn('.').map((f) => path.basename(f, '.json'))).toEqual([...paths, 'fast-run-completed'].sort());
+    expect(jsonIn('.').map((f) => path.basename(f, '.json'))).toEqual([...paths, 'fast-run-completed', ...otherWorkflows].sort());
     expect(jsonIn(REGULAR_BOOKKEEPING).map((f) => path.basename(f, '.json'))).toEqual([...paths].sort());
   });
 

@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
@@ -7,7 +7,7 @@ import { applyFile, parseApplyFile, type AppliedOrg } from '../../src/admin/appl
 import { AdminError } from '../../src/admin/errors.ts';
 import { flowScheduleId } from '../../src/shared/flows.ts';
 import { apiUrl, call, exchange } from '../support/http.ts';
-import { temporalClient, type Caller } from '../support/runs.ts';
+import { expectReplays, temporalClient, type Caller } from '../support/runs.ts';
 import { createTenant, testDb, type Tenant } from '../support/tenant.ts';
 
 let tenant: Tenant;
@@ -143,7 +143,7 @@ describe('cron flows on Temporal Schedules', () => {
     const client = await temporalClient();
     const handle = client.schedule.getHandle(flowScheduleId(id));
     const deadline = Date.now() + 30_000;
-    let runs: { runId: string | null }[] = [];
+    let runs: { runId: string | null; externalId: string }[] = [];
     while (runs.filter((r) => r.runId).length < 2 && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 500));
       runs = await testDb().flowEvent.findMany({ where: { flowId: id } });
@@ -151,6 +151,7 @@ describe('cron flows on Temporal Schedules', () => {
     const runIds = runs.map((r) => r.runId).filter((r): r is string => r !== null);
     expect(runIds.length).toBeGreaterThanOrEqual(2);
     expect(await waitForRunEnd(runIds[0]!)).toBe('completed');
+    await expectReplays(runs.find((r) => r.runId === runIds[0])!.externalId, 'flow-tick');
     expect((await handle.describe()).spec).toMatchObject({ intervals: [{ every: 2000 }] });
 
     await apply({ flows: [{ ...flow, cron: { schedule: '0 9 * * 1-5', timezone: 'Europe/Berlin' } }] });
@@ -211,6 +212,8 @@ describe('messaging flows (Slack Events API)', () => {
     const answer = await testDb().message.findFirstOrThrow({ where: { runId: first.run_id, role: 'assistant' }, orderBy: { position: 'desc' } });
     expect(slack.posts[0]).toMatchObject({ url: '/api/chat.postMessage', channel: 'C1', thread_ts: '1700000000.000100', text: answer.content });
     expect(slack.auth[0]).toBe('Bearer xoxb-test-token');
+    const flowId = path.split('/')[4]!;
+    await expectReplays(`flow-reply-${createHash('sha256').update(`${flowId}\nEv1`).digest('hex').slice(0, 40)}`, 'flow-reply');
 
     const reply = (await (await slackPost(message('Ev2', 'And again', { ts: '1700000001.000200', thread_ts: '1700000000.000100' }))).json()) as { task_id: string; run_id: string };
     expect(reply.task_id).toBe(first.task_id);

@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyFile, parseApplyFile } from '../../src/admin/apply.ts';
 import { AdminError } from '../../src/admin/errors.ts';
 import { call, exchange, userMessage } from '../support/http.ts';
-import { startBackgroundRun, waitForPending, type Caller } from '../support/runs.ts';
+import { webhookWorkflowId } from '../../src/shared/webhook-delivery-types.ts';
+import { expectReplays, startBackgroundRun, waitForPending, type Caller } from '../support/runs.ts';
 import { createTenant, testDb, type Tenant } from '../support/tenant.ts';
 
 interface Received {
@@ -147,6 +148,7 @@ describe('outbound run webhooks (Standard Webhooks)', () => {
     const got = await receiver.waitFor((r) => r.type === 'run.completed' && r.data.run_id === run.runId);
     receiver.answer = () => 200;
     expect(receiver.requests.filter((r) => r.id === got.id).map((r) => r.status)).toEqual([503, 503, 200]);
+    await expectReplays(webhookWorkflowId(got.id, 0), 'webhook-delivered-after-retries');
 
     const detail = (await (await get(`/api/webhooks/deliveries/${got.id}`)).json()) as {
       status: string;

@@ -35,9 +35,25 @@ async function inboundFlow(db: Parameters<typeof findFlow>[0], flowId: string, k
 }
 
 const raw = (req: Request) => req.rawBody ?? '';
+
+/** The enabled flow of `kind` whose Standard Webhooks signature the request carries (webhook and email flows). */
+async function signedFlow(db: Parameters<typeof findFlow>[0], req: Request, flowId: string, kind: 'webhook' | 'email') {
+  const flow = await inboundFlow(db, flowId, kind);
+  const headers = Object.fromEntries(['webhook-id', 'webhook-timestamp', 'webhook-signature'].map((h) => [h, req.get(h) ?? undefined]));
+  if (!verifyStandardWebhook(flow.secret, raw(req), headers)) throw unauthorized('Invalid or stale webhook signature');
+  return flow;
+}
 const header = (req: Request, name: string) => req.get(name) ?? undefined;
-const headersOf = (req: Request) => Object.fromEntries(['webhook-id', 'webhook-timestamp', 'webhook-signature'].map((h) => [h, header(req, h)]));
 const payloadOf = (req: Request) => (req.body ?? {}) as FlowPayload;
+
+const emailSchema = z.object({
+  from: z.string().min(1),
+  to: z.string().min(1),
+  subject: z.string(),
+  text: z.string(),
+  message_id: z.string().min(1).max(500).optional(),
+  attachments: z.array(z.object({ filename: z.string(), content_type: z.string(), size: z.number().int() })).optional(),
+});
 
 /** Inbound triggers of flows: no JWT; each request is verified with its flow's secret. */
 export const flowRoutes = [
@@ -57,8 +73,7 @@ export const flowRoutes = [
     status: 202,
     responses: inboundResponses,
     async handler({ req, params: { flow_id } }, deps) {
-      const flow = await inboundFlow(deps.db, flow_id, 'webhook');
-      if (!verifyStandardWebhook(flow.secret, raw(req), headersOf(req))) throw unauthorized('Invalid or stale webhook signature');
+      const flow = await signedFlow(deps.db, req, flow_id, 'webhook');
       return acceptFlowEvent(deps, flow, header(req, 'webhook-id')!, payloadOf(req));
     },
   }),
@@ -73,19 +88,11 @@ export const flowRoutes = [
     tags: ['flows'],
     auth: 'none',
     params,
-    bodyDoc: z.object({
-      from: z.string(),
-      to: z.string(),
-      subject: z.string(),
-      text: z.string(),
-      message_id: z.string().optional(),
-      attachments: z.array(z.object({ filename: z.string(), content_type: z.string(), size: z.number().int() })).optional(),
-    }),
+    bodyDoc: emailSchema,
     status: 202,
     responses: inboundResponses,
     async handler({ req, params: { flow_id } }, deps) {
-      const flow = await inboundFlow(deps.db, flow_id, 'email');
-      if (!verifyStandardWebhook(flow.secret, raw(req), headersOf(req))) throw unauthorized('Invalid or stale webhook signature');
+      const flow = await signedFlow(deps.db, req, flow_id, 'email');
       const mail = emailSchema.safeParse(req.body);
       if (!mail.success) throw badRequest(`Not an inbound email: ${mail.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
       return acceptFlowEvent(deps, flow, mail.data.message_id ?? header(req, 'webhook-id')!, mail.data as FlowPayload);
@@ -158,14 +165,6 @@ export const flowRoutes = [
   }),
 ];
 
-const emailSchema = z.object({
-  from: z.string().min(1),
-  to: z.string().min(1),
-  subject: z.string(),
-  text: z.string(),
-  message_id: z.string().min(1).max(500).optional(),
-  attachments: z.array(z.object({ filename: z.string(), content_type: z.string(), size: z.number().int() })).optional(),
-});
 
 interface SlackBody {
   type?: string;
