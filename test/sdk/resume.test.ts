@@ -60,6 +60,8 @@ describe('a stream through an api that is killed mid-run', () => {
       proxy.retarget(next.hostname, Number(next.port));
       await apis[0]!.kill();
       killedAfter = events.length;
+      // Through the new api first with a read (retried on a dead keep-alive socket, unlike the answer, a POST the client never repeats).
+      expect(await client.input.pending(await stream.taskId)).toMatchObject({ pending: true });
       expect(await client.input.answer(await stream.taskId, request, { value: 'Ada' })).toMatchObject({ success: true });
     }
     expect(killedAfter).toBeDefined();
