@@ -1,4 +1,9 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
 import type { TestProject } from 'vitest/node';
+import { projectRoot } from '../src/config.ts';
 import { startStack, type Stack } from './support/stack.ts';
 
 declare module 'vitest' {
@@ -9,6 +14,8 @@ declare module 'vitest' {
     taskQueue: string;
     jwtSecret: string;
     heartbeatMs: number;
+    /** Today's workflow code, bundled once: every worker the tests start loads it (WORKFLOW_BUNDLE), every replay uses it. */
+    workflowBundle: string;
   }
 }
 
@@ -41,7 +48,7 @@ function sharedStack(): { stack: Promise<Stack>; users: number } {
 }
 
 function startTestStack(): Promise<Stack> {
-  return startStack({
+  return bundleWorkflowsOnce().then(() => startStack({
     purpose: 'test',
     env: {
       HEARTBEAT_INTERVAL_MS: String(HEARTBEAT_MS),
@@ -62,7 +69,20 @@ function startTestStack(): Promise<Stack> {
       // The bot token messaging flows of test/e2e/flows.test.ts name (their Slack is a local fake).
       ARS_TEST_SLACK_TOKEN: 'xoxb-test-token',
     },
-  });
+  }));
+}
+
+/**
+ * Bundles src/workflows once (seconds of CPU) into a file named by WORKFLOW_BUNDLE, which every
+ * worker process the tests start inherits (src/worker/workflow-code.ts) instead of bundling again.
+ */
+async function bundleWorkflowsOnce(): Promise<void> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'ars-test-bundle-'));
+  const { code } = await bundleWorkflowCode({ workflowsPath: path.join(projectRoot, 'src', 'workflows', 'index.ts'), logger: new DefaultLogger('WARN') });
+  const file = path.join(dir, 'workflow-bundle.js');
+  writeFileSync(file, code);
+  process.env.WORKFLOW_BUNDLE = file;
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
 }
 
 function provide(project: TestProject, stack: Stack): void {
@@ -72,4 +92,5 @@ function provide(project: TestProject, stack: Stack): void {
   project.provide('taskQueue', stack.taskQueue);
   project.provide('jwtSecret', stack.jwtSecret);
   project.provide('heartbeatMs', HEARTBEAT_MS);
+  project.provide('workflowBundle', process.env.WORKFLOW_BUNDLE!);
 }

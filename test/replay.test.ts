@@ -8,7 +8,7 @@ import { trace } from '@opentelemetry/api';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { tracingWorkerOptions } from '../src/worker/tracing-options.ts';
-import { historiesDir } from './support/runs.ts';
+import { historiesDir, todaysWorkflowBundle } from './support/runs.ts';
 
 const require = createRequire(import.meta.url);
 /** Histories of runs from before LOCAL_BOOKKEEPING_PATCH, kept so those runs still continue after the deploy. */
@@ -25,6 +25,7 @@ const otherWorkflows = ['webhook-delivered-after-retries', 'flow-tick', 'flow-re
  * still continue correctly after a deploy.
  */
 describe('replay of saved run histories', () => {
+  const workflowsPath = require.resolve('../src/workflows/index.ts');
   beforeAll(() => {
     try {
       Runtime.install({ logger: new DefaultLogger('WARN') });
@@ -41,7 +42,7 @@ describe('replay of saved run histories', () => {
 
   it.each(files)('%s replays deterministically', async (file) => {
     const history = historyFromJSON(JSON.parse(readFileSync(path.join(historiesDir, file), 'utf8')));
-    await Worker.runReplayHistory({ workflowsPath: require.resolve('../src/workflows/index.ts') }, history, file);
+    await Worker.runReplayHistory({ workflowBundle: todaysWorkflowBundle() }, history, file);
   });
 
   it('every history replays the same with the tracing interceptors in the bundle (they make spans, never commands)', async () => {
@@ -55,7 +56,7 @@ describe('replay of saved run histories', () => {
     // Sinks are skipped during replay; this one runs anyway, to show the interceptors were in the bundle.
     const exporter = (traced.sinks as unknown as { exporter: { export: { fn: (...args: unknown[]) => void } } }).exporter.export;
     const sinks = { exporter: { export: { fn: exporter.fn, callDuringReplay: true } } };
-    const options = { workflowsPath: require.resolve('../src/workflows/index.ts'), interceptors: { workflowModules: traced.workflowModules }, sinks };
+    const options = { workflowsPath, interceptors: { workflowModules: traced.workflowModules }, sinks };
     for await (const result of Worker.runReplayHistories(options, histories)) results.push(result);
     expect(results.map((r) => [r.workflowId, r.error ? String(r.error) : 'ok'])).toEqual(files.map((f) => [f, 'ok']));
     expect(spans.getFinishedSpans().some((s) => s.name === 'RunWorkflow:runWorkflow')).toBe(true); // the interceptors ran

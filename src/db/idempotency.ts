@@ -1,4 +1,5 @@
-import type { Db, DbOrTx, Tx } from './client.ts';
+import type { Db, DbOrTx } from './client.ts';
+import type { Sql } from './sql.ts';
 
 /** Whose key it is: keys are scoped to an org and a user. */
 export interface KeyOwner {
@@ -16,12 +17,18 @@ export async function findIdempotencyKey(db: DbOrTx, owner: KeyOwner, key: strin
  * makes the insert violate the primary key, and the caller's transaction rolls back.
  */
 export async function storeIdempotencyKey(
-  tx: Tx,
+  sql: Sql,
   row: KeyOwner & { key: string; requestHash: string; runId: string },
   expiredBefore: Date,
 ): Promise<void> {
-  await tx.idempotencyKey.deleteMany({ where: { orgId: row.orgId, userId: row.userId, key: row.key, createdAt: { lt: expiredBefore } } });
-  await tx.idempotencyKey.create({ data: row });
+  await sql.query('DELETE FROM idempotency_keys WHERE org_id = $1 AND user_id = $2 AND key = $3 AND created_at < $4', [row.orgId, row.userId, row.key, expiredBefore]);
+  await sql.query('INSERT INTO idempotency_keys (org_id, user_id, key, request_hash, run_id) VALUES ($1, $2, $3, $4, $5)', [
+    row.orgId,
+    row.userId,
+    row.key,
+    row.requestHash,
+    row.runId,
+  ]);
 }
 
 /** Deletes the keys that point at a run. */

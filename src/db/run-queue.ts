@@ -1,10 +1,10 @@
-import { Prisma } from '../generated/prisma/client.ts';
 import type { RunEventInput } from '../shared/events.ts';
 import { runErrorCodes } from '../shared/run-error-codes.ts';
 import { runStatuses, isTerminalStatus, type RunStatus } from '../shared/run-status.ts';
 import type { Db, DbOrTx, Tx } from './client.ts';
 import { appendMessages, type NewMessage } from './conversation.ts';
-import { appendEventsInTx } from './event-log.ts';
+import { appendEventsWith } from './event-log.ts';
+import { inPgTransaction, sqlOfPool, sqlOfTx, type Sql } from './sql.ts';
 
 /**
  * The queue of a task's runs (POST /api/run `multitask_strategy`). A queued run is `pending`
@@ -24,17 +24,18 @@ export interface UnfinishedRun {
 }
 
 /** The task's runs that have not ended, oldest first (the running one, then the queue). */
-export function unfinishedRuns(tx: DbOrTx, taskId: string): Promise<UnfinishedRun[]> {
-  return tx.run.findMany({
-    where: { taskId, status: { notIn: TERMINAL_STATUSES } },
-    orderBy: { createdAt: 'asc' },
-    select: { id: true, status: true, queuedAt: true },
-  });
+export async function unfinishedRuns(sql: Sql, taskId: string): Promise<UnfinishedRun[]> {
+  const rows = await sql.query<{ id: string; status: RunStatus; queued_at: Date | null }>(
+    `SELECT id, status::text AS status, queued_at FROM runs
+     WHERE task_id = $1 AND status::text <> ALL($2::text[]) ORDER BY created_at, id`,
+    [taskId, TERMINAL_STATUSES],
+  );
+  return rows.map((r) => ({ id: r.id, status: r.status, queuedAt: r.queued_at }));
 }
 
 /** The run a task's cancel, pause and resume act on: its oldest unfinished run (undefined when none). */
 export async function currentRunOf(db: Db, taskId: string): Promise<UnfinishedRun | undefined> {
-  return (await unfinishedRuns(db, taskId))[0];
+  return (await unfinishedRuns(sqlOfPool(db), taskId))[0];
 }
 
 /**
@@ -42,17 +43,18 @@ export async function currentRunOf(db: Db, taskId: string): Promise<UnfinishedRu
  * queued): status cancelled and their one terminal event, RUN_ERROR with code CANCELLED.
  * Returns the ids it ended (a run that left the queue meanwhile is left alone).
  */
-export async function cancelQueuedRuns(tx: Tx, runIds: string[], message: string): Promise<string[]> {
+export async function cancelQueuedRuns(sql: Sql, runIds: string[], message: string): Promise<string[]> {
   const ended: string[] = [];
   const error = { code: runErrorCodes.cancelled, message };
   for (const runId of runIds) {
-    const claimed = await tx.run.updateMany({
-      where: { id: runId, status: 'pending', queuedAt: { not: null } },
-      data: { status: 'cancelled', finishedAt: new Date(), queuedAt: null, queuedMessages: Prisma.DbNull, error },
-    });
-    if (claimed.count === 0) continue;
+    const claimed = await sql.query(
+      `UPDATE runs SET status = 'cancelled', finished_at = now(), updated_at = now(), queued_at = NULL, queued_messages = NULL, error = $2::jsonb
+       WHERE id = $1 AND status = 'pending' AND queued_at IS NOT NULL RETURNING id`,
+      [runId, JSON.stringify(error)],
+    );
+    if (claimed.length === 0) continue;
     const event: RunEventInput = { type: 'RUN_ERROR', run_id: runId, ...error, details: { queued: true } };
-    await appendEventsInTx(tx, runId, [event], 'queued-cancelled');
+    await appendEventsWith(sql, runId, [event], 'queued-cancelled');
     ended.push(runId);
   }
   return ended;
@@ -60,7 +62,7 @@ export async function cancelQueuedRuns(tx: Tx, runIds: string[], message: string
 
 /** Cancels a task's queued run that never started; false when it left the queue meanwhile. */
 export async function cancelQueuedRun(db: Db, runId: string, message: string): Promise<boolean> {
-  return db.$transaction(async (tx) => (await cancelQueuedRuns(tx, [runId], message)).length === 1);
+  return inPgTransaction(db, async (sql) => (await cancelQueuedRuns(sql, [runId], message)).length === 1);
 }
 
 /** A queued run taken off its queue: what starting its workflow needs. */
@@ -90,7 +92,7 @@ export async function takeQueuedRun(db: Db, taskId: string): Promise<DequeuedRun
   return db.$transaction(async (tx) => {
     const locked = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM tasks WHERE id = ${taskId} FOR UPDATE`;
     if (locked.length === 0) return undefined;
-    const [first] = await unfinishedRuns(tx, taskId);
+    const [first] = await unfinishedRuns(sqlOfTx(tx), taskId);
     if (!first || first.queuedAt === null) return undefined; // nothing queued, or a run still under way
     const run = await tx.run.update({
       where: { id: first.id },

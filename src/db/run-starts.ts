@@ -1,11 +1,12 @@
 import type { RunEventInput } from '../shared/events.ts';
 import type { MultitaskStrategy } from '../shared/run-request.ts';
 import type { RunStatus } from '../shared/run-status.ts';
-import type { Db, Tx } from './client.ts';
-import { appendMessages, type NewMessage } from './conversation.ts';
-import { appendEventsInTx } from './event-log.ts';
+import type { Db } from './client.ts';
+import { appendMessagesWith, type NewMessage } from './conversation.ts';
+import { appendEventsInTx, appendEventsWith } from './event-log.ts';
 import { deleteIdempotencyKeysOfRun, storeIdempotencyKey, type KeyOwner } from './idempotency.ts';
 import { cancelQueuedRuns, unfinishedRuns } from './run-queue.ts';
+import { inPgTransaction, type Sql } from './sql.ts';
 
 /** The pending run a start request stores. */
 export interface NewRun {
@@ -44,49 +45,49 @@ export type RunStartResult =
   | { stored: false; reason: 'active_run'; activeRun: { id: string; status: RunStatus } };
 
 /**
- * Stores a run start in one transaction: the task (created, or locked so two requests cannot
- * both start a run on it), the pending run, the turn's messages, its first events and its
- * idempotency key. A continued task that was deleted meanwhile, or that has an active run,
- * stores nothing. Two requests racing on one idempotency key: the second violates the key's
- * primary key and its transaction rolls back.
+ * Stores a run start in one transaction on the pg pool (src/db/sql.ts): the task (created, or
+ * locked so two requests cannot both start a run on it), the pending run, the turn's messages,
+ * its first events and its idempotency key. A continued task that was deleted meanwhile, or that
+ * has an active run, stores nothing. Two requests racing on one idempotency key: the second
+ * violates the key's primary key and its transaction rolls back.
  */
 export async function storeRunStart(db: Db, start: RunStart): Promise<RunStartResult> {
-  return db.$transaction(async (tx): Promise<RunStartResult> => {
+  return inPgTransaction(db, async (sql): Promise<RunStartResult> => {
     let taskId: string;
     let busy: { queued: boolean; interrupt?: string; rollsBack: string[] } | undefined;
     if ('new' in start.task) {
-      taskId = start.task.new.id;
-      await tx.task.create({ data: start.task.new });
+      const task = start.task.new;
+      taskId = task.id;
+      await sql.query('INSERT INTO tasks (id, org_id, agent_id, user_id, title) VALUES ($1, $2, $3, $4, $5)', [task.id, task.orgId, task.agentId, task.userId, task.title]);
     } else {
       taskId = start.task.id;
-      const locked = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM tasks WHERE id = ${taskId} FOR UPDATE`;
+      const locked = await sql.query('SELECT id FROM tasks WHERE id = $1 FOR UPDATE', [taskId]);
       if (locked.length === 0) return { stored: false, reason: 'task_gone' };
-      const unfinished = await unfinishedRuns(tx, taskId);
+      const unfinished = await unfinishedRuns(sql, taskId);
       if (unfinished.length > 0) {
         const strategy = start.strategy ?? 'reject';
         if (strategy === 'reject') return { stored: false, reason: 'active_run', activeRun: unfinished[0]! };
-        busy = await makeRoom(tx, strategy, unfinished, start.run.id);
+        busy = await makeRoom(sql, strategy, unfinished, start.run.id);
       }
     }
     const queued = busy !== undefined;
-    const run = await tx.run.create({
-      data: {
-        ...start.run,
-        taskId,
-        ...(queued ? { queuedAt: new Date(), queuedMessages: start.messages as never, rollsBack: busy!.rollsBack } : {}),
-      },
-      select: { createdAt: true },
-    });
+    const { id, requestedMode, mode, routingReason, timezone, streamed } = start.run;
+    const [run] = await sql.query<{ created_at: Date }>(
+      `INSERT INTO runs (id, task_id, requested_mode, mode, routing_reason, timezone, streamed, queued_at, queued_messages, rolls_back)
+       VALUES ($1, $2, $3, $4::"RunMode", $5, $6, $7, CASE WHEN $8::boolean THEN now() END, $9::jsonb, $10::text[])
+       RETURNING created_at`,
+      [id, taskId, requestedMode, mode, routingReason, timezone ?? null, streamed, queued, queued ? JSON.stringify(start.messages) : null, busy?.rollsBack ?? []],
+    );
     // A queued run's messages and first events wait until it starts, after everything the runs before it write.
     if (!queued) {
-      await appendMessages(tx, taskId, start.run.id, start.messages);
-      await appendEventsInTx(tx, start.run.id, start.firstEvents.events, start.firstEvents.key);
+      await appendMessagesWith(sql, taskId, id, start.messages);
+      await appendEventsWith(sql, id, start.firstEvents.events, start.firstEvents.key);
     }
     if (start.idempotencyKey) {
       const { owner, key, requestHash, expiredBefore } = start.idempotencyKey;
-      await storeIdempotencyKey(tx, { ...owner, key, requestHash, runId: start.run.id }, expiredBefore);
+      await storeIdempotencyKey(sql, { ...owner, key, requestHash, runId: id }, expiredBefore);
     }
-    return { stored: true, taskId, createdAt: run.createdAt, queued, ...(busy?.interrupt ? { interrupt: busy.interrupt } : {}) };
+    return { stored: true, taskId, createdAt: run!.created_at, queued, ...(busy?.interrupt ? { interrupt: busy.interrupt } : {}) };
   });
 }
 
@@ -96,11 +97,11 @@ export async function storeRunStart(db: Db, start: RunStart): Promise<RunStartRe
  * cancel, and the new run waits for it to end. `rollback`: as `interrupt`, and the new run's
  * start deletes all of them from the task.
  */
-async function makeRoom(tx: Tx, strategy: Exclude<MultitaskStrategy, 'reject'>, unfinished: { id: string; queuedAt: Date | null }[], newRunId: string) {
+async function makeRoom(sql: Sql, strategy: Exclude<MultitaskStrategy, 'reject'>, unfinished: { id: string; queuedAt: Date | null }[], newRunId: string) {
   if (strategy === 'enqueue') return { queued: true, rollsBack: [] };
   const running = unfinished.find((r) => r.queuedAt === null)?.id;
   const waiting = unfinished.filter((r) => r.queuedAt !== null).map((r) => r.id);
-  const cancelled = await cancelQueuedRuns(tx, waiting, `Cancelled before it started: run ${newRunId} (${strategy}) replaced it`);
+  const cancelled = await cancelQueuedRuns(sql, waiting, `Cancelled before it started: run ${newRunId} (${strategy}) replaced it`);
   const rollsBack = strategy === 'rollback' ? [...(running ? [running] : []), ...cancelled] : [];
   return { queued: true, ...(running ? { interrupt: running } : {}), rollsBack };
 }

@@ -16,6 +16,12 @@ export function sqlOfTx(tx: Tx): Sql {
   return { query: <T>(text: string, values: unknown[] = []) => tx.$queryRawUnsafe<T[]>(text, ...values) };
 }
 
+/** Single statements on `db`'s pg pool, outside any transaction. */
+export function sqlOfPool(db: Db): Sql {
+  const pool = poolOf(db);
+  return { query: async <T>(text: string, values: unknown[] = []) => (await pool.query(text, values)).rows as T[] };
+}
+
 /** Runs `work` in one transaction on a client of `db`'s pg pool: committed when it returns, rolled back when it throws. */
 export async function inPgTransaction<T>(db: Db, work: (sql: Sql) => Promise<T>): Promise<T> {
   const client = await poolOf(db).connect();

@@ -51,7 +51,7 @@ export async function startWorker(deps: ActivityDeps, tracing?: Tracing): Promis
     // host holding the sandbox, or, once this host's lease lapses, on the next one).
     shutdownGraceTime: config.shutdownGraceMs,
   };
-  const worker = await Worker.create({ ...common, taskQueue: config.temporal.taskQueue, ...workflowCode(traced !== undefined) });
+  const worker = await Worker.create({ ...common, taskQueue: config.temporal.taskQueue, ...workflowCode(traced !== undefined, config.workflowBundle) });
   const hostWorker = await Worker.create({ ...common, taskQueue: host.taskQueue });
   const renewal = startLeaseRenewal(deps.db, host.hostId, config.sandbox.leaseSeconds, deps.logger);
   const stopBoth = () => {

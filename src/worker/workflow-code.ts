@@ -9,11 +9,13 @@ export const WORKFLOW_BUNDLE_TRACED_FILE = 'workflow-bundle-traced.js';
 /**
  * The workflow code for Worker.create. Compiled (running from dist/): the bundle
  * `npm run build` prebuilt, so a worker starts without webpack at boot. Under tsx
- * (development, tests): the workflow sources, bundled by the worker as it starts (the
- * tracing interceptors then come in through `interceptors.workflowModules`).
+ * (development, tests): `WORKFLOW_BUNDLE` when given and tracing is off, else the workflow
+ * sources, bundled by the worker as it starts (the tracing interceptors then come in through
+ * `interceptors.workflowModules`).
  */
-export function workflowCode(traced: boolean): { workflowBundle: { codePath: string } } | { workflowsPath: string } {
+export function workflowCode(traced: boolean, prebuilt?: string): { workflowBundle: { codePath: string } } | { workflowsPath: string } {
   const compiled = import.meta.filename.endsWith('.js');
+  if (!compiled && prebuilt && !traced) return { workflowBundle: { codePath: prebuilt } };
   if (!compiled) return { workflowsPath: path.join(import.meta.dirname, '..', 'workflows', 'index.ts') };
   const codePath = path.join(import.meta.dirname, '..', traced ? WORKFLOW_BUNDLE_TRACED_FILE : WORKFLOW_BUNDLE_FILE);
   if (!existsSync(codePath)) throw new Error(`The prebuilt workflow bundle ${codePath} is missing: run \`npm run build\``);

@@ -117,5 +117,10 @@ export async function expectReplays(runId: string, name?: string): Promise<void>
     const json = execFileSync(ensureTemporalBinary(), ['workflow', 'show', '--workflow-id', runId, '--address', inject('temporalAddress'), '--output', 'json']);
     writeFileSync(path.join(historiesDir, `${name}.json`), json); // runs of today's code; older paths live in subfolders (test/replay.test.ts)
   }
-  await Worker.runReplayHistory({ workflowsPath: require.resolve('../../src/workflows/index.ts') }, history, runId);
+  await Worker.runReplayHistory({ workflowBundle: todaysWorkflowBundle() }, history, runId);
+}
+
+/** Today's workflow code, bundled once by test/global-setup.ts. */
+export function todaysWorkflowBundle(): { codePath: string } {
+  return { codePath: inject('workflowBundle') };
 }

@@ -30,6 +30,7 @@ export async function startWorkerProcess(taskQueue: string, env: Record<string, 
       LOG_LEVEL: 'info',
       MODEL_PROVIDER: 'offline',
       WORKER_METRICS_PORT: '0', // a test that scrapes the worker passes a free port
+      WORKFLOW_BUNDLE: inject('workflowBundle'),
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
