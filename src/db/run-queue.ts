@@ -1,7 +1,7 @@
 import type { RunEventInput } from '../shared/events.ts';
 import { runErrorCodes } from '../shared/run-error-codes.ts';
 import { runStatuses, isTerminalStatus, type RunStatus } from '../shared/run-status.ts';
-import type { Db, DbOrTx, Tx } from './client.ts';
+import type { Db, Tx } from './client.ts';
 import { appendMessages, type NewMessage } from './conversation.ts';
 import { appendEventsWith } from './event-log.ts';
 import { inPgTransaction, sqlOfPool, sqlOfTx, type Sql } from './sql.ts';

@@ -1,5 +1,4 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { ensureTemporalBinary } from '../../src/infra/temporal-cli.ts';
@@ -8,7 +7,6 @@ import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { expect, inject } from 'vitest';
 import { politeCall as call, readSse, withoutHeartbeats, type SseFrame } from './http.ts';
 
-const require = createRequire(import.meta.url);
 
 export interface Caller {
   token: string;
