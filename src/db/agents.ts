@@ -1,5 +1,6 @@
 import type { Agent } from '../generated/prisma/client.ts';
 import type { Db, DbOrTx } from './client.ts';
+import { sqlOfPool } from './sql.ts';
 
 export type { Agent };
 
@@ -51,13 +52,14 @@ export async function listAgentsWithAccess(db: DbOrTx, orgId: string) {
  * (a grant; owners and admins need none). Null when the agent does not exist.
  */
 export async function findAgentForUser(db: Db, agentId: string, userId: string) {
-  const agent = await db.agent.findUnique({
-    where: { id: agentId },
-    select: { id: true, orgId: true, name: true, customerFacing: true, modelSettings: true, access: { where: { userId }, select: { userId: true } } },
-  });
+  const [agent] = await sqlOfPool(db).query<{ id: string; org_id: string; name: string; customer_facing: boolean; model_settings: Agent['modelSettings']; granted: boolean }>(
+    `SELECT a.id, a.org_id, a.name, a.customer_facing, a.model_settings,
+       EXISTS (SELECT 1 FROM agent_access g WHERE g.agent_id = a.id AND g.user_id = $2) AS granted
+     FROM agents a WHERE a.id = $1`,
+    [agentId, userId],
+  );
   if (!agent) return null;
-  const { access, ...rest } = agent;
-  return { ...rest, granted: access.length > 0 };
+  return { id: agent.id, orgId: agent.org_id, name: agent.name, customerFacing: agent.customer_facing, modelSettings: agent.model_settings, granted: agent.granted };
 }
 
 export async function hasAgentAccess(db: DbOrTx, agentId: string, userId: string): Promise<boolean> {

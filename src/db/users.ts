@@ -1,6 +1,7 @@
 import type { User } from '../generated/prisma/client.ts';
 import { Role } from '../generated/prisma/enums.ts';
 import type { Db, DbOrTx } from './client.ts';
+import { sqlOfPool } from './sql.ts';
 
 export { Role };
 export type { User };
@@ -34,12 +35,14 @@ export async function emailsOfUsers(db: DbOrTx, userIds: string[]): Promise<stri
 /**
  * A user's org and role now, and, when `apiKeyId` is given, whether that key of theirs
  * is revoked (`keyRevoked` true also when the key is gone). Null when the user is gone.
+ * Every authenticated request asks this: one statement on the pg pool (src/db/sql.ts).
  */
 export async function findUserStanding(db: Db, userId: string, apiKeyId?: string) {
-  const user = await db.user.findUnique({
-    where: { id: userId },
-    select: { orgId: true, role: true, apiKeys: apiKeyId ? { where: { id: apiKeyId }, select: { revokedAt: true } } : undefined },
-  });
-  if (!user) return null;
-  return { orgId: user.orgId, role: user.role, keyRevoked: apiKeyId !== undefined && user.apiKeys?.[0]?.revokedAt !== null };
+  const [user] = await sqlOfPool(db).query<{ org_id: string; role: Role; key_revoked: boolean }>(
+    `SELECT u.org_id, u.role::text AS role, ($2::text IS NOT NULL AND (k.id IS NULL OR k.revoked_at IS NOT NULL)) AS key_revoked
+     FROM users u LEFT JOIN api_keys k ON k.id = $2 AND k.user_id = u.id
+     WHERE u.id = $1`,
+    [userId, apiKeyId ?? null],
+  );
+  return user ? { orgId: user.org_id, role: user.role, keyRevoked: user.key_revoked } : null;
 }

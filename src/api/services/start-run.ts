@@ -1,5 +1,5 @@
 import type { ApiDeps } from '../deps.ts';
-import { findOrg } from '../../db/orgs.ts';
+import { orgCreditBalance } from '../../db/orgs.ts';
 import { storeRunStart, storeUnstartedRunFailure } from '../../db/run-starts.ts';
 import { findRun } from '../../db/runs.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
@@ -37,8 +37,7 @@ const TITLE_LENGTH = 80;
  * balance below zero, since a run is priced only when it ends.
  */
 async function requireCredits(db: ApiDeps['db'], orgId: string): Promise<void> {
-  const org = await findOrg(db, orgId);
-  const balance = org?.creditBalance ?? 0n;
+  const balance = (await orgCreditBalance(db, orgId)) ?? 0n;
   if (balance <= 0n) {
     throw paymentRequired(`Your organization is out of credits (balance ${balance}); add credits to start new runs`);
   }
