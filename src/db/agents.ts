@@ -9,9 +9,10 @@ export async function findAgent(db: DbOrTx, agentId: string): Promise<Agent | nu
 }
 
 /** The agent's model settings as stored (unparsed). Throws when the agent is gone. */
-export async function agentModelSettings(db: DbOrTx, agentId: string): Promise<Agent['modelSettings']> {
-  const agent = await db.agent.findUniqueOrThrow({ where: { id: agentId }, select: { modelSettings: true } });
-  return agent.modelSettings;
+export async function agentModelSettings(db: Db, agentId: string): Promise<Agent['modelSettings']> {
+  const [agent] = await sqlOfPool(db).query<{ model_settings: Agent['modelSettings'] }>('SELECT model_settings FROM agents WHERE id = $1', [agentId]);
+  if (!agent) throw new Error(`agent ${agentId} not found`);
+  return agent.model_settings;
 }
 
 /** The agent of that name in the org, with the ids of the users given access. */

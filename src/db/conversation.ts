@@ -1,6 +1,6 @@
 import type { Prisma } from '../generated/prisma/client.ts';
 import type { Db, Tx } from './client.ts';
-import { sqlOfTx, type Sql } from './sql.ts';
+import { sqlOfPool, sqlOfTx, type Sql } from './sql.ts';
 
 export interface NewMessage {
   id: string;
@@ -29,9 +29,24 @@ export async function appendMessagesWith(sql: Sql, taskId: string, runId: string
   );
 }
 
-/** A task's conversation in order. */
-export async function listMessages(db: Db, taskId: string) {
-  return db.message.findMany({ where: { taskId }, orderBy: { position: 'asc' } });
+export interface StoredMessage {
+  id: string;
+  taskId: string;
+  runId: string | null;
+  position: number;
+  role: string;
+  content: string;
+  parts: unknown;
+  createdAt: Date;
+}
+
+/** A task's conversation in order (every model step reads it: on the pg pool). */
+export async function listMessages(db: Db, taskId: string): Promise<StoredMessage[]> {
+  return sqlOfPool(db).query<StoredMessage>(
+    `SELECT id, task_id AS "taskId", run_id AS "runId", position, role, content, parts, created_at AS "createdAt"
+     FROM messages WHERE task_id = $1 ORDER BY position`,
+    [taskId],
+  );
 }
 
 export async function countMessages(db: Db, taskId: string): Promise<number> {

@@ -1,5 +1,5 @@
 import { poolOf, type Db, type Tx } from './client.ts';
-import { sqlOfTx, type Sql } from './sql.ts';
+import { inPgTransaction, sqlOfTx, type Sql } from './sql.ts';
 import { eventName, type RunEvent, type RunEventInput } from '../shared/events.ts';
 import { isTerminalStatus, type RunStatus } from '../shared/run-status.ts';
 
@@ -35,7 +35,7 @@ export interface StoredEvent {
  */
 export async function appendEvents(db: Db, runId: string, events: RunEventInput[], idempotencyKey?: string): Promise<AppendResult> {
   if (idempotencyKey === undefined && events.length > 0) return { events: await appendUnkeyed(db, runId, events), duplicate: false };
-  return db.$transaction((tx) => appendEventsInTx(tx, runId, events, idempotencyKey));
+  return inPgTransaction(db, (sql) => appendEventsWith(sql, runId, events, idempotencyKey));
 }
 
 /**

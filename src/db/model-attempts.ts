@@ -1,6 +1,6 @@
 import type { TokenUsage } from '../shared/run-workflow-types.ts';
 import type { Db } from './client.ts';
-import type { Sql } from './sql.ts';
+import { sqlOfPool, type Sql } from './sql.ts';
 
 /** One attempt of one model call of a run: the key of its `model_attempts` row. */
 export interface AttemptRef {
@@ -30,20 +30,21 @@ export async function findStreamMarkers(db: Db, runId: string, messageIds: strin
 
 /** A retry replaces every earlier attempt of the same call: their tokens are billed as discarded. */
 export async function discardEarlierAttempts(db: Db, ref: AttemptRef): Promise<void> {
-  await db.modelAttempt.updateMany({ where: { runId: ref.runId, activityId: ref.activityId, attempt: { lt: ref.attempt } }, data: { discarded: true } });
+  await sqlOfPool(db).query('UPDATE model_attempts SET discarded = true WHERE run_id = $1 AND activity_id = $2 AND attempt < $3', [ref.runId, ref.activityId, ref.attempt]);
 }
 
 /** Keeps the tokens an attempt reported, once per attempt. */
 export async function recordAttemptUsage(db: Db, ref: AttemptRef, usage: TokenUsage): Promise<void> {
-  await db.modelAttempt.createMany({
-    data: [{ ...ref, inputTokens: usage.inputTokens, outputTokens: usage.outputTokens }],
-    skipDuplicates: true,
-  });
+  await sqlOfPool(db).query(
+    `INSERT INTO model_attempts (run_id, activity_id, attempt, input_tokens, output_tokens) VALUES ($1, $2, $3, $4, $5)
+     ON CONFLICT DO NOTHING`,
+    [ref.runId, ref.activityId, ref.attempt, usage.inputTokens, usage.outputTokens],
+  );
 }
 
 /** This attempt fails: its tokens will not reach the workflow, so they are billed as discarded. */
 export async function discardAttempt(db: Db, ref: AttemptRef): Promise<void> {
-  await db.modelAttempt.updateMany({ where: ref, data: { discarded: true } });
+  await sqlOfPool(db).query('UPDATE model_attempts SET discarded = true WHERE run_id = $1 AND activity_id = $2 AND attempt = $3', [ref.runId, ref.activityId, ref.attempt]);
 }
 
 /** Tokens of the run's discarded attempts, for the bill. */
