@@ -51,6 +51,8 @@ export function createRunToolActivities(deps: ActivityDeps) {
       await ctx.emit([{ type: 'CUSTOM', name: 'SYSTEM_STATUS', data: { status: 'retrying', operation: 'tool_call', tool_call_id: call.toolCallId, tool: call.name, attempt: activity.info.attempt } }], `retry:${activity.info.attempt}`);
     }
     const execute = async (): Promise<ToolOutcome> => {
+      // Every tool beats while it runs: the silence of a dead worker is what hands the call on (activity-options.ts).
+      const beat = setInterval(() => activity.heartbeat(), 1000);
       try {
         return { ok: true, output: await implementation.run(parsed.data as never, ctx) };
       } catch (err) {
@@ -58,6 +60,8 @@ export function createRunToolActivities(deps: ActivityDeps) {
         if (activity.cancellationSignal.aborted) throw err;
         deps.logger.warn({ runId: call.runId, tool: call.name, err: String(err) }, 'tool call failed');
         throw err; // retried, or failed for good, by runTool's attempt limit
+      } finally {
+        clearInterval(beat);
       }
     };
     return definition.readOnly ? execute() : executeOnce(deps.db, call, activity.info.attempt, execute);

@@ -22,14 +22,15 @@ export const localBookkeepingOptions: LocalActivityOptions = {
 };
 
 /**
- * One model call: streams, heartbeats every second. Retried without an attempt limit, so
+ * One model call: streams, heartbeats every second, so a worker that died (kill -9, a lost host)
+ * is noticed after 10 s of silence and the call retried on another worker. Retried without an attempt limit, so
  * a PostgreSQL or Temporal outage or a crashed worker fails no run; the activity itself
  * ends a provider failure after CALL_ATTEMPTS attempts (non-retryable), and a refused
  * key or bad request at once.
  */
 export const modelStepOptions: ActivityOptions = {
   startToCloseTimeout: '10 minutes',
-  heartbeatTimeout: '20 seconds',
+  heartbeatTimeout: '10 seconds',
   retry: {
     initialInterval: '2 seconds',
     backoffCoefficient: 2,
@@ -38,10 +39,14 @@ export const modelStepOptions: ActivityOptions = {
   },
 };
 
-/** One tool call (a sandbox command may take minutes); heartbeats carry cancellation into it. Attempts as for model calls. */
+/**
+ * One tool call (a sandbox command may take minutes); heartbeats (every second, while the command
+ * runs) carry cancellation into it, and their silence for 15 s hands the call to another worker.
+ * Attempts as for model calls.
+ */
 export const toolCallOptions: ActivityOptions = {
   startToCloseTimeout: '15 minutes',
-  heartbeatTimeout: '30 seconds',
+  heartbeatTimeout: '15 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', nonRetryableErrorTypes: [failureTypes.runGone] },
 };
 
