@@ -23,8 +23,7 @@ const EXCLUSIVE = [
   'test/sdk/retries.test.ts',
   'test/e2e/widget-limits.test.ts',
   'test/e2e/widget-browser.test.ts',
-  'test/cli/commands.test.ts',
-  'test/cli/run.test.ts',
+  // A real terminal (tmux): keystrokes and screen captures on a schedule.
   'test/cli/terminal.test.ts',
   // Drives headless Chromium.
   'test/console/console.test.ts',
