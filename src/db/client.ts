@@ -35,5 +35,5 @@ export function poolOf(db: Db): pg.Pool {
 
 /** Resolves when PostgreSQL answers a trivial query (readiness). */
 export async function pingDatabase(db: Db): Promise<void> {
-  await db.$queryRaw`SELECT 1`;
+  await poolOf(db).query('SELECT 1');
 }

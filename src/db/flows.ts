@@ -1,5 +1,6 @@
 import { Prisma } from '../generated/prisma/client.ts';
 import type { Db, DbOrTx } from './client.ts';
+import { sqlOfPool } from './sql.ts';
 
 /** Flows (triggers) and their events: what `admin apply` writes and what starting their runs reads. */
 
@@ -55,8 +56,12 @@ export async function setFlowEventOutcome(db: Db, flowId: string, externalId: st
 }
 
 /** Events whose run was not started (a cron tick, or a request that died first), oldest first. */
-export function listUnstartedFlowEvents(db: Db, limit: number, createdBefore: Date) {
-  return db.flowEvent.findMany({ where: { runId: null, error: null, createdAt: { lt: createdBefore } }, orderBy: { createdAt: 'asc' }, take: limit, select: { flowId: true, externalId: true } });
+export function listUnstartedFlowEvents(db: Db, limit: number, createdBefore: Date): Promise<{ flowId: string; externalId: string }[]> {
+  return sqlOfPool(db).query(
+    `SELECT flow_id AS "flowId", external_id AS "externalId" FROM flow_events
+     WHERE run_id IS NULL AND error IS NULL AND created_at < $1 ORDER BY created_at LIMIT $2`,
+    [createdBefore, limit],
+  );
 }
 
 /** The task events with this key continue, if one was started. */
@@ -81,8 +86,10 @@ export async function flowHasUnfinishedRun(db: Db, flowId: string): Promise<bool
 }
 
 /** Cron flows whose schedule on Temporal may differ from their settings (`schedule_synced` is not `desired`). */
-export function listCronFlows(db: Db) {
-  return db.flow.findMany({ where: { kind: 'cron' }, select: { id: true, name: true, enabled: true, config: true, scheduleSynced: true, orgId: true, agentId: true } });
+export function listCronFlows(db: Db): Promise<{ id: string; name: string; enabled: boolean; config: unknown; scheduleSynced: string | null; orgId: string; agentId: string }[]> {
+  return sqlOfPool(db).query(
+    `SELECT id, name, enabled, config, schedule_synced AS "scheduleSynced", org_id AS "orgId", agent_id AS "agentId" FROM flows WHERE kind = 'cron'`,
+  );
 }
 
 export async function markScheduleSynced(db: Db, id: string, synced: string): Promise<void> {
@@ -91,12 +98,14 @@ export async function markScheduleSynced(db: Db, id: string, synced: string): Pr
 
 /** Events of messaging flows whose run has ended and whose answer has not been posted back yet. */
 export async function listRepliesDue(db: Db, limit: number): Promise<{ flowId: string; externalId: string }[]> {
-  const rows = await db.$queryRaw<{ flow_id: string; external_id: string }[]>`
-    SELECT e.flow_id, e.external_id FROM flow_events e
-    JOIN flows f ON f.id = e.flow_id AND f.kind = 'messaging'
-    JOIN runs r ON r.id = e.run_id AND r.status IN ('completed', 'failed', 'cancelled')
-    WHERE e.reply_started_at IS NULL
-    ORDER BY e.created_at LIMIT ${limit}`;
+  const rows = await sqlOfPool(db).query<{ flow_id: string; external_id: string }>(
+    `SELECT e.flow_id, e.external_id FROM flow_events e
+     JOIN flows f ON f.id = e.flow_id AND f.kind = 'messaging'
+     JOIN runs r ON r.id = e.run_id AND r.status IN ('completed', 'failed', 'cancelled')
+     WHERE e.reply_started_at IS NULL
+     ORDER BY e.created_at LIMIT $1`,
+    [limit],
+  );
   return rows.map((r) => ({ flowId: r.flow_id, externalId: r.external_id }));
 }
 

@@ -1,5 +1,5 @@
 import type { Db, DbOrTx } from './client.ts';
-import type { Sql } from './sql.ts';
+import { sqlOfPool, type Sql } from './sql.ts';
 
 /** Whose key it is: keys are scoped to an org and a user. */
 export interface KeyOwner {
@@ -38,6 +38,5 @@ export async function deleteIdempotencyKeysOfRun(tx: DbOrTx, runId: string): Pro
 
 /** Deletes every key created before `expiredBefore`; returns how many. */
 export async function purgeIdempotencyKeys(db: Db, expiredBefore: Date): Promise<number> {
-  const { count } = await db.idempotencyKey.deleteMany({ where: { createdAt: { lt: expiredBefore } } });
-  return count;
+  return (await sqlOfPool(db).query('DELETE FROM idempotency_keys WHERE created_at < $1 RETURNING 1', [expiredBefore])).length;
 }

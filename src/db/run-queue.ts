@@ -135,20 +135,24 @@ async function deleteEndedRuns(tx: Tx, taskId: string, runIds: string[]): Promis
 
 /** The task of `runId` when the task has queued runs (a run just ended: its queue may move). */
 export async function taskWithQueueOf(db: Db, runId: string): Promise<string | undefined> {
-  const rows = await db.$queryRaw<{ task_id: string }[]>`
-    SELECT r.task_id FROM runs r
-    WHERE r.id = ${runId} AND EXISTS (SELECT 1 FROM runs q WHERE q.task_id = r.task_id AND q.queued_at IS NOT NULL)`;
+  const rows = await sqlOfPool(db).query<{ task_id: string }>(
+    `SELECT r.task_id FROM runs r
+     WHERE r.id = $1 AND EXISTS (SELECT 1 FROM runs q WHERE q.task_id = r.task_id AND q.queued_at IS NOT NULL)`,
+    [runId],
+  );
   return rows[0]?.task_id;
 }
 
 /** Tasks with queued runs and no other unfinished run: queues that should have moved (the reconciler's list). */
 export async function listStalledQueues(db: Db, limit: number): Promise<string[]> {
-  const rows = await db.$queryRaw<{ task_id: string }[]>`
-    SELECT DISTINCT q.task_id FROM runs q
-    WHERE q.queued_at IS NOT NULL
-      AND NOT EXISTS (
-        SELECT 1 FROM runs a WHERE a.task_id = q.task_id AND a.queued_at IS NULL
-          AND a.status <> ALL(${TERMINAL_STATUSES}::"RunStatus"[]))
-    LIMIT ${limit}`;
+  const rows = await sqlOfPool(db).query<{ task_id: string }>(
+    `SELECT DISTINCT q.task_id FROM runs q
+     WHERE q.queued_at IS NOT NULL
+       AND NOT EXISTS (
+         SELECT 1 FROM runs a WHERE a.task_id = q.task_id AND a.queued_at IS NULL
+           AND a.status::text <> ALL($1::text[]))
+     LIMIT $2`,
+    [TERMINAL_STATUSES, limit],
+  );
   return rows.map((r) => r.task_id);
 }

@@ -1,6 +1,7 @@
 import type { Run } from '../generated/prisma/client.ts';
 import { isActiveStatus, runStatuses } from '../shared/run-status.ts';
 import type { Db } from './client.ts';
+import { sqlOfPool } from './sql.ts';
 import { newestFirst } from './order.ts';
 
 export type { Run };
@@ -67,30 +68,35 @@ export async function findRunOwner(db: Db, runId: string): Promise<{ orgId: stri
  * starting their workflow needs: candidates for a workflow that was never started.
  */
 export async function listPendingRunsBefore(db: Db, createdBefore: Date, limit: number) {
-  const runs = await db.run.findMany({
-    where: { status: 'pending', queuedAt: null, createdAt: { lt: createdBefore } },
-    orderBy: { createdAt: 'asc' },
-    take: limit,
-    select: {
-      id: true,
-      taskId: true,
-      mode: true,
-      routingReason: true,
-      createdAt: true,
-      task: { select: { orgId: true, agentId: true, userId: true, agent: { select: { name: true } } } },
-    },
-  });
-  return runs.map(({ task, ...run }) => ({ ...run, orgId: task.orgId, agentId: task.agentId, userId: task.userId, agentName: task.agent.name }));
+  return sqlOfPool(db).query<{
+    id: string;
+    taskId: string;
+    mode: 'fast' | 'deep';
+    routingReason: string;
+    createdAt: Date;
+    orgId: string;
+    agentId: string;
+    userId: string;
+    agentName: string;
+  }>(
+    `SELECT r.id, r.task_id AS "taskId", r.mode::text AS mode, r.routing_reason AS "routingReason", r.created_at AS "createdAt",
+       t.org_id AS "orgId", t.agent_id AS "agentId", t.user_id AS "userId", a.name AS "agentName"
+     FROM runs r JOIN tasks t ON t.id = r.task_id JOIN agents a ON a.id = t.agent_id
+     WHERE r.status = 'pending' AND r.queued_at IS NULL AND r.created_at < $1
+     ORDER BY r.created_at LIMIT $2`,
+    [createdBefore, limit],
+  );
 }
 
 const ACTIVE_STATUSES = runStatuses.filter(isActiveStatus);
 
 /** How many runs are active, by status and mode (the `ars_runs_active` gauge). */
 export async function countActiveRuns(db: Db): Promise<{ status: string; mode: string; count: number }[]> {
-  const rows = await db.$queryRaw<{ status: string; mode: string; n: bigint }[]>`
-    SELECT status::text AS status, mode::text AS mode, count(*) AS n FROM runs
-    WHERE status = ANY(${ACTIVE_STATUSES}::"RunStatus"[]) GROUP BY 1, 2`;
-  return rows.map((r) => ({ status: r.status, mode: r.mode, count: Number(r.n) }));
+  return sqlOfPool(db).query<{ status: string; mode: string; count: number }>(
+    `SELECT status::text AS status, mode::text AS mode, count(*)::int AS count FROM runs
+     WHERE status::text = ANY($1::text[]) GROUP BY 1, 2`,
+    [ACTIVE_STATUSES],
+  );
 }
 
 /** A steering comment on a run, stored before it is delivered. */

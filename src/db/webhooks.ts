@@ -1,5 +1,6 @@
 import type { WebhookEventType } from '../shared/webhook-delivery-types.ts';
 import type { Db, DbOrTx } from './client.ts';
+import { sqlOfPool } from './sql.ts';
 
 /**
  * Outbound webhooks: subscriptions (written by `admin apply`), deliveries (made by the trigger
@@ -43,7 +44,7 @@ export function listWebhooks(db: Db, orgId: string) {
 
 /** Deliveries whose workflow has not been started yet, oldest first. */
 export async function listUndispatchedDeliveries(db: Db, limit: number): Promise<string[]> {
-  const rows = await db.webhookDelivery.findMany({ where: { dispatchedAt: null }, orderBy: { createdAt: 'asc' }, take: limit, select: { id: true } });
+  const rows = await sqlOfPool(db).query<{ id: string }>('SELECT id FROM webhook_deliveries WHERE dispatched_at IS NULL ORDER BY created_at LIMIT $1', [limit]);
   return rows.map((r) => r.id);
 }
 
