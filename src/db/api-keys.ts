@@ -1,5 +1,7 @@
 import type { ApiKey } from '../generated/prisma/client.ts';
 import type { Db, DbOrTx } from './client.ts';
+import { sqlOfPool } from './sql.ts';
+import type { Role } from './users.ts';
 
 export type { ApiKey };
 
@@ -15,8 +17,12 @@ export async function findApiKey(db: DbOrTx, keyId: string): Promise<ApiKey | nu
 }
 
 /** The key with that hash and its user's id and role. */
-export async function findApiKeyByHash(db: Db, hash: string) {
-  return db.apiKey.findUnique({ where: { hash }, include: { user: { select: { id: true, role: true } } } });
+export async function findApiKeyByHash(db: Db, hash: string): Promise<{ id: string; orgId: string; hash: string; revokedAt: Date | null; user: { id: string; role: Role } } | undefined> {
+  const [key] = await sqlOfPool(db).query<{ id: string; org_id: string; hash: string; revoked_at: Date | null; user_id: string; role: Role }>(
+    'SELECT k.id, k.org_id, k.hash, k.revoked_at, u.id AS user_id, u.role::text AS role FROM api_keys k JOIN users u ON u.id = k.user_id WHERE k.hash = $1',
+    [hash],
+  );
+  return key && { id: key.id, orgId: key.org_id, hash: key.hash, revokedAt: key.revoked_at, user: { id: key.user_id, role: key.role } };
 }
 
 /** The user's oldest unrevoked key of that name. */
@@ -36,5 +42,5 @@ export async function revokeApiKeyOnce(db: DbOrTx, keyId: string): Promise<ApiKe
 }
 
 export async function markApiKeyUsed(db: Db, keyId: string): Promise<void> {
-  await db.apiKey.update({ where: { id: keyId }, data: { lastUsedAt: new Date() } });
+  await sqlOfPool(db).query('UPDATE api_keys SET last_used_at = now() WHERE id = $1', [keyId]);
 }
