@@ -34,7 +34,7 @@ function generatedSecret(kind: string): string | null {
  * Creates and updates the org's flows named in the file (by name); never deletes one
  * (`enabled: false` stops it). A messaging flow's agent must be customer-facing.
  */
-export async function applyFlows(tx: Tx, org: { id: string; name: string }, spec: ApplyOrg, path: string, changes: string[]): Promise<AppliedFlow[]> {
+export async function applyFlows(tx: Tx, org: { id: string; name: string }, spec: Pick<ApplyOrg, 'flows'>, path: string, changes: string[]): Promise<AppliedFlow[]> {
   const applied: AppliedFlow[] = [];
   const users = new Map((await listUsersOfOrg(tx, org.id)).map((u) => [u.email, u.id]));
   for (const [i, flow] of spec.flows.entries()) {
@@ -58,6 +58,7 @@ export async function applyFlows(tx: Tx, org: { id: string; name: string }, spec
     };
     const current = await findFlowNamed(tx, org.id, flow.name);
     if (!current) {
+      if (flow.kind === 'messaging' && !flow.secret) throw new AdminError(`${at}.secret: a messaging flow needs Slack's signing secret`);
       const secret = flow.secret ?? generatedSecret(flow.kind);
       const created = await insertFlow(tx, { id: newId('flw'), orgId: org.id, secret, ...wanted });
       applied.push({ name: flow.name, id: created.id, kind: flow.kind, path: inboundPath(flow.kind, created.id), ...(flow.secret || !secret ? {} : { secret }) });
