@@ -7,6 +7,7 @@ import { newId } from '../shared/ids.ts';
 import type { ApplyOrg } from './apply-file.ts';
 import { newWebhookSecret } from './apply-webhooks.ts';
 import { AdminError } from './errors.ts';
+import { stableJson } from './stable-json.ts';
 
 export interface AppliedFlow {
   name: string;
@@ -70,7 +71,7 @@ export async function applyFlows(tx: Tx, org: { id: string; name: string }, spec
     for (const key of ['agentId', 'userId', 'enabled', 'messageTemplate', 'taskKeyTemplate'] as const) {
       if (current[key] !== wanted[key]) Object.assign(change, { [key]: wanted[key] });
     }
-    if (JSON.stringify(current.config) !== JSON.stringify(wanted.config)) change.config = wanted.config;
+    if (stableJson(current.config) !== stableJson(wanted.config)) change.config = wanted.config;
     if (flow.secret !== undefined && flow.secret !== current.secret) change.secret = flow.secret;
     if (Object.keys(change).length > 0) {
       await updateFlow(tx, current.id, change);

@@ -12,6 +12,7 @@ import { type ApplyFile, type ApplyOrg, applyFileSchema, type OrgDocument } from
 import { type Actor, checkRoleChanges } from './org-roles.ts';
 import { formatIssues } from '../shared/zod-issues.ts';
 import { AdminError } from './errors.ts';
+import { stableJson } from './stable-json.ts';
 import { applyWidgetKeys, type AppliedWidgetKey } from './apply-widget-keys.ts';
 
 export interface AppliedKey {
@@ -247,13 +248,4 @@ async function applyAgent(
     }
   }
   return current.id;
-}
-
-/** JSON with object keys sorted, to compare JSON values regardless of key order. */
-function stableJson(value: unknown): string {
-  return JSON.stringify(value, (_k, v: unknown) =>
-    v && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : v,
-  );
 }

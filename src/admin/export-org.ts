@@ -6,6 +6,7 @@ import { listUsersOfOrg } from '../db/users.ts';
 import { listWebhooks } from '../db/webhooks.ts';
 import { listWidgetKeys } from '../db/widget-keys.ts';
 import type { AgentModelSettings } from '../shared/agent-settings.ts';
+import { toolCatalog } from '../shared/tools/index.ts';
 import type { OrgDocument } from './apply-file.ts';
 import { inboundPath } from './apply-flows.ts';
 import { AdminError } from './errors.ts';
@@ -27,6 +28,8 @@ export interface OrgConfiguration {
   flows: { name: string; id: string; kind: string; enabled: boolean; path: string | null }[];
   /** Every widget key, revoked ones too (the document lists only unrevoked keys: a name is reused after a revoke). */
   widget_keys: { name: string; id: string; agent: string; origins: string[]; prefix: string; revoked: boolean; created_at: string }[];
+  /** The tool catalog, for an agent's `tools`, `approval_required_tools` and `sensitive_tools`; `sensitive`: of the sensitive class already. */
+  tools: { name: string; description: string; sensitive: boolean }[];
 }
 
 export async function exportOrg(db: Db, orgId: string): Promise<OrgConfiguration> {
@@ -87,6 +90,7 @@ export async function exportOrg(db: Db, orgId: string): Promise<OrgConfiguration
       revoked: k.revokedAt !== null,
       created_at: k.createdAt.toISOString(),
     })),
+    tools: [...toolCatalog.values()].map((t) => ({ name: t.name, description: t.description, sensitive: t.sensitive ?? false })),
   };
 }
 

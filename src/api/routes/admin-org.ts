@@ -61,6 +61,7 @@ const orgConfigurationSchema = z
         z.object({ name: z.string(), id: z.string(), agent: z.string(), origins: z.array(z.string()), prefix: z.string(), revoked: z.boolean(), created_at: z.string() }),
       )
       .describe('Every widget key, revoked ones too'),
+    tools: z.array(z.object({ name: z.string(), description: z.string(), sensitive: z.boolean() })).describe('The tool catalog: the names an agent\'s tool settings take'),
   })
   .meta({ id: 'OrgConfiguration' });
 
@@ -117,7 +118,7 @@ export const adminOrgRoutes = [
     description:
       'Organization-scoped; no X-Agent-Id needed. Owners and admins only (members and guests get 403). `document` is the shape ' +
       'POST /api/admin/apply and `admin apply` take (without the org name and credits); no secret is shown. Beside it: ids, ' +
-      "flows' inbound paths, and every widget key with its prefix and state.",
+      "flows' inbound paths, every widget key with its prefix and state, and the tool catalog.",
     tags: ['admin'],
     auth: 'user',
     rateLimit: 'approvals',
@@ -148,9 +149,10 @@ export const adminOrgRoutes = [
       409: { description: 'The document conflicts with stored state (e.g. a flow whose kind differs); nothing changed', schema: errorSchema },
       ...errorResponses,
     },
-    async handler({ caller, query, body }, { db }) {
+    async handler({ caller, query, req }, { db }) {
       requireAdmin(caller);
-      const doc = parse(orgDocumentSchema, body ?? {}, 'body');
+      // Parsed here, after the role check: a member's request is 403 whatever its body.
+      const doc = parse(orgDocumentSchema, req.body ?? {}, 'body');
       try {
         return await applyToOrg(db, caller.orgId, doc, { dryRun: query.dry_run === 'true', actor: caller });
       } catch (err) {

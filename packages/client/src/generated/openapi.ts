@@ -799,7 +799,7 @@ export interface paths {
         };
         /**
          * The organization's configuration, as an apply document
-         * @description Organization-scoped; no X-Agent-Id needed. Owners and admins only (members and guests get 403). `document` is the shape POST /api/admin/apply and `admin apply` take (without the org name and credits); no secret is shown. Beside it: ids, flows' inbound paths, and every widget key with its prefix and state.
+         * @description Organization-scoped; no X-Agent-Id needed. Owners and admins only (members and guests get 403). `document` is the shape POST /api/admin/apply and `admin apply` take (without the org name and credits); no secret is shown. Beside it: ids, flows' inbound paths, every widget key with its prefix and state, and the tool catalog.
          */
         get: operations["getOrgConfiguration"];
         put?: never;
@@ -1874,6 +1874,12 @@ export interface components {
                 prefix: string;
                 revoked: boolean;
                 created_at: string;
+            }[];
+            /** @description The tool catalog: the names an agent's tool settings take */
+            tools: {
+                name: string;
+                description: string;
+                sensitive: boolean;
             }[];
         };
         OrgApplyResult: {
