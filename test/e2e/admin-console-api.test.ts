@@ -91,7 +91,7 @@ describe('GET /api/admin/org and POST /api/admin/apply', () => {
         {
           name: 'support',
           customer_facing: true,
-          settings: { model: 'offline', tools: ['save_memory', 'search_memory'], approval_required_tools: ['save_memory'], sensitive_tools: ['save_memory'], require_plan_approval: true, max_steps: 4 },
+          settings: { model: 'offline', tools: ['save_memory', 'recall_memory'], approval_required_tools: ['save_memory'], sensitive_tools: ['save_memory'], require_plan_approval: true, max_steps: 4 },
           access: [`new-${emails.member}`],
         },
       ],
