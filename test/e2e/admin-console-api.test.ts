@@ -149,6 +149,19 @@ describe('GET /api/admin/org and POST /api/admin/apply', () => {
     expect((await admin.admin.apply(after.document)).changes).toEqual([]);
   });
 
+  it("a messaging flow needs Slack's signing secret when created, and keeps it when the document leaves it out", async () => {
+    const flow = { name: 'slack', kind: 'messaging' as const, agent: 'help', user: emails.admin, message: '{{event.text}}', messaging: { bot_token_env: 'SLACK_BOT_TOKEN' } };
+    const refused = await admin.admin.apply({ flows: [flow] }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(BadRequestError);
+    expect((refused as { detail: string }).detail).toBe("body.flows.0.secret: a messaging flow needs Slack's signing secret");
+    const created = await admin.admin.apply({ flows: [{ ...flow, secret: 'a-slack-signing-secret-0123456789' }] });
+    expect(created.changes).toEqual([expect.stringMatching(/^created messaging flow "slack"/)]);
+    expect(created.org.flows[0]!.secret).toBeUndefined();
+    const config = await admin.admin.org();
+    expect(JSON.stringify(config)).not.toContain('a-slack-signing-secret');
+    expect((await admin.admin.apply(config.document)).changes).toEqual([]);
+  });
+
   it('a dry run reports the changes and keeps nothing', async () => {
     const before = await snapshot();
     const dry = await admin.admin.apply(

@@ -3,6 +3,7 @@
  * flows, API keys. Every change is a partial apply document sent through the SDK to
  * POST /api/admin/apply, the same code as `admin apply`; the answer's `changes` are shown.
  */
+import { useEffect } from 'preact/hooks';
 import type { Session } from '../session.ts';
 import { Agents } from './agents.tsx';
 import { ApiKeys } from './api-keys.tsx';
@@ -28,6 +29,9 @@ const SCREENS = [
 export function AdminView({ session, screen }: { session: Session; screen: string }) {
   const org = useOrg(session);
   const current = SCREENS.find(([id]) => id === screen)?.[0] ?? 'members';
+  const { clear } = org;
+  // A new key or secret is shown on the screen that made it, and not carried to the next.
+  useEffect(clear, [current, clear]);
   const config = org.config;
   const props = config && { org: { ...org, config }, session };
   return (

@@ -24,20 +24,22 @@ export function Flows(props: ScreenProps) {
                   <td>{f.kind}</td>
                   <td>{spec.agent}</td>
                   <td>{f.enabled ? 'enabled' : 'disabled'}</td>
-                  <td>{f.path ? <code>{location.origin + f.path}</code> : '—'}</td>
-                  <td class="buttons">
-                    <button
-                      type="button"
-                      class="secondary"
-                      disabled={org.busy}
-                      aria-label={`${f.enabled ? 'Disable' : 'Enable'} flow ${f.name}`}
-                      onClick={() => void org.apply({ flows: [{ ...spec, enabled: !f.enabled }] })}
-                    >
-                      {f.enabled ? 'Disable' : 'Enable'}
-                    </button>
-                    <button type="button" class="secondary" aria-label={`Edit flow ${f.name}`} onClick={() => setEditing(f.name)}>
-                      Edit
-                    </button>
+                  <td class="url">{f.path ? <code>{location.origin + f.path}</code> : '—'}</td>
+                  <td>
+                    <div class="buttons">
+                      <button
+                        type="button"
+                        class="secondary"
+                        disabled={org.busy}
+                        aria-label={`${f.enabled ? 'Disable' : 'Enable'} flow ${f.name}`}
+                        onClick={() => void org.apply({ flows: [{ ...spec, enabled: !f.enabled }] })}
+                      >
+                        {f.enabled ? 'Disable' : 'Enable'}
+                      </button>
+                      <button type="button" class="secondary" aria-label={`Edit flow ${f.name}`} onClick={() => setEditing(f.name)}>
+                        Edit
+                      </button>
+                    </div>
                   </td>
                 </tr>
               );

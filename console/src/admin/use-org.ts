@@ -11,6 +11,8 @@ export interface OrgState {
   busy: boolean;
   /** Applies `doc`; resolves true when it was accepted. A dry run keeps nothing. */
   apply(doc: ApplyDocument, dryRun?: boolean): Promise<boolean>;
+  /** Forgets the last answer and error (another screen was opened). */
+  clear(): void;
 }
 
 export function useOrg(session: Session): OrgState {
@@ -41,5 +43,6 @@ export function useOrg(session: Session): OrgState {
     },
     [admin],
   );
-  return { config, error, result, busy, apply };
+  const clear = useCallback(() => (setResult(undefined), setError(undefined)), []);
+  return { config, error, result, busy, apply, clear };
 }
