@@ -107,6 +107,7 @@ describe('administration screens (as an admin)', () => {
     const edit = page.getByRole('form', { name: 'Edit agent helper' });
     expect(await edit.getByLabel('Max steps').inputValue()).toBe('5');
     await edit.getByLabel('Temperature').fill('0.3');
+    await screenshot(page, 'admin-agent-edit');
     await edit.getByRole('button', { name: 'Save agent' }).click();
     await expectChange(page, 'updated agent "helper"');
     expect((await owner.agents.list()).agents.find((a) => a.name === 'helper')!.settings).toMatchObject({ temperature: 0.3, max_steps: 5 });
@@ -179,6 +180,25 @@ describe('administration screens (as an admin)', () => {
       ['nightly', 'cron', true],
     ]);
     expect(config.document.flows.find((f) => f.name === 'nightly')).toMatchObject({ agent: 'helper', user: emails.admin, cron: { schedule: '0 3 * * *', timezone: 'Europe/Berlin' } });
+  });
+
+  it('outbound webhooks: one is created for an agent and some events (its secret shown once), then disabled', async () => {
+    await page.getByRole('link', { name: 'Webhooks' }).click();
+    await page.getByLabel('Webhook name').fill('runs');
+    await page.getByLabel('Receiver URL').fill('http://127.0.0.1:9/hooks');
+    await page.getByLabel('Runs of').selectOption('helper');
+    await page.getByLabel('Event run.cancelled').uncheck();
+    await page.getByLabel('Event approval.requested').uncheck();
+    await page.getByRole('button', { name: 'Create webhook' }).click();
+    expect(await page.getByLabel('Secret of webhook runs').textContent()).toMatch(/^whsec_/);
+    const row = page.locator('tr[data-webhook="runs"]');
+    await row.getByRole('button', { name: 'Disable webhook runs' }).click();
+    await row.getByRole('button', { name: 'Enable webhook runs' }).waitFor();
+    await expectChange(page, 'updated webhook "runs"');
+    await screenshot(page, 'admin-webhooks');
+    expect((await owner.admin.org()).document.webhooks).toEqual([
+      { name: 'runs', url: 'http://127.0.0.1:9/hooks', agent: 'helper', events: ['run.completed', 'run.failed', 'run.awaiting_input'], disabled: true },
+    ]);
   });
 
   it('an owner-only change is refused with the reason, and nothing changes', async () => {

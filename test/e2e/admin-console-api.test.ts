@@ -222,6 +222,7 @@ describe('GET /api/admin/org and POST /api/admin/apply', () => {
     expect(detail.map((d) => d.loc.join('.'))).toEqual(expect.arrayContaining(['body', 'body.agents.1.name', 'body.users.0.email', 'body.users.0.role']));
     for (const d of detail) expect(d).toEqual({ loc: expect.any(Array), msg: expect.any(String), type: expect.any(String) });
     expect((await call('POST', '/api/admin/apply', { token, rawBody: '[1,2]' })).status).toBe(422);
+    expect((await call('POST', '/api/admin/apply', { token })).status).toBe(422);
     expect((await call('POST', '/api/admin/apply?dry_run=maybe', { token, body: {} })).status).toBe(422);
 
     const unknown = await call('POST', '/api/admin/apply', { token, body: { agents: [{ name: 'new-one' }, { name: 'agent', access: ['nobody@example.test'] }] } });

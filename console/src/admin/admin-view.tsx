@@ -1,6 +1,6 @@
 /**
  * Administration for owners and admins (#/admin/<screen>): members and roles, agents, widget keys,
- * flows, API keys. Every change is a partial apply document sent through the SDK to
+ * flows, outbound webhooks, API keys. Every change is a partial apply document sent through the SDK to
  * POST /api/admin/apply, the same code as `admin apply`; the answer's `changes` are shown.
  */
 import { useEffect } from 'preact/hooks';
@@ -11,6 +11,7 @@ import { ApplyResultView } from './apply-result.tsx';
 import { Flows } from './flows.tsx';
 import { Members } from './members.tsx';
 import { useOrg, type OrgState } from './use-org.ts';
+import { Webhooks } from './webhooks.tsx';
 import { WidgetKeys } from './widget-keys.tsx';
 
 export interface ScreenProps {
@@ -23,6 +24,7 @@ const SCREENS = [
   ['agents', 'Agents'],
   ['widget-keys', 'Widget keys'],
   ['flows', 'Flows'],
+  ['webhooks', 'Webhooks'],
   ['api-keys', 'API keys'],
 ] as const;
 
@@ -55,6 +57,8 @@ export function AdminView({ session, screen }: { session: Session; screen: strin
         <WidgetKeys {...props} />
       ) : current === 'flows' ? (
         <Flows {...props} />
+      ) : current === 'webhooks' ? (
+        <Webhooks {...props} />
       ) : (
         <Members {...props} />
       )}

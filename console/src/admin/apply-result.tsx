@@ -6,6 +6,7 @@ export function ApplyResultView({ result, error }: { result?: OrgApplyResult; er
   if (!result) return null;
   const widgetKeys = result.org.widget_keys.filter((k) => k.key);
   const secrets = result.org.flows.filter((f) => f.secret);
+  const hookSecrets = result.org.webhooks.filter((w) => w.secret);
   return (
     <div class="card apply-result" role="status">
       <p>
@@ -29,6 +30,12 @@ export function ApplyResultView({ result, error }: { result?: OrgApplyResult; er
         <p key={f.id}>
           Secret of flow "{f.name}". Copy it now: it is not shown again.
           <output class="new-key" aria-label={`Secret of flow ${f.name}`}>{f.secret}</output>
+        </p>
+      ))}
+      {hookSecrets.map((w) => (
+        <p key={w.id}>
+          Signing secret of webhook "{w.name}". Copy it now: it is not shown again.
+          <output class="new-key" aria-label={`Secret of webhook ${w.name}`}>{w.secret}</output>
         </p>
       ))}
     </div>

@@ -152,7 +152,7 @@ export const adminOrgRoutes = [
     async handler({ caller, query, req }, { db }) {
       requireAdmin(caller);
       // Parsed here, after the role check: a member's request is 403 whatever its body.
-      const doc = parse(orgDocumentSchema, req.body ?? {}, 'body');
+      const doc = parse(orgDocumentSchema, req.body, 'body');
       try {
         return await applyToOrg(db, caller.orgId, doc, { dryRun: query.dry_run === 'true', actor: caller });
       } catch (err) {
