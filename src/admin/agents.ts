@@ -8,10 +8,10 @@ import {
   listAgentsWithAccess,
 } from '../db/agents.ts';
 import type { Db, DbOrTx } from '../db/client.ts';
+import { listUsersOfOrg } from '../db/users.ts';
 import { type AgentModelSettings, agentModelSettingsSchema } from '../shared/agent-settings.ts';
 import { newId } from '../shared/ids.ts';
 import { isOrgAdmin, mayUseAgentAs } from '../shared/roles.ts';
-import { listUsersOfOrg } from '../db/users.ts';
 import { AdminError, isUniqueViolation, parseOrThrow } from './errors.ts';
 import { requireOrg } from './orgs.ts';
 import { requireUser } from './users.ts';
