@@ -27,6 +27,7 @@ const EXCLUSIVE = [
   'test/cli/terminal.test.ts',
   // Drives headless Chromium.
   'test/console/console.test.ts',
+  'test/console/admin.test.ts',
 ];
 
 export default defineConfig({

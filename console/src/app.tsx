@@ -1,6 +1,6 @@
-/** The console's shell: sign-in, then the screens by URL hash (#/chat, #/approvals, #/inspect/<run_id>, #/admin). */
+/** The console's shell: sign-in, then the screens by URL hash (#/chat, #/approvals, #/inspect/<run_id>, #/admin/<screen>). */
 import { useEffect, useState } from 'preact/hooks';
-import { AdminView } from './admin.tsx';
+import { AdminView } from './admin/admin-view.tsx';
 import { ApprovalsView } from './approvals.tsx';
 import { ChatView } from './chat/chat-view.tsx';
 import { InspectorView } from './inspector.tsx';
@@ -61,7 +61,7 @@ export function App() {
         </button>
       </header>
       {screen === 'admin' && admin ? (
-        <AdminView session={session} />
+        <AdminView session={session} screen={arg} />
       ) : screen === 'approvals' && !guest ? (
         <ApprovalsView session={session} />
       ) : screen === 'inspect' ? (

@@ -8,8 +8,10 @@ import {
   listAgentsWithAccess,
 } from '../db/agents.ts';
 import type { Db, DbOrTx } from '../db/client.ts';
+import { listUsersOfOrg } from '../db/users.ts';
 import { type AgentModelSettings, agentModelSettingsSchema } from '../shared/agent-settings.ts';
 import { newId } from '../shared/ids.ts';
+import { isOrgAdmin, mayUseAgentAs } from '../shared/roles.ts';
 import { AdminError, isUniqueViolation, parseOrThrow } from './errors.ts';
 import { requireOrg } from './orgs.ts';
 import { requireUser } from './users.ts';
@@ -64,6 +66,30 @@ export async function listAgents(db: DbOrTx, orgId: string): Promise<AgentSummar
   await requireOrg(db, orgId);
   const agents = await listAgentsWithAccess(db, orgId);
   return agents.map((a) => toSummary(a, a.access));
+}
+
+/** An agent as GET /api/agents shows it; `settings` and `access` (emails) only to owners and admins. */
+export interface UsableAgent {
+  id: string;
+  name: string;
+  customer_facing: boolean;
+  settings?: AgentModelSettings;
+  access?: string[];
+}
+
+/** The agents of the caller's org that the caller may use (the rule of mayUseAgentAs), oldest first. */
+export async function listUsableAgents(db: DbOrTx, caller: { orgId: string; userId: string; role: string }): Promise<UsableAgent[]> {
+  const agents = await listAgentsWithAccess(db, caller.orgId);
+  const usable = agents.filter((a) => mayUseAgentAs(caller.role, a.access.includes(caller.userId)));
+  if (!isOrgAdmin(caller.role)) return usable.map((a) => ({ id: a.id, name: a.name, customer_facing: a.customerFacing }));
+  const emails = new Map((await listUsersOfOrg(db, caller.orgId)).map((u) => [u.id, u.email]));
+  return usable.map((a) => ({
+    id: a.id,
+    name: a.name,
+    customer_facing: a.customerFacing,
+    settings: a.modelSettings as AgentModelSettings,
+    access: a.access.map((id) => emails.get(id) ?? id),
+  }));
 }
 
 /** Gives a user explicit access to an agent of their org. Granting twice is a no-op. */

@@ -72,7 +72,7 @@ const flowSchema = z
     message: z.string().min(1).max(20_000),
     /** When given, events with the same rendered key continue one task (e.g. "{{issue.number}}"). */
     task_key: z.string().min(1).max(500).optional(),
-    /** Verifies inbound requests: a `whsec_` secret for webhook and email (generated when left out), any string for repository (generated when left out), Slack's signing secret for messaging (required). */
+    /** Verifies inbound requests: a `whsec_` secret for webhook and email (generated when left out), any string for repository (generated when left out), Slack's signing secret for messaging (required when the flow is created; left out later, the stored one is kept). */
     secret: z.string().min(16).max(200).optional(),
     cron: cronConfigSchema.optional(),
     repository: repositoryConfigSchema.optional(),
@@ -84,7 +84,6 @@ const flowSchema = z
         ctx.addIssue({ code: 'custom', path: [kind], message: flow.kind === kind ? `a ${kind} flow needs its ${kind} settings` : `only a ${kind} flow takes ${kind} settings` });
       }
     }
-    if (flow.kind === 'messaging' && !flow.secret) ctx.addIssue({ code: 'custom', path: ['secret'], message: "a messaging flow needs Slack's signing secret" });
     if (flow.kind === 'cron' && flow.secret) ctx.addIssue({ code: 'custom', path: ['secret'], message: 'a cron flow takes no secret' });
     if ((flow.kind === 'webhook' || flow.kind === 'email') && flow.secret && !/^whsec_[A-Za-z0-9+/]{32,88}={0,2}$/.test(flow.secret)) {
       ctx.addIssue({ code: 'custom', path: ['secret'], message: 'must be whsec_ followed by base64 of 24 to 64 bytes' });
@@ -102,37 +101,53 @@ const widgetKeySchema = z.strictObject({
   revoked: z.boolean().optional(),
 });
 
+/** What one org holds, as the file states it (everything but the org's own name and credits). */
+const orgContents = {
+  users: z.array(userSchema).default([]),
+  agents: z.array(agentSchema).default([]),
+  keys: z.array(keySchema).default([]),
+  /** Outbound run webhooks of the org (README "Outbound webhooks"). */
+  webhooks: z.array(webhookSchema).default([]),
+  /** Triggers that start runs (README "Flows"). */
+  flows: z.array(flowSchema).default([]),
+  /** Publishable keys of the embedded chat widget (docs/widget.md). */
+  widget_keys: z.array(widgetKeySchema).default([]),
+};
+
+type OrgContents = z.output<z.ZodObject<typeof orgContents>>;
+
+function checkOrgContents(org: OrgContents, ctx: z.RefinementCtx) {
+  noDuplicates(ctx, org.users, 'users', (u) => u.email, 'email');
+  noDuplicates(ctx, org.agents, 'agents', (a) => a.name, 'agent name');
+  noDuplicates(ctx, org.keys, 'keys', (k) => `${k.user}\n${k.name}`, 'key name for this user');
+  noDuplicates(ctx, org.webhooks, 'webhooks', (w) => w.name, 'webhook name');
+  noDuplicates(ctx, org.flows, 'flows', (f) => f.name, 'flow name');
+  noDuplicates(ctx, org.widget_keys, 'widget_keys', (k) => k.name, 'widget key name');
+  org.agents.forEach((a, i) => {
+    const access = a.access ?? [];
+    const seen = new Set<string>();
+    access.forEach((email, j) => {
+      if (seen.has(email)) ctx.addIssue({ code: 'custom', path: ['agents', i, 'access', j], message: `duplicate email ${email}` });
+      seen.add(email);
+    });
+  });
+}
+
 const orgSchema = z
   .strictObject({
     name: nameSchema,
     /** Initial credit balance: only used when the org is created. */
     credits: creditsSchema.optional(),
-    users: z.array(userSchema).default([]),
-    agents: z.array(agentSchema).default([]),
-    keys: z.array(keySchema).default([]),
-    /** Outbound run webhooks of the org (README "Outbound webhooks"). */
-    webhooks: z.array(webhookSchema).default([]),
-    /** Triggers that start runs (README "Flows"). */
-    flows: z.array(flowSchema).default([]),
-    /** Publishable keys of the embedded chat widget (docs/widget.md). */
-    widget_keys: z.array(widgetKeySchema).default([]),
+    ...orgContents,
   })
-  .superRefine((org, ctx) => {
-    noDuplicates(ctx, org.users, 'users', (u) => u.email, 'email');
-    noDuplicates(ctx, org.agents, 'agents', (a) => a.name, 'agent name');
-    noDuplicates(ctx, org.keys, 'keys', (k) => `${k.user}\n${k.name}`, 'key name for this user');
-    noDuplicates(ctx, org.webhooks, 'webhooks', (w) => w.name, 'webhook name');
-    noDuplicates(ctx, org.flows, 'flows', (f) => f.name, 'flow name');
-    noDuplicates(ctx, org.widget_keys, 'widget_keys', (k) => k.name, 'widget key name');
-    org.agents.forEach((a, i) => {
-      const access = a.access ?? [];
-      const seen = new Set<string>();
-      access.forEach((email, j) => {
-        if (seen.has(email)) ctx.addIssue({ code: 'custom', path: ['agents', i, 'access', j], message: `duplicate email ${email}` });
-        seen.add(email);
-      });
-    });
-  });
+  .superRefine(checkOrgContents);
+
+/**
+ * One org's contents without its name and credits: the body of POST /api/admin/apply, which
+ * applies it to the caller's org (by id) through the same code as `admin apply`.
+ */
+export const orgDocumentSchema = z.strictObject(orgContents).superRefine(checkOrgContents).meta({ id: 'OrgDocument' });
+export type OrgDocument = z.infer<typeof orgDocumentSchema>;
 
 export const applyFileSchema = z
   .strictObject({

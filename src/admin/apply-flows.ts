@@ -7,6 +7,7 @@ import { newId } from '../shared/ids.ts';
 import type { ApplyOrg } from './apply-file.ts';
 import { newWebhookSecret } from './apply-webhooks.ts';
 import { AdminError } from './errors.ts';
+import { stableJson } from './stable-json.ts';
 
 export interface AppliedFlow {
   name: string;
@@ -34,7 +35,7 @@ function generatedSecret(kind: string): string | null {
  * Creates and updates the org's flows named in the file (by name); never deletes one
  * (`enabled: false` stops it). A messaging flow's agent must be customer-facing.
  */
-export async function applyFlows(tx: Tx, org: { id: string; name: string }, spec: ApplyOrg, path: string, changes: string[]): Promise<AppliedFlow[]> {
+export async function applyFlows(tx: Tx, org: { id: string; name: string }, spec: Pick<ApplyOrg, 'flows'>, path: string, changes: string[]): Promise<AppliedFlow[]> {
   const applied: AppliedFlow[] = [];
   const users = new Map((await listUsersOfOrg(tx, org.id)).map((u) => [u.email, u.id]));
   for (const [i, flow] of spec.flows.entries()) {
@@ -58,6 +59,7 @@ export async function applyFlows(tx: Tx, org: { id: string; name: string }, spec
     };
     const current = await findFlowNamed(tx, org.id, flow.name);
     if (!current) {
+      if (flow.kind === 'messaging' && !flow.secret) throw new AdminError(`${at}.secret: a messaging flow needs Slack's signing secret`);
       const secret = flow.secret ?? generatedSecret(flow.kind);
       const created = await insertFlow(tx, { id: newId('flw'), orgId: org.id, secret, ...wanted });
       applied.push({ name: flow.name, id: created.id, kind: flow.kind, path: inboundPath(flow.kind, created.id), ...(flow.secret || !secret ? {} : { secret }) });
@@ -69,7 +71,7 @@ export async function applyFlows(tx: Tx, org: { id: string; name: string }, spec
     for (const key of ['agentId', 'userId', 'enabled', 'messageTemplate', 'taskKeyTemplate'] as const) {
       if (current[key] !== wanted[key]) Object.assign(change, { [key]: wanted[key] });
     }
-    if (JSON.stringify(current.config) !== JSON.stringify(wanted.config)) change.config = wanted.config;
+    if (stableJson(current.config) !== stableJson(wanted.config)) change.config = wanted.config;
     if (flow.secret !== undefined && flow.secret !== current.secret) change.secret = flow.secret;
     if (Object.keys(change).length > 0) {
       await updateFlow(tx, current.id, change);

@@ -2,15 +2,17 @@ import { inAdminTransaction } from '../db/admin-lock.ts';
 import { deleteAgentAccess, findAgentByName, insertAgent, insertAgentAccess, updateAgent } from '../db/agents.ts';
 import { findActiveApiKeyNamed } from '../db/api-keys.ts';
 import type { Db, Tx } from '../db/client.ts';
-import { findOrgsNamed, insertOrg } from '../db/orgs.ts';
+import { findOrg, findOrgsNamed, insertOrg, type Org } from '../db/orgs.ts';
 import { emailsOfUsers, insertUser, listUsersOfOrg, updateUser, type Role } from '../db/users.ts';
 import { newId } from '../shared/ids.ts';
 import { createApiKey } from './api-keys.ts';
 import { applyFlows, type AppliedFlow } from './apply-flows.ts';
 import { applyWebhooks, type AppliedWebhook } from './apply-webhooks.ts';
-import { type ApplyFile, type ApplyOrg, applyFileSchema } from './apply-file.ts';
+import { type ApplyFile, type ApplyOrg, applyFileSchema, type OrgDocument } from './apply-file.ts';
+import { type Actor, checkRoleChanges } from './org-roles.ts';
 import { formatIssues } from '../shared/zod-issues.ts';
 import { AdminError } from './errors.ts';
+import { stableJson } from './stable-json.ts';
 import { applyWidgetKeys, type AppliedWidgetKey } from './apply-widget-keys.ts';
 
 export interface AppliedKey {
@@ -62,14 +64,43 @@ class DryRun extends Error {
  * agents or keys that the file does not mention. With `dryRun` the
  * transaction is rolled back, ids of would-be rows are not real, and no key is shown.
  */
-export async function applyFile(db: Db, file: ApplyFile, opts: { dryRun?: boolean } = {}): Promise<ApplyResult> {
+export function applyFile(db: Db, file: ApplyFile, opts: { dryRun?: boolean } = {}): Promise<ApplyResult> {
+  return inApplyTransaction(db, opts.dryRun, async (tx, changes) => {
+    const orgs: AppliedOrg[] = [];
+    for (const [i, org] of file.orgs.entries()) orgs.push(await applyOrg(tx, org, `orgs.${i}`, changes));
+    return orgs;
+  });
+}
+
+export interface OrgApplyResult {
+  org: AppliedOrg;
+  /** What this apply changed, one line each; empty when everything already matched. */
+  changes: string[];
+  dry_run: boolean;
+}
+
+/**
+ * `applyFile` for one org already known by id (POST /api/admin/apply): the same code, the
+ * same admin transaction and dry-run rollback. With `actor` the role rules of
+ * ./org-roles.ts are checked first. Error paths start with `body`.
+ */
+export async function applyToOrg(db: Db, orgId: string, doc: OrgDocument, opts: { dryRun?: boolean; actor?: Actor } = {}): Promise<OrgApplyResult> {
+  const result = await inApplyTransaction(db, opts.dryRun, async (tx, changes) => {
+    const org = await findOrg(tx, orgId);
+    if (!org) throw new AdminError(`no org ${orgId}`, 'not_found');
+    if (opts.actor) checkRoleChanges(await listUsersOfOrg(tx, orgId), doc.users, opts.actor);
+    return [await applyOrgContents(tx, org, doc, 'body', changes)];
+  });
+  return { org: result.orgs[0]!, changes: result.changes, dry_run: result.dry_run };
+}
+
+/** Runs an apply in one admin transaction; a dry run is rolled back and shows no secret. */
+async function inApplyTransaction(db: Db, dryRun: boolean | undefined, fn: (tx: Tx, changes: string[]) => Promise<AppliedOrg[]>): Promise<ApplyResult> {
   try {
     return await inAdminTransaction(db, async (tx) => {
       const changes: string[] = [];
-      const orgs: AppliedOrg[] = [];
-      for (const [i, org] of file.orgs.entries()) orgs.push(await applyOrg(tx, org, `orgs.${i}`, changes));
-      const result: ApplyResult = { orgs, changes, dry_run: false };
-      if (opts.dryRun) throw new DryRun(result);
+      const result: ApplyResult = { orgs: await fn(tx, changes), changes, dry_run: false };
+      if (dryRun) throw new DryRun(result);
       return result;
     });
   } catch (err) {
@@ -94,6 +125,11 @@ async function applyOrg(tx: Tx, spec: ApplyOrg, path: string, changes: string[])
     org = await insertOrg(tx, { id: newId('org'), name: spec.name, creditBalance: spec.credits ?? 0n });
     changes.push(`created org "${org.name}" (${org.id}) with ${org.creditBalance} credits`);
   }
+  return applyOrgContents(tx, org, spec, path, changes);
+}
+
+/** Everything but the org row itself: users, agents, keys, webhooks, flows, widget keys. */
+async function applyOrgContents(tx: Tx, org: Org, spec: OrgDocument, path: string, changes: string[]): Promise<AppliedOrg> {
   const label = `in org "${org.name}"`;
   const userIds = await applyUsers(tx, org.id, spec, label, changes);
   const resolve = (email: string, at: string): string => {
@@ -129,7 +165,7 @@ async function applyOrg(tx: Tx, spec: ApplyOrg, path: string, changes: string[])
 }
 
 /** Creates and updates the file's users; returns email → id for every user of the org. */
-async function applyUsers(tx: Tx, orgId: string, spec: ApplyOrg, label: string, changes: string[]) {
+async function applyUsers(tx: Tx, orgId: string, spec: OrgDocument, label: string, changes: string[]) {
   const existing = new Map((await listUsersOfOrg(tx, orgId)).map((u) => [u.email, u]));
   const ids = new Map([...existing].map(([email, u]) => [email, u.id]));
   for (const u of spec.users) {
@@ -161,7 +197,7 @@ async function applyUsers(tx: Tx, orgId: string, spec: ApplyOrg, label: string, 
 async function applyAgent(
   tx: Tx,
   orgId: string,
-  spec: ApplyOrg['agents'][number],
+  spec: OrgDocument['agents'][number],
   path: string,
   label: string,
   resolve: (email: string, at: string) => string,
@@ -212,13 +248,4 @@ async function applyAgent(
     }
   }
   return current.id;
-}
-
-/** JSON with object keys sorted, to compare JSON values regardless of key order. */
-function stableJson(value: unknown): string {
-  return JSON.stringify(value, (_k, v: unknown) =>
-    v && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : v,
-  );
 }

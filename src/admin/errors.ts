@@ -8,6 +8,13 @@ import { formatIssues } from '../shared/zod-issues.ts';
  */
 export class AdminError extends Error {
   override name = 'AdminError';
+  constructor(
+    message: string,
+    /** What kind of refusal, for the api's status code (400, 403, 404, 409); the CLI prints the message either way. */
+    readonly kind: 'invalid' | 'forbidden' | 'not_found' | 'conflict' = 'invalid',
+  ) {
+    super(message);
+  }
 }
 
 export { isUniqueViolation } from '../db/errors.ts';

@@ -19,7 +19,8 @@ export const originSchema = z
     } catch {
       return false;
     }
-  }, 'must be an origin like https://shop.example.com (scheme, host and port only)');
+  }, 'must be an origin like https://shop.example.com (scheme, host and port only)')
+  .describe('A browser origin exactly as the Origin header sends it: http(s)://host[:port], lowercase host, no default port, no path');
 
 export const originsSchema = z.array(originSchema).min(1, 'list at least one allowed origin');
 

@@ -30,6 +30,16 @@ export function updateFlow(db: DbOrTx, id: string, change: Partial<FlowFields> &
   return db.flow.update({ where: { id }, data: change });
 }
 
+/** The org's flows by name, with their agent's name and user's email; secrets are not read. */
+export function listFlowsOfOrg(db: DbOrTx, orgId: string) {
+  return db.flow.findMany({
+    where: { orgId },
+    orderBy: { name: 'asc' },
+    omit: { secret: true },
+    include: { agent: { select: { name: true } }, user: { select: { email: true } } },
+  });
+}
+
 /** A flow with what starting its runs needs: its agent (and whether it is customer-facing) and its user's role. */
 export function findFlow(db: Db, id: string) {
   return db.flow.findUnique({

@@ -5,3 +5,8 @@
 export function isOrgAdmin(role: string): boolean {
   return role === 'owner' || role === 'admin';
 }
+
+/** The agent-access rule: owners and admins may use every agent of their org; members and guests need a grant. */
+export function mayUseAgentAs(role: string, granted: boolean): boolean {
+  return isOrgAdmin(role) || granted;
+}

@@ -27,8 +27,7 @@ afterAll(async () => {
 });
 
 async function useAgent(agentId: string): Promise<void> {
-  await page.getByLabel('Agent id').fill(agentId);
-  await page.getByRole('button', { name: 'Use agent' }).click();
+  await page.getByLabel('Agent', { exact: true }).selectOption(agentId);
 }
 
 /** Starts a new task with `message` in `mode`. */
@@ -187,6 +186,7 @@ describe('administration', () => {
     p.setDefaultTimeout(20_000);
     await signIn(p, apiUrl(), tenant.keys.owner, 'owner');
     await p.getByRole('link', { name: 'Admin' }).click();
+    await p.getByRole('link', { name: 'API keys' }).click();
     await p.getByLabel('For member').selectOption(tenant.users.member);
     await p.getByLabel('Key name').fill('console-test');
     await p.getByRole('button', { name: 'Create key' }).click();
@@ -195,7 +195,7 @@ describe('administration', () => {
     expect(await exchangeStatus(key)).toBe(200);
     const row = p.locator('table.keys tr').filter({ hasText: 'console-test' });
     expect(await row.textContent()).not.toContain(key);
-    await screenshot(p, 'admin');
+    await screenshot(p, 'admin-api-keys');
     await row.getByRole('button', { name: 'Revoke key console-test' }).click();
     await row.getByText('revoked').waitFor();
     expect(await exchangeStatus(key)).toBe(401);
@@ -224,8 +224,7 @@ describe('phone viewport', () => {
     await p.keyboard.type(tenant.keys.owner);
     await p.keyboard.press('Enter');
     await p.getByTestId('role').filter({ hasText: 'owner' }).waitFor();
-    await p.getByLabel('Agent id').fill(tenant.agentId);
-    await p.getByRole('button', { name: 'Use agent' }).click();
+    await p.getByLabel('Agent', { exact: true }).selectOption(tenant.agentId);
     await p.getByRole('button', { name: 'New task' }).waitFor();
     expect(await p.evaluate('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);
     await screenshot(p, 'phone');

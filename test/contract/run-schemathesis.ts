@@ -95,5 +95,15 @@ function toml(seed: ContractSeed): string {
         'expected-statuses = ["2xx", "400", "401", "403", "404", "409", "429"]',
       ]),
     ),
+    // An apply document may name users and agents the org does not have (400): references JSON
+    // Schema cannot check; and a widget key's origin must be exactly what a browser sends (no
+    // default port, lowercase host, no IPv4 shorthand), which the schema states only in words
+    // (422). Always a dry run, so fuzzed documents (cron flows, webhooks to random URLs) are
+    // checked end to end but never kept.
+    ...operation('applyOrgDocument', [
+      'parameters = { "query.dry_run" = "true" }',
+      '[operations.checks.positive_data_acceptance]',
+      'expected-statuses = ["2xx", "400", "401", "403", "404", "409", "422", "429"]',
+    ]),
   ].join('\n');
 }

@@ -1,32 +1,50 @@
-/** The chat screen: agent picker, task list, conversation with live streaming, message box, run panel. */
-import { useMemo, useState } from 'preact/hooks';
-import { isAdmin, saveAgentId, savedAgentId, type Session } from '../session.ts';
+/** The chat screen: agent picker (the agents the caller may use), task list, conversation with live streaming, message box, run panel. */
+import type { UsableAgent } from '@agent-run/client';
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import { errorText, isAdmin, saveAgentId, savedAgentId, type Session } from '../session.ts';
 import { Conversation } from './conversation.tsx';
 import { RunPanel } from './run-panel.tsx';
 import { TaskList } from './task-list.tsx';
 import { useRun } from './use-run.ts';
 
 export function ChatView({ session }: { session: Session }) {
-  const [agentId, setAgentId] = useState(savedAgentId());
-  const [draftAgent, setDraftAgent] = useState(agentId);
+  const [agents, setAgents] = useState<UsableAgent[]>();
+  const [error, setError] = useState<string>();
+  const [picked, setPicked] = useState(savedAgentId());
+  useEffect(() => {
+    session.client.agents.list().then((list) => setAgents(list.agents), (err) => setError(errorText(err)));
+  }, [session]);
+  // The last choice of this tab when it is still usable, else the first agent.
+  const agentId = agents?.some((a) => a.id === picked) ? picked : agents?.[0]?.id;
   const client = useMemo(() => (agentId ? session.forAgent(agentId) : undefined), [agentId, session]);
   return (
     <div class="chat">
-      <form
-        class="agent-picker"
-        onSubmit={(e) => {
-          e.preventDefault();
-          saveAgentId(draftAgent.trim());
-          setAgentId(draftAgent.trim());
-        }}
-      >
-        <label>
-          Agent id
-          <input value={draftAgent} placeholder="agt_…" required onInput={(e) => setDraftAgent(e.currentTarget.value)} />
-        </label>
-        <button type="submit">Use agent</button>
-      </form>
-      {client ? <AgentChat key={agentId} session={session} client={client} /> : <p>Enter the id of an agent you may use.</p>}
+      {error && <p role="alert" class="error">{error}</p>}
+      {agents && agents.length > 0 && (
+        <div class="agent-picker">
+          <label>
+            Agent
+            <select
+              aria-label="Agent"
+              value={agentId}
+              onChange={(e) => {
+                saveAgentId(e.currentTarget.value);
+                setPicked(e.currentTarget.value);
+              }}
+            >
+              {agents.map((a) => (
+                <option key={a.id} value={a.id}>
+                  {a.name}
+                  {a.customer_facing ? ' (customer-facing)' : ''}
+                </option>
+              ))}
+            </select>
+          </label>
+        </div>
+      )}
+      {agents?.length === 0 && <p>No agent is available to you yet: an owner or admin grants access under Administration.</p>}
+      {!agents && !error && <p role="status">Loading agents…</p>}
+      {client && <AgentChat key={agentId} session={session} client={client} />}
     </div>
   );
 }

@@ -1,6 +1,7 @@
 /** AgentRunClient: the typed client of the Agent Run Service. */
 import { TokenSource } from './auth.ts';
 import { Admin } from './resources/admin.ts';
+import { Agents } from './resources/agents.ts';
 import { Approvals } from './resources/approvals.ts';
 import { Input } from './resources/input.ts';
 import { Memories } from './resources/memories.ts';
@@ -38,6 +39,7 @@ export class AgentRunClient {
   readonly approvals: Approvals;
   readonly memories: Memories;
   readonly admin: Admin;
+  readonly agents: Agents;
   private readonly tokens: TokenSource;
 
   constructor(options: AgentRunClientOptions) {
@@ -65,6 +67,7 @@ export class AgentRunClient {
     this.approvals = new Approvals(transport);
     this.memories = new Memories(transport, options.agentId);
     this.admin = new Admin(transport);
+    this.agents = new Agents(transport);
   }
 
   /**

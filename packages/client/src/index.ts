@@ -22,6 +22,7 @@ export type { RunControlOptions, Tasks, TaskStreamOptions } from './resources/ta
 export type { Input, PendingInputState } from './resources/input.ts';
 export type { Approvals } from './resources/approvals.ts';
 export type { Admin } from './resources/admin.ts';
+export type { Agents } from './resources/agents.ts';
 export type { Memories, MemoryListOptions } from './resources/memories.ts';
 export type * from './types.ts';
 export type { components, operations, paths } from './generated/openapi.ts';

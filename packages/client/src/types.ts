@@ -50,6 +50,19 @@ export type CreatedApiKey = Schemas['CreatedApiKey'];
 export type RevokedApiKey = Schemas['RevokedApiKey'];
 export type Member = Schemas['Member'];
 export type MemberList = Schemas['MemberList'];
+export type UsableAgent = Schemas['UsableAgent'];
+export type UsableAgentList = Schemas['UsableAgentList'];
+export type OrgConfiguration = Schemas['OrgConfiguration'];
+export type OrgApplyResult = Schemas['OrgApplyResult'];
+export type AppliedOrg = Schemas['AppliedOrg'];
+/** One org's contents as GET /api/admin/org returns them (`document`): every list present, defaults filled. */
+export type OrgDocument = Schemas['OrgDocument'];
+type DocFlow = OrgDocument['flows'][number];
+type CronSettings = NonNullable<DocFlow['cron']>;
+/** A flow as sent: a cron flow's timezone, overlap and catch-up window may be left out (defaults apply). */
+export type FlowSpec = Omit<DocFlow, 'cron'> & { cron?: Pick<CronSettings, 'schedule'> & Partial<Omit<CronSettings, 'schedule'>> };
+/** The body of POST /api/admin/apply: any of the lists; a list left out is left alone. */
+export type ApplyDocument = Partial<Omit<OrgDocument, 'flows'>> & { flows?: FlowSpec[] };
 /** The `{detail}` body of an error response (422 bodies carry a list of `{loc, msg, type}`). */
 export type ErrorBody = Schemas['Error'] | Schemas['ValidationError'];
 

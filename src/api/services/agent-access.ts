@@ -1,12 +1,12 @@
 import { findAgentForUser, hasAgentAccess } from '../../db/agents.ts';
 import type { Db } from '../../db/client.ts';
-import { isOrgAdmin } from '../../shared/roles.ts';
+import { isOrgAdmin, mayUseAgentAs } from '../../shared/roles.ts';
 import { forbidden, notFound } from '../errors.ts';
 import type { Caller } from '../middleware/authenticate.ts';
 
 /** Owners and admins may use every agent of their org; members and guests need a grant (`granted`). */
 export function mayUseAgent(caller: Caller, granted: boolean): boolean {
-  return isOrgAdmin(caller.role) || granted;
+  return mayUseAgentAs(caller.role, granted);
 }
 
 /** The same rule for an agent the caller's org owns, reading the grant only when the role does not settle it. */

@@ -770,6 +770,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/agents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The agents the caller may use
+         * @description Organization-scoped; no X-Agent-Id needed. Any role. Owners and admins get every agent of their org with its settings and access list; members and guests get the agents they were given access to (id, name, customer_facing).
+         */
+        get: operations["listAgents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/org": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organization's configuration, as an apply document
+         * @description Organization-scoped; no X-Agent-Id needed. Owners and admins only (members and guests get 403). `document` is the shape POST /api/admin/apply and `admin apply` take (without the org name and credits); no secret is shown. Beside it: ids, flows' inbound paths, every widget key with its prefix and state, and the tool catalog.
+         */
+        get: operations["getOrgConfiguration"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/apply": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Apply a document to the caller's organization (as `admin apply` does)
+         * @description Organization-scoped; no X-Agent-Id needed. The body is one org of the `admin apply` file without `name` and `credits`; it applies to the caller's org (by id), through the same code and in one transaction. Lists left out are left alone. The answer names what changed; new keys and generated secrets appear in it once. A body that fails the schema is 422; one that names what does not exist (an unknown user email or agent name) is 400; either way nothing changes. Role rules: only owners and admins may call it (others get 403); only an owner may give the owner role or change an owner's role or name (an admin gets 403 and nothing changes); the organization keeps at least one owner (400); credits are never changed this way. Apply never deletes: access is removed by sending an agent's `access` without the user, flows and webhooks are stopped with `enabled: false` / `disabled: true`, widget keys revoked with `revoked: true`.
+         */
+        post: operations["applyOrgDocument"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1653,6 +1713,316 @@ export interface components {
             /** @enum {string} */
             role: "owner" | "admin" | "member" | "guest";
             created_at: string;
+        };
+        UsableAgentList: {
+            agents: components["schemas"]["UsableAgent"][];
+            count: number;
+        };
+        UsableAgent: {
+            id: string;
+            name: string;
+            customer_facing: boolean;
+            /** @description Owners and admins only */
+            settings?: {
+                /** @enum {string} */
+                provider?: "offline" | "openai-compatible" | "openai" | "anthropic";
+                model?: string;
+                /** Format: uri */
+                base_url?: string;
+                api_key_env?: string;
+                system_prompt?: string;
+                temperature?: number;
+                max_output_tokens?: number;
+                tools?: string[];
+                max_steps?: number;
+                approval_required_tools?: string[];
+                sensitive_tools?: string[];
+                require_plan_approval?: boolean;
+                allow_instruction_messages?: boolean;
+                sandbox?: {
+                    network?: boolean;
+                    run_command_approval?: boolean;
+                };
+            };
+            /** @description Emails of the users given explicit access; owners and admins only */
+            access?: string[];
+        };
+        OrgConfiguration: {
+            id: string;
+            name: string;
+            /** @description Credit balance (read only here) */
+            credits: string;
+            /** @description The configuration as POST /api/admin/apply takes it: applying it back changes nothing */
+            document: {
+                /** @default [] */
+                users: {
+                    email: string;
+                    /** @enum {string} */
+                    role: "owner" | "admin" | "member" | "guest";
+                    name?: string;
+                }[];
+                /** @default [] */
+                agents: {
+                    name: string;
+                    customer_facing?: boolean;
+                    settings?: {
+                        /** @enum {string} */
+                        provider?: "offline" | "openai-compatible" | "openai" | "anthropic";
+                        model?: string;
+                        /** Format: uri */
+                        base_url?: string;
+                        api_key_env?: string;
+                        system_prompt?: string;
+                        temperature?: number;
+                        max_output_tokens?: number;
+                        tools?: string[];
+                        max_steps?: number;
+                        approval_required_tools?: string[];
+                        sensitive_tools?: string[];
+                        require_plan_approval?: boolean;
+                        allow_instruction_messages?: boolean;
+                        sandbox?: {
+                            network?: boolean;
+                            run_command_approval?: boolean;
+                        };
+                    };
+                    access?: string[];
+                }[];
+                /** @default [] */
+                keys: {
+                    user: string;
+                    name: string;
+                }[];
+                /** @default [] */
+                webhooks: {
+                    name: string;
+                    /** Format: uri */
+                    url: string;
+                    events?: ("run.completed" | "run.failed" | "run.cancelled" | "run.awaiting_input" | "approval.requested")[];
+                    agent?: string;
+                    secret?: string;
+                    disabled?: boolean;
+                }[];
+                /** @default [] */
+                flows: {
+                    name: string;
+                    /** @enum {string} */
+                    kind: "cron" | "webhook" | "repository" | "email" | "messaging";
+                    agent: string;
+                    user: string;
+                    enabled?: boolean;
+                    message: string;
+                    task_key?: string;
+                    secret?: string;
+                    cron?: {
+                        schedule: string | {
+                            every_seconds: number;
+                        };
+                        /** @default UTC */
+                        timezone: string;
+                        /**
+                         * @default skip
+                         * @enum {string}
+                         */
+                        overlap: "skip" | "enqueue" | "allow_all";
+                        /** @default 300 */
+                        catchup_window_seconds: number;
+                    };
+                    repository?: {
+                        events: string[];
+                    };
+                    messaging?: {
+                        bot_token_env: string;
+                        /** Format: uri */
+                        api_url?: string;
+                    };
+                }[];
+                /** @default [] */
+                widget_keys: {
+                    name: string;
+                    agent: string;
+                    origins: string[];
+                    revoked?: boolean;
+                }[];
+            };
+            users: {
+                email: string;
+                id: string;
+            }[];
+            agents: {
+                name: string;
+                id: string;
+            }[];
+            webhooks: {
+                name: string;
+                id: string;
+            }[];
+            flows: {
+                name: string;
+                id: string;
+                kind: string;
+                enabled: boolean;
+                /** @description Inbound URL path (webhook, repository, email, messaging) */
+                path: string | null;
+            }[];
+            /** @description Every widget key, revoked ones too */
+            widget_keys: {
+                name: string;
+                id: string;
+                agent: string;
+                origins: string[];
+                prefix: string;
+                revoked: boolean;
+                created_at: string;
+            }[];
+            /** @description The tool catalog: the names an agent's tool settings take */
+            tools: {
+                name: string;
+                description: string;
+                sensitive: boolean;
+            }[];
+        };
+        OrgApplyResult: {
+            org: components["schemas"]["AppliedOrg"];
+            /** @description What this apply changed (or, in a dry run, would change), one line each; empty when everything already matched */
+            changes: string[];
+            dry_run: boolean;
+        };
+        AppliedOrg: {
+            name: string;
+            id: string;
+            credits: string;
+            /** @description Email → user id */
+            users: {
+                [key: string]: string;
+            };
+            /** @description Agent name → agent id */
+            agents: {
+                [key: string]: string;
+            };
+            keys: {
+                user: string;
+                name: string;
+                id: string;
+                prefix: string;
+                /** @description Only when created by this apply; shown once */
+                key?: string;
+            }[];
+            webhooks: {
+                name: string;
+                id: string;
+                /** @description Only when generated by this apply; shown once */
+                secret?: string;
+            }[];
+            flows: {
+                name: string;
+                id: string;
+                kind: string;
+                path?: string;
+                /** @description Only when generated by this apply; shown once */
+                secret?: string;
+            }[];
+            widget_keys: {
+                name: string;
+                id: string;
+                prefix: string;
+                origins: string[];
+                revoked: boolean;
+                /** @description Only when created by this apply; shown once */
+                key?: string;
+            }[];
+        };
+        OrgDocument: {
+            /** @default [] */
+            users: {
+                email: string;
+                /** @enum {string} */
+                role: "owner" | "admin" | "member" | "guest";
+                name?: string;
+            }[];
+            /** @default [] */
+            agents: {
+                name: string;
+                customer_facing?: boolean;
+                settings?: {
+                    /** @enum {string} */
+                    provider?: "offline" | "openai-compatible" | "openai" | "anthropic";
+                    model?: string;
+                    /** Format: uri */
+                    base_url?: string;
+                    api_key_env?: string;
+                    system_prompt?: string;
+                    temperature?: number;
+                    max_output_tokens?: number;
+                    tools?: string[];
+                    max_steps?: number;
+                    approval_required_tools?: string[];
+                    sensitive_tools?: string[];
+                    require_plan_approval?: boolean;
+                    allow_instruction_messages?: boolean;
+                    sandbox?: {
+                        network?: boolean;
+                        run_command_approval?: boolean;
+                    };
+                };
+                access?: string[];
+            }[];
+            /** @default [] */
+            keys: {
+                user: string;
+                name: string;
+            }[];
+            /** @default [] */
+            webhooks: {
+                name: string;
+                /** Format: uri */
+                url: string;
+                events?: ("run.completed" | "run.failed" | "run.cancelled" | "run.awaiting_input" | "approval.requested")[];
+                agent?: string;
+                secret?: string;
+                disabled?: boolean;
+            }[];
+            /** @default [] */
+            flows: {
+                name: string;
+                /** @enum {string} */
+                kind: "cron" | "webhook" | "repository" | "email" | "messaging";
+                agent: string;
+                user: string;
+                enabled?: boolean;
+                message: string;
+                task_key?: string;
+                secret?: string;
+                cron?: {
+                    schedule: string | {
+                        every_seconds: number;
+                    };
+                    /** @default UTC */
+                    timezone: string;
+                    /**
+                     * @default skip
+                     * @enum {string}
+                     */
+                    overlap: "skip" | "enqueue" | "allow_all";
+                    /** @default 300 */
+                    catchup_window_seconds: number;
+                };
+                repository?: {
+                    events: string[];
+                };
+                messaging?: {
+                    bot_token_env: string;
+                    /** Format: uri */
+                    api_url?: string;
+                };
+            }[];
+            /** @default [] */
+            widget_keys: {
+                name: string;
+                agent: string;
+                origins: string[];
+                revoked?: boolean;
+            }[];
         };
     };
     responses: never;
@@ -5548,6 +5918,263 @@ export interface operations {
             };
             /** @description Unknown task, run or agent, or one the caller may not see */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request failed schema validation */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded, counted per organization and user across all api replicas (approvals (/api/approvals…): 60 requests per minute by default). Wait `Retry-After` seconds, then retry. */
+            429: {
+                headers: {
+                    /** @description Seconds until the limit allows another request */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PostgreSQL or Temporal is briefly unreachable (or a run could not be started). Wait `Retry-After` seconds, then retry; starting a run is safe to retry with the same `Idempotency-Key`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listAgents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Agents, oldest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsableAgentList"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No access to the agent or task */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown task, run or agent, or one the caller may not see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request failed schema validation */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description PostgreSQL or Temporal is briefly unreachable (or a run could not be started). Wait `Retry-After` seconds, then retry; starting a run is safe to retry with the same `Idempotency-Key`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getOrgConfiguration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The configuration */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrgConfiguration"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No access to the agent or task */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown task, run or agent, or one the caller may not see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request failed schema validation */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded, counted per organization and user across all api replicas (approvals (/api/approvals…): 60 requests per minute by default). Wait `Retry-After` seconds, then retry. */
+            429: {
+                headers: {
+                    /** @description Seconds until the limit allows another request */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PostgreSQL or Temporal is briefly unreachable (or a run could not be started). Wait `Retry-After` seconds, then retry; starting a run is safe to retry with the same `Idempotency-Key`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    applyOrgDocument: {
+        parameters: {
+            query?: {
+                /** @description true: check and report the changes, then roll back; no id is real and no secret is shown */
+                dry_run?: "true" | "false";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrgDocument"];
+            };
+        };
+        responses: {
+            /** @description What was applied and changed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrgApplyResult"];
+                };
+            };
+            /** @description The document refers to what does not exist, or would leave the org without an owner; nothing changed; or the body is not valid JSON, or not a JSON object */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No access to the agent or task */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown task, run or agent, or one the caller may not see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The document conflicts with stored state (e.g. a flow whose kind differs); nothing changed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than 1 MiB */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,6 +1,6 @@
-/** `client.admin`: the organization's API keys and members (owners and admins only; others get PermissionError). */
+/** `client.admin`: the organization's API keys, members and configuration (owners and admins only; others get PermissionError). */
 import type { Transport } from '../transport.ts';
-import type { ApiKeyList, CallOptions, CreatedApiKey, MemberList, RevokedApiKey } from '../types.ts';
+import type { ApiKeyList, ApplyDocument, CallOptions, CreatedApiKey, MemberList, OrgApplyResult, OrgConfiguration, RevokedApiKey } from '../types.ts';
 
 type OrgCall = Omit<CallOptions, 'agentId'>;
 
@@ -26,5 +26,20 @@ export class Admin {
   /** The org's members and their roles (GET /api/admin/members). */
   listMembers(opts: OrgCall = {}): Promise<MemberList> {
     return this.transport.json({ method: 'GET', path: '/api/admin/members', signal: opts.signal, idempotent: true });
+  }
+
+  /** The org's configuration: `document` in the shape `apply` takes, plus ids, inbound paths and widget keys (GET /api/admin/org). */
+  org(opts: OrgCall = {}): Promise<OrgConfiguration> {
+    return this.transport.json({ method: 'GET', path: '/api/admin/org', signal: opts.signal, idempotent: true });
+  }
+
+  /**
+   * Applies a document to the caller's org through the same code as `admin apply` (POST /api/admin/apply):
+   * lists left out are left alone, nothing is deleted. `changes` says what changed; new keys and generated
+   * secrets appear once. With `dryRun` nothing is kept. Owner-only changes by an admin: PermissionError.
+   */
+  apply(doc: ApplyDocument, opts: OrgCall & { dryRun?: boolean } = {}): Promise<OrgApplyResult> {
+    const query = opts.dryRun ? { dry_run: 'true' } : undefined;
+    return this.transport.json({ method: 'POST', path: '/api/admin/apply', query, body: doc, signal: opts.signal, idempotent: false });
   }
 }

@@ -1,9 +1,9 @@
-/** Administration for owners and admins: members and roles, API keys (a new key is shown once; revoke). */
+/** API keys of the org's members: create (the key is shown once), revoke. */
 import type { ApiKey, CreatedApiKey, Member } from '@agent-run/client';
 import { useEffect, useState } from 'preact/hooks';
-import { errorText, type Session } from './session.ts';
+import { errorText, type Session } from '../session.ts';
 
-export function AdminView({ session }: { session: Session }) {
+export function ApiKeys({ session }: { session: Session }) {
   const admin = session.client.admin;
   const [members, setMembers] = useState<Member[]>([]);
   const [keys, setKeys] = useState<ApiKey[]>([]);
@@ -21,22 +21,8 @@ export function AdminView({ session }: { session: Session }) {
   const email = (id: string) => members.find((m) => m.id === id)?.email ?? id;
   const act = (call: () => Promise<unknown>) => call().then(() => setVersion((v) => v + 1), (err) => setError(errorText(err)));
   return (
-    <main class="admin">
-      <h2>Administration</h2>
+    <>
       {error && <p role="alert" class="error">{error}</p>}
-      <section aria-labelledby="members-heading">
-        <h3 id="members-heading">Members</h3>
-        <table class="events">
-          <thead>
-            <tr><th scope="col">Email</th><th scope="col">Role</th><th scope="col">Id</th></tr>
-          </thead>
-          <tbody>
-            {members.map((m) => (
-              <tr key={m.id}><td>{m.email}</td><td>{m.role}</td><td>{m.id}</td></tr>
-            ))}
-          </tbody>
-        </table>
-      </section>
       <section aria-labelledby="keys-heading">
         <h3 id="keys-heading">API keys</h3>
         <form
@@ -66,6 +52,7 @@ export function AdminView({ session }: { session: Session }) {
             <output class="new-key" aria-label="New API key">{created.key}</output>
           </div>
         )}
+        <div class="table-wrap">
         <table class="events keys">
           <thead>
             <tr><th scope="col">Name</th><th scope="col">Member</th><th scope="col">Prefix</th><th scope="col">Last used</th><th scope="col">State</th></tr>
@@ -90,7 +77,8 @@ export function AdminView({ session }: { session: Session }) {
             ))}
           </tbody>
         </table>
+        </div>
       </section>
-    </main>
+    </>
   );
 }

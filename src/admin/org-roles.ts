@@ -1,0 +1,37 @@
+import type { Role, User } from '../db/users.ts';
+import { isOrgAdmin } from '../shared/roles.ts';
+import type { OrgDocument } from './apply-file.ts';
+import { AdminError } from './errors.ts';
+
+/** A signed-in user applying a document to their own org (POST /api/admin/apply). */
+export interface Actor {
+  userId: string;
+  role: Role | string;
+}
+
+/**
+ * The role rules of applying to one's own org through the api, checked before anything is written:
+ * - only owners and admins may apply at all;
+ * - only an owner may give the owner role, or change an owner's role or name (an admin gets 403);
+ * - the org keeps at least one owner (400).
+ * Credits are not part of the document, so they never change this way. The `admin apply`
+ * CLI is the operator's tool and is not bound by these rules.
+ */
+export function checkRoleChanges(current: Pick<User, 'email' | 'role' | 'name'>[], wanted: OrgDocument['users'], actor: Actor): void {
+  if (!isOrgAdmin(actor.role)) throw new AdminError('Only organization owners and admins may administer the organization', 'forbidden');
+  const byEmail = new Map(current.map((u) => [u.email, u]));
+  const roles = new Map(current.map((u) => [u.email, u.role as string]));
+  for (const u of wanted) {
+    const existing = byEmail.get(u.email);
+    roles.set(u.email, u.role);
+    if (actor.role === 'owner') continue;
+    if (u.role === 'owner' && existing?.role !== 'owner') {
+      throw new AdminError(`users: only an owner may give the owner role (${u.email})`, 'forbidden');
+    }
+    if (existing?.role === 'owner' && (u.role !== 'owner' || (u.name !== undefined && u.name !== existing.name))) {
+      throw new AdminError(`users: only an owner may change an owner's role or name (${u.email})`, 'forbidden');
+    }
+  }
+  const hadOwner = current.some((u) => u.role === 'owner');
+  if (hadOwner && ![...roles.values()].includes('owner')) throw new AdminError('users: the organization must keep at least one owner');
+}

@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { AdminError } from '../../src/admin/errors.ts';
+import { checkRoleChanges } from '../../src/admin/org-roles.ts';
+
+/** The role rules of POST /api/admin/apply, on their own (the e2e test drives them over HTTP). */
+const current = [
+  { email: 'own@x.test', role: 'owner' as const, name: 'Own' },
+  { email: 'adm@x.test', role: 'admin' as const, name: '' },
+  { email: 'mem@x.test', role: 'member' as const, name: '' },
+];
+const asAdmin = { userId: 'usr_a', role: 'admin' };
+const asOwner = { userId: 'usr_o', role: 'owner' };
+
+function refusal(fn: () => void): { kind: string; message: string } | undefined {
+  try {
+    fn();
+    return undefined;
+  } catch (err) {
+    expect(err).toBeInstanceOf(AdminError);
+    return { kind: (err as AdminError).kind, message: (err as AdminError).message };
+  }
+}
+
+describe('checkRoleChanges', () => {
+  it('lets an admin change members and leave owners as they are', () => {
+    expect(refusal(() => checkRoleChanges(current, [{ email: 'mem@x.test', role: 'guest' }, { email: 'own@x.test', role: 'owner', name: 'Own' }], asAdmin))).toBeUndefined();
+    expect(refusal(() => checkRoleChanges(current, [{ email: 'new@x.test', role: 'admin' }], asAdmin))).toBeUndefined();
+  });
+
+  it('refuses an admin giving the owner role or changing an owner (forbidden)', () => {
+    for (const users of [
+      [{ email: 'mem@x.test', role: 'owner' as const }],
+      [{ email: 'new@x.test', role: 'owner' as const }],
+      [{ email: 'own@x.test', role: 'admin' as const }],
+      [{ email: 'own@x.test', role: 'owner' as const, name: 'Renamed' }],
+    ]) {
+      expect(refusal(() => checkRoleChanges(current, users, asAdmin))?.kind).toBe('forbidden');
+      // An owner may (demoting the only owner is refused by the next rule, not this one).
+      expect(refusal(() => checkRoleChanges(current, users, asOwner))?.kind).not.toBe('forbidden');
+    }
+  });
+
+  it('keeps at least one owner (invalid), also for an owner', () => {
+    expect(refusal(() => checkRoleChanges(current, [{ email: 'own@x.test', role: 'member' }], asOwner))).toEqual({ kind: 'invalid', message: 'users: the organization must keep at least one owner' });
+    expect(refusal(() => checkRoleChanges(current, [{ email: 'own@x.test', role: 'member' }, { email: 'adm@x.test', role: 'owner' }], asOwner))).toBeUndefined();
+  });
+
+  it('refuses members and guests outright', () => {
+    for (const role of ['member', 'guest']) expect(refusal(() => checkRoleChanges(current, [], { userId: 'usr_m', role }))?.kind).toBe('forbidden');
+  });
+});
