@@ -88,7 +88,7 @@ export async function applyToOrg(db: Db, orgId: string, doc: OrgDocument, opts: 
   const result = await inApplyTransaction(db, opts.dryRun, async (tx, changes) => {
     const org = await findOrg(tx, orgId);
     if (!org) throw new AdminError(`no org ${orgId}`, 'not_found');
-    if (opts.actor) checkRoleChanges(await listUsersOfOrg(tx, orgId), doc.users, opts.actor);
+    if (opts.actor) checkRoleChanges(await listUsersOfOrg(tx, orgId), doc, opts.actor);
     return [await applyOrgContents(tx, org, doc, 'body', changes)];
   });
   return { org: result.orgs[0]!, changes: result.changes, dry_run: result.dry_run };

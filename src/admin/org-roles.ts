@@ -13,11 +13,14 @@ export interface Actor {
  * The role rules of applying to one's own org through the api, checked before anything is written:
  * - only owners and admins may apply at all;
  * - only an owner may give the owner role, or change an owner's role or name (an admin gets 403);
- * - the org keeps at least one owner (400).
+ * - the org keeps at least one owner (400);
+ * - only an owner may create an API key for an owner (a key acts as its user: an admin holding an
+ *   owner's key would be an owner).
  * Credits are not part of the document, so they never change this way. The `admin apply`
  * CLI is the operator's tool and is not bound by these rules.
  */
-export function checkRoleChanges(current: Pick<User, 'email' | 'role' | 'name'>[], wanted: OrgDocument['users'], actor: Actor): void {
+export function checkRoleChanges(current: Pick<User, 'email' | 'role' | 'name'>[], doc: Pick<OrgDocument, 'users' | 'keys'>, actor: Actor): void {
+  const wanted = doc.users;
   if (!isOrgAdmin(actor.role)) throw new AdminError('Only organization owners and admins may administer the organization', 'forbidden');
   const byEmail = new Map(current.map((u) => [u.email, u]));
   const roles = new Map(current.map((u) => [u.email, u.role as string]));
@@ -32,6 +35,15 @@ export function checkRoleChanges(current: Pick<User, 'email' | 'role' | 'name'>[
       throw new AdminError(`users: only an owner may change an owner's role or name (${u.email})`, 'forbidden');
     }
   }
+  for (const key of doc.keys) {
+    const role = roles.get(key.user);
+    if (role && !mayCreateKeyFor(actor.role, role)) throw new AdminError(`keys: only an owner may create a key for an owner (${key.user})`, 'forbidden');
+  }
   const hadOwner = current.some((u) => u.role === 'owner');
   if (hadOwner && ![...roles.values()].includes('owner')) throw new AdminError('users: the organization must keep at least one owner');
+}
+
+/** Whether a user of role `actorRole` may create an API key that acts as a user of role `keyUserRole`. */
+export function mayCreateKeyFor(actorRole: Role | string, keyUserRole: Role | string): boolean {
+  return keyUserRole !== 'owner' || actorRole === 'owner';
 }

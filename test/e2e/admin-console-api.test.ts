@@ -188,6 +188,10 @@ describe('GET /api/admin/org and POST /api/admin/apply', () => {
     expect(await refused({ users: [{ email: `boss-${emails.member}`, role: 'owner' }] }, PermissionError)).toContain('only an owner may give the owner role');
     expect(await refused({ users: [{ email: emails.owner, role: 'member' }] }, PermissionError)).toContain("only an owner may change an owner's role or name");
     expect(await refused({ users: [{ email: emails.owner, role: 'owner', name: 'Renamed' }] }, PermissionError)).toContain("change an owner's role or name");
+    // Nor hold an owner's key (a key acts as its user), through apply or the key endpoint.
+    expect(await refused({ keys: [{ user: emails.owner, name: 'borrowed' }] }, PermissionError)).toContain('only an owner may create a key for an owner');
+    await expect(admin.admin.createApiKey({ userId: tenant.users.owner, name: 'borrowed' })).rejects.toBeInstanceOf(PermissionError);
+    expect((await owner.admin.listApiKeys()).keys.filter((k) => k.name === 'borrowed')).toEqual([]);
     // The only owner may not step down.
     expect(await refused({ users: [{ email: emails.owner, role: 'admin' }] }, BadRequestError, owner)).toContain('at least one owner');
     // Unchanged owners in a document are fine for an admin; an admin changes members' roles.

@@ -8,6 +8,9 @@ const current = [
   { email: 'adm@x.test', role: 'admin' as const, name: '' },
   { email: 'mem@x.test', role: 'member' as const, name: '' },
 ];
+type Wanted = Parameters<typeof checkRoleChanges>[1];
+/** A document that states these users (and, when given, these API keys). */
+const doc = (users: { email: string; role: string; name?: string }[], keys: Wanted['keys'] = []): Wanted => ({ users: users as Wanted['users'], keys });
 const asAdmin = { userId: 'usr_a', role: 'admin' };
 const asOwner = { userId: 'usr_o', role: 'owner' };
 
@@ -23,8 +26,8 @@ function refusal(fn: () => void): { kind: string; message: string } | undefined 
 
 describe('checkRoleChanges', () => {
   it('lets an admin change members and leave owners as they are', () => {
-    expect(refusal(() => checkRoleChanges(current, [{ email: 'mem@x.test', role: 'guest' }, { email: 'own@x.test', role: 'owner', name: 'Own' }], asAdmin))).toBeUndefined();
-    expect(refusal(() => checkRoleChanges(current, [{ email: 'new@x.test', role: 'admin' }], asAdmin))).toBeUndefined();
+    expect(refusal(() => checkRoleChanges(current, doc([{ email: 'mem@x.test', role: 'guest' }, { email: 'own@x.test', role: 'owner', name: 'Own' }]), asAdmin))).toBeUndefined();
+    expect(refusal(() => checkRoleChanges(current, doc([{ email: 'new@x.test', role: 'admin' }]), asAdmin))).toBeUndefined();
   });
 
   it('refuses an admin giving the owner role or changing an owner (forbidden)', () => {
@@ -34,18 +37,26 @@ describe('checkRoleChanges', () => {
       [{ email: 'own@x.test', role: 'admin' as const }],
       [{ email: 'own@x.test', role: 'owner' as const, name: 'Renamed' }],
     ]) {
-      expect(refusal(() => checkRoleChanges(current, users, asAdmin))?.kind).toBe('forbidden');
+      expect(refusal(() => checkRoleChanges(current, doc(users), asAdmin))?.kind).toBe('forbidden');
       // An owner may (demoting the only owner is refused by the next rule, not this one).
-      expect(refusal(() => checkRoleChanges(current, users, asOwner))?.kind).not.toBe('forbidden');
+      expect(refusal(() => checkRoleChanges(current, doc(users), asOwner))?.kind).not.toBe('forbidden');
     }
   });
 
   it('keeps at least one owner (invalid), also for an owner', () => {
-    expect(refusal(() => checkRoleChanges(current, [{ email: 'own@x.test', role: 'member' }], asOwner))).toEqual({ kind: 'invalid', message: 'users: the organization must keep at least one owner' });
-    expect(refusal(() => checkRoleChanges(current, [{ email: 'own@x.test', role: 'member' }, { email: 'adm@x.test', role: 'owner' }], asOwner))).toBeUndefined();
+    expect(refusal(() => checkRoleChanges(current, doc([{ email: 'own@x.test', role: 'member' }]), asOwner))).toEqual({ kind: 'invalid', message: 'users: the organization must keep at least one owner' });
+    expect(refusal(() => checkRoleChanges(current, doc([{ email: 'own@x.test', role: 'member' }, { email: 'adm@x.test', role: 'owner' }]), asOwner))).toBeUndefined();
+  });
+
+  it('lets only an owner create a key for an owner (a key acts as its user)', () => {
+    expect(refusal(() => checkRoleChanges(current, doc([], [{ user: 'own@x.test', name: 'ci' }]), asAdmin))).toEqual({ kind: 'forbidden', message: 'keys: only an owner may create a key for an owner (own@x.test)' });
+    // Also an admin naming a member as owner and a key for them in one document (refused by the owner rule first).
+    expect(refusal(() => checkRoleChanges(current, doc([{ email: 'mem@x.test', role: 'owner' }], [{ user: 'mem@x.test', name: 'ci' }]), asAdmin))?.kind).toBe('forbidden');
+    expect(refusal(() => checkRoleChanges(current, doc([], [{ user: 'mem@x.test', name: 'ci' }, { user: 'adm@x.test', name: 'ci' }]), asAdmin))).toBeUndefined();
+    expect(refusal(() => checkRoleChanges(current, doc([], [{ user: 'own@x.test', name: 'ci' }]), asOwner))).toBeUndefined();
   });
 
   it('refuses members and guests outright', () => {
-    for (const role of ['member', 'guest']) expect(refusal(() => checkRoleChanges(current, [], { userId: 'usr_m', role }))?.kind).toBe('forbidden');
+    for (const role of ['member', 'guest']) expect(refusal(() => checkRoleChanges(current, doc([]), { userId: 'usr_m', role }))?.kind).toBe('forbidden');
   });
 });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { createApiKey, listApiKeys, revokeApiKey } from '../../admin/api-keys.ts';
+import { mayCreateKeyFor } from '../../admin/org-roles.ts';
 import { listUsers } from '../../admin/users.ts';
 import { isOrgAdmin } from '../../shared/roles.ts';
 import type { Caller } from '../middleware/authenticate.ts';
@@ -67,7 +68,7 @@ export const adminRoutes = [
     path: '/api/admin/api-keys',
     operationId: 'createApiKey',
     summary: 'Create an API key for a member of the organization',
-    description: `${ADMINS_ONLY} The answer carries the full key; it is never shown again.`,
+    description: `${ADMINS_ONLY} Only an owner may create a key for an owner (403 otherwise: a key acts as its user). The answer carries the full key; it is never shown again.`,
     tags: ['admin'],
     auth: 'user',
     rateLimit: 'approvals',
@@ -77,8 +78,9 @@ export const adminRoutes = [
     async handler({ caller, body }, { db }) {
       requireAdmin(caller);
       const userId = body.user_id ?? caller.userId;
-      const members = await listUsers(db, caller.orgId);
-      if (!members.some((m) => m.id === userId)) throw notFound(`User ${userId} not found in this organization`);
+      const member = (await listUsers(db, caller.orgId)).find((m) => m.id === userId);
+      if (!member) throw notFound(`User ${userId} not found in this organization`);
+      if (!mayCreateKeyFor(caller.role, member.role)) throw forbidden("Only an owner may create a key for an owner (a key acts as its user)");
       return createApiKey(db, { userId, name: body.name });
     },
   }),

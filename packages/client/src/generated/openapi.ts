@@ -721,7 +721,7 @@ export interface paths {
         put?: never;
         /**
          * Create an API key for a member of the organization
-         * @description Organization-scoped; no X-Agent-Id needed. Owners and admins only (members and guests get 403). The answer carries the full key; it is never shown again.
+         * @description Organization-scoped; no X-Agent-Id needed. Owners and admins only (members and guests get 403). Only an owner may create a key for an owner (403 otherwise: a key acts as its user). The answer carries the full key; it is never shown again.
          */
         post: operations["createApiKey"];
         delete?: never;
@@ -821,7 +821,7 @@ export interface paths {
         put?: never;
         /**
          * Apply a document to the caller's organization (as `admin apply` does)
-         * @description Organization-scoped; no X-Agent-Id needed. The body is one org of the `admin apply` file without `name` and `credits`; it applies to the caller's org (by id), through the same code and in one transaction. Lists left out are left alone. The answer names what changed; new keys and generated secrets appear in it once. A body that fails the schema is 422; one that names what does not exist (an unknown user email or agent name) is 400; either way nothing changes. Role rules: only owners and admins may call it (others get 403); only an owner may give the owner role or change an owner's role or name (an admin gets 403 and nothing changes); the organization keeps at least one owner (400); credits are never changed this way. Apply never deletes: access is removed by sending an agent's `access` without the user, flows and webhooks are stopped with `enabled: false` / `disabled: true`, widget keys revoked with `revoked: true`.
+         * @description Organization-scoped; no X-Agent-Id needed. The body is one org of the `admin apply` file without `name` and `credits`; it applies to the caller's org (by id), through the same code and in one transaction. Lists left out are left alone. The answer names what changed; new keys and generated secrets appear in it once. A body that fails the schema is 422; one that names what does not exist (an unknown user email or agent name) is 400; either way nothing changes. Role rules: only owners and admins may call it (others get 403); only an owner may give the owner role or change an owner's role or name (an admin gets 403 and nothing changes); only an owner may create an API key for an owner (403); the organization keeps at least one owner (400); credits are never changed this way. Apply never deletes: access is removed by sending an agent's `access` without the user, flows and webhooks are stopped with `enabled: false` / `disabled: true`, widget keys revoked with `revoked: true`.
          */
         post: operations["applyOrgDocument"];
         delete?: never;
