@@ -3,6 +3,7 @@ import { deleteAgentAccess, findAgentByName, insertAgent, insertAgentAccess, upd
 import { findActiveApiKeyNamed } from '../db/api-keys.ts';
 import type { Db, Tx } from '../db/client.ts';
 import { findOrg, findOrgsNamed, insertOrg, type Org } from '../db/orgs.ts';
+import { listFlowsOfOrg } from '../db/flows.ts';
 import { emailsOfUsers, insertUser, listUsersOfOrg, updateUser, type Role } from '../db/users.ts';
 import { newId } from '../shared/ids.ts';
 import { createApiKey } from './api-keys.ts';
@@ -88,7 +89,10 @@ export async function applyToOrg(db: Db, orgId: string, doc: OrgDocument, opts: 
   const result = await inApplyTransaction(db, opts.dryRun, async (tx, changes) => {
     const org = await findOrg(tx, orgId);
     if (!org) throw new AdminError(`no org ${orgId}`, 'not_found');
-    if (opts.actor) checkRoleChanges(await listUsersOfOrg(tx, orgId), doc, opts.actor);
+    if (opts.actor) {
+      const flows = new Map((await listFlowsOfOrg(tx, orgId)).map((f) => [f.name, f.user.email]));
+      checkRoleChanges(await listUsersOfOrg(tx, orgId), doc, opts.actor, flows);
+    }
     return [await applyOrgContents(tx, org, doc, 'body', changes)];
   });
   return { org: result.orgs[0]!, changes: result.changes, dry_run: result.dry_run };

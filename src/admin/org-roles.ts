@@ -14,12 +14,18 @@ export interface Actor {
  * - only owners and admins may apply at all;
  * - only an owner may give the owner role, or change an owner's role or name (an admin gets 403);
  * - the org keeps at least one owner (400);
- * - only an owner may create an API key for an owner (a key acts as its user: an admin holding an
- *   owner's key would be an owner).
+ * - only an owner may create an API key for an owner, or a flow whose runs act as an owner (a key
+ *   or a flow acts as its user: an admin holding either would act as an owner).
  * Credits are not part of the document, so they never change this way. The `admin apply`
  * CLI is the operator's tool and is not bound by these rules.
  */
-export function checkRoleChanges(current: Pick<User, 'email' | 'role' | 'name'>[], doc: Pick<OrgDocument, 'users' | 'keys'>, actor: Actor): void {
+export function checkRoleChanges(
+  current: Pick<User, 'email' | 'role' | 'name'>[],
+  doc: Pick<OrgDocument, 'users' | 'keys' | 'flows'>,
+  actor: Actor,
+  /** The org's flows now: flow name → the email of the user its runs act as. */
+  currentFlows: ReadonlyMap<string, string> = new Map(),
+): void {
   const wanted = doc.users;
   if (!isOrgAdmin(actor.role)) throw new AdminError('Only organization owners and admins may administer the organization', 'forbidden');
   const byEmail = new Map(current.map((u) => [u.email, u]));
@@ -39,11 +45,16 @@ export function checkRoleChanges(current: Pick<User, 'email' | 'role' | 'name'>[
     const role = roles.get(key.user);
     if (role && !mayCreateKeyFor(actor.role, role)) throw new AdminError(`keys: only an owner may create a key for an owner (${key.user})`, 'forbidden');
   }
+  // A flow stated as it is (a document read back) is no new grant; a new one, or a new user, is.
+  for (const flow of doc.flows.filter((f) => currentFlows.get(f.name) !== f.user)) {
+    const role = roles.get(flow.user);
+    if (role && !mayCreateKeyFor(actor.role, role)) throw new AdminError(`flows: only an owner may make a flow whose runs act as an owner (${flow.name}: ${flow.user})`, 'forbidden');
+  }
   const hadOwner = current.some((u) => u.role === 'owner');
   if (hadOwner && ![...roles.values()].includes('owner')) throw new AdminError('users: the organization must keep at least one owner');
 }
 
-/** Whether a user of role `actorRole` may create an API key that acts as a user of role `keyUserRole`. */
+/** Whether a user of role `actorRole` may create an API key (or a flow) that acts as a user of role `keyUserRole`. */
 export function mayCreateKeyFor(actorRole: Role | string, keyUserRole: Role | string): boolean {
   return keyUserRole !== 'owner' || actorRole === 'owner';
 }

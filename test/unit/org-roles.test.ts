@@ -10,7 +10,7 @@ const current = [
 ];
 type Wanted = Parameters<typeof checkRoleChanges>[1];
 /** A document that states these users (and, when given, these API keys). */
-const doc = (users: { email: string; role: string; name?: string }[], keys: Wanted['keys'] = []): Wanted => ({ users: users as Wanted['users'], keys });
+const doc = (users: { email: string; role: string; name?: string }[], keys: Wanted['keys'] = [], flows: Wanted['flows'] = []): Wanted => ({ users: users as Wanted['users'], keys, flows });
 const asAdmin = { userId: 'usr_a', role: 'admin' };
 const asOwner = { userId: 'usr_o', role: 'owner' };
 
@@ -54,6 +54,16 @@ describe('checkRoleChanges', () => {
     expect(refusal(() => checkRoleChanges(current, doc([{ email: 'mem@x.test', role: 'owner' }], [{ user: 'mem@x.test', name: 'ci' }]), asAdmin))?.kind).toBe('forbidden');
     expect(refusal(() => checkRoleChanges(current, doc([], [{ user: 'mem@x.test', name: 'ci' }, { user: 'adm@x.test', name: 'ci' }]), asAdmin))).toBeUndefined();
     expect(refusal(() => checkRoleChanges(current, doc([], [{ user: 'own@x.test', name: 'ci' }]), asOwner))).toBeUndefined();
+  });
+
+  it('lets only an owner make a flow whose runs act as an owner', () => {
+    const flow = (user: string) => [{ name: 'nightly', kind: 'webhook' as const, agent: 'agent', user, message: 'Go' }];
+    expect(refusal(() => checkRoleChanges(current, doc([], [], flow('own@x.test')), asAdmin))?.kind).toBe('forbidden');
+    expect(refusal(() => checkRoleChanges(current, doc([], [], flow('mem@x.test')), asAdmin))).toBeUndefined();
+    expect(refusal(() => checkRoleChanges(current, doc([], [], flow('own@x.test')), asOwner))).toBeUndefined();
+    // An owner's flow stated as it is (a document read back) is fine; moving it to the owner is not.
+    expect(refusal(() => checkRoleChanges(current, doc([], [], flow('own@x.test')), asAdmin, new Map([['nightly', 'own@x.test']])))).toBeUndefined();
+    expect(refusal(() => checkRoleChanges(current, doc([], [], flow('own@x.test')), asAdmin, new Map([['nightly', 'mem@x.test']])))?.kind).toBe('forbidden');
   });
 
   it('refuses members and guests outright', () => {

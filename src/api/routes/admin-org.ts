@@ -19,7 +19,7 @@ import { parse } from '../validation.ts';
  */
 const ROLE_RULES =
   'Role rules: only owners and admins may call it (others get 403); only an owner may give the owner role or change an ' +
-  "owner's role or name (an admin gets 403 and nothing changes); only an owner may create an API key for an owner (403); " +
+  "owner's role or name (an admin gets 403 and nothing changes); only an owner may create an API key for an owner, or a flow whose runs act as an owner (403); " +
   'the organization keeps at least one owner (400); ' +
   'credits are never changed this way. Apply never deletes: access is removed by sending an agent\'s `access` without ' +
   'the user, flows and webhooks are stopped with `enabled: false` / `disabled: true`, widget keys revoked with `revoked: true`.';
