@@ -184,6 +184,8 @@ describe('every documented operation, sent bad requests', () => {
     for (const [path, ops] of Object.entries(document.paths)) {
       for (const [method, op] of Object.entries(ops)) {
         const queryNames = (op.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name);
+        // Nothing of the request to get wrong (GET /api/agents): the member's request is a good one.
+        if (!path.includes('{') && queryNames.length === 0 && !op.requestBody) continue;
         const requests: { path: string; body?: unknown }[] = [];
         for (const value of ODD_VALUES) {
           const filled = path.replace(/\{\w+\}/g, encodeURIComponent(value));
