@@ -36,7 +36,7 @@ export async function runSchemathesis(opts: ContractRunOptions): Promise<Contrac
     'run', `${opts.apiUrl}/openapi.json`,
     '--checks', 'all',
     '--max-examples', String(opts.maxExamples),
-    '--workers', '1',
+    '--workers', '2',
     '--request-timeout', '10',
     '--no-color',
     '--output-truncate', 'false',
