@@ -1,5 +1,5 @@
 import { poolOf, type Db, type Tx } from './client.ts';
-import { inPgTransaction, sqlOfTx, type Sql } from './sql.ts';
+import { inPgTransaction, sqlOfPool, sqlOfTx, type Sql } from './sql.ts';
 import { eventName, type RunEvent, type RunEventInput } from '../shared/events.ts';
 import { isTerminalStatus, type RunStatus } from '../shared/run-status.ts';
 
@@ -122,12 +122,11 @@ export async function appendEventsWith(
 
 /** Events with seq > afterSeq, in order. The primary key (run_id, seq) makes this a range scan. */
 export async function readEvents(db: Db, runId: string, afterSeq: number, limit: number): Promise<StoredEvent[]> {
-  const rows = await db.runEvent.findMany({
-    where: { runId, seq: { gt: afterSeq } },
-    orderBy: { seq: 'asc' },
-    take: limit,
-  });
-  return rows.map(toStored);
+  const rows = await sqlOfPool(db).query<{ run_id: string; seq: number; type: string; name: string; payload: unknown; created_at: Date }>(
+    'SELECT run_id, seq, type, name, payload, created_at FROM run_events WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT $3',
+    [runId, afterSeq, limit],
+  );
+  return rows.map((r) => toStored({ runId: r.run_id, seq: r.seq, type: r.type, name: r.name, payload: r.payload, createdAt: r.created_at }));
 }
 
 function toStored(row: { runId: string; seq: number; type: string; name: string; payload: unknown; createdAt: Date }): StoredEvent {
@@ -136,6 +135,6 @@ function toStored(row: { runId: string; seq: number; type: string; name: string;
 
 /** The type of the run's event at `seq`, or undefined when the run has no such event. */
 export async function eventTypeAt(db: Db, runId: string, seq: number): Promise<string | undefined> {
-  const row = await db.runEvent.findUnique({ where: { runId_seq: { runId, seq } }, select: { type: true } });
+  const [row] = await sqlOfPool(db).query<{ type: string }>('SELECT type FROM run_events WHERE run_id = $1 AND seq = $2', [runId, seq]);
   return row?.type;
 }

@@ -31,15 +31,17 @@ export interface StreamableRun {
   lastEventSeq: number;
 }
 
-const streamable = { id: true, taskId: true, lastEventSeq: true } as const;
+const STREAMABLE_COLUMNS = 'id, task_id AS "taskId", last_event_seq AS "lastEventSeq"';
 
 export async function findStreamableRun(db: Db, runId: string): Promise<StreamableRun | null> {
-  return db.run.findUnique({ where: { id: runId }, select: streamable });
+  const [run] = await sqlOfPool(db).query<StreamableRun>(`SELECT ${STREAMABLE_COLUMNS} FROM runs WHERE id = $1`, [runId]);
+  return run ?? null;
 }
 
 /** The latest run of a task (by creation time), as streaming needs it. */
 export async function latestStreamableRun(db: Db, taskId: string): Promise<StreamableRun | null> {
-  return db.run.findFirst({ where: { taskId }, orderBy: { createdAt: 'desc' }, select: streamable });
+  const [run] = await sqlOfPool(db).query<StreamableRun>(`SELECT ${STREAMABLE_COLUMNS} FROM runs WHERE task_id = $1 ORDER BY created_at DESC, id DESC LIMIT 1`, [taskId]);
+  return run ?? null;
 }
 
 /** Whether the run belongs to the task. */

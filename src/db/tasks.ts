@@ -1,13 +1,20 @@
 import type { Run, Task } from '../generated/prisma/client.ts';
 import { isActiveStatus, runStatuses } from '../shared/run-status.ts';
 import type { Db, DbOrTx } from './client.ts';
+import { sqlOfPool } from './sql.ts';
 import { newestFirst } from './order.ts';
 import type { Role } from './users.ts';
 
 export type { Task };
 
-export async function findTask(db: DbOrTx, taskId: string): Promise<Task | null> {
-  return db.task.findUnique({ where: { id: taskId } });
+export async function findTask(db: Db, taskId: string): Promise<Task | null> {
+  // Every request on a task asks this first: on the pg pool.
+  const [task] = await sqlOfPool(db).query<Task>(
+    `SELECT id, org_id AS "orgId", agent_id AS "agentId", user_id AS "userId", title, source, created_at AS "createdAt", updated_at AS "updatedAt"
+     FROM tasks WHERE id = $1`,
+    [taskId],
+  );
+  return task ?? null;
 }
 
 /** The user whose task it is, with their role as it is now. Throws when the task is gone. */

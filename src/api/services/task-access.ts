@@ -1,4 +1,4 @@
-import type { DbOrTx } from '../../db/client.ts';
+import type { Db } from '../../db/client.ts';
 import { findTask } from '../../db/tasks.ts';
 import { forbidden, notFound } from '../errors.ts';
 import { isOrgAdmin } from '../../shared/roles.ts';
@@ -9,7 +9,7 @@ import type { AgentContext, Caller } from '../middleware/authenticate.ts';
  * task, another agent's, or (for members and guests) another user's → 403,
  * as the spec asks for tasks; runs hide their existence behind 404 instead.
  */
-export async function loadAccessibleTask(db: DbOrTx, taskId: string, caller: Caller, agent: AgentContext) {
+export async function loadAccessibleTask(db: Db, taskId: string, caller: Caller, agent: AgentContext) {
   const task = await findTask(db, taskId);
   if (!task) throw notFound(`Task ${taskId} not found`);
   if (task.orgId !== caller.orgId) throw forbidden('This task is not accessible to your organization');
