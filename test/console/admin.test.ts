@@ -152,6 +152,7 @@ describe('administration screens (as an admin)', () => {
     await form.getByLabel('Flow name').fill('nightly');
     await form.getByLabel('Kind').selectOption('cron');
     await form.getByLabel('Agent', { exact: true }).selectOption('helper');
+    expect(await form.getByLabel('Runs as').locator(`option[value="${emails.owner}"]`).isDisabled()).toBe(true);
     await form.getByLabel('Runs as').selectOption(emails.admin);
     await form.getByLabel('Message template').fill('Summarise the day');
     await form.getByLabel('Schedule (cron expression, or seconds)').fill('0 3 * * *');
@@ -180,6 +181,8 @@ describe('administration screens (as an admin)', () => {
       ['nightly', 'cron', true],
     ]);
     expect(config.document.flows.find((f) => f.name === 'nightly')).toMatchObject({ agent: 'helper', user: emails.admin, cron: { schedule: '0 3 * * *', timezone: 'Europe/Berlin' } });
+    // A new flow runs as the signed-in admin by default; an owner is not offered to an admin.
+    expect(config.document.flows.find((f) => f.name === 'hook')?.user).toBe(emails.admin);
   });
 
   it('outbound webhooks: one is created for an agent and some events (its secret shown once), then disabled', async () => {

@@ -53,9 +53,12 @@ function toSpec(base: FlowSpec | undefined, s: FormState): FlowSpec {
   return spec;
 }
 
-export function FlowForm({ org, flow, onDone }: ScreenProps & { flow?: FlowSpec; onDone: () => void }) {
+export function FlowForm({ org, session, flow, onDone }: ScreenProps & { flow?: FlowSpec; onDone: () => void }) {
   const doc = org.config.document;
-  const [s, setS] = useState(() => fromSpec(flow, doc.agents[0]?.name ?? '', doc.users[0]?.email ?? ''));
+  // A new flow runs as the signed-in user; only an owner may make one that acts as an owner (the api enforces it too).
+  const me = org.config.users.find((u) => u.id === session.identity.user_id)?.email ?? doc.users[0]?.email ?? '';
+  const isOwner = session.identity.role === 'owner';
+  const [s, setS] = useState(() => fromSpec(flow, doc.agents[0]?.name ?? '', me));
   const update = (change: Partial<FormState>) => setS((old) => ({ ...old, ...change }));
   const agents = s.kind === 'messaging' ? doc.agents.filter((a) => a.customer_facing) : doc.agents;
   const submit = (dryRun: boolean) => void org.apply({ flows: [toSpec(flow, s)] }, dryRun).then((ok) => ok && !dryRun && onDone());
@@ -94,7 +97,9 @@ export function FlowForm({ org, flow, onDone }: ScreenProps & { flow?: FlowSpec;
           Runs as
           <select value={s.user} onChange={(e) => update({ user: e.currentTarget.value })}>
             {doc.users.map((u) => (
-              <option key={u.email} value={u.email}>{u.email}</option>
+              <option key={u.email} value={u.email} disabled={u.role === 'owner' && !isOwner && u.email !== flow?.user}>
+                {u.email}
+              </option>
             ))}
           </select>
         </label>
