@@ -1,5 +1,5 @@
 import { inAdminTransaction } from '../db/admin-lock.ts';
-import { deleteAgentAccess, findAgentByName, insertAgent, insertAgentAccess, updateAgent } from '../db/agents.ts';
+import { deleteAgentAccess, findAgentByName, insertAgent, insertAgentAccess, listAgentsWithAccess, updateAgent } from '../db/agents.ts';
 import { findActiveApiKeyNamed } from '../db/api-keys.ts';
 import type { Db, Tx } from '../db/client.ts';
 import { findOrg, findOrgsNamed, insertOrg, type Org } from '../db/orgs.ts';
@@ -10,7 +10,7 @@ import { createApiKey } from './api-keys.ts';
 import { applyFlows, type AppliedFlow } from './apply-flows.ts';
 import { applyWebhooks, type AppliedWebhook } from './apply-webhooks.ts';
 import { type ApplyFile, type ApplyOrg, applyFileSchema, type OrgDocument } from './apply-file.ts';
-import { type Actor, checkRoleChanges } from './org-roles.ts';
+import { type Actor, checkAgentSettings, checkRoleChanges } from './org-roles.ts';
 import { formatIssues } from '../shared/zod-issues.ts';
 import { AdminError } from './errors.ts';
 import { stableJson } from './stable-json.ts';
@@ -92,6 +92,7 @@ export async function applyToOrg(db: Db, orgId: string, doc: OrgDocument, opts: 
     if (opts.actor) {
       const flows = new Map((await listFlowsOfOrg(tx, orgId)).map((f) => [f.name, f.user.email]));
       checkRoleChanges(await listUsersOfOrg(tx, orgId), doc, opts.actor, flows);
+      checkAgentSettings(new Map((await listAgentsWithAccess(tx, orgId)).map((a) => [a.name, a.modelSettings])), doc.agents);
     }
     return [await applyOrgContents(tx, org, doc, 'body', changes)];
   });

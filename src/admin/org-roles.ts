@@ -2,6 +2,7 @@ import type { Role, User } from '../db/users.ts';
 import { isOrgAdmin } from '../shared/roles.ts';
 import type { OrgDocument } from './apply-file.ts';
 import { AdminError } from './errors.ts';
+import { stableJson } from './stable-json.ts';
 
 /** A signed-in user applying a document to their own org (POST /api/admin/apply). */
 export interface Actor {
@@ -57,4 +58,32 @@ export function checkRoleChanges(
 /** Whether a user of role `actorRole` may create an API key (or a flow) that acts as a user of role `keyUserRole`. */
 export function mayCreateKeyFor(actorRole: Role | string, keyUserRole: Role | string): boolean {
   return keyUserRole !== 'owner' || actorRole === 'owner';
+}
+
+/**
+ * Agent settings only the service's operator sets (the `admin` CLI and apply files), never an org
+ * through the api: where the worker sends an agent's model requests (`base_url`), which of the
+ * worker's environment variables it sends along as the key (`api_key_env`), and whether sandbox
+ * commands reach the worker host's network (`sandbox.network`). An org admin choosing them could
+ * send the service's secrets to their own server or reach its internal network.
+ */
+export const OPERATOR_AGENT_SETTINGS = ['base_url', 'api_key_env', 'sandbox.network'] as const;
+
+/** 403 when the document would set, change or clear an operator-only setting of an agent. */
+export function checkAgentSettings(current: ReadonlyMap<string, unknown>, wanted: OrgDocument['agents']): void {
+  for (const agent of wanted) {
+    if (agent.settings === undefined) continue; // settings left as they are
+    const before = current.get(agent.name) ?? {};
+    for (const field of OPERATOR_AGENT_SETTINGS) {
+      if (stableJson(settingAt(agent.settings, field)) !== stableJson(settingAt(before, field))) {
+        throw new AdminError(`agents: ${agent.name}: ${field} is set by the service's operator (admin CLI), not through the api`, 'forbidden');
+      }
+    }
+  }
+}
+
+function settingAt(settings: unknown, dotted: string): unknown {
+  let value: unknown = settings;
+  for (const key of dotted.split('.')) value = value && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined;
+  return value ?? null;
 }

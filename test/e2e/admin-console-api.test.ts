@@ -205,6 +205,24 @@ describe('GET /api/admin/org and POST /api/admin/apply', () => {
     expect((await client(adminKey).admin.apply({ users: [{ email: emails.owner, role: 'owner' }] })).changes).toHaveLength(1);
   });
 
+  it("operator-only agent settings (base_url, api_key_env, sandbox.network) are refused through the api, even for an owner", async () => {
+    const before = await snapshot();
+    const attempts: ApplyDocument[] = [
+      // Model requests (with the service's key) sent to a server of the org's choosing.
+      { agents: [{ name: 'agent', settings: { base_url: 'https://collector.invalid/v1' } }] },
+      // A secret of the worker's environment sent as the model key.
+      { agents: [{ name: 'new-agent', settings: { provider: 'openai', api_key_env: 'DATABASE_URL' } }] },
+      // Sandbox commands on the worker host's network.
+      { agents: [{ name: 'agent', settings: { sandbox: { network: true } } }] },
+    ];
+    for (const doc of attempts) {
+      const err = await owner.admin.apply(doc).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(PermissionError);
+      expect((err as { detail: string }).detail).toMatch(/is set by the service's operator/);
+      expect(await snapshot()).toBe(before);
+    }
+  });
+
   it('members and guests get 403; nothing changes', async () => {
     const before = await snapshot();
     for (const key of [tenant.keys.member, guestKey]) {

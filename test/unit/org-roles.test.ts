@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AdminError } from '../../src/admin/errors.ts';
-import { checkRoleChanges } from '../../src/admin/org-roles.ts';
+import { checkAgentSettings, checkRoleChanges } from '../../src/admin/org-roles.ts';
 
 /** The role rules of POST /api/admin/apply, on their own (the e2e test drives them over HTTP). */
 const current = [
@@ -68,5 +68,20 @@ describe('checkRoleChanges', () => {
 
   it('refuses members and guests outright', () => {
     for (const role of ['member', 'guest']) expect(refusal(() => checkRoleChanges(current, doc([]), { userId: 'usr_m', role }))?.kind).toBe('forbidden');
+  });
+});
+
+describe('checkAgentSettings', () => {
+  const stored = new Map<string, unknown>([['bot', { base_url: 'https://models.internal/v1', api_key_env: 'BOT_KEY', model: 'm' }]]);
+  it('lets an org change its model settings and keep the operator-only ones as they are', () => {
+    expect(refusal(() => checkAgentSettings(stored, [{ name: 'bot', settings: { base_url: 'https://models.internal/v1', api_key_env: 'BOT_KEY', model: 'other', temperature: 0.2 } }]))).toBeUndefined();
+    expect(refusal(() => checkAgentSettings(stored, [{ name: 'bot' }, { name: 'fresh', settings: { model: 'm', sandbox: { run_command_approval: false } } }]))).toBeUndefined();
+  });
+
+  it('refuses setting, changing or clearing base_url, api_key_env or sandbox.network', () => {
+    for (const settings of [{ base_url: 'https://elsewhere/v1', api_key_env: 'BOT_KEY' }, { base_url: 'https://models.internal/v1', api_key_env: 'JWT_SECRET' }, { model: 'm' }]) {
+      expect(refusal(() => checkAgentSettings(stored, [{ name: 'bot', settings }]))?.kind).toBe('forbidden');
+    }
+    expect(refusal(() => checkAgentSettings(stored, [{ name: 'fresh', settings: { sandbox: { network: true } } }]))?.kind).toBe('forbidden');
   });
 });
