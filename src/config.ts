@@ -80,6 +80,12 @@ export const envSchema = z.object({
   WEBHOOK_RETRY_MAX_MS: z.coerce.number().int().positive().default(3_600_000),
   WEBHOOK_RETRY_WINDOW_HOURS: z.coerce.number().positive().max(168).default(24),
   WEBHOOK_TIMEOUT_SECONDS: z.coerce.number().int().positive().max(300).default(15),
+  /**
+   * Whether outbound webhooks may call loopback, private, link-local and other non-public addresses.
+   * Subscriptions are set by orgs, so by default they may not (no reaching the service's own network);
+   * `npm start` and the tests allow them, for receivers on this machine.
+   */
+  WEBHOOK_PRIVATE_TARGETS: z.enum(['refuse', 'allow']).default('refuse'),
   /** How often each api looks for new deliveries to start (their workflows are started once). */
   WEBHOOK_DISPATCH_INTERVAL_MS: z.coerce.number().int().positive().default(1_000),
   /** Slack's Web API, where messaging flows post answers (a local fake in tests). */
@@ -217,6 +223,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       retryMaxMs: e.WEBHOOK_RETRY_MAX_MS,
       retryWindowMs: e.WEBHOOK_RETRY_WINDOW_HOURS * 3_600_000,
       timeoutMs: e.WEBHOOK_TIMEOUT_SECONDS * 1000,
+      privateTargets: e.WEBHOOK_PRIVATE_TARGETS,
       dispatchIntervalMs: e.WEBHOOK_DISPATCH_INTERVAL_MS,
     },
     flows: { slackApiUrl: e.SLACK_API_URL.replace(/\/$/, '') },

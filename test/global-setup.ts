@@ -66,6 +66,8 @@ function startTestStack(): Promise<Stack> {
       WEBHOOK_RETRY_INITIAL_MS: '300',
       WEBHOOK_RETRY_MAX_MS: '1500',
       WEBHOOK_DISPATCH_INTERVAL_MS: '200',
+      // Their receivers listen on 127.0.0.1 (test/infra/outbound-post.test.ts checks the refusal).
+      WEBHOOK_PRIVATE_TARGETS: 'allow',
       // The bot token messaging flows of test/e2e/flows.test.ts name (their Slack is a local fake).
       ARS_TEST_SLACK_TOKEN: 'xoxb-test-token',
     },

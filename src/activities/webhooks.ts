@@ -2,6 +2,7 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import { Webhook } from 'standardwebhooks';
 import { deliveryToSend, markDeliveryFailed, recordAttempt } from '../db/webhooks.ts';
 import type { WebhookDeliveryInput } from '../shared/webhook-delivery-types.ts';
+import { postOutbound } from '../infra/outbound-post.ts';
 import type { ActivityDeps } from './deps.ts';
 
 const USER_AGENT = 'agent-run-service-webhooks/1';
@@ -11,9 +12,10 @@ const ERROR_TEXT_LIMIT = 500;
  * One attempt of an outbound webhook, signed per the Standard Webhooks specification
  * (`webhook-id` = the delivery id, `webhook-timestamp`, `webhook-signature` v1 HMAC-SHA256 of
  * "id.timestamp.body" with the subscription's `whsec_` secret). Every attempt is logged; a
- * non-2xx answer or a network error throws, and Temporal retries with backoff.
+ * non-2xx answer or a network error throws, and Temporal retries with backoff. Unless
+ * WEBHOOK_PRIVATE_TARGETS=allow, only public addresses are called (subscriptions are the orgs').
  */
-export function createWebhookActivities({ db, logger }: ActivityDeps) {
+export function createWebhookActivities({ db, logger, config }: ActivityDeps) {
   return {
     async sendWebhook({ deliveryId, resend, retry }: WebhookDeliveryInput): Promise<void> {
       const delivery = await deliveryToSend(db, deliveryId);
@@ -26,8 +28,7 @@ export function createWebhookActivities({ db, logger }: ActivityDeps) {
       let statusCode: number | null = null;
       let error: string | null = null;
       try {
-        const res = await fetch(delivery.subscription.url, {
-          method: 'POST',
+        statusCode = await postOutbound(delivery.subscription.url, {
           headers: {
             'Content-Type': 'application/json',
             'User-Agent': USER_AGENT,
@@ -36,12 +37,11 @@ export function createWebhookActivities({ db, logger }: ActivityDeps) {
             'webhook-signature': signature,
           },
           body,
-          redirect: 'manual',
-          signal: AbortSignal.any([AbortSignal.timeout(retry.timeoutMs), Context.current().cancellationSignal]),
+          timeoutMs: retry.timeoutMs,
+          signal: Context.current().cancellationSignal,
+          allowPrivate: config.webhooks.privateTargets === 'allow',
         });
-        statusCode = res.status;
-        await res.body?.cancel().catch(() => {});
-        if (res.status < 200 || res.status >= 300) error = `HTTP ${res.status}`;
+        if (statusCode < 200 || statusCode >= 300) error = `HTTP ${statusCode}`;
       } catch (err) {
         error = (err as Error).message.slice(0, ERROR_TEXT_LIMIT);
       }

@@ -42,7 +42,14 @@ const db = createDb(database.url, 2);
 const demo = await ensureDemoTenant(db, config.dataDir);
 await db.$disconnect();
 
-const childEnv = { ...process.env, DATABASE_URL: database.url, TEMPORAL_ADDRESS: config.temporal.address, DATA_DIR: config.dataDir };
+// The development stack on this machine: webhook receivers on localhost are allowed unless said otherwise.
+const childEnv = {
+  WEBHOOK_PRIVATE_TARGETS: 'allow',
+  ...process.env,
+  DATABASE_URL: database.url,
+  TEMPORAL_ADDRESS: config.temporal.address,
+  DATA_DIR: config.dataDir,
+};
 for (const name of ['worker', 'api']) {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(projectRoot, 'src', 'main', `${name}.ts`)], { env: childEnv, stdio: 'inherit' });
   child.on('exit', (code) => {

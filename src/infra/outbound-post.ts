@@ -1,0 +1,69 @@
+import dns from 'node:dns';
+import http from 'node:http';
+import https from 'node:https';
+import net, { type LookupFunction } from 'node:net';
+import ipaddr from 'ipaddr.js';
+
+/** The target resolves to an address that is not public (loopback, private, link-local, …). */
+export class RefusedTargetError extends Error {
+  override name = 'RefusedTargetError';
+}
+
+/** Public unicast addresses only: not loopback, private, link-local, carrier-grade NAT, multicast or reserved. */
+export function isPublicAddress(address: string): boolean {
+  return ipaddr.isValid(address) && ipaddr.process(address).range() === 'unicast';
+}
+
+function refusal(host: string, address: string): RefusedTargetError {
+  return new RefusedTargetError(`${host} is ${address}, not a public address: refused (WEBHOOK_PRIVATE_TARGETS=refuse)`);
+}
+
+/**
+ * dns.lookup that fails when any address of the name is not public. The connection is made to
+ * the address checked here, so a name that resolves differently a moment later (DNS rebinding)
+ * cannot slip past the check.
+ */
+const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
+  dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
+    if (err) return callback(err, '', 0);
+    const refused = addresses.find((a) => !isPublicAddress(a.address));
+    if (refused) return callback(refusal(hostname, refused.address), '', 0);
+    if (options.all) return (callback as unknown as (e: null, all: dns.LookupAddress[]) => void)(null, addresses);
+    callback(null, addresses[0]!.address, addresses[0]!.family);
+  });
+};
+
+export interface OutboundPost {
+  headers: Record<string, string>;
+  body: string;
+  timeoutMs: number;
+  signal: AbortSignal;
+  /** false: only public addresses (the host name's every address is checked, and so is a literal IP). */
+  allowPrivate: boolean;
+}
+
+/**
+ * POSTs `body` to `url` and answers the status code (the response body is discarded; redirects
+ * are not followed). Fails with RefusedTargetError, before connecting, when private targets are
+ * not allowed and the host is not public.
+ */
+export async function postOutbound(url: string, post: OutboundPost): Promise<number> {
+  const target = new URL(url);
+  const host = target.hostname.replace(/^\[|\]$/g, '');
+  if (!post.allowPrivate && net.isIP(host) && !isPublicAddress(host)) throw refusal(host, host);
+  const client = target.protocol === 'https:' ? https : http;
+  return new Promise<number>((resolve, reject) => {
+    const req = client.request(target, {
+      method: 'POST',
+      headers: { ...post.headers, 'Content-Length': Buffer.byteLength(post.body) },
+      signal: AbortSignal.any([AbortSignal.timeout(post.timeoutMs), post.signal]),
+      ...(post.allowPrivate ? {} : { lookup: publicOnlyLookup }),
+    });
+    req.once('response', (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.once('error', reject);
+    req.end(post.body);
+  });
+}
