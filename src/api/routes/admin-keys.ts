@@ -2,11 +2,10 @@ import { z } from 'zod';
 import { createApiKey, listApiKeys, revokeApiKey } from '../../admin/api-keys.ts';
 import { mayCreateKeyFor } from '../../admin/org-roles.ts';
 import { listUsers } from '../../admin/users.ts';
-import { isOrgAdmin } from '../../shared/roles.ts';
-import type { Caller } from '../middleware/authenticate.ts';
 import { forbidden, notFound } from '../errors.ts';
 import { defineRoute } from '../route.ts';
 import { errorResponses } from '../schemas/common.ts';
+import { requireOrgAdmin } from '../services/org-admin-access.ts';
 
 /*
  * Administration of the caller's org over HTTP (the web console's admin screens). The handlers
@@ -15,9 +14,6 @@ import { errorResponses } from '../schemas/common.ts';
  */
 const ADMINS_ONLY = 'Organization-scoped; no X-Agent-Id needed. Owners and admins only (members and guests get 403).';
 
-function requireAdmin(caller: Caller): void {
-  if (!isOrgAdmin(caller.role)) throw forbidden('Only organization owners and admins may administer the organization');
-}
 
 const apiKeySchema = z
   .object({
@@ -58,7 +54,7 @@ export const adminRoutes = [
     rateLimit: 'approvals',
     responses: { 200: { description: 'Keys, newest first', schema: apiKeyListSchema }, ...errorResponses },
     async handler({ caller }, { db }) {
-      requireAdmin(caller);
+      requireOrgAdmin(caller);
       const keys = await listApiKeys(db, { orgId: caller.orgId });
       return { keys, count: keys.length };
     },
@@ -76,7 +72,7 @@ export const adminRoutes = [
     status: 201,
     responses: { 201: { description: 'The new key', schema: createdApiKeySchema }, ...errorResponses },
     async handler({ caller, body }, { db }) {
-      requireAdmin(caller);
+      requireOrgAdmin(caller);
       const userId = body.user_id ?? caller.userId;
       const member = (await listUsers(db, caller.orgId)).find((m) => m.id === userId);
       if (!member) throw notFound(`User ${userId} not found in this organization`);
@@ -96,7 +92,7 @@ export const adminRoutes = [
     params: keyParams,
     responses: { 200: { description: 'The revoked key', schema: revokedApiKeySchema }, ...errorResponses },
     async handler({ caller, params }, { db }) {
-      requireAdmin(caller);
+      requireOrgAdmin(caller);
       const keys = await listApiKeys(db, { orgId: caller.orgId });
       if (!keys.some((k) => k.id === params.key_id)) throw notFound(`API key ${params.key_id} not found`);
       return revokeApiKey(db, params.key_id);
@@ -113,7 +109,7 @@ export const adminRoutes = [
     rateLimit: 'approvals',
     responses: { 200: { description: 'Members', schema: memberListSchema }, ...errorResponses },
     async handler({ caller }, { db }) {
-      requireAdmin(caller);
+      requireOrgAdmin(caller);
       const members = await listUsers(db, caller.orgId);
       return { members, count: members.length };
     },

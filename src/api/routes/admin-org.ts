@@ -5,12 +5,11 @@ import { applyToOrg } from '../../admin/apply.ts';
 import { AdminError } from '../../admin/errors.ts';
 import { exportOrg } from '../../admin/export-org.ts';
 import { agentModelSettingsSchema } from '../../shared/agent-settings.ts';
-import { isOrgAdmin } from '../../shared/roles.ts';
 import { badRequest, conflict, forbidden, notFound } from '../errors.ts';
-import type { Caller } from '../middleware/authenticate.ts';
 import { defineRoute } from '../route.ts';
 import { errorResponses, errorSchema } from '../schemas/common.ts';
 import { parse } from '../validation.ts';
+import { requireOrgAdmin } from '../services/org-admin-access.ts';
 
 /*
  * The console's agent picker and its administration screens: the caller's agents, the
@@ -25,9 +24,6 @@ const ROLE_RULES =
   'credits are never changed this way. Apply never deletes: access is removed by sending an agent\'s `access` without ' +
   'the user, flows and webhooks are stopped with `enabled: false` / `disabled: true`, widget keys revoked with `revoked: true`.';
 
-function requireAdmin(caller: Caller): void {
-  if (!isOrgAdmin(caller.role)) throw forbidden('Only organization owners and admins may administer the organization');
-}
 
 /** An AdminError as the api answers it; anything else is left to the error handler. */
 function asHttpError(err: unknown): unknown {
@@ -126,7 +122,7 @@ export const adminOrgRoutes = [
     rateLimit: 'approvals',
     responses: { 200: { description: 'The configuration', schema: orgConfigurationSchema }, ...errorResponses },
     async handler({ caller }, { db }) {
-      requireAdmin(caller);
+      requireOrgAdmin(caller);
       return exportOrg(db, caller.orgId);
     },
   }),
@@ -152,7 +148,7 @@ export const adminOrgRoutes = [
       ...errorResponses,
     },
     async handler({ caller, query, req }, { db }) {
-      requireAdmin(caller);
+      requireOrgAdmin(caller);
       // Parsed here, after the role check: a member's request is 403 whatever its body.
       const doc = parse(orgDocumentSchema, req.body, 'body');
       try {

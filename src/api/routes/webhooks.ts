@@ -1,8 +1,6 @@
 import { z } from 'zod';
 import { findDelivery, listDeliveries, listWebhooks, startResend } from '../../db/webhooks.ts';
-import { isOrgAdmin } from '../../shared/roles.ts';
-import type { Caller } from '../middleware/authenticate.ts';
-import { forbidden, notFound } from '../errors.ts';
+import { notFound } from '../errors.ts';
 import { defineRoute } from '../route.ts';
 import { errorResponses } from '../schemas/common.ts';
 import {
@@ -13,12 +11,10 @@ import {
   webhookResendSchema,
 } from '../schemas/webhooks.ts';
 import { startDeliveryWorkflow } from '../services/webhook-dispatch.ts';
+import { requireOrgAdmin } from '../services/org-admin-access.ts';
 
 const ADMINS_ONLY = 'Organization-scoped; no X-Agent-Id needed. Owners and admins only (members and guests get 403).';
 
-function requireAdmin(caller: Caller): void {
-  if (!isOrgAdmin(caller.role)) throw forbidden('Only organization owners and admins may use the webhook endpoints');
-}
 
 const iso = (d: Date | null) => d?.toISOString() ?? null;
 
@@ -53,7 +49,7 @@ export const webhookRoutes = [
     rateLimit: 'approvals',
     responses: { 200: { description: 'Subscriptions', schema: webhookListSchema }, ...errorResponses },
     async handler({ caller }, { db }) {
-      requireAdmin(caller);
+      requireOrgAdmin(caller, 'use the webhook endpoints');
       const rows = await listWebhooks(db, caller.orgId);
       const webhooks = rows.map((w) => ({ id: w.id, name: w.name, url: w.url, events: w.events as never, agent_id: w.agentId, enabled: w.disabledAt === null, created_at: w.createdAt.toISOString() }));
       return { webhooks, count: webhooks.length };
@@ -71,7 +67,7 @@ export const webhookRoutes = [
     query: webhookDeliveryListQuerySchema,
     responses: { 200: { description: 'Deliveries', schema: webhookDeliveryListSchema }, ...errorResponses },
     async handler({ caller, query }, { db }) {
-      requireAdmin(caller);
+      requireOrgAdmin(caller, 'use the webhook endpoints');
       const rows = await listDeliveries(db, caller.orgId, { status: query.status, subscriptionId: query.subscription_id, limit: query.limit });
       return { deliveries: rows.map(toDelivery), count: rows.length };
     },
@@ -88,7 +84,7 @@ export const webhookRoutes = [
     params: deliveryParams,
     responses: { 200: { description: 'The delivery and its attempts', schema: webhookDeliveryDetailSchema }, ...errorResponses },
     async handler({ caller, params }, { db }) {
-      requireAdmin(caller);
+      requireOrgAdmin(caller, 'use the webhook endpoints');
       const delivery = await findDelivery(db, caller.orgId, params.delivery_id);
       if (!delivery) throw notFound(`Webhook delivery ${params.delivery_id} not found`);
       const attempt_log = delivery.attemptLog.map((a) => ({
@@ -117,7 +113,7 @@ export const webhookRoutes = [
     responses: { 202: { description: 'Re-send started', schema: webhookResendSchema }, ...errorResponses },
     status: 202,
     async handler({ caller, params }, deps) {
-      requireAdmin(caller);
+      requireOrgAdmin(caller, 'use the webhook endpoints');
       const delivery = await findDelivery(deps.db, caller.orgId, params.delivery_id);
       if (!delivery) throw notFound(`Webhook delivery ${params.delivery_id} not found`);
       const resend = await startResend(deps.db, delivery.id);
