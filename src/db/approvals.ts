@@ -3,7 +3,7 @@ import { newId } from '../shared/ids.ts';
 import type { Answer, PendingRequest } from '../shared/input-requests.ts';
 import { inAdminTransaction } from './admin-lock.ts';
 import type { Db, DbOrTx } from './client.ts';
-import { sqlOfTx, type Sql } from './sql.ts';
+import { sqlOfPool, sqlOfTx, type Sql } from './sql.ts';
 
 export type { ApprovalGrant };
 
@@ -104,6 +104,16 @@ export async function findOpenInputRequest(db: Db, taskId: string) {
     where: { taskId, status: 'pending', run: { status: { notIn: ['completed', 'failed', 'cancelled'] } } },
     orderBy: { createdAt: 'asc' },
   });
+}
+
+/** Whether the request is still open on a run that has not ended (what a client was shown as pending). */
+export async function isInputRequestOpen(db: Db, requestId: string): Promise<boolean> {
+  const rows = await sqlOfPool(db).query(
+    `SELECT 1 FROM input_requests q JOIN runs r ON r.id = q.run_id
+     WHERE q.id = $1 AND q.status = 'pending' AND r.status::text NOT IN ('completed', 'failed', 'cancelled')`,
+    [requestId],
+  );
+  return rows.length > 0;
 }
 
 export interface GrantFilter {

@@ -11,6 +11,7 @@ import { errorResponses, errorSchema } from '../schemas/common.ts';
 import { approvalDecisionResultSchema, approvalDecisionSchema, approvalListQuerySchema, approvalListSchema } from '../schemas/human.ts';
 import { sendRunUpdate } from '../services/run-updates.ts';
 import { mayUseAgentOf } from '../services/agent-access.ts';
+import { sendAnswerWhenCaughtUp } from '../services/input-answers.ts';
 
 function toApproval(a: ListedApproval) {
   return {
@@ -96,13 +97,14 @@ export const approvalRoutes = [
         approval.kind === 'plan'
           ? { approved, feedback: body.feedback, modified_steps: body.modified_steps }
           : { approved, feedback: body.feedback, approve_always: body.approve_always, approve_run_scope: body.approve_run_scope };
-      const result = await sendRunUpdate(temporal, approval.runId, answerUpdate, {
+      const update = {
         requestId: approval.requestId,
         runId: approval.runId,
-        inputType: approval.kind === 'plan' ? 'plan_approval' : 'action_approval',
+        inputType: approval.kind === 'plan' ? ('plan_approval' as const) : ('action_approval' as const),
         answer: JSON.parse(JSON.stringify(answer)),
         answeredBy: { userId: caller.userId, role: caller.role },
-      });
+      };
+      const result = await sendAnswerWhenCaughtUp(db, approval.requestId, () => sendRunUpdate(temporal, approval.runId, answerUpdate, update));
       return { success: true, message: result.message, approval_id: approval.id, status: approved ? 'approved' : 'rejected' };
     },
   }),

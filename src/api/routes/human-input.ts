@@ -9,7 +9,7 @@ import { conflict, notFound } from '../errors.ts';
 import { defineRoute } from '../route.ts';
 import { errorResponses, errorSchema } from '../schemas/common.ts';
 import { inputAnswerSchema, inputResultSchema, pendingInputSchema } from '../schemas/human.ts';
-import { parseAnswerBody } from '../services/input-answers.ts';
+import { parseAnswerBody, sendAnswerWhenCaughtUp } from '../services/input-answers.ts';
 import { sendRunUpdate } from '../services/run-updates.ts';
 import { loadAccessibleTask } from '../services/task-access.ts';
 
@@ -50,7 +50,8 @@ export const humanInputRoutes = [
       if (!run || run.taskId !== task.id) throw notFound(`Run ${answer.runId} not found in task ${task.id}`);
       if (!isActiveStatus(run.status)) throw conflict(`Run ${answer.runId} is not active (status ${run.status})`);
       await authorizeAnswer(db, caller, answer.requestId, answer.answer);
-      const result = await sendRunUpdate(temporal, answer.runId, answerUpdate, { ...answer, answeredBy: { userId: caller.userId, role: caller.role } });
+      const update = { ...answer, answeredBy: { userId: caller.userId, role: caller.role } };
+      const result = await sendAnswerWhenCaughtUp(db, answer.requestId, () => sendRunUpdate(temporal, answer.runId, answerUpdate, update));
       return { success: true, message: result.message };
     },
   }),

@@ -1,6 +1,9 @@
 import { z } from 'zod';
+import { isInputRequestOpen } from '../../db/approvals.ts';
+import type { Db } from '../../db/client.ts';
 import { answerSchemas } from '../../shared/answer-schemas.ts';
 import { inputTypes, type Answer, type InputType } from '../../shared/input-requests.ts';
+import { HttpError } from '../errors.ts';
 import { parse } from '../validation.ts';
 
 const envelope = z.object({ request_id: z.string().min(1), run_id: z.string().min(1), input_type: z.enum(inputTypes) });
@@ -26,4 +29,29 @@ export function parseAnswerBody(body: unknown): ParsedAnswer {
   const full = answerSchemas[head.input_type].extend({ ...envelope.shape, cancelled: z.literal(false).optional() });
   const { request_id: _r, run_id: _u, input_type: _t, cancelled: _c, ...answer } = parse(full, body, 'body') as Record<string, unknown>;
   return { requestId: head.request_id, runId: head.run_id, inputType: head.input_type, answer: answer as Answer };
+}
+
+const CATCH_UP_MS = 250;
+const CATCH_UP_LIMIT_MS = 10_000;
+
+/**
+ * Sends an answer, allowing for a workflow that has not caught up with what the client was shown.
+ * The question is stored (and shown) by the workflow task that asks it; if that worker dies before
+ * the task completes, the next worker rebuilds the run and handles the answer in the same step as
+ * the work that leads to the question, and the answer can be checked before the question exists
+ * again (409 "not pending"). While the database still lists the request as open on an active run,
+ * the answer is sent again, every 250 ms for up to 10 s; a request that was really answered or
+ * ended gets its 409 at once.
+ */
+export async function sendAnswerWhenCaughtUp<T>(db: Db, requestId: string, send: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + CATCH_UP_LIMIT_MS;
+  for (;;) {
+    try {
+      return await send();
+    } catch (err) {
+      const notPendingYet = err instanceof HttpError && err.status === 409 && Date.now() < deadline && (await isInputRequestOpen(db, requestId));
+      if (!notPendingYet) throw err;
+      await new Promise((resolve) => setTimeout(resolve, CATCH_UP_MS));
+    }
+  }
 }
