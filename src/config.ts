@@ -54,6 +54,8 @@ export const envSchema = z.object({
   EXCHANGE_FAILURES_PER_ADDRESS: z.coerce.number().int().positive().default(20),
   EXCHANGE_FAILURES_PER_KEY: z.coerce.number().int().positive().default(5),
   EXCHANGE_FAILURE_WINDOW_SECONDS: z.coerce.number().int().positive().default(900),
+  /** Inbound flow requests refused (bad signature, unknown flow) allowed per client address in EXCHANGE_FAILURE_WINDOW_SECONDS, then 429. */
+  FLOW_FAILURES_PER_ADDRESS: z.coerce.number().int().positive().default(30),
   /** Concurrently open SSE streams, per org and user and per api process (429 + Retry-After beyond). */
   SSE_MAX_STREAMS_PER_USER: z.coerce.number().int().positive().default(20),
   SSE_MAX_STREAMS_PER_PROCESS: z.coerce.number().int().positive().default(5000),
@@ -188,6 +190,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       exchangeFailuresPerAddress: e.EXCHANGE_FAILURES_PER_ADDRESS,
       exchangeFailuresPerKey: e.EXCHANGE_FAILURES_PER_KEY,
       exchangeFailureWindowSeconds: e.EXCHANGE_FAILURE_WINDOW_SECONDS,
+      flowFailuresPerAddress: e.FLOW_FAILURES_PER_ADDRESS,
     },
     widget: { tokenLifetimeSeconds: e.WIDGET_TOKEN_LIFETIME_SECONDS },
     streams: { perUser: e.SSE_MAX_STREAMS_PER_USER, perProcess: e.SSE_MAX_STREAMS_PER_PROCESS },

@@ -60,6 +60,7 @@ function startTestStack(): Promise<Stack> {
       RATE_LIMIT_MEMORIES_PER_MINUTE: '100000',
       RATE_LIMIT_APPROVALS_PER_MINUTE: '100000',
       EXCHANGE_FAILURES_PER_ADDRESS: '100000',
+      FLOW_FAILURES_PER_ADDRESS: '100000',
       EXCHANGE_FAILURES_PER_KEY: '100000',
       SSE_MAX_STREAMS_PER_USER: '1000',
       // Webhook retries in tenths of seconds rather than seconds to an hour (test/e2e/webhooks.test.ts).

@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { AgentRunClient } from '@agent-run/client';
+import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { startApiProcess, type ApiProcess } from '../support/api-process.ts';
@@ -27,6 +29,7 @@ beforeAll(async () => {
     RATE_LIMIT_APPROVALS_PER_MINUTE: '2',
     EXCHANGE_FAILURES_PER_ADDRESS: '3',
     EXCHANGE_FAILURES_PER_KEY: '2',
+    FLOW_FAILURES_PER_ADDRESS: '3',
     SSE_MAX_STREAMS_PER_USER: '2',
     SSE_MAX_STREAMS_PER_PROCESS: '3',
   });
@@ -168,5 +171,33 @@ describe('configuration', () => {
   it('refuses to start in production without JWT_SECRET, with a clear message', () => {
     expect(() => loadConfig({ NODE_ENV: 'production', DATA_DIR: '/tmp/unused' })).toThrow(/JWT_SECRET: required when NODE_ENV=production/);
     expect(() => loadConfig({ NODE_ENV: 'production', DATA_DIR: '/tmp/unused', JWT_SECRET: 'x'.repeat(32) })).not.toThrow();
+  });
+});
+
+describe('inbound flows', () => {
+  // Last in this file: its admin calls (through the shared api) count against the owner's approvals budget, which the tests above keep at 2.
+  it('refused requests count per client address: after 3, even a signed one gets 429 with Retry-After; other addresses are not affected', async () => {
+    const owner = new AgentRunClient({ baseUrl: apiUrl(), apiKey: tenant.keys.owner });
+    const org = await owner.admin.org();
+    const user = org.users.find((u) => u.id === tenant.users.owner)!.email;
+    const applied = await owner.admin.apply({ flows: [{ name: 'edge-hook', kind: 'webhook', agent: org.document.agents[0]!.name, user, message: 'Event {{type}}' }] });
+    const flow = applied.org.flows.find((f) => f.name === 'edge-hook')!;
+    const body = JSON.stringify({ type: 'ping' });
+    const signed = (id: string, secret = flow.secret!) => {
+      const at = new Date();
+      return { 'webhook-id': id, 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': new Webhook(secret).sign(id, at, body) };
+    };
+    const postFrom = (from: string, path: string, headers: Record<string, string>) =>
+      fetch(`${api.url}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-Forwarded-For': from, ...headers }, body });
+    const from = address();
+    const wrongSecret = 'whsec_' + Buffer.alloc(32, 9).toString('base64');
+    expect((await postFrom(from, '/api/v1/flows/flw_unknown/webhook', signed('evt_1'))).status).toBe(404);
+    expect((await postFrom(from, flow.path!, signed('evt_2', wrongSecret))).status).toBe(401);
+    expect((await postFrom(from, flow.path!, signed('evt_3', wrongSecret))).status).toBe(401);
+    const blocked = await postFrom(from, flow.path!, signed('evt_4'));
+    expect(blocked.status).toBe(429);
+    expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(((await blocked.json()) as { detail: string }).detail).toMatch(/^Too many refused flow requests from this address\. Retry after \d+ seconds\.$/);
+    expect((await postFrom(address(), flow.path!, signed('evt_5'))).status).toBe(202);
   });
 });

@@ -172,7 +172,7 @@ describe('every documented operation, sent bad requests', () => {
 
   beforeAll(async () => {
     // Its own replica with limits out of the way, so every request reaches the checks under test.
-    replica = await startApiProcess({ RATE_LIMIT_RUNS_PER_MINUTE: '100000', RATE_LIMIT_TASKS_PER_MINUTE: '100000' });
+    replica = await startApiProcess({ RATE_LIMIT_RUNS_PER_MINUTE: '100000', RATE_LIMIT_TASKS_PER_MINUTE: '100000', FLOW_FAILURES_PER_ADDRESS: '100000' });
     tenant = await createTenant();
     token = await exchange(tenant.keys.member);
   });

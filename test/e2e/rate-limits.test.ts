@@ -95,6 +95,7 @@ describe('rate limits with the default settings', () => {
           path.startsWith('/api/v1/widget/') ||
           path.startsWith('/api/webhooks') ||
           path.startsWith('/api/admin/') ||
+          path.startsWith('/api/v1/flows/') ||
           ['/api/run', '/api/run/async', '/api/ag-ui/run', '/api/runs/{run_id}/events', '/api/agents/{agent_id}/memories', '/api/v1/auth/exchange/agent-token'].includes(path);
         expect(Boolean(op.responses['429']), `${method} ${path}`).toBe(expected);
         if (expected) expect(op.responses['429']!.headers).toHaveProperty('Retry-After');

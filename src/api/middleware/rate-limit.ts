@@ -49,7 +49,9 @@ export class RateLimits {
     readonly settings: RateLimitSettings,
     private readonly limiters: Record<RateLimitClass, RateLimiterAbstract>,
     /** Failed key exchanges, per client address and per key. */
-    readonly exchange: ExchangeGuard,
+    readonly exchange: FailureGuard,
+    /** Inbound flow requests refused (bad signature, unknown flow), per client address. */
+    readonly flows: FailureGuard,
     /** The widget gateway's limits: per widget key, and per visitor. */
     private readonly widget: Record<WidgetScope, RateLimiterAbstract>,
     private readonly logger: Logger,
@@ -126,52 +128,63 @@ export function createRateLimits(settings: RateLimitSettings, databaseUrl: strin
     });
   const limiters = Object.fromEntries(CLASSES.map((cls) => [cls, limiter(settings[cls], cls === 'runs')])) as unknown as Record<RateLimitClass, RateLimiterAbstract>;
   const widget = { key: limiter(settings.widgetKey), visitor: limiter(settings.widgetVisitor) };
-  const exchangeFailures = (scope: string, points: number) =>
+  const failures = (keyPrefix: string, points: number) =>
     new RateLimiterPostgres({
       storeClient: pool,
       storeType: 'pool',
       tableName: RATE_LIMIT_TABLE,
       tableCreated: true,
-      keyPrefix: `exchange-failures:${scope}`,
+      keyPrefix,
       points,
       duration: settings.exchangeFailureWindowSeconds,
       clearExpiredByTimeout: false,
     });
-  const exchange = new ExchangeGuard(exchangeFailures('address', settings.exchangeFailuresPerAddress), exchangeFailures('key', settings.exchangeFailuresPerKey), logger);
-  return new RateLimits(settings, limiters, exchange, widget, logger, () => pool.end());
+  const exchangeFailures = (scope: string, points: number) => failures(`exchange-failures:${scope}`, points);
+  const exchange = new FailureGuard(
+    [exchangeFailures('address', settings.exchangeFailuresPerAddress), exchangeFailures('key', settings.exchangeFailuresPerKey)],
+    'failed key exchanges from this address or for this key',
+    'exchange_failures',
+    logger,
+  );
+  // Per address only: a budget per flow would let anyone lock a flow's real sender out.
+  const flows = new FailureGuard([failures('flow-failures:address', settings.flowFailuresPerAddress)], 'refused flow requests from this address', 'flow_failures', logger);
+  return new RateLimits(settings, limiters, exchange, flows, widget, logger, () => pool.end());
 }
 
 /**
- * Brute force on the key exchange: failed attempts are counted per client address and per
- * key (its hash), in every replica together. Once either budget is spent, exchanges from that
- * address or for that key get 429 + Retry-After until the window passes, right or wrong key.
+ * Brute force on unauthenticated doors: failed attempts (a wrong API key at the exchange, a bad
+ * signature or unknown flow id at an inbound flow) are counted per budget key (client address,
+ * the tried key's hash), in every replica together. Once any budget is spent, attempts with that
+ * key get 429 + Retry-After until the window passes, right or wrong.
  */
-export class ExchangeGuard {
+export class FailureGuard {
   constructor(
-    private readonly perAddress: RateLimiterAbstract,
-    private readonly perKey: RateLimiterAbstract,
+    private readonly budgets: RateLimiterAbstract[],
+    /** What is counted, for the 429's detail: "failed key exchanges from this address or for this key". */
+    private readonly what: string,
+    private readonly metricClass: string,
     private readonly logger: Logger,
   ) {}
 
-  /** 429 when this address or key has used up its failures. */
-  async check(address: string, keyHash: string): Promise<void> {
+  /** 429 when any of `keys` (one per budget, in order) has used up its failures. */
+  async check(...keys: string[]): Promise<void> {
     try {
-      const [a, k] = await Promise.all([this.perAddress.get(address), this.perKey.get(keyHash)]);
-      const blocked = [a, k].filter((r): r is RateLimiterRes => r !== null && r.remainingPoints <= 0);
+      const results = await Promise.all(this.budgets.map((budget, i) => budget.get(keys[i]!)));
+      const blocked = results.filter((r): r is RateLimiterRes => r !== null && r.remainingPoints <= 0);
       if (blocked.length === 0) return;
       const retryAfter = Math.max(1, Math.ceil(Math.max(...blocked.map((r) => r.msBeforeNext)) / 1000));
-      rateLimitRejections.inc({ class: 'exchange_failures' });
-      throw tooManyRequests(`Too many failed key exchanges from this address or for this key. Retry after ${retryAfter} seconds.`, retryAfter);
+      rateLimitRejections.inc({ class: this.metricClass });
+      throw tooManyRequests(`Too many ${this.what}. Retry after ${retryAfter} seconds.`, retryAfter);
     } catch (err) {
       if (err instanceof HttpError) throw err;
-      this.logger.warn({ err }, 'exchange limit store failed; request allowed (fail open)');
+      this.logger.warn({ err }, `${this.metricClass} limit store failed; request allowed (fail open)`);
     }
   }
 
-  /** Counts one failed attempt against both budgets. */
-  async failed(address: string, keyHash: string): Promise<void> {
-    await Promise.all([this.perAddress.penalty(address, 1), this.perKey.penalty(keyHash, 1)]).catch((err: unknown) =>
-      this.logger.warn({ err }, 'exchange limit store failed; failure not counted'),
+  /** Counts one failed attempt against every budget. */
+  async failed(...keys: string[]): Promise<void> {
+    await Promise.all(this.budgets.map((budget, i) => budget.penalty(keys[i]!, 1))).catch((err: unknown) =>
+      this.logger.warn({ err }, `${this.metricClass} limit store failed; failure not counted`),
     );
   }
 }

@@ -1,7 +1,8 @@
 import type { Request } from 'express';
 import { z } from 'zod';
 import { findFlow, type FlowPayload, type LoadedFlow } from '../../db/flows.ts';
-import { badRequest, notFound, unauthorized } from '../errors.ts';
+import type { ApiDeps } from '../deps.ts';
+import { badRequest, HttpError, notFound, unauthorized } from '../errors.ts';
 import { defineRoute } from '../route.ts';
 import { errorResponses, errorSchema } from '../schemas/common.ts';
 import { acceptFlowEvent } from '../services/flow-runs.ts';
@@ -25,7 +26,28 @@ const inboundResponses = {
   401: { description: 'Missing, invalid or stale signature', schema: errorSchema },
   404: { description: 'No enabled flow of this kind with this id', schema: errorSchema },
   422: errorResponses[422],
+  429: {
+    description: 'Too many refused requests (401, 404) from this client address (FLOW_FAILURES_PER_ADDRESS in EXCHANGE_FAILURE_WINDOW_SECONDS); wait `Retry-After` seconds',
+    schema: errorSchema,
+    headers: { 'Retry-After': 'Seconds until requests from this address are accepted again' },
+  },
 };
+
+/**
+ * The flow a request names, found and verified by `verify`. Refusals (401, 404) count against the
+ * client address, and an address that has used up its budget gets 429 first, signed or not: guessing
+ * flow ids or secrets costs an attacker the door, not the flow's real sender.
+ */
+async function verifiedFlow<T>(deps: ApiDeps, req: Request, verify: () => Promise<T>): Promise<T> {
+  const address = req.ip ?? 'unknown';
+  await deps.rateLimits.flows.check(address);
+  try {
+    return await verify();
+  } catch (err) {
+    if (err instanceof HttpError && (err.status === 401 || err.status === 404)) await deps.rateLimits.flows.failed(address);
+    throw err;
+  }
+}
 
 /** The enabled flow of `kind` named by the path (404 otherwise: ids of other kinds are not revealed). */
 async function inboundFlow(db: Parameters<typeof findFlow>[0], flowId: string, kind: string): Promise<LoadedFlow & { secret: string }> {
@@ -73,7 +95,7 @@ export const flowRoutes = [
     status: 202,
     responses: inboundResponses,
     async handler({ req, params: { flow_id } }, deps) {
-      const flow = await signedFlow(deps.db, req, flow_id, 'webhook');
+      const flow = await verifiedFlow(deps, req, () => signedFlow(deps.db, req, flow_id, 'webhook'));
       return acceptFlowEvent(deps, flow, header(req, 'webhook-id')!, payloadOf(req));
     },
   }),
@@ -92,7 +114,7 @@ export const flowRoutes = [
     status: 202,
     responses: inboundResponses,
     async handler({ req, params: { flow_id } }, deps) {
-      const flow = await signedFlow(deps.db, req, flow_id, 'email');
+      const flow = await verifiedFlow(deps, req, () => signedFlow(deps.db, req, flow_id, 'email'));
       const mail = emailSchema.safeParse(req.body);
       if (!mail.success) throw badRequest(`Not an inbound email: ${mail.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
       return acceptFlowEvent(deps, flow, mail.data.message_id ?? header(req, 'webhook-id')!, mail.data as FlowPayload);
@@ -114,8 +136,11 @@ export const flowRoutes = [
     status: 202,
     responses: inboundResponses,
     async handler({ req, params: { flow_id } }, deps) {
-      const flow = await inboundFlow(deps.db, flow_id, 'repository');
-      if (!verifyGithub(flow.secret, raw(req), header(req, 'x-hub-signature-256'))) throw unauthorized('Invalid X-Hub-Signature-256');
+      const flow = await verifiedFlow(deps, req, async () => {
+        const found = await inboundFlow(deps.db, flow_id, 'repository');
+        if (!verifyGithub(found.secret, raw(req), header(req, 'x-hub-signature-256'))) throw unauthorized('Invalid X-Hub-Signature-256');
+        return found;
+      });
       const event = header(req, 'x-github-event') ?? '';
       const action = typeof (req.body as { action?: unknown }).action === 'string' ? (req.body as { action: string }).action : undefined;
       const wanted = (flow.config as { events: string[] }).events;
@@ -145,8 +170,11 @@ export const flowRoutes = [
     status: 202,
     responses: { ...inboundResponses, 200: { description: 'url_verification: the challenge', schema: z.object({ challenge: z.string() }) } },
     async handler({ req, res, params: { flow_id } }, deps) {
-      const flow = await inboundFlow(deps.db, flow_id, 'messaging');
-      if (!verifySlack(flow.secret, raw(req), header(req, 'x-slack-request-timestamp'), header(req, 'x-slack-signature'))) throw unauthorized('Invalid or stale Slack signature');
+      const flow = await verifiedFlow(deps, req, async () => {
+        const found = await inboundFlow(deps.db, flow_id, 'messaging');
+        if (!verifySlack(found.secret, raw(req), header(req, 'x-slack-request-timestamp'), header(req, 'x-slack-signature'))) throw unauthorized('Invalid or stale Slack signature');
+        return found;
+      });
       const body = req.body as SlackBody;
       if (body.type === 'url_verification') {
         res.status(200).json({ challenge: body.challenge ?? '' });

@@ -4547,6 +4547,17 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
+            /** @description Too many refused requests (401, 404) from this client address (FLOW_FAILURES_PER_ADDRESS in EXCHANGE_FAILURE_WINDOW_SECONDS); wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds until requests from this address are accepted again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description PostgreSQL or Temporal is briefly unreachable (or a run could not be started). Wait `Retry-After` seconds, then retry; starting a run is safe to retry with the same `Idempotency-Key`. */
             503: {
                 headers: {
@@ -4640,6 +4651,17 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
+            /** @description Too many refused requests (401, 404) from this client address (FLOW_FAILURES_PER_ADDRESS in EXCHANGE_FAILURE_WINDOW_SECONDS); wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds until requests from this address are accepted again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description PostgreSQL or Temporal is briefly unreachable (or a run could not be started). Wait `Retry-After` seconds, then retry; starting a run is safe to retry with the same `Idempotency-Key`. */
             503: {
                 headers: {
@@ -4722,6 +4744,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Too many refused requests (401, 404) from this client address (FLOW_FAILURES_PER_ADDRESS in EXCHANGE_FAILURE_WINDOW_SECONDS); wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds until requests from this address are accepted again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PostgreSQL or Temporal is briefly unreachable (or a run could not be started). Wait `Retry-After` seconds, then retry; starting a run is safe to retry with the same `Idempotency-Key`. */
@@ -4817,6 +4850,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Too many refused requests (401, 404) from this client address (FLOW_FAILURES_PER_ADDRESS in EXCHANGE_FAILURE_WINDOW_SECONDS); wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds until requests from this address are accepted again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PostgreSQL or Temporal is briefly unreachable (or a run could not be started). Wait `Retry-After` seconds, then retry; starting a run is safe to retry with the same `Idempotency-Key`. */
