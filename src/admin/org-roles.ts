@@ -44,20 +44,20 @@ export function checkRoleChanges(
   }
   for (const key of doc.keys) {
     const role = roles.get(key.user);
-    if (role && !mayCreateKeyFor(actor.role, role)) throw new AdminError(`keys: only an owner may create a key for an owner (${key.user})`, 'forbidden');
+    if (role && !mayActAs(actor.role, role)) throw new AdminError(`keys: only an owner may create a key for an owner (${key.user})`, 'forbidden');
   }
   // A flow stated as it is (a document read back) is no new grant; a new one, or a new user, is.
   for (const flow of doc.flows.filter((f) => currentFlows.get(f.name) !== f.user)) {
     const role = roles.get(flow.user);
-    if (role && !mayCreateKeyFor(actor.role, role)) throw new AdminError(`flows: only an owner may make a flow whose runs act as an owner (${flow.name}: ${flow.user})`, 'forbidden');
+    if (role && !mayActAs(actor.role, role)) throw new AdminError(`flows: only an owner may make a flow whose runs act as an owner (${flow.name}: ${flow.user})`, 'forbidden');
   }
   const hadOwner = current.some((u) => u.role === 'owner');
   if (hadOwner && ![...roles.values()].includes('owner')) throw new AdminError('users: the organization must keep at least one owner');
 }
 
-/** Whether a user of role `actorRole` may create an API key (or a flow) that acts as a user of role `keyUserRole`. */
-export function mayCreateKeyFor(actorRole: Role | string, keyUserRole: Role | string): boolean {
-  return keyUserRole !== 'owner' || actorRole === 'owner';
+/** Whether a user of role `actorRole` may create what acts as a user of role `userRole` (an API key, a flow's runs). */
+export function mayActAs(actorRole: Role | string, userRole: Role | string): boolean {
+  return userRole !== 'owner' || actorRole === 'owner';
 }
 
 /**

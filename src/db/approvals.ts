@@ -1,5 +1,6 @@
 import type { ApprovalGrant } from '../generated/prisma/client.ts';
 import { newId } from '../shared/ids.ts';
+import { terminalStatuses } from '../shared/run-status.ts';
 import type { Answer, PendingRequest } from '../shared/input-requests.ts';
 import { inAdminTransaction } from './admin-lock.ts';
 import type { Db, DbOrTx } from './client.ts';
@@ -101,7 +102,7 @@ export async function isSensitiveRequest(db: Db, requestId: string): Promise<boo
 /** The oldest pending input request of the task whose run has not ended. */
 export async function findOpenInputRequest(db: Db, taskId: string) {
   return db.inputRequest.findFirst({
-    where: { taskId, status: 'pending', run: { status: { notIn: ['completed', 'failed', 'cancelled'] } } },
+    where: { taskId, status: 'pending', run: { status: { notIn: terminalStatuses } } },
     orderBy: { createdAt: 'asc' },
   });
 }
@@ -110,8 +111,8 @@ export async function findOpenInputRequest(db: Db, taskId: string) {
 export async function isInputRequestOpen(db: Db, requestId: string): Promise<boolean> {
   const rows = await sqlOfPool(db).query(
     `SELECT 1 FROM input_requests q JOIN runs r ON r.id = q.run_id
-     WHERE q.id = $1 AND q.status = 'pending' AND r.status::text NOT IN ('completed', 'failed', 'cancelled')`,
-    [requestId],
+     WHERE q.id = $1 AND q.status = 'pending' AND r.status::text <> ALL($2::text[])`,
+    [requestId, terminalStatuses],
   );
   return rows.length > 0;
 }

@@ -1,4 +1,4 @@
-import type { Prisma } from '../generated/prisma/client.ts';
+import type { Message, Prisma } from '../generated/prisma/client.ts';
 import type { Db, Tx } from './client.ts';
 import { sqlOfPool, sqlOfTx, type Sql } from './sql.ts';
 
@@ -29,20 +29,9 @@ export async function appendMessagesWith(sql: Sql, taskId: string, runId: string
   );
 }
 
-export interface StoredMessage {
-  id: string;
-  taskId: string;
-  runId: string | null;
-  position: number;
-  role: string;
-  content: string;
-  parts: unknown;
-  createdAt: Date;
-}
-
 /** A task's conversation in order (every model step reads it: on the pg pool). */
-export async function listMessages(db: Db, taskId: string): Promise<StoredMessage[]> {
-  return sqlOfPool(db).query<StoredMessage>(
+export async function listMessages(db: Db, taskId: string): Promise<Message[]> {
+  return sqlOfPool(db).query<Message>(
     `SELECT id, task_id AS "taskId", run_id AS "runId", position, role, content, parts, created_at AS "createdAt"
      FROM messages WHERE task_id = $1 ORDER BY position`,
     [taskId],

@@ -1,6 +1,7 @@
 import { Prisma } from '../generated/prisma/client.ts';
 import type { Db, DbOrTx } from './client.ts';
 import { sqlOfPool } from './sql.ts';
+import { terminalStatuses } from '../shared/run-status.ts';
 
 /** Flows (triggers) and their events: what `admin apply` writes and what starting their runs reads. */
 
@@ -91,7 +92,7 @@ export async function bindFlowTask(db: Db, binding: { flowId: string; key: strin
 export async function flowHasUnfinishedRun(db: Db, flowId: string): Promise<boolean> {
   const rows = await db.$queryRaw<{ n: number }[]>`
     SELECT count(*)::int AS n FROM flow_events e JOIN runs r ON r.id = e.run_id
-    WHERE e.flow_id = ${flowId} AND r.status NOT IN ('completed', 'failed', 'cancelled')`;
+    WHERE e.flow_id = ${flowId} AND r.status::text <> ALL(${terminalStatuses}::text[])`;
   return (rows[0]?.n ?? 0) > 0;
 }
 
@@ -111,10 +112,10 @@ export async function listRepliesDue(db: Db, limit: number): Promise<{ flowId: s
   const rows = await sqlOfPool(db).query<{ flow_id: string; external_id: string }>(
     `SELECT e.flow_id, e.external_id FROM flow_events e
      JOIN flows f ON f.id = e.flow_id AND f.kind = 'messaging'
-     JOIN runs r ON r.id = e.run_id AND r.status IN ('completed', 'failed', 'cancelled')
+     JOIN runs r ON r.id = e.run_id AND r.status::text = ANY($2::text[])
      WHERE e.reply_started_at IS NULL
      ORDER BY e.created_at LIMIT $1`,
-    [limit],
+    [limit, terminalStatuses],
   );
   return rows.map((r) => ({ flowId: r.flow_id, externalId: r.external_id }));
 }

@@ -1,6 +1,6 @@
 import type { RunEventInput } from '../shared/events.ts';
 import { runErrorCodes } from '../shared/run-error-codes.ts';
-import { runStatuses, isTerminalStatus, type RunStatus } from '../shared/run-status.ts';
+import { terminalStatuses, type RunStatus } from '../shared/run-status.ts';
 import type { Db, Tx } from './client.ts';
 import { appendMessages, type NewMessage } from './conversation.ts';
 import { appendEventsWith } from './event-log.ts';
@@ -14,8 +14,6 @@ import { inPgTransaction, sqlOfPool, sqlOfTx, type Sql } from './sql.ts';
  * terminal event, or by the reconciler's next pass.
  */
 
-const TERMINAL_STATUSES = runStatuses.filter(isTerminalStatus);
-
 export interface UnfinishedRun {
   id: string;
   status: RunStatus;
@@ -28,7 +26,7 @@ export async function unfinishedRuns(sql: Sql, taskId: string): Promise<Unfinish
   const rows = await sql.query<{ id: string; status: RunStatus; queued_at: Date | null }>(
     `SELECT id, status::text AS status, queued_at FROM runs
      WHERE task_id = $1 AND status::text <> ALL($2::text[]) ORDER BY created_at, id`,
-    [taskId, TERMINAL_STATUSES],
+    [taskId, terminalStatuses],
   );
   return rows.map((r) => ({ id: r.id, status: r.status, queuedAt: r.queued_at }));
 }
@@ -128,7 +126,7 @@ export async function takeQueuedRun(db: Db, taskId: string): Promise<DequeuedRun
 
 /** Deletes ended runs of the task (a `rollback`): their messages, events and the rest go with them. */
 async function deleteEndedRuns(tx: Tx, taskId: string, runIds: string[]): Promise<string[]> {
-  const deleted = await tx.run.findMany({ where: { id: { in: runIds }, taskId, status: { in: TERMINAL_STATUSES } }, select: { id: true } });
+  const deleted = await tx.run.findMany({ where: { id: { in: runIds }, taskId, status: { in: terminalStatuses } }, select: { id: true } });
   await tx.run.deleteMany({ where: { id: { in: deleted.map((r) => r.id) } } });
   return deleted.map((r) => r.id);
 }
@@ -152,7 +150,7 @@ export async function listStalledQueues(db: Db, limit: number): Promise<string[]
          SELECT 1 FROM runs a WHERE a.task_id = q.task_id AND a.queued_at IS NULL
            AND a.status::text <> ALL($1::text[]))
      LIMIT $2`,
-    [TERMINAL_STATUSES, limit],
+    [terminalStatuses, limit],
   );
   return rows.map((r) => r.task_id);
 }

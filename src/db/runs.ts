@@ -1,5 +1,5 @@
 import type { Run } from '../generated/prisma/client.ts';
-import { isActiveStatus, runStatuses } from '../shared/run-status.ts';
+import { activeStatuses } from '../shared/run-status.ts';
 import type { Db } from './client.ts';
 import { sqlOfPool } from './sql.ts';
 import { newestFirst } from './order.ts';
@@ -90,14 +90,12 @@ export async function listPendingRunsBefore(db: Db, createdBefore: Date, limit: 
   );
 }
 
-const ACTIVE_STATUSES = runStatuses.filter(isActiveStatus);
-
 /** How many runs are active, by status and mode (the `ars_runs_active` gauge). */
 export async function countActiveRuns(db: Db): Promise<{ status: string; mode: string; count: number }[]> {
   return sqlOfPool(db).query<{ status: string; mode: string; count: number }>(
     `SELECT status::text AS status, mode::text AS mode, count(*)::int AS count FROM runs
      WHERE status::text = ANY($1::text[]) GROUP BY 1, 2`,
-    [ACTIVE_STATUSES],
+    [activeStatuses],
   );
 }
 

@@ -1,5 +1,5 @@
 import type { Run, Task } from '../generated/prisma/client.ts';
-import { isActiveStatus, runStatuses } from '../shared/run-status.ts';
+import { activeStatuses } from '../shared/run-status.ts';
 import type { Db, DbOrTx } from './client.ts';
 import { sqlOfPool } from './sql.ts';
 import { newestFirst } from './order.ts';
@@ -44,7 +44,6 @@ export async function listTasksWithLatestRun(db: Db, scope: TaskListScope, limit
 /** Time allowed for stopping workflows and deleting rows while the task row is locked. */
 const DELETE_TIMEOUT_MS = 20_000;
 
-const activeRunStatuses = runStatuses.filter(isActiveStatus);
 
 export type ActiveRunRef = Pick<Run, 'id' | 'mode'>;
 
@@ -64,7 +63,7 @@ export async function deleteTaskLocked(
     async (tx) => {
       await tx.$queryRaw`SELECT id FROM tasks WHERE id = ${taskId} FOR UPDATE`;
       const ended = await tx.run.findMany({
-        where: { taskId, status: { in: activeRunStatuses } },
+        where: { taskId, status: { in: activeStatuses } },
         select: { id: true, mode: true },
       });
       for (const run of ended) await stopActive(run);

@@ -38,6 +38,10 @@ export function isActiveStatus(status: RunStatus): boolean {
   return !isTerminalStatus(status);
 }
 
+/** The statuses a run ends in, and those it has before, as lists for queries. */
+export const terminalStatuses = runStatuses.filter(isTerminalStatus);
+export const activeStatuses = runStatuses.filter(isActiveStatus);
+
 /** Task-level status derived from the task's latest run. */
 export type TaskRunStatus = 'idle' | 'pending' | 'running' | 'completed' | 'failed';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { createApiKey, listApiKeys, revokeApiKey } from '../../admin/api-keys.ts';
-import { mayCreateKeyFor } from '../../admin/org-roles.ts';
+import { mayActAs } from '../../admin/org-roles.ts';
 import { listUsers } from '../../admin/users.ts';
 import { forbidden, notFound } from '../errors.ts';
 import { defineRoute } from '../route.ts';
@@ -13,7 +13,6 @@ import { requireOrgAdmin } from '../services/org-admin-access.ts';
  * implementation.
  */
 const ADMINS_ONLY = 'Organization-scoped; no X-Agent-Id needed. Owners and admins only (members and guests get 403).';
-
 
 const apiKeySchema = z
   .object({
@@ -76,7 +75,7 @@ export const adminRoutes = [
       const userId = body.user_id ?? caller.userId;
       const member = (await listUsers(db, caller.orgId)).find((m) => m.id === userId);
       if (!member) throw notFound(`User ${userId} not found in this organization`);
-      if (!mayCreateKeyFor(caller.role, member.role)) throw forbidden("Only an owner may create a key for an owner (a key acts as its user)");
+      if (!mayActAs(caller.role, member.role)) throw forbidden("Only an owner may create a key for an owner (a key acts as its user)");
       return createApiKey(db, { userId, name: body.name });
     },
   }),
