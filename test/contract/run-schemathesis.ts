@@ -36,7 +36,9 @@ export async function runSchemathesis(opts: ContractRunOptions): Promise<Contrac
     'run', `${opts.apiUrl}/openapi.json`,
     '--checks', 'all',
     '--max-examples', String(opts.maxExamples),
-    '--workers', '2',
+    // One worker: with two, hypothesis' ast.parse runs in two threads at once and CPython 3.11 can fail
+    // with "SystemError: AST constructor recursion depth mismatch" (a schemathesis runtime error, seen in CI).
+    '--workers', '1',
     '--request-timeout', '10',
     '--no-color',
     '--output-truncate', 'false',
