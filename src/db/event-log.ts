@@ -1,5 +1,5 @@
 import { poolOf, type Db, type Tx } from './client.ts';
-import { inPgTransaction, sqlOfPool, sqlOfTx, type Sql } from './sql.ts';
+import { inPgTransaction, prepared, sqlOfPool, sqlOfTx, type Sql } from './sql.ts';
 import { eventName, type RunEvent, type RunEventInput } from '../shared/events.ts';
 import { isTerminalStatus, type RunStatus } from '../shared/run-status.ts';
 
@@ -49,14 +49,16 @@ async function appendUnkeyed(db: Db, runId: string, events: RunEventInput[]): Pr
   const now = new Date();
   const payloads = events.map((event) => ({ ...event, timestamp: now.getTime() }) as RunEvent);
   const { rows } = await poolOf(db).query<{ seq: number }>(
-    `WITH bumped AS (
+    prepared(
+      `WITH bumped AS (
       UPDATE runs SET last_event_seq = last_event_seq + $2 WHERE id = $1 RETURNING last_event_seq
     )
     INSERT INTO run_events (run_id, seq, type, name, payload, created_at)
     SELECT $1, bumped.last_event_seq - $2 + e.ord::int, e.type, e.name, e.payload::jsonb, $6
     FROM bumped, unnest($3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS e(type, name, payload, ord)
     RETURNING seq`,
-    [runId, events.length, events.map((e) => e.type), events.map(eventName), payloads.map((p) => JSON.stringify(p)), now],
+      [runId, events.length, events.map((e) => e.type), events.map(eventName), payloads.map((p) => JSON.stringify(p)), now],
+    ),
   );
   if (rows.length === 0) throw new RunGoneError(runId);
   const seqs = rows.map((r) => r.seq).sort((a, b) => a - b);
@@ -88,36 +90,72 @@ export async function appendEventsWith(
   idempotencyKey?: string,
   { unlessEnded = false } = {},
 ): Promise<AppendResult> {
-  const keyOf = (i: number) => (idempotencyKey === undefined ? null : `${idempotencyKey}#${i}`);
+  const run = await lockRunLog(sql, runId, idempotencyKey);
+  if (unlessEnded && isTerminalStatus(run.status)) return { events: [], duplicate: false, ended: true };
+  if (run.earlier !== null) return { events: await readEarlierWrite(sql, runId, run.earlier, events.length), duplicate: true };
+  return { events: await insertLocked(sql, run, events, idempotencyKey), duplicate: false };
+}
+
+/** The run's log, locked for this transaction: where it ends, the run's status, and the seq of an earlier write of `idempotencyKey`. */
+export interface LockedLog {
+  runId: string;
+  lastSeq: number;
+  status: RunStatus;
+  /** The first seq an earlier write of the same key stored, or null. */
+  earlier: number | null;
+}
+
+const keyOf = (idempotencyKey: string | undefined, i: number) => (idempotencyKey === undefined ? null : `${idempotencyKey}#${i}`);
+
+/** Locks the run row until the transaction ends: writers of one run's log take turns, so commit order is seq order. */
+export async function lockRunLog(sql: Sql, runId: string, idempotencyKey?: string): Promise<LockedLog> {
   const [run] = await sql.query<{ last_event_seq: number; earlier: number | null; status: RunStatus }>(
     `SELECT r.last_event_seq, r.status::text AS status,
        (SELECT e.seq FROM run_events e WHERE e.run_id = r.id AND e.idempotency_key = $2) AS earlier
      FROM runs r WHERE r.id = $1 FOR UPDATE OF r`,
-    [runId, keyOf(0)],
+    [runId, keyOf(idempotencyKey, 0)],
   );
   if (!run) throw new RunGoneError(runId);
-  if (unlessEnded && isTerminalStatus(run.status)) return { events: [], duplicate: false, ended: true };
-  if (run.earlier !== null) {
-    const again = await sql.query<{ run_id: string; seq: number; type: string; name: string; payload: unknown; created_at: Date }>(
-      'SELECT run_id, seq, type, name, payload, created_at FROM run_events WHERE run_id = $1 AND seq >= $2::int AND seq < $3::int ORDER BY seq',
-      [runId, run.earlier, run.earlier + events.length],
-    );
-    return { events: again.map((r) => toStored({ runId: r.run_id, seq: r.seq, type: r.type, name: r.name, payload: r.payload, createdAt: r.created_at })), duplicate: true };
-  }
-  if (events.length === 0) return { events: [], duplicate: false };
+  return { runId, lastSeq: run.last_event_seq, status: run.status, earlier: run.earlier };
+}
+
+async function readEarlierWrite(sql: Sql, runId: string, first: number, count: number): Promise<StoredEvent[]> {
+  const again = await sql.query<{ run_id: string; seq: number; type: string; name: string; payload: unknown; created_at: Date }>(
+    'SELECT run_id, seq, type, name, payload, created_at FROM run_events WHERE run_id = $1 AND seq >= $2::int AND seq < $3::int ORDER BY seq',
+    [runId, first, first + count],
+  );
+  return again.map((r) => toStored({ runId: r.run_id, seq: r.seq, type: r.type, name: r.name, payload: r.payload, createdAt: r.created_at }));
+}
+
+/**
+ * Inserts events after the end of a log this transaction locked (lockRunLog), stamped now: a
+ * caller that has more to write in the transaction writes it first, so the stamp is as close to
+ * the commit, and so to the notification, as it can be.
+ */
+export async function insertLocked(sql: Sql, log: LockedLog, events: RunEventInput[], idempotencyKey?: string): Promise<StoredEvent[]> {
+  if (events.length === 0) return [];
   const now = new Date();
   const stored = events.map((event, i): StoredEvent => {
     const payload = { ...event, timestamp: now.getTime() } as RunEvent;
-    return { runId, seq: run.last_event_seq + 1 + i, type: event.type, name: eventName(event), payload, createdAt: now };
+    return { runId: log.runId, seq: log.lastSeq + 1 + i, type: event.type, name: eventName(event), payload, createdAt: now };
   });
   await sql.query(
     `WITH bumped AS (UPDATE runs SET last_event_seq = $2::int + $3::int WHERE id = $1)
      INSERT INTO run_events (run_id, seq, type, name, payload, idempotency_key, created_at)
      SELECT $1, $2::int + e.ord::int, e.type, e.name, e.payload::jsonb, e.key, $4::timestamptz
      FROM unnest($5::text[], $6::text[], $7::text[], $8::text[]) WITH ORDINALITY AS e(type, name, payload, key, ord)`,
-    [runId, run.last_event_seq, events.length, now, stored.map((e) => e.type), stored.map((e) => e.name), stored.map((e) => JSON.stringify(e.payload)), stored.map((_, i) => keyOf(i))],
+    [
+      log.runId,
+      log.lastSeq,
+      events.length,
+      now,
+      stored.map((e) => e.type),
+      stored.map((e) => e.name),
+      stored.map((e) => JSON.stringify(e.payload)),
+      stored.map((_, i) => keyOf(idempotencyKey, i)),
+    ],
   );
-  return { events: stored, duplicate: false };
+  return stored;
 }
 
 /** Events with seq > afterSeq, in order. The primary key (run_id, seq) makes this a range scan. */

@@ -7,7 +7,7 @@ import { insertInputRequest, resolveInputRequest, type OpenRequest, type Resolve
 import { discardedUsage } from './model-attempts.ts';
 import type { Db } from './client.ts';
 import { appendMessagesWith } from './conversation.ts';
-import { appendEventsWith, RunGoneError } from './event-log.ts';
+import { insertLocked, lockRunLog, RunGoneError } from './event-log.ts';
 import { inPgTransaction, type Sql } from './sql.ts';
 
 /** One atomic step of a run, as the workflow describes it. */
@@ -45,13 +45,12 @@ export async function storeRunStep(db: Db, step: RunStep, price?: (discarded: To
   // On the pg pool: a run step is the hottest transaction of the worker (see sql.ts).
   return inPgTransaction(db, async (sql) => {
     const terminal = step.status !== undefined && isTerminalStatus(step.status);
-    const bill = price ? price(await discardedUsage(sql, step.runId)) : undefined;
-    const events = bill ? [bill.event, ...step.events] : step.events;
+    const log = await lockRunLog(sql, step.runId, step.key);
+    if (log.earlier !== null) return {}; // an earlier attempt committed this step
     // A move that arrives after the run ended (a model step storing `executing` while the run was
     // cancelled under it) changes nothing: an ended run's status and log are final.
-    const { duplicate, ended } = await appendEventsWith(sql, step.runId, events, step.key, { unlessEnded: step.status !== undefined && !terminal });
-    if (duplicate || ended) return {}; // an earlier attempt committed this step, or the run ended
-    if (bill) await debitOnce(sql, step.runId, bill);
+    if (step.status !== undefined && !terminal && isTerminalStatus(log.status)) return {};
+    const bill = price ? price(await discardedUsage(sql, step.runId)) : undefined;
     if (step.openRequest) await insertInputRequest(sql, step.runId, step.openRequest);
     if (step.resolveRequest) await resolveInputRequest(sql, step.resolveRequest);
     const [run] = await sql.query<{ mode: string }>(
@@ -63,6 +62,10 @@ export async function storeRunStep(db: Db, step: RunStep, price?: (discarded: To
     );
     if (!run) throw new RunGoneError(step.runId);
     if (step.message) await storeStepMessage(sql, step, step.message);
+    // Last before the events: the org's row (shared by all its runs' terminal writes) stays locked only for the insert and the commit.
+    if (bill) await debitOnce(sql, step.runId, bill);
+    // The events last, so their timestamp is as near to the commit (and the notification) as it can be.
+    await insertLocked(sql, log, bill ? [bill.event, ...step.events] : step.events, step.key);
     return terminal ? { endedMode: run.mode } : {};
   });
 }
