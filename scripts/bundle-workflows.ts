@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { projectRoot } from '../src/config.ts';
-import { WORKFLOW_BUNDLE_FILE, WORKFLOW_BUNDLE_TRACED_FILE } from '../src/worker/workflow-code.ts';
+import { WORKFLOW_BUNDLE_FILE, WORKFLOW_BUNDLE_TRACED_FILE, workflowBundleOptions } from '../src/worker/workflow-code.ts';
 
 /**
  * Second step of `npm run build` (after tsc): bundles the workflows twice, plain and with the
@@ -21,7 +21,7 @@ const bundles = [
   { file: WORKFLOW_BUNDLE_TRACED_FILE, workflowInterceptorModules: [path.join(workflows, 'tracing-interceptors.ts')] },
 ];
 for (const { file, workflowInterceptorModules } of bundles) {
-  const { code } = await bundleWorkflowCode({ workflowsPath, workflowInterceptorModules });
+  const { code } = await bundleWorkflowCode({ ...workflowBundleOptions(workflowsPath), workflowInterceptorModules });
   writeFileSync(path.join(dist, file), code);
   console.log(`build: workflow bundle dist/${file} (${Math.round(code.length / 1024)} KiB)`);
 }

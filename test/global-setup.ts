@@ -4,6 +4,7 @@ import path from 'node:path';
 import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
 import type { TestProject } from 'vitest/node';
 import { projectRoot } from '../src/config.ts';
+import { workflowBundleOptions } from '../src/worker/workflow-code.ts';
 import { startStack, type Stack } from './support/stack.ts';
 
 declare module 'vitest' {
@@ -81,7 +82,7 @@ function startTestStack(): Promise<Stack> {
  */
 async function bundleWorkflowsOnce(): Promise<void> {
   const dir = mkdtempSync(path.join(tmpdir(), 'ars-test-bundle-'));
-  const { code } = await bundleWorkflowCode({ workflowsPath: path.join(projectRoot, 'src', 'workflows', 'index.ts'), logger: new DefaultLogger('WARN') });
+  const { code } = await bundleWorkflowCode({ ...workflowBundleOptions(path.join(projectRoot, 'src', 'workflows', 'index.ts')), logger: new DefaultLogger('WARN') });
   const file = path.join(dir, 'workflow-bundle.js');
   writeFileSync(file, code);
   process.env.WORKFLOW_BUNDLE = file;
