@@ -69,6 +69,7 @@ try {
   log(`${STREAMS} open SSE streams on the api`);
   const streams = await openStreamsMemory(db, tenant, who, pids.api!, STREAMS);
   details.push({ section: 'streams', metric: `${streams.streams} open task streams: api RSS before → with them`, n: streams.streams, note: `${streams.beforeMiB.toFixed(0)} → ${streams.afterMiB.toFixed(0)} MiB` });
+  details.push({ section: 'streams', metric: 'warm-up: the first 100 streams of the api, opened and closed before the 1,000 (code loaded on first use included): api RSS per stream', n: 100, note: `${streams.coldKbPerStream.toFixed(1)} KB` });
 
   log(`warm-up, then ${RUNS} sequential runs: floor, ours`);
   await floor.sequential(WARM_UP);

@@ -5,22 +5,32 @@ import { residentMemory } from './proc.ts';
 import type { Tenant } from './tenant.ts';
 
 const STREAMS_PER_RUN = 10;
+/** Streams opened and closed first, so the figure is what each open stream holds, not the stream path's first use. */
+const WARM_UP_STREAMS = 100;
 
 export interface StreamMemory {
   streams: number;
   beforeMiB: number;
   afterMiB: number;
   kbPerStream: number;
+  /** The same reading for the warm-up streams, on the api's first streams (code compiled and loaded on first use included). */
+  coldKbPerStream: number;
 }
 
 /**
- * Opens `count` task streams on runs that wait forever (made directly in the database, in
- * `executing`, with no workflow), reads the api's resident memory before and with them
- * open, then closes them.
+ * Opens task streams on runs that wait forever (made directly in the database, in `executing`,
+ * with no workflow): first WARM_UP_STREAMS, closed again, then `count`, reading the api's
+ * resident memory before and with them open; then closes them.
  */
 export async function openStreamsMemory(db: Db, tenant: Tenant, who: BenchCaller, apiPid: number, count: number): Promise<StreamMemory> {
   const taskIds: string[] = [];
   for (let i = 0; i < Math.ceil(count / STREAMS_PER_RUN); i++) taskIds.push((await createRun(db, tenant)).taskId);
+  const cold = await heldStreams(who, apiPid, taskIds, Math.min(WARM_UP_STREAMS, count));
+  const warm = await heldStreams(who, apiPid, taskIds, count);
+  return { ...warm, coldKbPerStream: cold.kbPerStream };
+}
+
+async function heldStreams(who: BenchCaller, apiPid: number, taskIds: string[], count: number): Promise<Omit<StreamMemory, 'coldKbPerStream'>> {
   await new Promise((r) => setTimeout(r, 1000));
   const before = residentMemory(apiPid).rss;
   const abort = new AbortController();
