@@ -46,12 +46,14 @@ export async function latestStreamableRun(db: Db, taskId: string): Promise<Strea
 
 /** Whether the run belongs to the task. */
 export async function isRunOfTask(db: Db, runId: string, taskId: string): Promise<boolean> {
-  return (await db.run.findFirst({ where: { id: runId, taskId }, select: { id: true } })) !== null;
+  // On the pool, like the other reads of a stream's (re)connect: see runExists.
+  return (await sqlOfPool(db).query('SELECT 1 FROM runs WHERE id = $1 AND task_id = $2', [runId, taskId])).length > 0;
 }
 
 /** Whether the run's row still exists (its task was not deleted). */
 export async function runExists(db: Db, runId: string): Promise<boolean> {
-  return (await db.run.count({ where: { id: runId } })) > 0;
+  // On the pool: every open stream asks this at each heartbeat, and a first Prisma query would cost an idle api ~43 MiB.
+  return (await sqlOfPool(db).query('SELECT 1 FROM runs WHERE id = $1', [runId])).length > 0;
 }
 
 /** A run's task and status, to check a request names a run of its task that is still going. */
