@@ -63,9 +63,10 @@ export function createModelStepActivities(deps: ActivityDeps) {
       input.enter && recordRunProgress(deps, input.enter),
     ]);
     const tools = input.allowTools ? enabledTools(settings) : [];
+    // No heartbeat per batch: the SDK sends a step's first heartbeat at once, and each one is a write
+    // on the Temporal server, while a fast step is over long before the interval's first beat below.
     const batcher = new EventBatcher(deps.deltaFlushMs, async (events) => {
       await appendEvents(db, input.runId, events).catch(markInfrastructure);
-      ctx.heartbeat();
     });
     let messageId: string | undefined;
     let text = '';
