@@ -1,7 +1,7 @@
 import { poolOf, type Db, type Tx } from './client.ts';
 import { inPgTransaction, prepared, sqlOfPool, sqlOfTx, type Sql } from './sql.ts';
 import { eventName, type RunEvent, type RunEventInput } from '../shared/events.ts';
-import { isTerminalStatus, type RunStatus } from '../shared/run-status.ts';
+import type { RunStatus } from '../shared/run-status.ts';
 
 /**
  * The channel every inserted event notifies with its run id: the writer is the
@@ -69,8 +69,6 @@ export interface AppendResult {
   events: StoredEvent[];
   /** True when the key was seen before: nothing was written, `events` are the earlier ones. */
   duplicate: boolean;
-  /** Set when the caller asked `unlessEnded` and the run has ended: nothing was written. */
-  ended?: true;
 }
 
 /** Appends in the caller's Prisma transaction (see appendEventsWith). */
@@ -80,18 +78,10 @@ export function appendEventsInTx(tx: Tx, runId: string, events: RunEventInput[],
 
 /**
  * Appends in the caller's transaction, in two statements: the first locks the run row (and
- * finds an earlier write of the same key, and the run's status), the second bumps the counter
- * and inserts the rows. With `unlessEnded`, a run that has ended takes nothing.
+ * finds an earlier write of the same key), the second bumps the counter and inserts the rows.
  */
-export async function appendEventsWith(
-  sql: Sql,
-  runId: string,
-  events: RunEventInput[],
-  idempotencyKey?: string,
-  { unlessEnded = false } = {},
-): Promise<AppendResult> {
+export async function appendEventsWith(sql: Sql, runId: string, events: RunEventInput[], idempotencyKey?: string): Promise<AppendResult> {
   const run = await lockRunLog(sql, runId, idempotencyKey);
-  if (unlessEnded && isTerminalStatus(run.status)) return { events: [], duplicate: false, ended: true };
   if (run.earlier !== null) return { events: await readEarlierWrite(sql, runId, run.earlier, events.length), duplicate: true };
   return { events: await insertLocked(sql, run, events, idempotencyKey), duplicate: false };
 }

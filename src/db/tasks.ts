@@ -44,7 +44,6 @@ export async function listTasksWithLatestRun(db: Db, scope: TaskListScope, limit
 /** Time allowed for stopping workflows and deleting rows while the task row is locked. */
 const DELETE_TIMEOUT_MS = 20_000;
 
-
 export type ActiveRunRef = Pick<Run, 'id' | 'mode'>;
 
 /**
