@@ -204,7 +204,14 @@ describe('outbound run webhooks (Standard Webhooks)', () => {
     try {
       await subscribe(tenant, [{ name: 'quiet', url: quiet.url, disabled: true }]);
       const run = await startBackgroundRun(member, userMessage('Nobody listens'));
-      await receiver.waitFor((r) => r.type === 'run.completed' && r.data.run_id === run.runId);
+      await receiver.waitFor((r) => r.type === 'run.completed' && r.data.run_id === run.runId).catch(async (err: Error) => {
+        // Once in CI this waited out its 30 s with nothing logged: say where the run and its deliveries were.
+        const [state, deliveries] = await Promise.all([
+          testDb().run.findUnique({ where: { id: run.runId }, select: { status: true, finishedAt: true } }),
+          testDb().webhookDelivery.findMany({ where: { runId: run.runId }, select: { eventType: true, status: true, attempts: true, dispatchedAt: true, lastError: true } }),
+        ]);
+        throw new Error(`${err.message}; run ${JSON.stringify(state)}; its deliveries ${JSON.stringify(deliveries)}`);
+      });
       await new Promise((r) => setTimeout(r, 1000));
       expect(quiet.requests).toEqual([]);
     } finally {
