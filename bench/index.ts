@@ -71,55 +71,61 @@ try {
   details.push({ section: 'streams', metric: `${streams.streams} open task streams: api RSS before → with them`, n: streams.streams, note: `${streams.beforeMiB.toFixed(0)} → ${streams.afterMiB.toFixed(0)} MiB` });
   details.push({ section: 'streams', metric: 'warm-up: the first 100 streams of the api, opened and closed before the 1,000 (code loaded on first use included): api RSS per stream', n: 100, note: `${streams.coldKbPerStream.toFixed(1)} KB` });
 
-  log(`warm-up, then ${RUNS} sequential runs: floor, ours`);
+  // The targets' runs use the offline model's "instant" variant: a zero-latency model, as the
+  // floor's activity is. The paced model (15 ms a word, like a real model's stream) is measured
+  // beside it: the relay below and the paced rows use it.
+  const instant: BenchCaller = { ...who, agentId: tenant.instantAgentId };
+  log(`warm-up, then ${RUNS} sequential runs: floor, ours (instant model), ours (paced model)`);
   await floor.sequential(WARM_UP);
-  for (let i = 0; i < WARM_UP; i++) await timedRun(who);
+  for (let i = 0; i < WARM_UP; i++) await timedRun(instant);
   const floorSeq = await floor.sequential(RUNS);
-  const oursSeq = await sequentialRuns(who, RUNS);
+  const oursSeq = await sequentialRuns(instant, RUNS);
+  const pacedSeq = await sequentialRuns(who, RUNS);
   const modelSleep = offlineModelDelayMs();
   const floorFirst = floorSeq.map((s) => s.firstActivity);
   const floorResult = floorSeq.map((s) => s.result);
   const oursStarted = oursSeq.map((t) => t.runStarted);
   const oursFinished = oursSeq.map((t) => t.runFinished);
-  const oursZero = oursFinished.map((ms) => ms - modelSleep);
   details.push(
     distribution('floor', 'bare workflow: client start → activity started', floorFirst),
     distribution('floor', 'bare 1-activity workflow: client start → result', floorResult),
-    distribution('ours', 'POST /api/run → response headers', oursSeq.map((t) => t.headers)),
-    distribution('ours', 'POST /api/run → RUN_STARTED received', oursStarted),
-    distribution('ours', 'POST /api/run → RUN_FINISHED received', oursFinished, `includes ${modelSleep} ms of model sleep`),
-    distribution('ours', `same, minus the model's ${modelSleep} ms sleep (zero-latency model)`, oursZero),
+    distribution('ours', 'POST /api/run → response headers (instant model)', oursSeq.map((t) => t.headers)),
+    distribution('ours', 'POST /api/run → RUN_STARTED received (instant model)', oursStarted),
+    distribution('ours', 'POST /api/run → RUN_FINISHED received (instant model)', oursFinished),
+    distribution('ours', 'POST /api/run → RUN_FINISHED received (paced model)', pacedSeq.map((t) => t.runFinished), `includes the model's ${modelSleep} ms of pacing`),
   );
   targets.push(
     { metric: 'start → RUN_STARTED at the client (median)', ours: `${fmt(median(oursStarted))} ms`, floor: `${fmt(median(floorFirst))} ms`, ratio: ratio(median(oursStarted) / median(floorFirst)), target: '≤ 1.5×', met: median(oursStarted) / median(floorFirst) <= 1.5 },
-    { metric: 'whole fast run, zero-latency model (median)', ours: `${fmt(median(oursZero))} ms`, floor: `${fmt(median(floorResult))} ms`, ratio: ratio(median(oursZero) / median(floorResult)), target: '≤ 1.5×', met: median(oursZero) / median(floorResult) <= 1.5 },
+    { metric: 'whole fast run, zero-latency model (median)', ours: `${fmt(median(oursFinished))} ms`, floor: `${fmt(median(floorResult))} ms`, ratio: ratio(median(oursFinished) / median(floorResult)), target: '≤ 1.5×', met: median(oursFinished) / median(floorResult) <= 1.5 },
   );
 
   let workerAt50: number | undefined;
   for (const c of CONCURRENCY) {
-    log(`throughput at ${c} concurrent, ${c * ROUNDS} runs: floor, ours`);
+    log(`throughput at ${c} concurrent, ${c * ROUNDS} runs: floor, ours (instant model), ours (paced model)`);
     const floorCpu = cpuMeter({ 'Temporal dev server': pids['Temporal dev server']!, 'bench (its worker)': process.pid });
     const floorRate = await floor.throughput(c * ROUNDS, c);
     const floorUsed = floorCpu();
-    const peak = rssSampler(pids.worker!);
-    const oursCpu = cpuMeter(pids, { postgres: true });
-    const ours = await runThroughput(who, db, c * ROUNDS, c);
-    const oursUsed = oursCpu();
-    const workerPeak = peak();
     details.push({ section: 'cpu', metric: `${c} concurrent, floor: CPU ms per run`, n: c * ROUNDS, note: perRun(floorUsed, c * ROUNDS) });
-    details.push({ section: 'cpu', metric: `${c} concurrent, ours: CPU ms per run (the bench's client side not counted)`, n: c * ROUNDS, note: perRun(oursUsed, c * ROUNDS) });
-    if (c === 50) workerAt50 = workerPeak;
-    const ok = ours.incomplete === 0 && ours.lost === 0 && ours.misordered === 0;
-    details.push({ section: 'ours', metric: `${c} concurrent: worker RSS, highest`, n: c * ROUNDS, note: `${workerPeak.toFixed(0)} MiB` });
-    targets.push({
-      metric: `throughput at ${c} concurrent (${c * ROUNDS} runs)`,
-      ours: `${ours.runsPerSecond.toFixed(1)} runs/s`,
-      floor: `${floorRate.toFixed(1)} runs/s`,
-      ratio: ratio(ours.runsPerSecond / floorRate),
-      target: '≥ 0.8×, all complete, 0 lost',
-      met: ours.runsPerSecond / floorRate >= 0.8 && ok,
-    });
-    targets.push({ metric: `… runs complete / events lost / misordered`, ours: `${ours.complete}/${c * ROUNDS} / ${ours.lost} / ${ours.misordered}`, target: `${c * ROUNDS}/${c * ROUNDS} / 0 / 0`, met: ok });
+    for (const [model, caller] of [['instant', instant], ['paced', who]] as const) {
+      const peak = rssSampler(pids.worker!);
+      const oursCpu = cpuMeter(pids, { postgres: true });
+      const ours = await runThroughput(caller, db, c * ROUNDS, c);
+      const oursUsed = oursCpu();
+      const workerPeak = peak();
+      details.push({ section: 'cpu', metric: `${c} concurrent, ours (${model} model): CPU ms per run (the bench's client side not counted)`, n: c * ROUNDS, note: perRun(oursUsed, c * ROUNDS) });
+      details.push({ section: 'ours', metric: `${c} concurrent (${model} model): worker RSS, highest`, n: c * ROUNDS, note: `${workerPeak.toFixed(0)} MiB` });
+      if (c === 50) workerAt50 = Math.max(workerAt50 ?? 0, workerPeak);
+      const ok = ours.incomplete === 0 && ours.lost === 0 && ours.misordered === 0;
+      targets.push({
+        metric: `throughput at ${c} concurrent (${c * ROUNDS} runs), ${model} model`,
+        ours: `${ours.runsPerSecond.toFixed(1)} runs/s`,
+        floor: `${floorRate.toFixed(1)} runs/s`,
+        ratio: ratio(ours.runsPerSecond / floorRate),
+        target: '≥ 0.8×, all complete, 0 lost',
+        met: ours.runsPerSecond / floorRate >= 0.8 && ok,
+      });
+      targets.push({ metric: `… runs complete / events lost / misordered`, ours: `${ours.complete}/${c * ROUNDS} / ${ours.lost} / ${ours.misordered}`, target: `${c * ROUNDS}/${c * ROUNDS} / 0 / 0`, met: ok });
+    }
   }
 
   log(`relay with ${RELAY_RUNS} runs streaming`);
@@ -162,7 +168,7 @@ try {
   console.log(`machine: ${describeMachine()}; load average before ${loadBefore}, after ${loadAverage()}`);
   console.log(`other processes using > 5% of a core: just before the bench: ${busyBefore.join('; ') || 'none'}; just after: ${busyAfter.join('; ') || 'none'}`);
   console.log(`database: ${database}; Temporal dev server (TestWorkflowEnvironment.createLocal); api + worker as child processes, ${processes}; floor: a bare 1-activity workflow, in-process Worker, same server`);
-  console.log(`model: offline, message "${RUN_MESSAGE}": it sleeps ${modelSleep} ms per run (15 ms a word), subtracted for the zero-latency figure\n`);
+  console.log(`model: offline, message "${RUN_MESSAGE}": "instant" (a zero-latency model) for the targets' runs; paced (${modelSleep} ms a run, 15 ms a word, like a real model's stream) for the relay and the paced rows\n`);
   console.log(renderTargets(targets));
   console.log('');
   console.log(renderTable(details));

@@ -1,12 +1,10 @@
 import type { Db } from '../src/db/client.ts';
-import { offlineAnswer } from '../src/activities/models/offline-model.ts';
+import { offlineAnswer, OFFLINE_WORD_DELAY_MS } from '../src/activities/models/offline-model.ts';
 import { readTimedSse, request, type BenchCaller, type TimedFrame } from './client.ts';
 import { inFlight, rate } from './pool.ts';
 
 /** A short message: the offline model's answer (and so its deliberate pacing) is as short as it gets. */
 export const RUN_MESSAGE = 'Hi';
-/** The offline model sleeps this long before each word (src/activities/models/offline-model.ts). */
-const OFFLINE_WORD_DELAY_MS = 15;
 
 export interface RunTiming {
   /** POST → response headers (ms). */
@@ -33,7 +31,7 @@ export async function timedRun(who: BenchCaller, message = RUN_MESSAGE): Promise
   return { headers, runStarted: at('RUN_STARTED'), runFinished: at('RUN_FINISHED'), subscribedAt, frames };
 }
 
-/** How much of a run the offline model spends sleeping on purpose: its words × 15 ms. */
+/** How much of a run the paced offline model spends sleeping on purpose: its words × 15 ms. */
 export function offlineModelDelayMs(message = RUN_MESSAGE): number {
   const words = offlineAnswer([{ role: 'user', content: message }]).match(/\S+\s*/g)?.length ?? 0;
   return words * OFFLINE_WORD_DELAY_MS;

@@ -4,12 +4,15 @@ import type { Db } from '../src/db/client.ts';
 
 export interface Tenant {
   orgId: string;
+  /** On the offline model, paced like a real model (15 ms a word). */
   agentId: string;
+  /** On the offline model's "instant" variant: a zero-latency model. */
+  instantAgentId: string;
   ownerId: string;
   ownerKey: string;
 }
 
-/** One org with an owner, an agent on the default (offline) model and a key, made by the admin code as an operator would. */
+/** One org with an owner, two agents on the offline model (paced, and instant) and a key, made by the admin code as an operator would. */
 export async function createBenchTenant(db: Db): Promise<Tenant> {
   const tag = randomBytes(4).toString('hex');
   const email = `bench-${tag}@example.test`;
@@ -21,12 +24,12 @@ export async function createBenchTenant(db: Db): Promise<Tenant> {
           name: `bench-${tag}`,
           credits: 1_000_000,
           users: [{ email, role: 'owner' }],
-          agents: [{ name: 'bench' }],
+          agents: [{ name: 'bench' }, { name: 'bench-instant', settings: { provider: 'offline', model: 'instant' } }],
           keys: [{ user: email, name: 'bench' }],
         },
       ],
     }),
   );
   const org = result.orgs[0]!;
-  return { orgId: org.id, agentId: org.agents['bench']!, ownerId: org.users[email]!, ownerKey: org.keys[0]!.key! };
+  return { orgId: org.id, agentId: org.agents['bench']!, instantAgentId: org.agents['bench-instant']!, ownerId: org.users[email]!, ownerKey: org.keys[0]!.key! };
 }

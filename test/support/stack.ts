@@ -122,7 +122,9 @@ export async function startStack({ purpose, env: extraEnv, processes = 'tsx' }: 
 }
 
 function spawnService(name: 'api' | 'worker', env: NodeJS.ProcessEnv, purpose: string, mode: ServiceMode): ChildProcess {
-  const child = spawn(process.execPath, serviceArgs(name, mode), {
+  // SERVICE_CPU_PROF_DIR (bench and profiling only): each service writes a V8 CPU profile there when it stops.
+  const profile = process.env.SERVICE_CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.SERVICE_CPU_PROF_DIR}`] : [];
+  const child = spawn(process.execPath, [...profile, ...serviceArgs(name, mode)], {
     env,
     stdio: ['ignore', 'inherit', 'inherit'],
   });

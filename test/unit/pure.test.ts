@@ -1,6 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { EventBatcher } from '../../src/activities/event-batcher.ts';
-import { offlineAnswer, OfflineModel } from '../../src/activities/models/offline-model.ts';
+import { offlineAnswer, OfflineModel, OFFLINE_WORD_DELAY_MS } from '../../src/activities/models/offline-model.ts';
+import { resolveModel } from '../../src/activities/models/resolve-model.ts';
+import { loadConfig } from '../../src/config.ts';
 import { eventId, parseEventId } from '../../src/api/streaming/event-ids.ts';
 import { creditsFor } from '../../src/shared/credits.ts';
 import { runRequestProblem, runRequestSchema } from '../../src/shared/run-request.ts';
@@ -97,5 +99,26 @@ describe('the offline model', () => {
       for await (const _ of new OfflineModel(0).stream({ messages: [{ role: 'user', content: 'a b c' }], tools: [], signal: controller.signal })) void _;
     };
     await expect(run()).rejects.toThrow('cancelled');
+  });
+  it('paces its words unless the agent names the "instant" model', async () => {
+    vi.useFakeTimers();
+    try {
+      const config = loadConfig({ DATABASE_URL: 'postgresql://x@localhost/x', JWT_SECRET: 'x'.repeat(32) });
+      const request = { messages: [{ role: 'user' as const, content: 'a b c' }], tools: [], signal: new AbortController().signal };
+      const paced = resolveModel(config, { provider: 'offline' }, {}).provider.stream(request)[Symbol.asyncIterator]();
+      let pacedFirst: unknown;
+      void paced.next().then((r) => (pacedFirst = r.value));
+      await vi.advanceTimersByTimeAsync(OFFLINE_WORD_DELAY_MS - 1);
+      expect(pacedFirst).toBeUndefined();
+      await vi.advanceTimersByTimeAsync(1);
+      expect(pacedFirst).toEqual({ type: 'text', text: expect.any(String) });
+
+      // With the clock frozen, the instant model still streams its whole answer.
+      const chunks: string[] = [];
+      for await (const c of resolveModel(config, { provider: 'offline', model: 'instant' }, {}).provider.stream(request)) if (c.type === 'text') chunks.push(c.text);
+      expect(chunks.join('')).toBe(offlineAnswer(request.messages));
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

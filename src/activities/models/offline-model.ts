@@ -1,6 +1,10 @@
 import type { ChatMessage, ModelChunk, ModelProvider, ModelRequest } from './provider.ts';
 
 export const OFFLINE_MODEL_LABEL = 'offline (built-in deterministic model, no provider configured)';
+/** The offline model waits this long before each word, so its answers stream like a real model's. */
+export const OFFLINE_WORD_DELAY_MS = 15;
+/** An agent's `model` that makes the offline model answer at once (no pacing): for tests and benchmarks. */
+export const OFFLINE_INSTANT_MODEL = 'instant';
 
 export interface ToolDirective {
   name: string;
@@ -38,7 +42,7 @@ export function parseToolDirectives(text: string): ToolDirective[] {
 export class OfflineModel implements ModelProvider {
   readonly label = OFFLINE_MODEL_LABEL;
 
-  constructor(private readonly chunkDelayMs = 15) {}
+  constructor(private readonly chunkDelayMs = OFFLINE_WORD_DELAY_MS) {}
 
   async *stream(request: ModelRequest): AsyncIterable<ModelChunk> {
     const next = request.purpose === 'plan' ? undefined : nextDirective(request);

@@ -1,9 +1,10 @@
 import type { Config } from '../../config.ts';
 import { agentModelSettingsSchema } from '../../shared/agent-settings.ts';
 import { AiSdkModel } from './ai-sdk-model.ts';
-import { OfflineModel } from './offline-model.ts';
+import { OFFLINE_INSTANT_MODEL, OfflineModel } from './offline-model.ts';
 import { ModelConfigError, type ModelProvider } from './provider.ts';
 
+const instantOfflineModel = new OfflineModel(0);
 const defaultModelNames = { 'openai-compatible': undefined, openai: 'gpt-4o-mini', anthropic: 'claude-sonnet-4-5' } as const;
 
 export interface ResolvedModel {
@@ -21,7 +22,7 @@ export function resolveModel(config: Config, rawSettings: unknown, env: NodeJS.P
   if (!parsed.success) throw new ModelConfigError(`agent model settings are invalid: ${parsed.error.issues[0]?.message}`);
   const s = parsed.data;
   const provider = s.provider ?? (s.base_url ? 'openai-compatible' : config.model.provider);
-  if (provider === 'offline') return { provider: offline, systemPrompt: s.system_prompt };
+  if (provider === 'offline') return { provider: s.model === OFFLINE_INSTANT_MODEL ? instantOfflineModel : offline, systemPrompt: s.system_prompt };
 
   const usesServiceDefaults = provider === config.model.provider;
   const baseUrl = s.base_url ?? (usesServiceDefaults ? config.model.baseUrl : undefined);
