@@ -1,7 +1,7 @@
 import type { Db } from '../src/db/client.ts';
 import { offlineAnswer, OFFLINE_WORD_DELAY_MS } from '../src/activities/models/offline-model.ts';
 import { readTimedSse, request, type BenchCaller, type TimedFrame } from './client.ts';
-import { inFlight, rate } from './pool.ts';
+import { inFlight } from './pool.ts';
 
 /** A short message: the offline model's answer (and so its deliberate pacing) is as short as it gets. */
 export const RUN_MESSAGE = 'Hi';
@@ -44,7 +44,8 @@ export async function sequentialRuns(who: BenchCaller, count: number): Promise<R
 }
 
 export interface Throughput {
-  runsPerSecond: number;
+  /** Wall time of the whole batch (ms). */
+  wallMs: number;
   complete: number;
   incomplete: number;
   /** Stored events of the measured runs that their stream did not deliver (gaps in the ids included). */
@@ -78,7 +79,7 @@ export async function runThroughput(who: BenchCaller, db: Db, total: number, con
     lost += Math.max(0, _count._all - new Set(seqs).size);
   }
   const complete = results.filter((r) => r.status === 'fulfilled').length;
-  return { runsPerSecond: rate(complete, wallMs), complete, incomplete: total - complete, lost, misordered };
+  return { wallMs, complete, incomplete: total - complete, lost, misordered };
 }
 
 /**
