@@ -3,10 +3,10 @@ import { createDb } from '../src/db/client.ts';
 import { startStack } from '../test/support/stack.ts';
 import { exchangeKey, type BenchCaller } from './client.ts';
 import { benchPaging } from './event-log.ts';
-import { Floor } from './floor/measure.ts';
+import { Floor, type FloorSample } from './floor/measure.ts';
 import { busyProcesses, describeMachine, loadAverage } from './machine.ts';
 import { cpuMeter, findTemporalServer, memoryRows, perRun, residentMemory, rssSampler, type Watched } from './proc.ts';
-import { offlineModelDelayMs, relayLags, RUN_MESSAGE, runThroughput, sequentialRuns, timedRun } from './run-latency.ts';
+import { offlineModelDelayMs, relayLags, RUN_MESSAGE, runThroughput, timedRun, type RunTiming } from './run-latency.ts';
 import { openStreamsMemory } from './sse-streams.ts';
 import { distribution, fmt, median, percentile, ratio, renderTable, renderTargets, type Row, type TargetRow } from './stats.ts';
 import { createBenchTenant } from './tenant.ts';
@@ -76,12 +76,18 @@ try {
   // floor's activity is. The paced model (15 ms a word, like a real model's stream) is measured
   // beside it: the relay below and the paced rows use it.
   const instant: BenchCaller = { ...who, agentId: tenant.instantAgentId };
-  log(`warm-up, then ${RUNS} sequential runs: floor, ours (instant model), ours (paced model)`);
-  await floor.sequential(WARM_UP);
-  for (let i = 0; i < WARM_UP; i++) await timedRun(instant);
-  const floorSeq = await floor.sequential(RUNS);
-  const oursSeq = await sequentialRuns(instant, RUNS);
-  const pacedSeq = await sequentialRuns(who, RUNS);
+  // One at a time, taking turns (floor, instant, paced), so whatever one leaves behind weighs on the others alike.
+  log(`warm-up, then ${RUNS} sequential runs each, taking turns: floor, ours (instant model), ours (paced model)`);
+  const floorSeq: FloorSample[] = [];
+  const oursSeq: RunTiming[] = [];
+  const pacedSeq: RunTiming[] = [];
+  for (let i = 0; i < WARM_UP + RUNS; i++) {
+    const turn = [await floor.once(), await timedRun(instant), await timedRun(who)] as const;
+    if (i < WARM_UP) continue;
+    floorSeq.push(turn[0]);
+    oursSeq.push(turn[1]);
+    pacedSeq.push(turn[2]);
+  }
   const modelSleep = offlineModelDelayMs();
   const floorFirst = floorSeq.map((s) => s.firstActivity);
   const floorResult = floorSeq.map((s) => s.result);
@@ -119,7 +125,7 @@ try {
       addCpu(floorTotals.cpu, floorCpu());
       for (const [model, caller] of [['instant', instant], ['paced', who]] as const) {
         const peak = rssSampler(pids.worker!);
-        const oursCpu = cpuMeter(pids, { postgres: true });
+        const oursCpu = cpuMeter({ ...pids, 'bench (its HTTP client)': process.pid }, { postgres: true });
         const result = await runThroughput(caller, db, perRound, c);
         addCpu(ours[model]!.cpu, oursCpu());
         const sums = ours[model]!;
@@ -135,7 +141,7 @@ try {
     details.push({ section: 'cpu', metric: `${c} concurrent, floor: CPU ms per run`, n: total, note: perRun(floorTotals.cpu, total) });
     for (const [model, sums] of Object.entries(ours)) {
       const oursRate = rate(sums.complete, sums.wallMs);
-      details.push({ section: 'cpu', metric: `${c} concurrent, ours (${model} model): CPU ms per run (the bench's client side not counted)`, n: total, note: perRun(sums.cpu, total) });
+      details.push({ section: 'cpu', metric: `${c} concurrent, ours (${model} model): CPU ms per run (the bench's client on the same cores)`, n: total, note: perRun(sums.cpu, total) });
       details.push({ section: 'ours', metric: `${c} concurrent (${model} model): worker RSS, highest`, n: total, note: `${sums.peak.toFixed(0)} MiB` });
       if (c === 50) workerAt50 = Math.max(workerAt50 ?? 0, sums.peak);
       const ok = sums.incomplete === 0 && sums.lost === 0 && sums.misordered === 0;

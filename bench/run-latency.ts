@@ -37,12 +37,6 @@ export function offlineModelDelayMs(message = RUN_MESSAGE): number {
   return words * OFFLINE_WORD_DELAY_MS;
 }
 
-export async function sequentialRuns(who: BenchCaller, count: number): Promise<RunTiming[]> {
-  const timings: RunTiming[] = [];
-  for (let i = 0; i < count; i++) timings.push(await timedRun(who));
-  return timings;
-}
-
 export interface Throughput {
   /** Wall time of the whole batch (ms). */
   wallMs: number;

@@ -51,12 +51,6 @@ export class Floor {
     return { firstActivity: activityStartedAt - t0, result: Date.now() - t0 };
   }
 
-  async sequential(count: number): Promise<FloorSample[]> {
-    const samples: FloorSample[] = [];
-    for (let i = 0; i < count; i++) samples.push(await this.once());
-    return samples;
-  }
-
   /** `total` workflows with `concurrency` in flight: the wall time they took (ms). */
   async throughput(total: number, concurrency: number): Promise<number> {
     const { results, wallMs } = await inFlight(total, concurrency, () => this.once());
