@@ -7,6 +7,10 @@ import { inFlight } from './pool.ts';
 export const RUN_MESSAGE = 'Hi';
 
 export interface RunTiming {
+  /** The run (and workflow) id. */
+  runId: string;
+  /** Epoch ms just before the POST. */
+  startedAt: number;
   /** POST → response headers (ms). */
   headers: number;
   runStarted: number;
@@ -18,6 +22,7 @@ export interface RunTiming {
 
 /** One streamed POST /api/run on a new task; every time is from just before the request. */
 export async function timedRun(who: BenchCaller, message = RUN_MESSAGE): Promise<RunTiming> {
+  const startedAt = Date.now();
   const t0 = performance.now();
   const res = await request(who, 'POST', '/api/run', { messages: [{ role: 'user', content: message }], mode: 'fast' });
   const headers = performance.now() - t0;
@@ -28,7 +33,8 @@ export async function timedRun(who: BenchCaller, message = RUN_MESSAGE): Promise
     if (!frame) throw new Error(`run stream had no ${type}`);
     return frame.receivedPerf - t0;
   };
-  return { headers, runStarted: at('RUN_STARTED'), runFinished: at('RUN_FINISHED'), subscribedAt, frames };
+  const runId = res.headers.get('x-run-id') ?? '';
+  return { runId, startedAt, headers, runStarted: at('RUN_STARTED'), runFinished: at('RUN_FINISHED'), subscribedAt, frames };
 }
 
 /** How much of a run the paced offline model spends sleeping on purpose: its words × 15 ms. */

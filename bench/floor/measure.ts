@@ -7,6 +7,9 @@ import * as activities from './activities.ts';
 import type { floorWorkflow } from './workflows.ts';
 
 export interface FloorSample {
+  workflowId: string;
+  /** Epoch ms just before the client's start call. */
+  startedAt: number;
   /** Client's start call → the activity began (ms). */
   firstActivity: number;
   /** Client's start call → the workflow's result arrived (ms). */
@@ -43,12 +46,10 @@ export class Floor {
   /** One bare workflow, timed from just before the client's start call. */
   async once(): Promise<FloorSample> {
     const t0 = Date.now();
-    const handle = await this.client.workflow.start<typeof floorWorkflow>('floorWorkflow', {
-      taskQueue: this.taskQueue,
-      workflowId: `floor-${randomBytes(6).toString('hex')}`,
-    });
+    const workflowId = `floor-${randomBytes(6).toString('hex')}`;
+    const handle = await this.client.workflow.start<typeof floorWorkflow>('floorWorkflow', { taskQueue: this.taskQueue, workflowId });
     const activityStartedAt = await handle.result();
-    return { firstActivity: activityStartedAt - t0, result: Date.now() - t0 };
+    return { workflowId, startedAt: t0, firstActivity: activityStartedAt - t0, result: Date.now() - t0 };
   }
 
   /** `total` workflows with `concurrency` in flight: the wall time they took (ms). */
@@ -57,6 +58,11 @@ export class Floor {
     const failed = results.filter((r) => r.status === 'rejected').length;
     if (failed > 0) throw new Error(`${failed} floor workflows failed`);
     return wallMs;
+  }
+
+  /** The Temporal client of the bench, for reading histories. */
+  get temporal(): Client {
+    return this.client;
   }
 
   async stop(): Promise<void> {
