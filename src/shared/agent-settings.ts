@@ -21,6 +21,7 @@ export const agentSandboxSettingsSchema = z
 export const agentModelSettingsSchema = z
   .object({
     provider: z.enum(modelProviderNames).optional(),
+    /** The provider's model name. The offline model has one variant: "instant" answers without pacing (tests, benchmarks). */
     model: z.string().min(1).optional(),
     base_url: z.string().url().optional(),
     api_key_env: z
