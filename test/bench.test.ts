@@ -1,7 +1,5 @@
-import { spawn } from 'node:child_process';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { projectRoot } from '../src/config.ts';
+import { runScript } from './support/processes.ts';
 
 /**
  * The small bench: `npm run bench` with every phase shrunk, on the sources (no build). It asserts
@@ -11,7 +9,7 @@ import { projectRoot } from '../src/config.ts';
  */
 describe('the benchmark, shrunk', () => {
   it('prints a row for every target, and every measured run delivered every event in order', async () => {
-    const { code, stdout, stderr } = await runBench({
+    const { code, stdout, stderr } = await runScript('bench/index.ts', [], {
       BENCH_PROCESSES: 'tsx',
       BENCH_RUNS: '2',
       BENCH_CONCURRENCY: '4',
@@ -46,15 +44,3 @@ describe('the benchmark, shrunk', () => {
     expect(stdout).toMatch(/ours \(instant model\): the same legs.*activity: scheduled → completed \d+/);
   }, 300_000);
 });
-
-function runBench(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(projectRoot, 'bench', 'index.ts')], { cwd: projectRoot, env: { ...process.env, ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.once('error', reject);
-    child.once('exit', (code) => resolve({ code, stdout, stderr }));
-  });
-}

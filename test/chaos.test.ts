@@ -1,7 +1,5 @@
-import { spawn } from 'node:child_process';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { projectRoot } from '../src/config.ts';
+import { runScript } from './support/processes.ts';
 
 /**
  * The small chaos run: `npm run chaos` with 3 clients and one fault of each kind
@@ -10,7 +8,7 @@ import { projectRoot } from '../src/config.ts';
  */
 describe('chaos, one fault of each kind', () => {
   it('every run completes with every event exactly once, in order, as stored', async () => {
-    const { code, stdout, stderr } = await runChaos(['--clients', '3', '--rounds', '1']);
+    const { code, stdout, stderr } = await runScript('scripts/chaos.ts', ['--clients', '3', '--rounds', '1']);
     const summary = /^faults=(\d+) runs=(\d+) lost=(\d+) duplicated=(\d+) reordered=(\d+)$/m.exec(stdout);
     expect(summary, `${stdout}\n${stderr.slice(-4000)}`).not.toBeNull();
     const [faults, runs, lost, duplicated, reordered] = summary!.slice(1).map(Number);
@@ -20,15 +18,3 @@ describe('chaos, one fault of each kind', () => {
     expect(code, stdout).toBe(0);
   }, 900_000);
 });
-
-function runChaos(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(projectRoot, 'scripts', 'chaos.ts'), ...args], { cwd: projectRoot });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.once('error', reject);
-    child.once('exit', (code) => resolve({ code, stdout, stderr }));
-  });
-}
