@@ -6,7 +6,7 @@ import { errorResponses, errorSchema } from '../schemas/common.ts';
 import { runIdHeaders, RUN_ID_HEADER_DOCS, startRun } from '../services/start-run.ts';
 import { loadAccessibleTask } from '../services/task-access.ts';
 import { agUiFormat } from '../streaming/ag-ui-format.ts';
-import { relayRun } from '../streaming/relay.ts';
+import { startRelay } from '../streaming/relay.ts';
 import { openSse } from '../streaming/sse.ts';
 import { parse } from '../validation.ts';
 
@@ -58,7 +58,7 @@ export const agUiRoutes = [
       deps.streams.hold(res, caller);
       const run = await startRun(deps, caller, agent, body, undefined, existing ? {} : { newTaskId: input.threadId });
       openSse(res, runIdHeaders(run));
-      await relayRun({
+      startRelay({
         db: deps.db,
         hub: deps.hub,
         res,

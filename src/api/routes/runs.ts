@@ -8,7 +8,7 @@ import { backgroundRunSchema } from '../schemas/runs.ts';
 import { loadVisibleRun } from '../services/run-access.ts';
 import { idempotencyClaim, idempotencyHeaderSchema } from '../services/idempotency.ts';
 import { backgroundRunMetadata, runIdHeaders, RUN_ID_HEADER_DOCS, startRun } from '../services/start-run.ts';
-import { relayRun } from '../streaming/relay.ts';
+import { startRelay } from '../streaming/relay.ts';
 import { requestedResumePoint, resumeQuerySchema, streamRunAfter } from '../streaming/resume.ts';
 import { openSse } from '../streaming/sse.ts';
 
@@ -72,7 +72,7 @@ export const runRoutes = [
         return undefined;
       }
       openSse(res, runIdHeaders(run));
-      await relayRun({ db: deps.db, hub: deps.hub, res, runId: run.runId, afterSeq: 0, heartbeatMs: deps.config.heartbeatIntervalMs, stop: deps.drain.stopSignal });
+      startRelay({ db: deps.db, hub: deps.hub, res, runId: run.runId, afterSeq: 0, heartbeatMs: deps.config.heartbeatIntervalMs, stop: deps.drain.stopSignal });
       return undefined;
     },
   }),

@@ -51,7 +51,7 @@ const MAX_ARRIVED = READ_PAGE;
  * re-reads the table as a safety net. When the api drains (`stop`), the
  * stream ends with a reconnect notice instead.
  */
-export async function relayRun({ db, hub, res, runId, afterSeq, heartbeatMs, stop, format = asStored }: RelayOptions): Promise<void> {
+async function relayRun({ db, hub, res, runId, afterSeq, heartbeatMs, stop, format = asStored }: RelayOptions): Promise<void> {
   if (res.destroyed) return; // the client left before we subscribed: 'close' will not fire again
   let last = afterSeq;
   let closed = false;
@@ -136,6 +136,20 @@ export async function relayRun({ db, hub, res, runId, afterSeq, heartbeatMs, sto
     unsubscribe();
     if (!closed) res.end();
   }
+}
+
+/**
+ * Starts relaying and returns at once. An open stream then lives on its response (the hub's
+ * subscription, the response's listeners, a heartbeat timer) and no longer on its request's
+ * handler chain, whose frames, closures and promises would otherwise stay in memory for as
+ * long as the stream is open. An error once the headers are out is logged and ends the
+ * response, as the error handler does for every request.
+ */
+export function startRelay(options: RelayOptions): void {
+  relayRun(options).catch((err: unknown) => {
+    options.res.req.log?.error({ err }, 'error after response started');
+    options.res.end();
+  });
 }
 
 /** The delay a client's EventSource waits before reconnecting after a drain (SSE `retry:` field). */

@@ -6,7 +6,7 @@ import { isTerminalEvent, type RunEvent } from '../../shared/events.ts';
 import type { ApiDeps } from '../deps.ts';
 import { HttpError, invalidValue } from '../errors.ts';
 import { EVENT_ID_PATTERN, parseEventId } from './event-ids.ts';
-import { relayRun } from './relay.ts';
+import { startRelay } from './relay.ts';
 import { openSse } from './sse.ts';
 
 /** The query twin of the `Last-Event-ID` header, for clients that cannot set headers. */
@@ -69,7 +69,7 @@ export async function streamRunAfter(deps: ApiDeps, res: Response, run: Streamab
   // A client that dropped while we read the database has already fired 'close',
   // which the relay would wait for in vain; checked in the same tick as it subscribes.
   if (res.destroyed) return;
-  await relayRun({ db: deps.db, hub: deps.hub, res, runId: run.id, afterSeq, heartbeatMs: deps.config.heartbeatIntervalMs, stop: deps.drain.stopSignal });
+  startRelay({ db: deps.db, hub: deps.hub, res, runId: run.id, afterSeq, heartbeatMs: deps.config.heartbeatIntervalMs, stop: deps.drain.stopSignal });
 }
 
 async function isTerminalEventAt({ db }: ApiDeps, runId: string, seq: number): Promise<boolean> {
