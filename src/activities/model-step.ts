@@ -73,7 +73,8 @@ export function createModelStepActivities(deps: ActivityDeps) {
     const toolCalls: ToolCall[] = [];
     const started = new Set<string>();
     let usage: TokenUsage = { inputTokens: 0, outputTokens: 0 };
-    let usageRecorded = false;
+    /** The attempt's usage, being stored beside the step's last events (one round trip fewer than one after the other). */
+    let usageWrite: Promise<void> | undefined;
     const attempt: AttemptRef = { runId: input.runId, activityId: ctx.info.activityId, attempt: ctx.info.attempt };
     if (attempt.attempt > 1) {
       for (const event of await retryPreamble(db, attempt, input.step, 'model_step')) batcher.push(event);
@@ -81,7 +82,11 @@ export function createModelStepActivities(deps: ActivityDeps) {
     // Heartbeats carry cancellation into the activity, also while the model is silent.
     const beat = setInterval(() => ctx.heartbeat(), 1000);
     const ended = new Set<string>();
+    let closed = false;
+    /** Ends what the attempt opened, once (the catch below runs it again when the last writes fail). */
     const closeOpen = () => {
+      if (closed) return;
+      closed = true;
       if (messageId && text) batcher.push({ type: 'TEXT_MESSAGE_END', message_id: messageId });
       for (const id of started) if (!ended.has(id)) batcher.push({ type: 'TOOL_CALL_END', tool_call_id: id });
     };
@@ -124,8 +129,8 @@ export function createModelStepActivities(deps: ActivityDeps) {
           case 'finish':
             usage = chunk.usage;
             countModelTokens(usage, resolved.provider.label);
-            await recordAttemptUsage(db, attempt, usage).catch(markInfrastructure);
-            usageRecorded = true;
+            usageWrite = recordAttemptUsage(db, attempt, usage).catch(markInfrastructure);
+            usageWrite.catch(() => {}); // awaited below; a failure surfaces there
             break;
         }
       }
@@ -133,12 +138,12 @@ export function createModelStepActivities(deps: ActivityDeps) {
       // error: its text is partial and must not become the step's answer.
       ctx.cancellationSignal.throwIfAborted();
       closeOpen();
-      await batcher.flush();
+      await Promise.all([batcher.flush(), usageWrite]);
     } catch (err) {
       // Close what this attempt opened so the history stays well-formed; a retry discards it and starts afresh.
       closeOpen();
       await batcher.flush().catch(() => {});
-      if (usageRecorded) await discardAttempt(db, attempt).catch(() => {});
+      if (usageWrite) await usageWrite.then(() => discardAttempt(db, attempt)).catch(() => {});
       if (ctx.cancellationSignal.aborted) throw err;
       if (!(err instanceof RunGoneError)) logger.warn({ runId: input.runId, err: String(err) }, 'model step failed');
       span.setStatus({ code: SpanStatusCode.ERROR, message: String(err) });

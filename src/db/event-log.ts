@@ -148,6 +148,14 @@ export async function insertLocked(sql: Sql, log: LockedLog, events: RunEventInp
   return stored;
 }
 
+/**
+ * The first events of a run this transaction inserted: no other transaction sees the run yet, and
+ * it has no events, so its log needs no lock and no check for an earlier write of the key.
+ */
+export function insertFirstEvents(sql: Sql, runId: string, events: RunEventInput[], idempotencyKey?: string): Promise<StoredEvent[]> {
+  return insertLocked(sql, { runId, lastSeq: 0, status: 'pending', earlier: null }, events, idempotencyKey);
+}
+
 /** Events with seq > afterSeq, in order. The primary key (run_id, seq) makes this a range scan. */
 export async function readEvents(db: Db, runId: string, afterSeq: number, limit: number): Promise<StoredEvent[]> {
   const rows = await sqlOfPool(db).query<{ run_id: string; seq: number; type: string; name: string; payload: unknown; created_at: Date }>(

@@ -3,7 +3,7 @@ import type { MultitaskStrategy } from '../shared/run-request.ts';
 import type { RunStatus } from '../shared/run-status.ts';
 import type { Db } from './client.ts';
 import { appendMessagesWith, type NewMessage } from './conversation.ts';
-import { appendEventsInTx, appendEventsWith } from './event-log.ts';
+import { appendEventsInTx, insertFirstEvents } from './event-log.ts';
 import { deleteIdempotencyKeysOfRun, storeIdempotencyKey, type KeyOwner } from './idempotency.ts';
 import { cancelQueuedRuns, unfinishedRuns } from './run-queue.ts';
 import { inPgTransaction, type Sql } from './sql.ts';
@@ -53,14 +53,11 @@ export type RunStartResult =
  */
 export async function storeRunStart(db: Db, start: RunStart): Promise<RunStartResult> {
   return inPgTransaction(db, async (sql): Promise<RunStartResult> => {
-    let taskId: string;
     let busy: { queued: boolean; interrupt?: string; rollsBack: string[] } | undefined;
-    if ('new' in start.task) {
-      const task = start.task.new;
-      taskId = task.id;
-      await sql.query('INSERT INTO tasks (id, org_id, agent_id, user_id, title) VALUES ($1, $2, $3, $4, $5)', [task.id, task.orgId, task.agentId, task.userId, task.title]);
-    } else {
-      taskId = start.task.id;
+    // A new task is inserted by the run's own statement below (one round trip fewer).
+    const newTask = 'new' in start.task ? start.task.new : undefined;
+    const taskId = 'new' in start.task ? start.task.new.id : start.task.id;
+    if (!newTask) {
       const locked = await sql.query('SELECT id FROM tasks WHERE id = $1 FOR UPDATE', [taskId]);
       if (locked.length === 0) return { stored: false, reason: 'task_gone' };
       const unfinished = await unfinishedRuns(sql, taskId);
@@ -73,15 +70,16 @@ export async function storeRunStart(db: Db, start: RunStart): Promise<RunStartRe
     const queued = busy !== undefined;
     const { id, requestedMode, mode, routingReason, timezone, streamed } = start.run;
     const [run] = await sql.query<{ created_at: Date }>(
-      `INSERT INTO runs (id, task_id, requested_mode, mode, routing_reason, timezone, streamed, queued_at, queued_messages, rolls_back)
+      `${newTask ? 'WITH task AS (INSERT INTO tasks (id, org_id, agent_id, user_id, title) VALUES ($2, $11, $12, $13, $14)) ' : ''}
+       INSERT INTO runs (id, task_id, requested_mode, mode, routing_reason, timezone, streamed, queued_at, queued_messages, rolls_back)
        VALUES ($1, $2, $3, $4::"RunMode", $5, $6, $7, CASE WHEN $8::boolean THEN now() END, $9::jsonb, $10::text[])
        RETURNING created_at`,
-      [id, taskId, requestedMode, mode, routingReason, timezone ?? null, streamed, queued, queued ? JSON.stringify(start.messages) : null, busy?.rollsBack ?? []],
+      [id, taskId, requestedMode, mode, routingReason, timezone ?? null, streamed, queued, queued ? JSON.stringify(start.messages) : null, busy?.rollsBack ?? [], ...(newTask ? [newTask.orgId, newTask.agentId, newTask.userId, newTask.title] : [])],
     );
     // A queued run's messages and first events wait until it starts, after everything the runs before it write.
     if (!queued) {
       await appendMessagesWith(sql, taskId, id, start.messages);
-      await appendEventsWith(sql, id, start.firstEvents.events, start.firstEvents.key);
+      await insertFirstEvents(sql, id, start.firstEvents.events, start.firstEvents.key);
     }
     if (start.idempotencyKey) {
       const { owner, key, requestHash, expiredBefore } = start.idempotencyKey;
