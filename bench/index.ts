@@ -136,14 +136,14 @@ try {
     };
     for (let round = 0; round < ROUNDS; round++) {
       const floorCpu = cpuMeter({ 'Temporal dev server': pids['Temporal dev server']!, 'bench (its worker)': process.pid });
-      floorTotals.wallMs += await floor.throughput(perRound, c);
+      floorTotals.wallMs += await bare.throughput(perRound, c);
       addCpu(floorTotals.cpu, floorCpu());
       for (const [model, caller] of [['instant', instant], ['paced', who]] as const) {
         const peak = rssSampler(pids.worker!);
         const oursCpu = cpuMeter({ ...pids, 'bench (its HTTP client)': process.pid }, { postgres: true });
         const result = await runThroughput(caller, db, perRound, c);
-        addCpu(ours[model]!.cpu, oursCpu());
         const sums = ours[model]!;
+        addCpu(sums.cpu, oursCpu());
         sums.peak = Math.max(sums.peak, peak());
         sums.wallMs += result.wallMs;
         sums.complete += result.complete;

@@ -33,7 +33,8 @@ export async function timedRun(who: BenchCaller, message = RUN_MESSAGE): Promise
     if (!frame) throw new Error(`run stream had no ${type}`);
     return frame.receivedPerf - t0;
   };
-  const runId = res.headers.get('x-run-id') ?? '';
+  const runId = res.headers.get('x-run-id');
+  if (!runId) throw new Error('run response had no X-Run-Id header');
   return { runId, startedAt, headers, runStarted: at('RUN_STARTED'), runFinished: at('RUN_FINISHED'), subscribedAt, frames };
 }
 

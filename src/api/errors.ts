@@ -1,4 +1,4 @@
-import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
+import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import type { ZodError } from 'zod';
 import { isInfrastructureError } from '../infra/transient-errors.ts';
 
@@ -53,14 +53,16 @@ export const notFoundRoute: RequestHandler = (req, _res, next) => {
  * a request id; the error itself goes to the log under the same id.
  */
 export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
-  if (res.headersSent) {
-    req.log?.error({ err }, 'error after response started');
-    res.end();
-    return;
-  }
+  if (res.headersSent) return endStartedResponse(res, err);
   const http = toHttpError(err, req);
   res.set(http.headers).status(http.status).json({ detail: http.detail });
 };
+
+/** An error once the response has begun (a stream): nothing more can be said to the client, so it is logged and the response ends. */
+export function endStartedResponse(res: Response, err: unknown): void {
+  res.req.log?.error({ err }, 'error after response started');
+  res.end();
+}
 
 /** The one mapping from whatever a request threw to the status, headers and `detail` its client gets. */
 function toHttpError(err: unknown, req: Request): HttpError {

@@ -2,6 +2,7 @@ import type { Response } from 'express';
 import type { Db } from '../../db/client.ts';
 import { runExists } from '../../db/runs.ts';
 import { isInfrastructureError } from '../../infra/transient-errors.ts';
+import { endStartedResponse } from '../errors.ts';
 import { isTerminalEvent, type RunEvent } from '../../shared/events.ts';
 import type { StoredEvent } from '../../db/event-log.ts';
 import { READ_PAGE, type EventHub } from './event-hub.ts';
@@ -142,14 +143,11 @@ async function relayRun({ db, hub, res, runId, afterSeq, heartbeatMs, stop, form
  * Starts relaying and returns at once. An open stream then lives on its response (the hub's
  * subscription, the response's listeners, a heartbeat timer) and no longer on its request's
  * handler chain, whose frames, closures and promises would otherwise stay in memory for as
- * long as the stream is open. An error once the headers are out is logged and ends the
- * response, as the error handler does for every request.
+ * long as the stream is open. An error once the headers are out ends the response as the
+ * error handler would (endStartedResponse).
  */
 export function startRelay(options: RelayOptions): void {
-  relayRun(options).catch((err: unknown) => {
-    options.res.req.log?.error({ err }, 'error after response started');
-    options.res.end();
-  });
+  relayRun(options).catch((err: unknown) => endStartedResponse(options.res, err));
 }
 
 /** The delay a client's EventSource waits before reconnecting after a drain (SSE `retry:` field). */
