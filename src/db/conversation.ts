@@ -25,8 +25,13 @@ export async function appendMessagesWith(sql: Sql, taskId: string, runId: string
      INSERT INTO messages (id, task_id, run_id, role, content, parts, position)
      SELECT m.id, $1, $2, m.role, m.content, m.parts::jsonb, (SELECT COALESCE(max(position), 0) FROM messages WHERE task_id = $1) + m.ord::int
      FROM unnest($3::text[], $4::text[], $5::text[], $6::text[]) WITH ORDINALITY AS m(id, role, content, parts, ord)`,
-    [taskId, runId, messages.map((m) => m.id), messages.map((m) => m.role), messages.map((m) => m.content), messages.map((m) => (m.parts == null ? null : JSON.stringify(m.parts)))],
+    [taskId, runId, ...messageColumns(messages)],
   );
+}
+
+/** A statement's values for `unnest(ids, roles, contents, parts)` of new messages (here, and a new task's run start). */
+export function messageColumns(messages: NewMessage[]): [string[], string[], string[], (string | null)[]] {
+  return [messages.map((m) => m.id), messages.map((m) => m.role), messages.map((m) => m.content), messages.map((m) => (m.parts == null ? null : JSON.stringify(m.parts)))];
 }
 
 /** A task's conversation in order (every model step reads it: on the pg pool). */

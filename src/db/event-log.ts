@@ -2,6 +2,7 @@ import { poolOf, type Db, type Tx } from './client.ts';
 import { inPgTransaction, prepared, sqlOfPool, sqlOfTx, type Sql } from './sql.ts';
 import { eventName, type RunEvent, type RunEventInput } from '../shared/events.ts';
 import type { RunStatus } from '../shared/run-status.ts';
+import type { TokenUsage } from '../shared/run-workflow-types.ts';
 
 /**
  * The channel every inserted event notifies with its run id: the writer is the
@@ -99,14 +100,41 @@ const keyOf = (idempotencyKey: string | undefined, i: number) => (idempotencyKey
 
 /** Locks the run row until the transaction ends: writers of one run's log take turns, so commit order is seq order. */
 export async function lockRunLog(sql: Sql, runId: string, idempotencyKey?: string): Promise<LockedLog> {
-  const [run] = await sql.query<{ last_event_seq: number; earlier: number | null; status: RunStatus }>(
-    `SELECT r.last_event_seq, r.status::text AS status,
+  const [run] = await sql.query<{ last_event_seq: number; earlier: number | null; status: RunStatus }>(LOCK_RUN_LOG, [runId, keyOf(idempotencyKey, 0)]);
+  if (!run) throw new RunGoneError(runId);
+  return { runId, lastSeq: run.last_event_seq, status: run.status, earlier: run.earlier };
+}
+
+const LOCK_RUN_LOG = `SELECT r.last_event_seq, r.status::text AS status,
        (SELECT e.seq FROM run_events e WHERE e.run_id = r.id AND e.idempotency_key = $2) AS earlier
-     FROM runs r WHERE r.id = $1 FOR UPDATE OF r`,
+     FROM runs r WHERE r.id = $1 FOR UPDATE OF r`;
+
+/** A locked log with what the run's bill needs: whether it was billed, and the tokens of attempts a retry discarded (model-attempts.ts). */
+export interface LockedLogToBill extends LockedLog {
+  billed: boolean;
+  discarded: TokenUsage;
+}
+
+/** lockRunLog for the terminal step, in the same round trip. */
+export async function lockRunLogToBill(sql: Sql, runId: string, idempotencyKey: string): Promise<LockedLogToBill> {
+  const [run] = await sql.query<{ last_event_seq: number; earlier: number | null; status: RunStatus; billed: boolean; input_tokens: number; output_tokens: number }>(
+    `SELECT r.last_event_seq, r.status::text AS status, r.billed_at IS NOT NULL AS billed,
+       (SELECT e.seq FROM run_events e WHERE e.run_id = r.id AND e.idempotency_key = $2) AS earlier,
+       d.input_tokens, d.output_tokens
+     FROM runs r, LATERAL (SELECT COALESCE(sum(a.input_tokens), 0)::int AS input_tokens, COALESCE(sum(a.output_tokens), 0)::int AS output_tokens
+                           FROM model_attempts a WHERE a.run_id = r.id AND a.discarded) d
+     WHERE r.id = $1 FOR UPDATE OF r`,
     [runId, keyOf(idempotencyKey, 0)],
   );
   if (!run) throw new RunGoneError(runId);
-  return { runId, lastSeq: run.last_event_seq, status: run.status, earlier: run.earlier };
+  return {
+    runId,
+    lastSeq: run.last_event_seq,
+    status: run.status,
+    earlier: run.earlier,
+    billed: run.billed,
+    discarded: { inputTokens: run.input_tokens, outputTokens: run.output_tokens },
+  };
 }
 
 async function readEarlierWrite(sql: Sql, runId: string, first: number, count: number): Promise<StoredEvent[]> {
@@ -124,28 +152,30 @@ async function readEarlierWrite(sql: Sql, runId: string, first: number, count: n
  */
 export async function insertLocked(sql: Sql, log: LockedLog, events: RunEventInput[], idempotencyKey?: string): Promise<StoredEvent[]> {
   if (events.length === 0) return [];
-  const now = new Date();
-  const stored = events.map((event, i): StoredEvent => {
-    const payload = { ...event, timestamp: now.getTime() } as RunEvent;
-    return { runId: log.runId, seq: log.lastSeq + 1 + i, type: event.type, name: eventName(event), payload, createdAt: now };
-  });
+  const rows = stampEvents(log, events, idempotencyKey);
   await sql.query(
     `WITH bumped AS (UPDATE runs SET last_event_seq = $2::int + $3::int WHERE id = $1)
      INSERT INTO run_events (run_id, seq, type, name, payload, idempotency_key, created_at)
      SELECT $1, $2::int + e.ord::int, e.type, e.name, e.payload::jsonb, e.key, $4::timestamptz
      FROM unnest($5::text[], $6::text[], $7::text[], $8::text[]) WITH ORDINALITY AS e(type, name, payload, key, ord)`,
-    [
-      log.runId,
-      log.lastSeq,
-      events.length,
-      now,
-      stored.map((e) => e.type),
-      stored.map((e) => e.name),
-      stored.map((e) => JSON.stringify(e.payload)),
-      stored.map((_, i) => keyOf(idempotencyKey, i)),
-    ],
+    [log.runId, log.lastSeq, events.length, ...rows.values],
   );
-  return stored;
+  return rows.stored;
+}
+
+/**
+ * Events to insert after the end of a locked log, stamped now: the events as stored, and the
+ * statement values `created_at, types[], names[], payloads[], keys[]` of an insert that numbers
+ * them `lastSeq + ordinality` (insertLocked; a run step's closing statement, run-steps.ts).
+ */
+export function stampEvents(log: Pick<LockedLog, 'runId' | 'lastSeq'>, events: RunEventInput[], idempotencyKey?: string): { stored: StoredEvent[]; values: unknown[] } {
+  const now = new Date();
+  const stored = events.map((event, i): StoredEvent => {
+    const payload = { ...event, timestamp: now.getTime() } as RunEvent;
+    return { runId: log.runId, seq: log.lastSeq + 1 + i, type: event.type, name: eventName(event), payload, createdAt: now };
+  });
+  const values = [now, stored.map((e) => e.type), stored.map((e) => e.name), stored.map((e) => JSON.stringify(e.payload)), stored.map((_, i) => keyOf(idempotencyKey, i))];
+  return { stored, values };
 }
 
 /**

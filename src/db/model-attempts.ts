@@ -47,12 +47,3 @@ export async function discardAttempt(db: Db, ref: AttemptRef): Promise<void> {
   await sqlOfPool(db).query('UPDATE model_attempts SET discarded = true WHERE run_id = $1 AND activity_id = $2 AND attempt = $3', [ref.runId, ref.activityId, ref.attempt]);
 }
 
-/** Tokens of the run's discarded attempts, for the bill. */
-export async function discardedUsage(sql: Sql, runId: string): Promise<TokenUsage> {
-  const [sum] = await sql.query<TokenUsage>(
-    `SELECT COALESCE(sum(input_tokens), 0)::int AS "inputTokens", COALESCE(sum(output_tokens), 0)::int AS "outputTokens"
-     FROM model_attempts WHERE run_id = $1 AND discarded`,
-    [runId],
-  );
-  return sum!;
-}

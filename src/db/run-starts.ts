@@ -2,11 +2,19 @@ import type { RunEventInput } from '../shared/events.ts';
 import type { MultitaskStrategy } from '../shared/run-request.ts';
 import type { RunStatus } from '../shared/run-status.ts';
 import type { Db } from './client.ts';
-import { appendMessagesWith, type NewMessage } from './conversation.ts';
-import { appendEventsInTx, insertFirstEvents } from './event-log.ts';
+import { appendMessagesWith, messageColumns, type NewMessage } from './conversation.ts';
+import { appendEventsInTx, insertFirstEvents, stampEvents } from './event-log.ts';
 import { deleteIdempotencyKeysOfRun, storeIdempotencyKey, type KeyOwner } from './idempotency.ts';
 import { cancelQueuedRuns, unfinishedRuns } from './run-queue.ts';
-import { inPgTransaction, type Sql } from './sql.ts';
+import { inPgTransaction, sqlOfPool, type Sql } from './sql.ts';
+
+export interface NewTask {
+  id: string;
+  orgId: string;
+  agentId: string;
+  userId: string;
+  title: string;
+}
 
 /** The pending run a start request stores. */
 export interface NewRun {
@@ -20,7 +28,7 @@ export interface NewRun {
 
 export interface RunStart {
   /** A task the caller may use (checked before), or the new task to create. */
-  task: { id: string } | { new: { id: string; orgId: string; agentId: string; userId: string; title: string } };
+  task: { id: string } | { new: NewTask };
   run: NewRun;
   messages: NewMessage[];
   /** The run's first events, stored with it under their idempotency key. */
@@ -52,6 +60,7 @@ export type RunStartResult =
  * violates the key's primary key and its transaction rolls back.
  */
 export async function storeRunStart(db: Db, start: RunStart): Promise<RunStartResult> {
+  if ('new' in start.task && !start.idempotencyKey) return insertNewTaskRun(db, start, start.task.new);
   return inPgTransaction(db, async (sql): Promise<RunStartResult> => {
     let busy: { queued: boolean; interrupt?: string; rollsBack: string[] } | undefined;
     // A new task is inserted by the run's own statement below (one round trip fewer).
@@ -87,6 +96,52 @@ export async function storeRunStart(db: Db, start: RunStart): Promise<RunStartRe
     }
     return { stored: true, taskId, createdAt: run!.created_at, queued, ...(busy?.interrupt ? { interrupt: busy.interrupt } : {}) };
   });
+}
+
+/**
+ * The common start, a new task with no idempotency key, as one statement (a statement is its own
+ * transaction: four round trips fewer than BEGIN, three inserts and COMMIT). Nothing can be
+ * queued on a task that does not exist yet, and nobody else sees the run before it commits, so
+ * its log starts at its first events.
+ */
+async function insertNewTaskRun(db: Db, start: RunStart, task: NewTask): Promise<RunStartResult> {
+  const { id, requestedMode, mode, routingReason, timezone, streamed } = start.run;
+  const { events, key } = start.firstEvents;
+  const [run] = await sqlOfPool(db).query<{ created_at: Date }>(
+    `WITH task AS (INSERT INTO tasks (id, org_id, agent_id, user_id, title) VALUES ($2, $8, $9, $10, $11)),
+     run AS (
+       INSERT INTO runs (id, task_id, requested_mode, mode, routing_reason, timezone, streamed, last_event_seq)
+       VALUES ($1, $2, $3, $4::"RunMode", $5, $6, $7, $12::int) RETURNING created_at
+     ),
+     turn AS (
+       INSERT INTO messages (id, task_id, run_id, role, content, parts, position)
+       SELECT m.id, $2, $1, m.role, m.content, m.parts::jsonb, m.ord::int
+       FROM unnest($13::text[], $14::text[], $15::text[], $16::text[]) WITH ORDINALITY AS m(id, role, content, parts, ord)
+     ),
+     first_events AS (
+       INSERT INTO run_events (run_id, seq, type, name, payload, idempotency_key, created_at)
+       SELECT $1, e.ord::int, e.type, e.name, e.payload::jsonb, e.key, $17::timestamptz
+       FROM unnest($18::text[], $19::text[], $20::text[], $21::text[]) WITH ORDINALITY AS e(type, name, payload, key, ord)
+     )
+     SELECT created_at FROM run`,
+    [
+      id,
+      task.id,
+      requestedMode,
+      mode,
+      routingReason,
+      timezone ?? null,
+      streamed,
+      task.orgId,
+      task.agentId,
+      task.userId,
+      task.title,
+      events.length,
+      ...messageColumns(start.messages),
+      ...stampEvents({ runId: id, lastSeq: 0 }, events, key).values,
+    ],
+  );
+  return { stored: true, taskId: task.id, createdAt: run!.created_at, queued: false };
 }
 
 /**

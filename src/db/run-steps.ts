@@ -4,10 +4,9 @@ import type { MessageParts } from '../shared/message-parts.ts';
 import { isTerminalStatus, type RunStatus } from '../shared/run-status.ts';
 import type { TokenUsage } from '../shared/run-workflow-types.ts';
 import { insertInputRequest, resolveInputRequest, type OpenRequest, type ResolveRequest } from './approvals.ts';
-import { discardedUsage } from './model-attempts.ts';
 import type { Db } from './client.ts';
 import { appendMessagesWith } from './conversation.ts';
-import { insertLocked, lockRunLog, RunGoneError } from './event-log.ts';
+import { lockRunLog, lockRunLogToBill, RunGoneError, stampEvents, type LockedLog } from './event-log.ts';
 import { inPgTransaction, type Sql } from './sql.ts';
 
 /** One atomic step of a run, as the workflow describes it. */
@@ -45,29 +44,62 @@ export async function storeRunStep(db: Db, step: RunStep, price?: (discarded: To
   // On the pg pool: a run step is the hottest transaction of the worker (see sql.ts).
   return inPgTransaction(db, async (sql) => {
     const terminal = step.status !== undefined && isTerminalStatus(step.status);
-    const log = await lockRunLog(sql, step.runId, step.key);
+    const toBill = price ? await lockRunLogToBill(sql, step.runId, step.key) : undefined;
+    const log = toBill ?? (await lockRunLog(sql, step.runId, step.key));
     if (log.earlier !== null) return {}; // an earlier attempt committed this step
     // A move that arrives after the run ended (a model step storing `executing` while the run was
     // cancelled under it) changes nothing: an ended run's status and log are final.
     if (step.status !== undefined && !terminal && isTerminalStatus(log.status)) return {};
-    const bill = price ? price(await discardedUsage(sql, step.runId)) : undefined;
+    const bill = price && toBill ? price(toBill.discarded) : undefined;
+    // Billed once per run: a run billed before keeps its figures and its org is not debited again.
+    const charge = toBill?.billed === false ? bill : undefined;
     if (step.openRequest) await insertInputRequest(sql, step.runId, step.openRequest);
     if (step.resolveRequest) await resolveInputRequest(sql, step.resolveRequest);
-    const [run] = await sql.query<{ mode: string }>(
-      `UPDATE runs SET updated_at = now(), status = COALESCE($2::"RunStatus", status),
-         finished_at = CASE WHEN $3::boolean THEN now() ELSE finished_at END,
-         result = COALESCE($4::jsonb, result), error = COALESCE($5::jsonb, error)
-       WHERE id = $1 RETURNING mode::text`,
-      [step.runId, step.status ?? null, terminal, jsonOrNull(step.result), jsonOrNull(step.error)],
-    );
-    if (!run) throw new RunGoneError(step.runId);
     if (step.message) await storeStepMessage(sql, step, step.message);
-    // Last before the events: the org's row (shared by all its runs' terminal writes) stays locked only for the insert and the commit.
-    if (bill) await debitOnce(sql, step.runId, bill);
-    // The events last, so their timestamp is as near to the commit (and the notification) as it can be.
-    await insertLocked(sql, log, bill ? [bill.event, ...step.events] : step.events, step.key);
-    return terminal ? { endedMode: run.mode } : {};
+    // Last before the closing statement: the org's row (shared by all its runs' terminal writes) stays locked only for it and the commit.
+    if (charge) await debitOrg(sql, step.runId, charge.credits);
+    const mode = await closeStep(sql, log, step, terminal, charge, bill ? [bill.event, ...step.events] : step.events);
+    return terminal ? { endedMode: mode } : {};
   });
+}
+
+/**
+ * The step's last statement: the run row (status, outcome, bill, the end of its log) and the
+ * step's events, stamped just before the commit that notifies them.
+ */
+async function closeStep(sql: Sql, log: LockedLog, step: RunStep, terminal: boolean, charge: Bill | undefined, events: RunEventInput[]): Promise<string> {
+  const stamped = stampEvents(log, events, step.key);
+  const [run] = await sql.query<{ mode: string }>(
+    `WITH run AS (
+       UPDATE runs SET updated_at = now(), status = COALESCE($2::"RunStatus", status),
+         finished_at = CASE WHEN $3::boolean THEN now() ELSE finished_at END,
+         result = COALESCE($4::jsonb, result), error = COALESCE($5::jsonb, error),
+         billed_at = CASE WHEN $6::int IS NULL THEN billed_at ELSE now() END, credits_used = COALESCE($6::int, credits_used),
+         input_tokens = COALESCE($7::int, input_tokens), output_tokens = COALESCE($8::int, output_tokens),
+         last_event_seq = $9::int + $10::int
+       WHERE id = $1 RETURNING mode::text
+     ), appended AS (
+       INSERT INTO run_events (run_id, seq, type, name, payload, idempotency_key, created_at)
+       SELECT $1, $9::int + e.ord::int, e.type, e.name, e.payload::jsonb, e.key, $11::timestamptz
+       FROM unnest($12::text[], $13::text[], $14::text[], $15::text[]) WITH ORDINALITY AS e(type, name, payload, key, ord)
+     )
+     SELECT mode FROM run`,
+    [
+      step.runId,
+      step.status ?? null,
+      terminal,
+      jsonOrNull(step.result),
+      jsonOrNull(step.error),
+      charge?.credits ?? null,
+      charge?.usage.inputTokens ?? null,
+      charge?.usage.outputTokens ?? null,
+      log.lastSeq,
+      events.length,
+      ...stamped.values,
+    ],
+  );
+  if (!run) throw new RunGoneError(step.runId);
+  return run.mode;
 }
 
 const jsonOrNull = (value: unknown) => (value === undefined ? null : JSON.stringify(value));
@@ -81,17 +113,11 @@ async function storeStepMessage(sql: Sql, step: RunStep, message: NonNullable<Ru
   await appendMessagesWith(sql, taskId, step.runId, [{ id, role, content, parts }]);
 }
 
-/** Records the run's usage and debits its org, unless this run was billed already. */
-async function debitOnce(sql: Sql, runId: string, bill: Bill): Promise<void> {
-  const billed = await sql.query(
-    `UPDATE runs SET billed_at = now(), credits_used = $2::int, input_tokens = $3::int, output_tokens = $4::int
-     WHERE id = $1 AND billed_at IS NULL RETURNING id`,
-    [runId, bill.credits, bill.usage.inputTokens, bill.usage.outputTokens],
-  );
-  if (billed.length === 0) return;
+/** Debits the run's org for the run's bill (once per run: see storeRunStep). */
+async function debitOrg(sql: Sql, runId: string, credits: number): Promise<void> {
   await sql.query(
     `UPDATE orgs SET credit_balance = credit_balance - $2::int
      WHERE id = (SELECT t.org_id FROM runs r JOIN tasks t ON t.id = r.task_id WHERE r.id = $1)`,
-    [runId, bill.credits],
+    [runId, credits],
   );
 }
