@@ -16,6 +16,7 @@ describe('the benchmark, shrunk', () => {
       BENCH_ROUNDS: '1',
       BENCH_RELAY_RUNS: '4',
       BENCH_STREAMS: '20',
+      BENCH_STREAM_SETTLE_MS: '3000',
       BENCH_HISTORY_EVENTS: '1000',
       BENCH_PAGE_SAMPLES: '2',
     });
