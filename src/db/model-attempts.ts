@@ -1,6 +1,6 @@
 import type { TokenUsage } from '../shared/run-workflow-types.ts';
 import type { Db } from './client.ts';
-import { sqlOfPool, type Sql } from './sql.ts';
+import { sqlOfPool } from './sql.ts';
 
 /** One attempt of one model call of a run: the key of its `model_attempts` row. */
 export interface AttemptRef {
