@@ -13,9 +13,15 @@ import { historiesDir, todaysWorkflowBundle } from './support/runs.ts';
 const require = createRequire(import.meta.url);
 /** Histories of runs from before LOCAL_BOOKKEEPING_PATCH, kept so those runs still continue after the deploy. */
 const REGULAR_BOOKKEEPING = 'regular-bookkeeping';
+/** Histories of runs whose end the workflow stored after their last model step (a local activity), from before that step stored it. */
+const TERMINAL_WRITE = 'terminal-write';
 const jsonIn = (dir: string) => readdirSync(path.join(historiesDir, dir)).filter((f) => f.endsWith('.json')).sort();
-const files = [...jsonIn('.'), ...jsonIn(REGULAR_BOOKKEEPING).map((f) => path.join(REGULAR_BOOKKEEPING, f))];
+const files = [...jsonIn('.'), ...[REGULAR_BOOKKEEPING, TERMINAL_WRITE].flatMap((dir) => jsonIn(dir).map((f) => path.join(dir, f)))];
 const paths = ['input-answered', 'input-dismissed', 'action-approved', 'action-rejected', 'grant-reused', 'plan-approved-modified', 'plan-rejected', 'cancelled-while-blocked', 'cancelled-mid-stream', 'paused-and-resumed', 'worker-crash-while-waiting', 'cancel-wins-over-finish', 'sandbox-routed', 'sandbox-host-died', 'sandbox-snapshot-before-waiting'];
+/** The paths whose run ends with the agent's answer (in fast mode): its last model step now stores the run's end. */
+const endedByTheirAnswer = ['input-answered', 'input-dismissed', 'action-approved', 'action-rejected', 'grant-reused', 'paused-and-resumed', 'worker-crash-while-waiting', 'sandbox-routed', 'sandbox-host-died', 'sandbox-snapshot-before-waiting'];
+/** Paths that only exist since the last model step stores the run's end. */
+const pathsOfTheStepEnd = ['cancel-refused-after-step-ended', 'comment-held-the-end'];
 /** Histories of the other workflows: a webhook delivery retried until the receiver is back, a cron flow's tick, a Slack answer. */
 const otherWorkflows = ['webhook-delivered-after-retries', 'flow-tick', 'flow-reply'];
 
@@ -34,10 +40,11 @@ describe('replay of saved run histories', () => {
     }
   });
 
-  it('has a history for every path, with local bookkeeping and from before it', () => {
+  it('has a history for every path, with local bookkeeping and from before it, and from before the last model step stored the end', () => {
     // Every path as today's code runs it, plus the plain fast run (its commands changed most).
-    expect(jsonIn('.').map((f) => path.basename(f, '.json'))).toEqual([...paths, 'fast-run-completed', ...otherWorkflows].sort());
+    expect(jsonIn('.').map((f) => path.basename(f, '.json'))).toEqual([...paths, ...pathsOfTheStepEnd, 'fast-run-completed', ...otherWorkflows].sort());
     expect(jsonIn(REGULAR_BOOKKEEPING).map((f) => path.basename(f, '.json'))).toEqual([...paths].sort());
+    expect(jsonIn(TERMINAL_WRITE).map((f) => path.basename(f, '.json'))).toEqual([...endedByTheirAnswer, 'fast-run-completed'].sort());
   });
 
   it.each(files)('%s replays deterministically', async (file) => {

@@ -31,6 +31,17 @@ export class EventBatcher {
     else this.timer ??= setTimeout(() => void this.flush().catch(() => {}), this.windowMs);
   }
 
+  /** Waits for every earlier write, then hands back what is pending instead of writing it (for a caller that writes it in its own transaction). */
+  async take(): Promise<RunEventInput[]> {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.chain;
+    if (this.failure) throw this.failure;
+    const batch = this.pending;
+    this.pending = [];
+    return batch;
+  }
+
   /** Writes whatever is pending and waits for every earlier write. */
   async flush(): Promise<void> {
     if (this.timer) clearTimeout(this.timer);

@@ -7,11 +7,16 @@ import { toolCatalog, type ToolDefinition } from '../shared/tools/index.ts';
 import { loadConversation } from './conversation.ts';
 import type { ActivityDeps } from './deps.ts';
 import { recordRunProgress, type RecordProgressInput } from './run-progress.ts';
+import { injectFault } from '../infra/faults.ts';
 import { markInfrastructure, withAttemptLimit } from '../infra/transient-errors.ts';
 import { CALL_ATTEMPTS, failureTypes, type ToolCall, type TokenUsage } from '../shared/run-workflow-types.ts';
 import { EventBatcher } from './event-batcher.ts';
 import { countModelTokens } from './metrics.ts';
-import { discardAttempt, recordAttemptUsage, type AttemptRef } from '../db/model-attempts.ts';
+import { discardAttempt, keptAttemptUsage, recordAttemptUsage, type AttemptRef } from '../db/model-attempts.ts';
+import { findCompletedEnd } from '../db/run-steps.ts';
+import { addUsage, type StepUsage } from '../shared/credits.ts';
+import type { RunEventInput } from '../shared/events.ts';
+import { FINISHED_KEY, runFinishedEvent, statusDelta } from '../shared/run-end.ts';
 import { attemptMessageId, retryPreamble } from './model-attempts.ts';
 import { loadAgentModel, modelCallFailure } from './models/agent-model.ts';
 import type { ToolSpec } from './models/provider.ts';
@@ -27,6 +32,26 @@ export interface ModelStepInput {
   orgId?: string;
   /** A status move of the run stored before the step streams (RunState.deferMove): one transaction fewer per run. */
   enter?: RecordProgressInput;
+  /**
+   * Set when an answer ends the run (the agent loop's `answerWithEnd`): given an answer without tool
+   * calls, the step stores the run's end itself (status completed, the answer, USAGE and RUN_FINISHED,
+   * the bill) in the transaction of its last events, as the workflow's terminal write would have
+   * stored it, unless a cancel or a steering comment got in first (RunStep.unlessInterrupted). One
+   * local activity, one workflow activation and one transaction fewer per run.
+   */
+  finish?: RunEndSoFar;
+}
+
+/** What the workflow knows of the run before this step, for its end. */
+export interface RunEndSoFar {
+  /** The run's usage before this step. */
+  usage: TokenUsage;
+  /** Its model calls before this step, for the USAGE event. */
+  steps: StepUsage[];
+  /** This step's name in the USAGE event's steps. */
+  label: string;
+  /** The run's `result.steps` when this step ends it. */
+  stepCount: number;
 }
 
 export interface ModelStepResult {
@@ -36,6 +61,10 @@ export interface ModelStepResult {
   toolCalls: ToolCall[];
   usage: TokenUsage;
   model: string;
+  /** The step stored the run's end (ModelStepInput.finish). */
+  ended?: boolean;
+  /** The step could have ended the run, but a cancel or a comment was stored first. */
+  interrupted?: boolean;
 }
 
 export function createModelStepActivities(deps: ActivityDeps) {
@@ -62,6 +91,12 @@ export function createModelStepActivities(deps: ActivityDeps) {
       loadConversation(db, input.taskId),
       input.enter && recordRunProgress(deps, input.enter),
     ]);
+    const attempt: AttemptRef = { runId: input.runId, activityId: ctx.info.activityId, attempt: ctx.info.attempt };
+    // A retry of a step that had stored the run's end (its completion never reached Temporal) answers with that end.
+    if (input.finish && attempt.attempt > 1) {
+      const ended = await findCompletedEnd(db, input.runId);
+      if (ended) return { ...answerOf(ended), toolCalls: [], usage: await keptAttemptUsage(db, attempt), model: resolved.provider.label, ended: true };
+    }
     const tools = input.allowTools ? enabledTools(settings) : [];
     // No heartbeat per batch: the SDK sends a step's first heartbeat at once, and each one is a write
     // on the Temporal server, while a fast step is over long before the interval's first beat below.
@@ -75,7 +110,7 @@ export function createModelStepActivities(deps: ActivityDeps) {
     let usage: TokenUsage = { inputTokens: 0, outputTokens: 0 };
     /** The attempt's usage, being stored beside the step's last events (one round trip fewer than one after the other). */
     let usageWrite: Promise<void> | undefined;
-    const attempt: AttemptRef = { runId: input.runId, activityId: ctx.info.activityId, attempt: ctx.info.attempt };
+    let interrupted = false;
     if (attempt.attempt > 1) {
       for (const event of await retryPreamble(db, attempt, input.step, 'model_step')) batcher.push(event);
     }
@@ -138,6 +173,16 @@ export function createModelStepActivities(deps: ActivityDeps) {
       // error: its text is partial and must not become the step's answer.
       ctx.cancellationSignal.throwIfAborted();
       closeOpen();
+      if (input.finish && toolCalls.length === 0) {
+        const answer = { text, messageId, usage, model: resolved.provider.label };
+        const pending = await batcher.take();
+        const [stored] = await Promise.all([storeRunEnd(deps, input, input.finish, answer, pending), usageWrite]);
+        injectFault('after-run-end-stored');
+        if (!stored.refused) return { ...answer, toolCalls, ended: true };
+        // A cancel or a comment came first: the last events are written as any batch (none when the run had ended).
+        if (stored.refused === 'interrupted') for (const event of pending) batcher.push(event);
+        interrupted = true;
+      }
       await Promise.all([batcher.flush(), usageWrite]);
     } catch (err) {
       // Close what this attempt opened so the history stays well-formed; a retry discards it and starts afresh.
@@ -153,8 +198,43 @@ export function createModelStepActivities(deps: ActivityDeps) {
       span.setAttributes({ 'gen_ai.usage.input_tokens': usage.inputTokens, 'gen_ai.usage.output_tokens': usage.outputTokens });
       span.end();
     }
-    return { messageId, text, toolCalls, usage, model: resolved.provider.label };
+    return { messageId, text, toolCalls, usage, model: resolved.provider.label, ...(interrupted ? { interrupted } : {}) };
   }
+
+  /**
+   * The run's end, stored by its last model step with the step's last events (`pending`), as the
+   * workflow's terminal write (run-workflow.ts `finish`) stores it. When a cancel or a comment came
+   * first, nothing is stored and `pending` goes back to the batch.
+   */
+  function storeRunEnd(deps: ActivityDeps, input: ModelStepInput, before: RunEndSoFar, answer: RunAnswer, pending: RunEventInput[]) {
+    const usage = addUsage(before.usage, answer.usage);
+    const steps = [...before.steps, { step: before.label, model: answer.model, input_tokens: answer.usage.inputTokens, output_tokens: answer.usage.outputTokens }];
+    const result = { outcome: 'completed', text: answer.text, message_id: answer.messageId, steps: before.stepCount };
+    return recordRunProgress(deps, {
+      runId: input.runId,
+      key: FINISHED_KEY,
+      status: 'completed',
+      streamed: pending,
+      events: [statusDelta('completed'), runFinishedEvent(input.runId, result, answer.model, usage)],
+      result,
+      message: { taskId: input.taskId, role: 'assistant', content: answer.text },
+      bill: { usage, model: answer.model, steps },
+      unlessInterrupted: true,
+    }).catch(markInfrastructure);
+  }
+}
+
+/** A model step's answer. */
+interface RunAnswer {
+  text: string;
+  messageId?: string;
+  usage: TokenUsage;
+  model: string;
+}
+
+/** The answer a completed run stored in its `result`. */
+function answerOf(result: Record<string, unknown>): { text: string; messageId?: string } {
+  return { text: typeof result.text === 'string' ? result.text : '', ...(typeof result.message_id === 'string' ? { messageId: result.message_id } : {}) };
 }
 
 /** Each catalog tool as the model is shown it; its JSON Schema is made once per process, not per step. */

@@ -1,4 +1,4 @@
-import { storeRunStep, type RunStep } from '../db/run-steps.ts';
+import { storeRunStep, type RunStep, type StepStored } from '../db/run-steps.ts';
 import { addUsage, creditsFor, usageEventData, type StepUsage } from '../shared/credits.ts';
 import type { TokenUsage } from '../shared/run-workflow-types.ts';
 import type { ActivityDeps } from './deps.ts';
@@ -18,7 +18,7 @@ export interface RecordProgressInput extends RunStep {
  * transaction, so a client never sees an event whose state is not stored. Billed: the
  * steps' tokens plus those of attempts a retry discarded (model-attempts.ts).
  */
-export async function recordRunProgress({ db, config }: Pick<ActivityDeps, 'db' | 'config'>, { bill, ...step }: RecordProgressInput): Promise<void> {
+export async function recordRunProgress({ db, config }: Pick<ActivityDeps, 'db' | 'config'>, { bill, ...step }: RecordProgressInput): Promise<ProgressStored> {
   const price = bill
     ? (discarded: TokenUsage) => {
         const usage = addUsage(bill.usage, discarded);
@@ -26,13 +26,19 @@ export async function recordRunProgress({ db, config }: Pick<ActivityDeps, 'db' 
         return { usage, credits, event: { type: 'CUSTOM', name: 'USAGE', data: usageEventData(usage, credits, bill.model, bill.steps, discarded) } as const };
       }
     : undefined;
-  const { endedMode } = await nonRetryableIfRunGone(() => storeRunStep(db, step, price));
+  const { endedMode, refused } = await nonRetryableIfRunGone(() => storeRunStep(db, step, price));
   // After the commit, and only by the step that stored the end (a retry finds it a duplicate).
   if (endedMode) countRunEnded(step.status!, endedMode);
+  return refused ? { refused } : {};
+}
+
+/** What the workflow learns from a write: why nothing was stored, when it refused (StepStored). Histories from before it recorded nothing. */
+export interface ProgressStored {
+  refused?: StepStored['refused'];
 }
 
 export function createRunProgressActivities(deps: ActivityDeps) {
   return {
-    recordProgress: (input: RecordProgressInput): Promise<void> => recordRunProgress(deps, input),
+    recordProgress: (input: RecordProgressInput): Promise<ProgressStored> => recordRunProgress(deps, input),
   };
 }

@@ -109,22 +109,27 @@ const LOCK_RUN_LOG = `SELECT r.last_event_seq, r.status::text AS status,
        (SELECT e.seq FROM run_events e WHERE e.run_id = r.id AND e.idempotency_key = $2) AS earlier
      FROM runs r WHERE r.id = $1 FOR UPDATE OF r`;
 
-/** A locked log with what the run's bill needs: whether it was billed, and the tokens of attempts a retry discarded (model-attempts.ts). */
-export interface LockedLogToBill extends LockedLog {
+/** A locked log with what the run's end needs: whether the run was billed, the tokens of attempts a retry discarded (model-attempts.ts), and whether a cancel or a comment is waiting. */
+export interface LockedLogToEnd extends LockedLog {
   billed: boolean;
   discarded: TokenUsage;
+  /** A cancel wrote its STOPPING, or a steering comment is stored that the run has not applied. */
+  interrupted: boolean;
 }
 
-/** lockRunLog for the terminal step, in the same round trip. */
-export async function lockRunLogToBill(sql: Sql, runId: string, idempotencyKey: string): Promise<LockedLogToBill> {
-  const [run] = await sql.query<{ last_event_seq: number; earlier: number | null; status: RunStatus; billed: boolean; input_tokens: number; output_tokens: number }>(
+/** lockRunLog for the terminal step, in the same round trip; the keys say how STOPPING and an applied comment are written. */
+export async function lockRunLogToEnd(sql: Sql, runId: string, idempotencyKey: string, keys: { stoppingKey: string; commentKeyPrefix: string }): Promise<LockedLogToEnd> {
+  const [run] = await sql.query<{ last_event_seq: number; earlier: number | null; status: RunStatus; billed: boolean; input_tokens: number; output_tokens: number; interrupted: boolean }>(
     `SELECT r.last_event_seq, r.status::text AS status, r.billed_at IS NOT NULL AS billed,
        (SELECT e.seq FROM run_events e WHERE e.run_id = r.id AND e.idempotency_key = $2) AS earlier,
-       d.input_tokens, d.output_tokens
+       d.input_tokens, d.output_tokens,
+       EXISTS (SELECT 1 FROM run_events e WHERE e.run_id = r.id AND e.idempotency_key = $3)
+         OR EXISTS (SELECT 1 FROM run_comments c WHERE c.run_id = r.id
+                    AND NOT EXISTS (SELECT 1 FROM run_events e WHERE e.run_id = r.id AND e.idempotency_key = $4 || c.id || '#0')) AS interrupted
      FROM runs r, LATERAL (SELECT COALESCE(sum(a.input_tokens), 0)::int AS input_tokens, COALESCE(sum(a.output_tokens), 0)::int AS output_tokens
                            FROM model_attempts a WHERE a.run_id = r.id AND a.discarded) d
      WHERE r.id = $1 FOR UPDATE OF r`,
-    [runId, keyOf(idempotencyKey, 0)],
+    [runId, keyOf(idempotencyKey, 0), keyOf(keys.stoppingKey, 0), keys.commentKeyPrefix],
   );
   if (!run) throw new RunGoneError(runId);
   return {
@@ -134,6 +139,7 @@ export async function lockRunLogToBill(sql: Sql, runId: string, idempotencyKey: 
     earlier: run.earlier,
     billed: run.billed,
     discarded: { inputTokens: run.input_tokens, outputTokens: run.output_tokens },
+    interrupted: run.interrupted,
   };
 }
 

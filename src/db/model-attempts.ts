@@ -42,6 +42,16 @@ export async function recordAttemptUsage(db: Db, ref: AttemptRef, usage: TokenUs
   );
 }
 
+/** The tokens the latest earlier attempt of a call reported and kept (a retry of a step whose work was already stored). */
+export async function keptAttemptUsage(db: Db, ref: AttemptRef): Promise<TokenUsage> {
+  const [kept] = await sqlOfPool(db).query<TokenUsage>(
+    `SELECT input_tokens AS "inputTokens", output_tokens AS "outputTokens" FROM model_attempts
+     WHERE run_id = $1 AND activity_id = $2 AND attempt < $3 AND NOT discarded ORDER BY attempt DESC LIMIT 1`,
+    [ref.runId, ref.activityId, ref.attempt],
+  );
+  return kept ?? { inputTokens: 0, outputTokens: 0 };
+}
+
 /** This attempt fails: its tokens will not reach the workflow, so they are billed as discarded. */
 export async function discardAttempt(db: Db, ref: AttemptRef): Promise<void> {
   await sqlOfPool(db).query('UPDATE model_attempts SET discarded = true WHERE run_id = $1 AND activity_id = $2 AND attempt = $3', [ref.runId, ref.activityId, ref.attempt]);

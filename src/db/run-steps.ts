@@ -1,13 +1,14 @@
 import { createHash } from 'node:crypto';
 import type { RunEventInput } from '../shared/events.ts';
 import type { MessageParts } from '../shared/message-parts.ts';
+import { commentKey, FINISHED_KEY, STOPPING_KEY } from '../shared/run-end.ts';
 import { isTerminalStatus, type RunStatus } from '../shared/run-status.ts';
 import type { TokenUsage } from '../shared/run-workflow-types.ts';
 import { insertInputRequest, resolveInputRequest, type OpenRequest, type ResolveRequest } from './approvals.ts';
 import type { Db } from './client.ts';
 import { appendMessagesWith } from './conversation.ts';
-import { lockRunLog, lockRunLogToBill, RunGoneError, stampEvents, type LockedLog } from './event-log.ts';
-import { inPgTransaction, type Sql } from './sql.ts';
+import { lockRunLog, lockRunLogToEnd, RunGoneError, stampEvents, type LockedLog } from './event-log.ts';
+import { inPgTransaction, sqlOfPool, type Sql } from './sql.ts';
 
 /** One atomic step of a run, as the workflow describes it. */
 export interface RunStep {
@@ -16,6 +17,8 @@ export interface RunStep {
   key: string;
   status?: RunStatus;
   events: RunEventInput[];
+  /** Events the step streamed and had not written yet (a model step storing the run's end): stored first, before the bill's USAGE and `events`. */
+  streamed?: RunEventInput[];
   /** A message that joins the task's conversation (an assistant answer, a steering comment). */
   message?: { taskId: string; role: 'user' | 'assistant' | 'tool' | 'system'; content: string; parts?: MessageParts };
   /** A question for a human that the run now waits on. */
@@ -24,6 +27,18 @@ export interface RunStep {
   resolveRequest?: ResolveRequest;
   result?: Record<string, unknown>;
   error?: Record<string, unknown>;
+  /**
+   * A terminal step stored only if nothing got in first: no cancel (its STOPPING write) and no
+   * steering comment the run has not applied yet (a model step ending the run, model-step.ts).
+   */
+  unlessInterrupted?: boolean;
+}
+
+/** What storing a step did: the run's mode when it stored the run's end; why it stored nothing, when it refused. */
+export interface StepStored {
+  endedMode?: string;
+  /** `run_ended`: the run had ended, and its log is final. `interrupted`: see RunStep.unlessInterrupted. */
+  refused?: 'run_ended' | 'interrupted';
 }
 
 /** The run's bill, priced from its total usage (its steps' tokens plus those of discarded attempts). */
@@ -40,16 +55,18 @@ export interface Bill {
  * terminal step, the bill (`price` gets the discarded attempts' tokens). Returns the run's
  * mode when this call stored the run's end, undefined otherwise (also for a repeated step).
  */
-export async function storeRunStep(db: Db, step: RunStep, price?: (discarded: TokenUsage) => Bill): Promise<{ endedMode?: string }> {
+export async function storeRunStep(db: Db, step: RunStep, price?: (discarded: TokenUsage) => Bill): Promise<StepStored> {
   // On the pg pool: a run step is the hottest transaction of the worker (see sql.ts).
   return inPgTransaction(db, async (sql) => {
     const terminal = step.status !== undefined && isTerminalStatus(step.status);
-    const toBill = price ? await lockRunLogToBill(sql, step.runId, step.key) : undefined;
+    const toBill = price ? await lockRunLogToEnd(sql, step.runId, step.key, { stoppingKey: STOPPING_KEY, commentKeyPrefix: commentKey('') }) : undefined;
     const log = toBill ?? (await lockRunLog(sql, step.runId, step.key));
     if (log.earlier !== null) return {}; // an earlier attempt committed this step
-    // A move that arrives after the run ended (a model step storing `executing` while the run was
-    // cancelled under it) changes nothing: an ended run's status and log are final.
-    if (step.status !== undefined && !terminal && isTerminalStatus(log.status)) return {};
+    // Nothing is written to a run that ended: its status and log are final (a model step storing
+    // `executing` while the run was cancelled under it; a cancel's STOPPING after the run completed;
+    // a second end).
+    if (isTerminalStatus(log.status)) return { refused: 'run_ended' };
+    if (step.unlessInterrupted && toBill?.interrupted) return { refused: 'interrupted' };
     const bill = price && toBill ? price(toBill.discarded) : undefined;
     // Billed once per run: a run billed before keeps its figures and its org is not debited again.
     const charge = toBill?.billed === false ? bill : undefined;
@@ -58,7 +75,7 @@ export async function storeRunStep(db: Db, step: RunStep, price?: (discarded: To
     if (step.message) await storeStepMessage(sql, step, step.message);
     // Last before the closing statement: the org's row (shared by all its runs' terminal writes) stays locked only for it and the commit.
     if (charge) await debitOrg(sql, step.runId, charge.credits);
-    const mode = await closeStep(sql, log, step, terminal, charge, bill ? [bill.event, ...step.events] : step.events);
+    const mode = await closeStep(sql, log, step, terminal, charge, [...(step.streamed ?? []), ...(bill ? [bill.event] : []), ...step.events]);
     return terminal ? { endedMode: mode } : {};
   });
 }
@@ -120,4 +137,14 @@ async function debitOrg(sql: Sql, runId: string, credits: number): Promise<void>
      WHERE id = (SELECT t.org_id FROM runs r JOIN tasks t ON t.id = r.task_id WHERE r.id = $1)`,
     [runId, credits],
   );
+}
+
+/** The result a completed run stored, when the step with `FINISHED_KEY` stored its end (a retried model step that had ended the run). */
+export async function findCompletedEnd(db: Db, runId: string): Promise<Record<string, unknown> | undefined> {
+  const [run] = await sqlOfPool(db).query<{ result: Record<string, unknown> | null }>(
+    `SELECT r.result FROM runs r
+     WHERE r.id = $1 AND r.status = 'completed' AND EXISTS (SELECT 1 FROM run_events e WHERE e.run_id = r.id AND e.idempotency_key = $2)`,
+    [runId, `${FINISHED_KEY}#0`],
+  );
+  return run?.result ?? undefined;
 }

@@ -3,7 +3,7 @@
  * with SIGKILL when it reaches that point, the way a power cut or an OOM kill would.
  * Unset in every real deployment; the names are listed in README's reliability section.
  */
-export type FaultPoint = 'after-run-commit';
+export type FaultPoint = 'after-run-commit' | 'after-run-end-stored';
 
 export function injectFault(point: FaultPoint): void {
   if (process.env.ARS_FAULT === point) process.kill(process.pid, 'SIGKILL');

@@ -22,3 +22,4 @@ export const regularBookkeepingCalls: Bookkeeping = { recordProgress, loadRunSet
 export const localBookkeepingCalls: Bookkeeping = { recordProgress: local.recordProgress, loadRunSettings: local.loadRunSettings, hasStandingGrant: local.hasStandingGrant };
 
 export type ProgressInput = Parameters<Activities['recordProgress']>[0];
+export type ProgressStored = Awaited<ReturnType<Activities['recordProgress']>>;

@@ -1,4 +1,6 @@
+import { condition } from '@temporalio/workflow';
 import { describeAnswer, type PendingRequest } from '../shared/input-requests.ts';
+import { commentKey } from '../shared/run-end.ts';
 import type { ToolCall, ToolOutcome } from '../shared/run-workflow-types.ts';
 import { modelStep, runTool } from './activities.ts';
 import { humanRequestFor } from './human-tools.ts';
@@ -13,13 +15,20 @@ export interface LoopResult {
   text: string;
   messageId?: string;
   steps: number;
+  /** The last model step stored the run's end (ModelStepInput.finish): the workflow only mirrors it. */
+  ended?: boolean;
 }
+
+/** How long a run whose end was held back by a comment waits for that comment's Signal (its api may have died before sending it). */
+const COMMENT_SIGNAL_WAIT = '10 seconds';
 
 /**
  * The agent loop: a model step, then each tool call it asked for (approval gate
  * first where policy says so), then the next model step, until the model answers
  * in text. The last allowed step offers no tools, so a run always ends with an answer.
- * With `answerWithEnd` that answer is left for the run's terminal write to store.
+ * With `answerWithEnd` that answer ends the run: the model step stores the run's end itself
+ * (ModelStepInput.finish) unless a cancel or a comment got in first; otherwise (and in histories
+ * from before) it is left for the run's terminal write to store.
  */
 export async function runAgentLoop(state: RunState, label: string, { answerWithEnd = false } = {}): Promise<LoopResult> {
   const { input } = state;
@@ -29,8 +38,12 @@ export async function runAgentLoop(state: RunState, label: string, { answerWithE
     await applyComments(state);
     const allowTools = step < state.settings.maxSteps - 1;
     const enter = state.takeDeferredMove();
-    const result = await modelStep({ runId: input.runId, taskId: input.taskId, agentId: input.agentId, orgId: input.orgId, step, allowTools, ...(enter ? { enter } : {}) });
+    const finish = answerWithEnd && !state.cancelRequested ? { usage: state.usage, steps: state.steps, label: `${label}:${step}`, stepCount: step + 1 } : undefined;
+    const result = await modelStep({ runId: input.runId, taskId: input.taskId, agentId: input.agentId, orgId: input.orgId, step, allowTools, ...(enter ? { enter } : {}), ...(finish ? { finish } : {}) });
     state.addUsage(result.usage, result.model, `${label}:${step}`);
+    if (result.ended) return { text: result.text, messageId: result.messageId, steps: step + 1, ended: true };
+    // Not a cancel, so a comment was stored before the step could end the run: wait for its Signal, then answer it.
+    if (result.interrupted && !state.cancelRequested && state.comments.length === 0) await condition(() => state.comments.length > 0, COMMENT_SIGNAL_WAIT);
     const parts = result.toolCalls.length ? { tool_calls: result.toolCalls.map((c) => ({ id: c.id, name: c.name, input: c.args })) } : undefined;
     const message = { taskId: input.taskId, role: 'assistant' as const, content: result.text, parts };
     if (answerWithEnd && result.toolCalls.length === 0 && state.comments.length === 0) {
@@ -58,7 +71,7 @@ export async function runAgentLoop(state: RunState, label: string, { answerWithE
 export async function applyComments(state: RunState): Promise<void> {
   for (const comment of state.comments.splice(0)) {
     await state.record(
-      `comment:${comment.commentId}`,
+      commentKey(comment.commentId),
       [{ type: 'CUSTOM', name: 'SYSTEM_STATUS', data: { status: 'comment_applied', comment_id: comment.commentId, content: comment.content } }],
       { message: { taskId: state.input.taskId, role: 'user', content: comment.content } },
     );

@@ -7,7 +7,8 @@ import { isOrgAdmin } from '../shared/roles.ts';
 import { assertTransition, isTerminalStatus, type RunStatus } from '../shared/run-status.ts';
 import type { RunSettings, RunWorkflowInput, SandboxRoute, TokenUsage } from '../shared/run-workflow-types.ts';
 import { RunStatusAttr } from '../shared/search-attributes.ts';
-import { localBookkeepingCalls, regularBookkeepingCalls, type Bookkeeping, type ProgressInput } from './activities.ts';
+import { statusDelta } from '../shared/run-end.ts';
+import { localBookkeepingCalls, regularBookkeepingCalls, type Bookkeeping, type ProgressInput, type ProgressStored } from './activities.ts';
 import { refusals, type AnswerInput, type SteeringComment } from './run-messages.ts';
 
 type ProgressExtra = Omit<Partial<ProgressInput>, 'runId' | 'key' | 'events'>;
@@ -32,6 +33,8 @@ export class RunState {
   stoppingWritten = false;
   /** Set just before the terminal write: from then on cancel and pause are refused. */
   finishing = false;
+  /** A cancel is writing its STOPPING: the run must not end before it learns whether it got in first. */
+  stopping = false;
   usage: TokenUsage = { inputTokens: 0, outputTokens: 0 };
   model: string | undefined;
   readonly runScopeGrants = new Set<string>();
@@ -63,7 +66,7 @@ export class RunState {
     this.bookkeeping = localBookkeeping ? localBookkeepingCalls : regularBookkeepingCalls;
   }
 
-  record(key: string, events: RunEventInput[], extra: ProgressExtra = {}): Promise<void> {
+  record(key: string, events: RunEventInput[], extra: ProgressExtra = {}): Promise<ProgressStored | undefined> {
     return this.write(this.bookkeeping, { runId: this.input.runId, key, events, ...extra });
   }
 
@@ -72,11 +75,12 @@ export class RunState {
    * would hold the workflow task open while it runs, and when that task fails (an activity
    * completed meanwhile: UnhandledCommand) the server refuses the update to its caller.
    */
-  recordFromHandler(key: string, events: RunEventInput[], extra: ProgressExtra = {}): Promise<void> {
+  recordFromHandler(key: string, events: RunEventInput[], extra: ProgressExtra = {}): Promise<ProgressStored | undefined> {
     return this.write(regularBookkeepingCalls, { runId: this.input.runId, key, events, ...extra });
   }
 
-  private write(calls: Bookkeeping, step: ProgressInput): Promise<void> {
+  /** Resolves to what the write reports (ProgressStored); undefined in histories from before it reported anything. */
+  private write(calls: Bookkeeping, step: ProgressInput): Promise<ProgressStored | undefined> {
     const deferred = this.takeDeferredMove();
     // No extra await without a deferred move: older histories schedule exactly as they ran.
     if (!deferred) return calls.recordProgress(step);
@@ -121,6 +125,19 @@ export class RunState {
       `**Run** \`${this.input.runId}\`\n\n- status: \`${to}\`\n- mode: \`${this.input.mode}\`\n- task: \`${this.input.taskId}\`\n- agent: \`${this.input.agentId}\`` +
         (this.pending ? `\n- waiting on: \`${this.pending.inputType}\` request \`${this.pending.requestId}\`` : ''),
     );
+  }
+
+  /**
+   * The run's last model step stored the run's end itself (model-step.ts: status completed, the
+   * answer, USAGE, RUN_FINISHED and the bill): the workflow mirrors it. A cancel whose STOPPING is
+   * still being written is refused by the store (the run ended first) and answers its caller first.
+   */
+  async endedByStep(): Promise<void> {
+    this.finishing = true;
+    this.unsavedAnswer = undefined;
+    await condition(() => !this.stopping);
+    assertTransition(this.status, 'completed');
+    this.moved('completed');
   }
 
   /** A fresh deterministic id (the workflow's seeded uuid4). */
@@ -230,8 +247,4 @@ export class RunState {
     this.usage = { inputTokens: this.usage.inputTokens + usage.inputTokens, outputTokens: this.usage.outputTokens + usage.outputTokens };
     this.model = model;
   }
-}
-
-function statusDelta(to: RunStatus): RunEventInput {
-  return { type: 'STATE_DELTA', delta: [{ op: 'replace', path: '/run_status', value: to }] };
 }

@@ -11,6 +11,7 @@ import {
 } from '@temporalio/workflow';
 import { runErrorCodes } from '../shared/run-error-codes.ts';
 import { isTerminalStatus } from '../shared/run-status.ts';
+import { FINISHED_KEY, runFinishedEvent, STOPPING_KEY } from '../shared/run-end.ts';
 import { RUN_STARTED_KEY, runStartedEvents } from '../shared/run-started.ts';
 import { failureTypes, type RunOutcome, type RunWorkflowInput } from '../shared/run-workflow-types.ts';
 import { snapshotSandbox } from './activities.ts';
@@ -52,7 +53,8 @@ async function runToEnd(state: RunState, work: CancellationScope): Promise<RunOu
         if (state.localBookkeeping) state.deferMove('executing', 'executing');
         else await state.move('executing', 'executing');
         const result = await runAgentLoop(state, 'main', { answerWithEnd: state.localBookkeeping });
-        await finish(state, { outcome: 'completed', text: result.text, message_id: result.messageId, steps: result.steps });
+        if (result.ended) await state.endedByStep();
+        else await finish(state, { outcome: 'completed', text: result.text, message_id: result.messageId, steps: result.steps });
       }
     });
     return { status: 'completed', usage: state.usage };
@@ -90,10 +92,20 @@ function registerHandlers(state: RunState, work: CancellationScope): void {
     async (_request) => {
       if (!state.cancelRequested) {
         state.cancelRequested = true;
-        await state.recordFromHandler('stopping', [{ type: 'CUSTOM', name: 'STOPPING', data: { run_id: state.input.runId } }]);
-        state.stoppingWritten = true;
-        work.cancel();
-      }
+        state.stopping = true;
+        try {
+          const stored = await state.recordFromHandler(STOPPING_KEY, [{ type: 'CUSTOM', name: 'STOPPING', data: { run_id: state.input.runId } }]);
+          // The run's last model step stored the run's end first (RunState.endedByStep): there is nothing left to cancel.
+          if (stored?.refused) state.cancelRequested = false;
+          else {
+            state.stoppingWritten = true;
+            work.cancel();
+          }
+        } finally {
+          state.stopping = false;
+        }
+      } else await condition(() => !state.stopping); // a cancel before this one is still writing its STOPPING
+      if (!state.cancelRequested) throw ApplicationFailure.nonRetryable(`Run ${state.input.runId} is not active`, refusals.notActive);
       return { message: 'Cancelling: the run stops now and ends cancelled' };
     },
     { validator: refuseUnlessActive },
@@ -147,7 +159,7 @@ async function finish(state: RunState, result: Record<string, unknown>): Promise
   if (state.cancelRequested && patched(CANCEL_WINS_PATCH)) throw new CancelledFailure('cancelled before the outcome was stored');
   state.finishing = true; // from here cancel and pause are refused: the outcome is decided
   await CancellationScope.nonCancellable(() =>
-    state.move('completed', 'finished', [{ type: 'RUN_FINISHED', run_id: state.input.runId, result: { ...result, model: state.model, usage: usageJson(state) } }], {
+    state.move('completed', FINISHED_KEY, [runFinishedEvent(state.input.runId, result, state.model, state.usage)], {
       result,
       bill: { usage: state.usage, model: state.model, steps: state.steps },
     }),
@@ -158,7 +170,7 @@ async function endCancelled(state: RunState): Promise<void> {
   // STOPPING comes before the terminal event: written by the cancel update, or here when an
   // operator cancelled the workflow in Temporal directly.
   if (state.cancelRequested) await condition(() => state.stoppingWritten);
-  else await state.record('stopping', [{ type: 'CUSTOM', name: 'STOPPING', data: { run_id: state.input.runId } }]);
+  else await state.record(STOPPING_KEY, [{ type: 'CUSTOM', name: 'STOPPING', data: { run_id: state.input.runId } }]);
   const pending = state.pending;
   state.pending = null;
   const message = 'The run was cancelled';
@@ -187,8 +199,4 @@ function describeFailure(err: unknown): { code: string; message: string } {
     if (cause.type === failureTypes.tool) return { code: runErrorCodes.tool, message: cause.message };
   }
   return { code: runErrorCodes.execution, message: err instanceof Error ? err.message : 'the run failed' };
-}
-
-function usageJson(state: RunState) {
-  return { input_tokens: state.usage.inputTokens, output_tokens: state.usage.outputTokens };
 }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, exchange, readSse, userMessage, withoutHeartbeats } from '../support/http.ts';
 import { startFakeOpenAi, type FakeOpenAi } from '../support/fake-openai.ts';
+import { expectReplays } from '../support/runs.ts';
 import { createTenant, testDb, type Tenant } from '../support/tenant.ts';
 
 describe('POST /api/tasks/{task_id}/runs/{run_id}/comment', () => {
@@ -45,6 +46,8 @@ describe('POST /api/tasks/{task_id}/runs/{run_id}/comment', () => {
     const taskId = events[0]!.data.thread_id as string;
     const messages = await testDb().message.findMany({ where: { taskId }, orderBy: { position: 'asc' } });
     expect(messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
+    // The first step would have ended the run; the stored comment held the end back until it was answered.
+    await expectReplays(events[0]!.data.run_id as string, 'comment-held-the-end');
   });
 
   it('refuses a comment on a finished run with 409, and over-long or empty content with 422', async () => {

@@ -7,7 +7,7 @@ import { unmountDisksBelow } from '../../src/sandbox/workspace-disk.ts';
 import { startApiProcess, type ApiProcess } from '../support/api-process.ts';
 import { startFakeOpenAi, type FakeOpenAi } from '../support/fake-openai.ts';
 import { exchange, readSse, withoutHeartbeats, type SseFrame } from '../support/http.ts';
-import { expectOneTerminal } from '../support/runs.ts';
+import { expectOneTerminal, temporalClient } from '../support/runs.ts';
 import { closeTestDb, createTenant, testDb } from '../support/tenant.ts';
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process.ts';
 
@@ -123,3 +123,40 @@ describe('a side-effecting tool call whose worker was killed while it ran', () =
     expect(readFileSync(counted!, 'utf8')).toBe('ran\n');
   }, 120_000);
 });
+
+describe('a model step whose worker was killed right after it stored the run’s end', () => {
+  it('is retried, finds the end stored and answers with it: one RUN_FINISHED, one answer, billed once, nothing after the end', async () => {
+    const tenant = await createTenant();
+    const who = { token: await exchange(tenant.keys.owner), agentId: tenant.agentId };
+    await worker.stop();
+    const doomed = await startWorkerProcess(queue, { [KEY_ENV]: 'sk-test', DATA_DIR: dataDir, ARS_FAULT: 'after-run-end-stored' });
+    const { runId, taskId } = await startRun(who, 'Hi');
+    await expect.poll(() => isAlive(doomed.pid), { timeout: 30_000, interval: 100 }).toBe(false);
+    expect((await testDb().run.findUniqueOrThrow({ where: { id: runId } })).status).toBe('completed'); // stored before the kill
+    worker = await startWorkerProcess(queue, { [KEY_ENV]: 'sk-test', DATA_DIR: dataDir });
+
+    const frames = await stream(who, taskId);
+    expect(expectOneTerminal(frames).type).toBe('RUN_FINISHED');
+    expect(frames.filter((f) => f.data.type === 'CUSTOM' && f.data.name === 'USAGE')).toHaveLength(1);
+    // The retry finds the end and streams nothing more (the run's log ends with RUN_FINISHED).
+    const log = await testDb().runEvent.findMany({ where: { runId }, orderBy: { seq: 'asc' } });
+    expect(log.at(-1)!.type).toBe('RUN_FINISHED');
+    expect(log.filter((e) => e.type === 'TEXT_MESSAGE_START')).toHaveLength(1);
+    const messages = await testDb().message.findMany({ where: { taskId }, orderBy: { position: 'asc' } });
+    expect(messages.map((m) => m.role)).toEqual(['user', 'assistant']);
+    const run = await testDb().run.findUniqueOrThrow({ where: { id: runId } });
+    expect(run.billedAt).not.toBeNull();
+    // The workflow completes once the retry answers.
+    await expect.poll(async () => (await temporalClient()).workflow.getHandle(runId).describe().then((d) => d.status.name), { timeout: 60_000, interval: 250 }).toBe('COMPLETED');
+  }, 120_000);
+});
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+

@@ -39,6 +39,7 @@ export const commentRoutes = [
       const notActive = () => conflict(`Run ${run.id} is not active (status ${run.status}); comments steer running agents only`);
       if (!isActiveStatus(run.status)) throw notActive();
       const comment = await recordComment(db, { id: newId('cmt'), runId: run.id, userId: caller.userId, content: body.content });
+      if (!comment) throw notActive(); // it ended after the check above
       try {
         await temporal.workflow.getHandle(run.id).signal(commentSignal, { commentId: comment.id, content: comment.content });
       } catch (err) {
