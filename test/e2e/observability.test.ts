@@ -172,8 +172,7 @@ describe('one streamed run, seen by metrics and traces', () => {
         'ars-api POST /api/run',
         'ars-api StartWorkflow:runWorkflow',
         'ars-worker RunWorkflow:runWorkflow',
-        'ars-worker RunActivity:modelStep',
-        'ars-worker RunActivity:recordProgress',
+        'ars-worker RunActivity:modelStep', // it also stores the run's `executing` and its end: no other activity
         'ars-worker model call',
       ]),
     );

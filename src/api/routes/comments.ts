@@ -20,7 +20,9 @@ export const commentRoutes = [
       '(a Temporal Signal) and joins the conversation as a user message right before the agent\'s next model step; a ' +
       '`CUSTOM` `SYSTEM_STATUS` event with `status: "comment_applied"` marks that moment in the stream. A comment that ' +
       'arrives while the final model step is streaming makes the agent take one more step to respond to it (at most 5 ' +
-      'such steps per run). Answers 202. A run that is not active (completed, failed, cancelled) answers 409.',
+      'such steps per run): the comment is stored under the run\'s lock before the Signal, and the step that would have ended ' +
+      'the run leaves the end for after it. Answers 202. A run that is not active (completed, failed, cancelled, or whose end ' +
+      'was stored before the comment) answers 409.',
     tags: ['runs'],
     auth: 'agent',
     cookie: true,
