@@ -15,7 +15,7 @@ const descriptions = {
     'Cancels the task’s active run, also while it waits for input or an approval. STOPPING is in the event log before ' +
     'this answers; the model stream and any sandbox process are stopped, the open request is closed, and the run ends ' +
     '`cancelled` with exactly one terminal event (RUN_ERROR, code CANCELLED). 409 when there is no active run or the ' +
-    'run is already finishing. With runs waiting in the task’s queue (`multitask_strategy: enqueue`), this acts on the ' +
+    'run is already finishing (its last model step may store its end before the cancel gets in). With runs waiting in the task’s queue (`multitask_strategy: enqueue`), this acts on the ' +
     'oldest unfinished run; a queued run that is the oldest is ended here without starting.',
   pause:
     'Asks the active run to pause at its next safe point (before a model step or a tool call); it then moves to ' +
