@@ -19,3 +19,13 @@ export async function stopChild(child: ChildProcess, signal: NodeJS.Signals = 'S
   await exited;
   clearTimeout(timer);
 }
+
+/** Whether a process with this pid exists (signal 0 checks without sending anything). */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { isAlive } from '../infra/processes.ts';
 
 /**
  * Per-command control groups: the memory, process count and CPU share of one
@@ -148,15 +149,6 @@ function removeStale(parent: string): void {
     } catch {
       // still busy; next time
     }
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
   }
 }
 

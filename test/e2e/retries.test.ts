@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isAlive } from '../../src/infra/processes.ts';
 import { unmountDisksBelow } from '../../src/sandbox/workspace-disk.ts';
 import { startApiProcess, type ApiProcess } from '../support/api-process.ts';
 import { startFakeOpenAi, type FakeOpenAi } from '../support/fake-openai.ts';
@@ -150,13 +151,4 @@ describe('a model step whose worker was killed right after it stored the run’s
     await expect.poll(async () => (await temporalClient()).workflow.getHandle(runId).describe().then((d) => d.status.name), { timeout: 60_000, interval: 250 }).toBe('COMPLETED');
   }, 120_000);
 });
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
