@@ -157,7 +157,7 @@ export interface paths {
         put?: never;
         /**
          * Steer a running agent with a comment
-         * @description Adds a mid-execution comment (1–2000 characters after trimming). The comment is stored, delivered to the run (a Temporal Signal) and joins the conversation as a user message right before the agent's next model step; a `CUSTOM` `SYSTEM_STATUS` event with `status: "comment_applied"` marks that moment in the stream. A comment that arrives while the final model step is streaming makes the agent take one more step to respond to it (at most 5 such steps per run). Answers 202. A run that is not active (completed, failed, cancelled) answers 409.
+         * @description Adds a mid-execution comment (1–2000 characters after trimming). The comment is stored, delivered to the run (a Temporal Signal) and joins the conversation as a user message right before the agent's next model step; a `CUSTOM` `SYSTEM_STATUS` event with `status: "comment_applied"` marks that moment in the stream. A comment that arrives while the final model step is streaming makes the agent take one more step to respond to it (at most 5 such steps per run): the comment is stored under the run's lock before the Signal, and the step that would have ended the run leaves the end for after it. Answers 202. A run that is not active (completed, failed, cancelled, or whose end was stored before the comment) answers 409.
          */
         post: operations["commentOnRun"];
         delete?: never;
@@ -357,7 +357,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel the task’s active run
-         * @description Cancels the task’s active run, also while it waits for input or an approval. STOPPING is in the event log before this answers; the model stream and any sandbox process are stopped, the open request is closed, and the run ends `cancelled` with exactly one terminal event (RUN_ERROR, code CANCELLED). 409 when there is no active run or the run is already finishing. With runs waiting in the task’s queue (`multitask_strategy: enqueue`), this acts on the oldest unfinished run; a queued run that is the oldest is ended here without starting. Body (optional): `{reason?}`.
+         * @description Cancels the task’s active run, also while it waits for input or an approval. STOPPING is in the event log before this answers; the model stream and any sandbox process are stopped, the open request is closed, and the run ends `cancelled` with exactly one terminal event (RUN_ERROR, code CANCELLED). 409 when there is no active run or the run is already finishing (its last model step may store its end before the cancel gets in). With runs waiting in the task’s queue (`multitask_strategy: enqueue`), this acts on the oldest unfinished run; a queued run that is the oldest is ended here without starting. Body (optional): `{reason?}`.
          */
         post: operations["cancelRun"];
         delete?: never;
