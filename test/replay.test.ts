@@ -21,7 +21,7 @@ const paths = ['input-answered', 'input-dismissed', 'action-approved', 'action-r
 /** The paths whose run ends with the agent's answer (in fast mode): its last model step now stores the run's end. */
 const endedByTheirAnswer = ['input-answered', 'input-dismissed', 'action-approved', 'action-rejected', 'grant-reused', 'paused-and-resumed', 'worker-crash-while-waiting', 'sandbox-routed', 'sandbox-host-died', 'sandbox-snapshot-before-waiting'];
 /** Paths that only exist since the last model step stores the run's end. */
-const pathsOfTheStepEnd = ['cancel-refused-after-step-ended', 'comment-held-the-end'];
+const pathsOfTheStepEnd = ['cancel-refused-after-step-ended', 'comment-held-the-end', 'operator-cancel-after-step-ended'];
 /** Histories of the other workflows: a webhook delivery retried until the receiver is back, a cron flow's tick, a Slack answer. */
 const otherWorkflows = ['webhook-delivered-after-retries', 'flow-tick', 'flow-reply'];
 

@@ -46,6 +46,15 @@ describe('cancel accepted while the agent finishes', () => {
     expect(race.written.flatMap((w) => w.events).map((e) => e.type)).toEqual(['RUN_STARTED', 'STATE_SNAPSHOT']);
     await expectReplays(race.runId, 'cancel-refused-after-step-ended');
   }, 120_000);
+
+  it('an operator cancels the workflow in Temporal while its last model step stores the end: the run completes', async () => {
+    // The workflow's own STOPPING is refused (the run ended): it mirrors the stored end instead of writing a cancelled one.
+    const race = cancelRace({ stoppingTakes: 500, stoppingStored: { refused: 'run_ended' }, answer: { ended: true }, cancelWith: 'operator' });
+    const { outcome } = await race.run();
+    expect(outcome.status).toBe('completed');
+    expect(race.written.flatMap((w) => w.events).map((e) => e.type)).toEqual(['RUN_STARTED', 'STATE_SNAPSHOT']);
+    await expectReplays(race.runId, 'operator-cancel-after-step-ended');
+  }, 120_000);
 });
 
 interface CancelRace {
@@ -54,10 +63,12 @@ interface CancelRace {
   stoppingStored: ProgressStored;
   /** What the model step's answer adds to a plain text answer. */
   answer: Partial<ModelStepResult>;
+  /** Our cancel Update (the api's cancel endpoint), or an operator cancelling the workflow in Temporal. */
+  cancelWith?: 'update' | 'operator';
 }
 
 /** A fast run whose model step answers only once the cancel's STOPPING write has started. */
-function cancelRace({ stoppingTakes, stoppingStored, answer }: CancelRace) {
+function cancelRace({ stoppingTakes, stoppingStored, answer, cancelWith = 'update' }: CancelRace) {
   const runId = `run_race_${randomBytes(6).toString('hex')}`;
   const written: RecordProgressInput[] = [];
   const steps: ModelStepInput[] = [];
@@ -100,7 +111,8 @@ function cancelRace({ stoppingTakes, stoppingStored, answer }: CancelRace) {
           args: [{ runId, taskId: 'task_race', orgId: 'org_race', agentId: 'agt_race', mode: 'fast', routingReason: 'test' }],
         });
         await modelStarted;
-        const cancel = await handle.executeUpdate(cancelUpdate, { args: [{ requestedBy: 'test' }] }).catch((err: unknown) => err);
+        const cancel =
+          cancelWith === 'update' ? await handle.executeUpdate(cancelUpdate, { args: [{ requestedBy: 'test' }] }).catch((err: unknown) => err) : await handle.cancel();
         return { outcome: await handle.result(), cancel };
       });
     } finally {

@@ -60,8 +60,8 @@ async function runToEnd(state: RunState, work: CancellationScope): Promise<RunOu
     return { status: 'completed', usage: state.usage };
   } catch (err) {
     if (isCancellation(err) || state.cancelRequested) {
-      await CancellationScope.nonCancellable(() => endCancelled(state));
-      return { status: 'cancelled', usage: state.usage };
+      const ended = await CancellationScope.nonCancellable(() => endCancelled(state));
+      return { status: ended, usage: state.usage };
     }
     const { code, message } = describeFailure(err);
     await CancellationScope.nonCancellable(() => endFailed(state, code, message));
@@ -166,11 +166,18 @@ async function finish(state: RunState, result: Record<string, unknown>): Promise
   );
 }
 
-async function endCancelled(state: RunState): Promise<void> {
+/** Ends the run cancelled; `completed` when its last model step had stored its end first (an operator's cancel in Temporal lost the race). */
+async function endCancelled(state: RunState): Promise<'cancelled' | 'completed'> {
   // STOPPING comes before the terminal event: written by the cancel update, or here when an
   // operator cancelled the workflow in Temporal directly.
   if (state.cancelRequested) await condition(() => state.stoppingWritten);
-  else await state.record(STOPPING_KEY, [{ type: 'CUSTOM', name: 'STOPPING', data: { run_id: state.input.runId } }]);
+  else {
+    const stored = await state.record(STOPPING_KEY, [{ type: 'CUSTOM', name: 'STOPPING', data: { run_id: state.input.runId } }]);
+    if (stored?.refused) {
+      await state.endedByStep();
+      return 'completed';
+    }
+  }
   const pending = state.pending;
   state.pending = null;
   const message = 'The run was cancelled';
@@ -181,6 +188,7 @@ async function endCancelled(state: RunState): Promise<void> {
       ? { requestId: pending.requestId, status: 'cancelled', approval: pending.details.approval_id ? { status: 'cancelled' } : undefined }
       : undefined,
   });
+  return 'cancelled';
 }
 
 async function endFailed(state: RunState, code: string, message: string): Promise<void> {
