@@ -204,7 +204,7 @@ export function createModelStepActivities(deps: ActivityDeps) {
   /**
    * The run's end, stored by its last model step with the step's last events (`pending`), as the
    * workflow's terminal write (run-workflow.ts `finish`) stores it. When a cancel or a comment came
-   * first, nothing is stored and `pending` goes back to the batch.
+   * first, nothing is stored (`refused`), and the caller writes `pending` as any batch.
    */
   function storeRunEnd(deps: ActivityDeps, input: ModelStepInput, before: RunEndSoFar, answer: RunAnswer, pending: RunEventInput[]) {
     const usage = addUsage(before.usage, answer.usage);
