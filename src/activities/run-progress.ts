@@ -33,9 +33,7 @@ export async function recordRunProgress({ db, config }: Pick<ActivityDeps, 'db' 
 }
 
 /** What the workflow learns from a write: why nothing was stored, when it refused (StepStored). Histories from before it recorded nothing. */
-export interface ProgressStored {
-  refused?: StepStored['refused'];
-}
+export type ProgressStored = Pick<StepStored, 'refused'>;
 
 export function createRunProgressActivities(deps: ActivityDeps) {
   return {

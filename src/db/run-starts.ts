@@ -60,54 +60,62 @@ export type RunStartResult =
  * violates the key's primary key and its transaction rolls back.
  */
 export async function storeRunStart(db: Db, start: RunStart): Promise<RunStartResult> {
-  if ('new' in start.task && !start.idempotencyKey) return insertNewTaskRun(db, start, start.task.new);
+  if ('new' in start.task) {
+    const task = start.task.new;
+    // A new task's rows are one statement, which is its own transaction unless a key goes with it.
+    if (!start.idempotencyKey) return insertNewTaskRun(sqlOfPool(db), start, task);
+    return inPgTransaction(db, async (sql) => {
+      const stored = await insertNewTaskRun(sql, start, task);
+      await storeKeyOfStart(sql, start);
+      return stored;
+    });
+  }
+  const taskId = start.task.id;
   return inPgTransaction(db, async (sql): Promise<RunStartResult> => {
+    const locked = await sql.query('SELECT id FROM tasks WHERE id = $1 FOR UPDATE', [taskId]);
+    if (locked.length === 0) return { stored: false, reason: 'task_gone' };
     let busy: { queued: boolean; interrupt?: string; rollsBack: string[] } | undefined;
-    // A new task is inserted by the run's own statement below (one round trip fewer).
-    const newTask = 'new' in start.task ? start.task.new : undefined;
-    const taskId = 'new' in start.task ? start.task.new.id : start.task.id;
-    if (!newTask) {
-      const locked = await sql.query('SELECT id FROM tasks WHERE id = $1 FOR UPDATE', [taskId]);
-      if (locked.length === 0) return { stored: false, reason: 'task_gone' };
-      const unfinished = await unfinishedRuns(sql, taskId);
-      if (unfinished.length > 0) {
-        const strategy = start.strategy ?? 'reject';
-        if (strategy === 'reject') return { stored: false, reason: 'active_run', activeRun: unfinished[0]! };
-        busy = await makeRoom(sql, strategy, unfinished, start.run.id);
-      }
+    const unfinished = await unfinishedRuns(sql, taskId);
+    if (unfinished.length > 0) {
+      const strategy = start.strategy ?? 'reject';
+      if (strategy === 'reject') return { stored: false, reason: 'active_run', activeRun: unfinished[0]! };
+      busy = await makeRoom(sql, strategy, unfinished, start.run.id);
     }
     const queued = busy !== undefined;
     const { id, requestedMode, mode, routingReason, timezone, streamed } = start.run;
     const [run] = await sql.query<{ created_at: Date }>(
-      `${newTask ? 'WITH task AS (INSERT INTO tasks (id, org_id, agent_id, user_id, title) VALUES ($2, $11, $12, $13, $14)) ' : ''}
-       INSERT INTO runs (id, task_id, requested_mode, mode, routing_reason, timezone, streamed, queued_at, queued_messages, rolls_back)
+      `INSERT INTO runs (id, task_id, requested_mode, mode, routing_reason, timezone, streamed, queued_at, queued_messages, rolls_back)
        VALUES ($1, $2, $3, $4::"RunMode", $5, $6, $7, CASE WHEN $8::boolean THEN now() END, $9::jsonb, $10::text[])
        RETURNING created_at`,
-      [id, taskId, requestedMode, mode, routingReason, timezone ?? null, streamed, queued, queued ? JSON.stringify(start.messages) : null, busy?.rollsBack ?? [], ...(newTask ? [newTask.orgId, newTask.agentId, newTask.userId, newTask.title] : [])],
+      [id, taskId, requestedMode, mode, routingReason, timezone ?? null, streamed, queued, queued ? JSON.stringify(start.messages) : null, busy?.rollsBack ?? []],
     );
     // A queued run's messages and first events wait until it starts, after everything the runs before it write.
     if (!queued) {
       await appendMessagesWith(sql, taskId, id, start.messages);
       await insertFirstEvents(sql, id, start.firstEvents.events, start.firstEvents.key);
     }
-    if (start.idempotencyKey) {
-      const { owner, key, requestHash, expiredBefore } = start.idempotencyKey;
-      await storeIdempotencyKey(sql, { ...owner, key, requestHash, runId: id }, expiredBefore);
-    }
+    await storeKeyOfStart(sql, start);
     return { stored: true, taskId, createdAt: run!.created_at, queued, ...(busy?.interrupt ? { interrupt: busy.interrupt } : {}) };
   });
 }
 
+/** The request's idempotency key, if it has one, pointing at the run being stored. */
+async function storeKeyOfStart(sql: Sql, start: RunStart): Promise<void> {
+  if (!start.idempotencyKey) return;
+  const { owner, key, requestHash, expiredBefore } = start.idempotencyKey;
+  await storeIdempotencyKey(sql, { ...owner, key, requestHash, runId: start.run.id }, expiredBefore);
+}
+
 /**
- * The common start, a new task with no idempotency key, as one statement (a statement is its own
- * transaction: four round trips fewer than BEGIN, three inserts and COMMIT). Nothing can be
- * queued on a task that does not exist yet, and nobody else sees the run before it commits, so
- * its log starts at its first events.
+ * A new task's run in one statement: the task, the run, the turn's messages and its first events
+ * (alone, a statement is its own transaction: four round trips fewer than BEGIN, three inserts and
+ * COMMIT). Nothing can be queued on a task that does not exist yet, and nobody else sees the run
+ * before it commits, so its log starts at its first events.
  */
-async function insertNewTaskRun(db: Db, start: RunStart, task: NewTask): Promise<RunStartResult> {
+async function insertNewTaskRun(sql: Sql, start: RunStart, task: NewTask): Promise<RunStartResult> {
   const { id, requestedMode, mode, routingReason, timezone, streamed } = start.run;
   const { events, key } = start.firstEvents;
-  const [run] = await sqlOfPool(db).query<{ created_at: Date }>(
+  const [run] = await sql.query<{ created_at: Date }>(
     `WITH task AS (INSERT INTO tasks (id, org_id, agent_id, user_id, title) VALUES ($2, $8, $9, $10, $11)),
      run AS (
        INSERT INTO runs (id, task_id, requested_mode, mode, routing_reason, timezone, streamed, last_event_seq)

@@ -59,17 +59,17 @@ export async function storeRunStep(db: Db, step: RunStep, price?: (discarded: To
   // On the pg pool: a run step is the hottest transaction of the worker (see sql.ts).
   return inPgTransaction(db, async (sql) => {
     const terminal = step.status !== undefined && isTerminalStatus(step.status);
-    const toBill = price ? await lockRunLogToEnd(sql, step.runId, step.key, { stoppingKey: STOPPING_KEY, commentKeyPrefix: commentKey('') }) : undefined;
-    const log = toBill ?? (await lockRunLog(sql, step.runId, step.key));
+    const toEnd = price ? await lockRunLogToEnd(sql, step.runId, step.key, { stoppingKey: STOPPING_KEY, commentKeyPrefix: commentKey('') }) : undefined;
+    const log = toEnd ?? (await lockRunLog(sql, step.runId, step.key));
     if (log.earlier !== null) return {}; // an earlier attempt committed this step
     // Nothing is written to a run that ended: its status and log are final (a model step storing
     // `executing` while the run was cancelled under it; a cancel's STOPPING after the run completed;
     // a second end).
     if (isTerminalStatus(log.status)) return { refused: 'run_ended' };
-    if (step.unlessInterrupted && toBill?.interrupted) return { refused: 'interrupted' };
-    const bill = price && toBill ? price(toBill.discarded) : undefined;
+    if (step.unlessInterrupted && toEnd?.interrupted) return { refused: 'interrupted' };
+    const bill = price && toEnd ? price(toEnd.discarded) : undefined;
     // Billed once per run: a run billed before keeps its figures and its org is not debited again.
-    const charge = toBill?.billed === false ? bill : undefined;
+    const charge = toEnd?.billed === false ? bill : undefined;
     if (step.openRequest) await insertInputRequest(sql, step.runId, step.openRequest);
     if (step.resolveRequest) await resolveInputRequest(sql, step.resolveRequest);
     if (step.message) await storeStepMessage(sql, step, step.message);

@@ -101,7 +101,6 @@ export async function countActiveRuns(db: Db): Promise<{ status: string; mode: s
   );
 }
 
-/** A steering comment on a run, stored before it is delivered. */
 /**
  * Stores a steering comment on a run that is still active, under the run row's lock: a model step
  * storing the run's end takes the same lock and will not end the run over a comment it has not

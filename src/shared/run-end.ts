@@ -11,6 +11,11 @@ export const FINISHED_KEY = 'finished';
 /** The key of the write that applies a steering comment to the conversation. */
 export const commentKey = (commentId: string) => `comment:${commentId}`;
 
+/** The CUSTOM STOPPING event a cancel writes (STOPPING_KEY) before the run ends cancelled. */
+export function stoppingEvent(runId: string): RunEventInput {
+  return { type: 'CUSTOM', name: 'STOPPING', data: { run_id: runId } };
+}
+
 /** The STATE_DELTA that comes first in every status move's events. */
 export function statusDelta(to: RunStatus): RunEventInput {
   return { type: 'STATE_DELTA', delta: [{ op: 'replace', path: '/run_status', value: to }] };

@@ -11,7 +11,7 @@ import {
 } from '@temporalio/workflow';
 import { runErrorCodes } from '../shared/run-error-codes.ts';
 import { isTerminalStatus } from '../shared/run-status.ts';
-import { FINISHED_KEY, runFinishedEvent, STOPPING_KEY } from '../shared/run-end.ts';
+import { FINISHED_KEY, runFinishedEvent, stoppingEvent, STOPPING_KEY } from '../shared/run-end.ts';
 import { RUN_STARTED_KEY, runStartedEvents } from '../shared/run-started.ts';
 import { failureTypes, type RunOutcome, type RunWorkflowInput } from '../shared/run-workflow-types.ts';
 import { snapshotSandbox } from './activities.ts';
@@ -94,7 +94,7 @@ function registerHandlers(state: RunState, work: CancellationScope): void {
         state.cancelRequested = true;
         state.stopping = true;
         try {
-          const stored = await state.recordFromHandler(STOPPING_KEY, [{ type: 'CUSTOM', name: 'STOPPING', data: { run_id: state.input.runId } }]);
+          const stored = await state.recordFromHandler(STOPPING_KEY, [stoppingEvent(state.input.runId)]);
           // The run's last model step stored the run's end first (RunState.endedByStep): there is nothing left to cancel.
           if (stored?.refused) state.cancelRequested = false;
           else {
@@ -172,7 +172,7 @@ async function endCancelled(state: RunState): Promise<'cancelled' | 'completed'>
   // operator cancelled the workflow in Temporal directly.
   if (state.cancelRequested) await condition(() => state.stoppingWritten);
   else {
-    const stored = await state.record(STOPPING_KEY, [{ type: 'CUSTOM', name: 'STOPPING', data: { run_id: state.input.runId } }]);
+    const stored = await state.record(STOPPING_KEY, [stoppingEvent(state.input.runId)]);
     if (stored?.refused) {
       await state.endedByStep();
       return 'completed';
