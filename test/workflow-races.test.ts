@@ -7,7 +7,9 @@ import { inject } from 'vitest';
 import type { ModelStepInput, ModelStepResult } from '../src/activities/model-step.ts';
 import type { ProgressStored, RecordProgressInput } from '../src/activities/run-progress.ts';
 import type { RunSettings } from '../src/shared/run-workflow-types.ts';
-import { runWorkflow } from '../src/workflows/index.ts';
+import { agentRun } from '../src/workflows/index.ts';
+import { firstRunStatus } from '../src/shared/run-status.ts';
+import { RunStatusAttr } from '../src/shared/search-attributes.ts';
 import { cancelUpdate, refusals } from '../src/workflows/run-messages.ts';
 import { closeTemporalConnection, expectReplays, installQuietRuntime } from './support/runs.ts';
 
@@ -105,10 +107,11 @@ function cancelRace({ stoppingTakes, stoppingStored, answer, cancelWith = 'updat
     try {
       const worker = await Worker.create({ connection: workerConnection, taskQueue, workflowsPath: require.resolve('../src/workflows/index.ts'), activities });
       return await worker.runUntil(async () => {
-        const handle: WorkflowHandle<typeof runWorkflow> = await new Client({ connection }).workflow.start(runWorkflow, {
+        const handle: WorkflowHandle<typeof agentRun> = await new Client({ connection }).workflow.start(agentRun, {
           taskQueue,
           workflowId: runId,
           args: [{ runId, taskId: 'task_race', orgId: 'org_race', agentId: 'agt_race', mode: 'fast', routingReason: 'test' }],
+          typedSearchAttributes: [{ key: RunStatusAttr, value: firstRunStatus('fast') }], // as the api starts it
         });
         await modelStarted;
         const cancel =

@@ -73,3 +73,12 @@ export class IllegalTransitionError extends Error {
 export function assertTransition(from: RunStatus, to: RunStatus): void {
   if (!canTransition(from, to)) throw new IllegalTransitionError(from, to);
 }
+
+/**
+ * The status a run's workflow moves to first: executing, or planning for a deep run. The api
+ * starts the workflow with it as the RunStatus search attribute, so that first move costs the
+ * Temporal server no upsert (the run row says pending until the move is stored, milliseconds later).
+ */
+export function firstRunStatus(mode: 'fast' | 'deep'): RunStatus {
+  return mode === 'deep' ? 'planning' : 'executing';
+}

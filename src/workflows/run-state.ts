@@ -1,4 +1,4 @@
-import { ApplicationFailure, condition, setCurrentDetails, upsertSearchAttributes, uuid4 } from '@temporalio/workflow';
+import { ApplicationFailure, condition, setCurrentDetails, upsertSearchAttributes, uuid4, workflowInfo } from '@temporalio/workflow';
 import type { StepUsage } from '../shared/credits.ts';
 import type { RunEventInput } from '../shared/events.ts';
 import { describeAnswer, type Answer, type PendingRequest } from '../shared/input-requests.ts';
@@ -9,6 +9,7 @@ import type { RunSettings, RunWorkflowInput, SandboxRoute, TokenUsage } from '..
 import { RunStatusAttr } from '../shared/search-attributes.ts';
 import { statusDelta } from '../shared/run-end.ts';
 import { localBookkeepingCalls, regularBookkeepingCalls, type Bookkeeping, type ProgressInput, type ProgressStored } from './activities.ts';
+import type { RunPaths } from './run-paths.ts';
 import { refusals, type AnswerInput, type SteeringComment } from './run-messages.ts';
 
 type ProgressExtra = Omit<Partial<ProgressInput>, 'runId' | 'key' | 'events'>;
@@ -51,8 +52,12 @@ export class RunState {
    * (runs with local bookkeeping only: one transaction fewer per run).
    */
   unsavedAnswer: ProgressInput['message'];
+  /** Local activities (LOCAL_BOOKKEEPING_PATCH), or the regular ones runs started before it replay with. */
+  readonly localBookkeeping: boolean;
   /** Where status, events and policy reads go. */
   readonly bookkeeping: Bookkeeping;
+  /** The RunStatus search attribute as the server has it: set at start (firstRunStatus), then by each move that changes it. */
+  private shownStatus = workflowInfo().typedSearchAttributes.get(RunStatusAttr);
   private deferredMove: ProgressInput | undefined;
   private resolution: Resolution | undefined;
   private moves = 0;
@@ -60,10 +65,11 @@ export class RunState {
   constructor(
     readonly input: RunWorkflowInput,
     public settings: RunSettings,
-    /** Local activities (LOCAL_BOOKKEEPING_PATCH), or the regular ones runs started before it replay with. */
-    readonly localBookkeeping: boolean,
+    /** Which of the changed paths this run takes (run-paths.ts). */
+    readonly paths: RunPaths,
   ) {
-    this.bookkeeping = localBookkeeping ? localBookkeepingCalls : regularBookkeepingCalls;
+    this.localBookkeeping = paths.localBookkeeping();
+    this.bookkeeping = this.localBookkeeping ? localBookkeepingCalls : regularBookkeepingCalls;
   }
 
   record(key: string, events: RunEventInput[], extra: ProgressExtra = {}): Promise<ProgressStored | undefined> {
@@ -120,7 +126,12 @@ export class RunState {
   private moved(to: RunStatus): void {
     this.status = to;
     this.moves++;
-    upsertSearchAttributes({ [RunStatusAttr.name]: [to] });
+    // Only a change is sent: the api starts the workflow showing its first status. (In every
+    // older history each move changed the value, so this skips no upsert those runs made.)
+    if (this.shownStatus !== to) {
+      upsertSearchAttributes({ [RunStatusAttr.name]: [to] });
+      this.shownStatus = to;
+    }
     setCurrentDetails(
       `**Run** \`${this.input.runId}\`\n\n- status: \`${to}\`\n- mode: \`${this.input.mode}\`\n- task: \`${this.input.taskId}\`\n- agent: \`${this.input.agentId}\`` +
         (this.pending ? `\n- waiting on: \`${this.pending.inputType}\` request \`${this.pending.requestId}\`` : ''),

@@ -5,7 +5,6 @@ import {
   condition,
   CancelledFailure,
   isCancellation,
-  patched,
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -19,11 +18,25 @@ import { runAgentLoop } from './agent-loop.ts';
 import { snapshotOnHost } from './sandbox-routing.ts';
 import { runPlanned } from './plan.ts';
 import { answerUpdate, cancelUpdate, commentSignal, pauseUpdate, pendingRequestQuery, refusals, resumeUpdate, runStatusQuery } from './run-messages.ts';
+import { currentPaths, patchedPaths, type RunPaths } from './run-paths.ts';
 import { RunState } from './run-state.ts';
 
-/** One run of an agent: the run status machine, driven by activities and by people. */
+/** One run of an agent: the run status machine, driven by activities and by people. Every run starts as this type. */
+export async function agentRun(input: RunWorkflowInput): Promise<RunOutcome> {
+  return runAgent(input, currentPaths);
+}
+
+/**
+ * The same run, for runs started before `agentRun`: it asks the patches of the paths that
+ * changed (run-paths.ts), so those runs continue and replay as they ran. Registered for as
+ * long as such a run may be open or replayed.
+ */
 export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> {
-  const state = new RunState(input, { maxSteps: 10, approvalRequiredTools: [], sensitiveTools: [], requirePlanApproval: false }, patched(LOCAL_BOOKKEEPING_PATCH));
+  return runAgent(input, patchedPaths);
+}
+
+async function runAgent(input: RunWorkflowInput, paths: RunPaths): Promise<RunOutcome> {
+  const state = new RunState(input, { maxSteps: 10, approvalRequiredTools: [], sensitiveTools: [], requirePlanApproval: false }, paths);
   const work = new CancellationScope();
   registerHandlers(state, work);
 
@@ -141,22 +154,12 @@ function registerHandlers(state: RunState, work: CancellationScope): void {
 }
 
 /**
- * Runs from this patch on do their bookkeeping in local activities (see activities.ts) and
- * store a fast run's answer with its terminal write; histories from before it replay with
- * the regular activities they ran.
- */
-export const LOCAL_BOOKKEEPING_PATCH = 'local-bookkeeping';
-
-/** Histories from before cancel won over a finish it raced (see finish) replay as they ran. */
-export const CANCEL_WINS_PATCH = 'cancel-wins-over-finish';
-
-/**
  * The terminal write: USAGE, then RUN_FINISHED, with the bill, in one transaction. A cancel
  * accepted before this point wins, even if the agent's work ended while STOPPING was being
  * written: the caller was told the run ends cancelled, so it does.
  */
 async function finish(state: RunState, result: Record<string, unknown>): Promise<void> {
-  if (state.cancelRequested && patched(CANCEL_WINS_PATCH)) throw new CancelledFailure('cancelled before the outcome was stored');
+  if (state.cancelRequested && state.paths.cancelWins()) throw new CancelledFailure('cancelled before the outcome was stored');
   state.finishing = true; // from here cancel and pause are refused: the outcome is decided
   await CancellationScope.nonCancellable(() =>
     state.move('completed', FINISHED_KEY, [runFinishedEvent(state.input.runId, result, state.model, state.usage)], {

@@ -1,19 +1,13 @@
-import { ActivityFailure, ApplicationFailure, CancellationScope, patched, proxyActivities, TimeoutFailure, type ActivityOptions } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, CancellationScope, proxyActivities, TimeoutFailure, type ActivityOptions } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import { failureTypes, type SandboxRoute, type ToolCallInput, type ToolOutcome } from '../shared/run-workflow-types.ts';
 import { leaseSandbox } from './activities.ts';
 import { snapshotOptions, toolCallOptions } from './activity-options.ts';
 import type { RunState } from './run-state.ts';
 
-/**
- * Runs from before this patch called sandbox activities on the shared task queue, so
- * any worker could take them; newer runs send them to the host holding the sandbox.
- */
-export const SANDBOX_ROUTING_PATCH = 'sandbox-host-routing';
-
 /** Whether this run routes sandbox calls to their host (asked at the first sandbox call; fixed for the run after). */
 export function routesSandbox(state: RunState): boolean {
-  state.sandboxRouting ??= patched(SANDBOX_ROUTING_PATCH);
+  state.sandboxRouting ??= state.paths.sandboxRouting();
   return state.sandboxRouting;
 }
 

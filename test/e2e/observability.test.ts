@@ -133,7 +133,7 @@ describe('one streamed run, seen by metrics and traces', () => {
     expect(total(text, 'ars_model_tokens_total', { direction: 'input' })).toBe(11);
     expect(total(text, 'ars_model_tokens_total', { direction: 'output' })).toBe(12);
     expect(total(text, 'ars_runs_ended_total', { status: 'completed', mode: 'fast' })).toBe(1);
-    expect(total(text, 'temporal_workflow_completed_total', { workflow_type: 'runWorkflow' })).toBe(1);
+    expect(total(text, 'temporal_workflow_completed_total', { workflow_type: 'agentRun' })).toBe(1);
   });
 
   it("logs: the api's request line and the worker's Temporal lines about the run carry its request, org, task, run and workflow ids", async () => {
@@ -170,8 +170,8 @@ describe('one streamed run, seen by metrics and traces', () => {
     await expect.poll(names, { timeout: 20_000 }).toEqual(
       expect.arrayContaining([
         'ars-api POST /api/run',
-        'ars-api StartWorkflow:runWorkflow',
-        'ars-worker RunWorkflow:runWorkflow',
+        'ars-api StartWorkflow:agentRun',
+        'ars-worker RunWorkflow:agentRun',
         'ars-worker RunActivity:modelStep', // it also stores the run's `executing` and its end: no other activity
         'ars-worker model call',
       ]),

@@ -1,7 +1,8 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy } from '@temporalio/client';
+import { firstRunStatus } from '../../shared/run-status.ts';
 import type { RunSettings } from '../../shared/run-workflow-types.ts';
 import { AgentIdAttr, OrgIdAttr, RunModeAttr, RunStatusAttr, TaskIdAttr } from '../../shared/search-attributes.ts';
-import { runWorkflow } from '../../workflows/index.ts';
+import { agentRun } from '../../workflows/index.ts';
 import type { ApiDeps } from '../deps.ts';
 
 export interface RunWorkflowStart {
@@ -29,7 +30,7 @@ export interface RunWorkflowStart {
 export async function startRunWorkflow({ temporal, config }: Pick<ApiDeps, 'temporal' | 'config'>, run: RunWorkflowStart): Promise<void> {
   const { runId, taskId, orgId, agentId, mode, routingReason, settings, startRecorded } = run;
   try {
-    await temporal.workflow.start(runWorkflow, {
+    await temporal.workflow.start(agentRun, {
       taskQueue: config.temporal.taskQueue,
       workflowId: runId,
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
@@ -38,7 +39,7 @@ export async function startRunWorkflow({ temporal, config }: Pick<ApiDeps, 'temp
         { key: TaskIdAttr, value: taskId },
         { key: AgentIdAttr, value: agentId },
         { key: OrgIdAttr, value: orgId },
-        { key: RunStatusAttr, value: 'pending' },
+        { key: RunStatusAttr, value: firstRunStatus(mode) },
         { key: RunModeAttr, value: mode },
       ],
       staticSummary: `Run of agent ${run.agentName} on task ${taskId}`,
