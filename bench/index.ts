@@ -15,6 +15,7 @@ import { waitForWorker } from './worker-ready.ts';
 import { rate } from './pool.ts';
 import { BENCH_STACK_ENV } from './stack-env.ts';
 import { BENCH_PROCESSES, prepareBenchProcesses } from './build.ts';
+import { giveTemporalItsOwnCore } from './cores.ts';
 
 /**
  * `npm run bench`: brings up the real stack (as the tests do) and, on the same Temporal dev
@@ -57,6 +58,9 @@ const db = createDb(stack.databaseUrl, 4);
 const pids: Watched = { api: stack.api.pid!, worker: stack.worker.pid! };
 const temporalPid = findTemporalServer(stack.temporalAddress);
 if (temporalPid !== undefined) pids['Temporal dev server'] = temporalPid;
+const OWN_CORE = process.env.BENCH_TEMPORAL_CORE === '1';
+if (OWN_CORE && temporalPid === undefined) throw new Error('BENCH_TEMPORAL_CORE=1: the Temporal dev server process was not found');
+const unpin = OWN_CORE ? giveTemporalItsOwnCore(temporalPid!, [process.pid, stack.api.pid!, stack.worker.pid!]) : undefined;
 let floor: Floor | undefined;
 let exitCode = 0;
 try {
@@ -228,6 +232,7 @@ try {
   console.error('bench failed:', err);
   exitCode = 1;
 } finally {
+  unpin?.();
   await floor?.stop().catch((err: unknown) => log(`floor worker stop failed: ${String(err)}`));
   await db.$disconnect().catch(() => {});
   await stack.teardown().then(

@@ -27,13 +27,26 @@ export function cpuMs(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
-/** CPU time of every PostgreSQL process on this machine (server and backends), in ms. */
-function postgresCpuMs(): number {
-  let total = 0;
+/** Every PostgreSQL process on this machine (server and backends). */
+export function postgresPids(): number[] {
+  const pids: number[] = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres') total += cpuMs(Number(entry));
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres') pids.push(Number(entry));
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return pids;
+}
+
+/** CPU time of every PostgreSQL process on this machine (server and backends), in ms. */
+function postgresCpuMs(): number {
+  let total = 0;
+  for (const pid of postgresPids()) {
+    try {
+      total += cpuMs(pid);
     } catch {
       // the process ended meanwhile
     }
