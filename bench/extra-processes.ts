@@ -7,6 +7,7 @@ import { stopChild, waitUntil } from '../src/infra/processes.ts';
 import { unmountDisksBelow } from '../src/sandbox/workspace-disk.ts';
 import { serviceArgs, type Stack } from '../test/support/stack.ts';
 import { BENCH_PROCESSES } from './build.ts';
+import { freeListenPort } from '../test/support/ports.ts';
 
 export interface ExtraProcess {
   pid: number;
@@ -33,7 +34,7 @@ function replicaEnv(stack: Stack, extra: Record<string, string>): NodeJS.Process
 
 /** One more api process beside the stack's, ready when /healthz answers. */
 export async function startExtraApi(stack: Stack, env: Record<string, string>): Promise<ExtraProcess> {
-  const port = 20000 + Math.floor(Math.random() * 20000);
+  const port = await freeListenPort();
   const child = spawnMain('api', replicaEnv(stack, { ...env, API_PORT: String(port) }));
   child.stdout!.resume();
   const url = `http://127.0.0.1:${port}`;

@@ -49,8 +49,9 @@ export async function startApi(config: Config, databaseUrl: string, db: Db, logg
   hub.onRunEnded((runId) => void moveQueueAfter(deps, runId));
   const webhookDispatcher = startWebhookDispatcher(deps);
   const flowDispatcher = startFlowDispatcher(deps);
-  const server: Server = await new Promise((resolve) => {
-    const s = app.listen(config.api.port, config.api.host, () => resolve(s));
+  // Express 5 hands a listen error (the port is taken) to this callback: the process must fail, not run without listening.
+  const server: Server = await new Promise((resolve, reject) => {
+    const s = app.listen(config.api.port, config.api.host, (err?: Error) => (err ? reject(err) : resolve(s)));
   });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.api.port;

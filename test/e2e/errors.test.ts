@@ -216,3 +216,11 @@ describe('every documented operation, sent bad requests', () => {
     expect(seen.get('404')).toBeGreaterThan(10);
   });
 });
+
+describe('an api whose port is taken', () => {
+  it('exits non-zero instead of running without listening', async () => {
+    // The shared api holds its port; a second api on it must fail its start (Express 5 hands the listen error to the callback).
+    const port = new URL(apiUrl()).port;
+    await expect(startApiProcess({ API_PORT: port })).rejects.toThrow(/exited with code [1-9]/);
+  });
+});

@@ -12,6 +12,7 @@ import { stopChild, waitUntil } from '../../src/infra/processes.ts';
 import { ensureTemporalBinary } from '../../src/infra/temporal-cli.ts';
 import { unmountDisksBelow } from '../../src/sandbox/workspace-disk.ts';
 import { runSearchAttributes } from '../../src/shared/search-attributes.ts';
+import { freeListenPort } from './ports.ts';
 
 /**
  * Every stack's throwaway database is named `ars_test_…` (a bench's `ars_test_bench_…`): stacks
@@ -80,7 +81,7 @@ export async function startStack({ purpose, env: extraEnv, processes = 'tsx' }: 
   const temporalAddress = temporal.address;
   const taskQueue = `${purpose}-runs-${randomBytes(3).toString('hex')}`;
   const jwtSecret = randomBytes(32).toString('base64url');
-  const apiPort = 20000 + Math.floor(Math.random() * 20000);
+  const apiPort = await freeListenPort();
   const env = {
     ...process.env,
     DATABASE_URL: databaseUrl,
