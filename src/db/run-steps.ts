@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { RunEventInput } from '../shared/events.ts';
 import type { MessageParts } from '../shared/message-parts.ts';
 import { commentKey, FINISHED_KEY, STOPPING_KEY } from '../shared/run-end.ts';
-import { isTerminalStatus, type RunStatus } from '../shared/run-status.ts';
+import { isTerminalStatus, terminalStatuses, type RunStatus } from '../shared/run-status.ts';
 import type { TokenUsage } from '../shared/run-workflow-types.ts';
 import { insertInputRequest, resolveInputRequest, type OpenRequest, type ResolveRequest } from './approvals.ts';
 import type { Db } from './client.ts';
@@ -56,6 +56,7 @@ export interface Bill {
  * mode when this call stored the run's end, undefined otherwise (also for a repeated step).
  */
 export async function storeRunStep(db: Db, step: RunStep, price?: (discarded: TokenUsage) => Bill): Promise<StepStored> {
+  if (!price && isPlainStep(step)) return storePlainStep(db, step);
   // On the pg pool: a run step is the hottest transaction of the worker (see sql.ts).
   return inPgTransaction(db, async (sql) => {
     const terminal = step.status !== undefined && isTerminalStatus(step.status);
@@ -78,6 +79,45 @@ export async function storeRunStep(db: Db, step: RunStep, price?: (discarded: To
     const mode = await closeStep(sql, log, step, terminal, charge, [...(step.streamed ?? []), ...(bill ? [bill.event] : []), ...step.events]);
     return terminal ? { endedMode: mode } : {};
   });
+}
+
+/** A step that only moves the status (not to an end) and adds events: a model step's `executing`, a pause, a cancel's STOPPING. */
+function isPlainStep(step: RunStep): boolean {
+  const ends = step.status !== undefined && isTerminalStatus(step.status);
+  return !ends && step.events.length > 0 && !step.message && !step.openRequest && !step.resolveRequest && !step.streamed && !step.result && !step.error && !step.unlessInterrupted;
+}
+
+/**
+ * A plain step in one statement, which is its own transaction: it locks the run row (writers of a
+ * run's log take turns, so commit order is seq order), checks for an earlier write of the key and
+ * for the run's end, and writes the row and the events only when neither is there; one round trip
+ * instead of BEGIN, lock, write and COMMIT. The check for the key reads the statement's snapshot,
+ * which may miss a write of the same key committed while this one waited for the lock: the
+ * unique (run_id, idempotency_key) index then fails this statement, and the retry finds it.
+ */
+async function storePlainStep(db: Db, step: RunStep): Promise<StepStored> {
+  const { values } = stampEvents({ runId: step.runId, lastSeq: 0 }, step.events, step.key); // seqs are numbered in the statement
+  const [locked] = await sqlOfPool(db).query<{ status: RunStatus; earlier: number | null }>(
+    `WITH locked AS (
+       SELECT r.id, r.last_event_seq, r.status::text AS status,
+         (SELECT e.seq FROM run_events e WHERE e.run_id = r.id AND e.idempotency_key = $2) AS earlier
+       FROM runs r WHERE r.id = $1 FOR UPDATE OF r
+     ), go AS (
+       SELECT id, last_event_seq FROM locked WHERE earlier IS NULL AND status <> ALL ($5::text[])
+     ), run AS (
+       UPDATE runs r SET updated_at = now(), status = COALESCE($3::"RunStatus", r.status), last_event_seq = go.last_event_seq + $4::int
+       FROM go WHERE r.id = go.id
+     ), appended AS (
+       INSERT INTO run_events (run_id, seq, type, name, payload, idempotency_key, created_at)
+       SELECT go.id, go.last_event_seq + e.ord::int, e.type, e.name, e.payload::jsonb, e.key, $6::timestamptz
+       FROM go, unnest($7::text[], $8::text[], $9::text[], $10::text[]) WITH ORDINALITY AS e(type, name, payload, key, ord)
+     )
+     SELECT status, earlier FROM locked`,
+    [step.runId, `${step.key}#0`, step.status ?? null, step.events.length, terminalStatuses, ...values],
+  );
+  if (!locked) throw new RunGoneError(step.runId);
+  if (locked.earlier !== null) return {}; // an earlier attempt committed this step
+  return isTerminalStatus(locked.status) ? { refused: 'run_ended' } : {};
 }
 
 /**

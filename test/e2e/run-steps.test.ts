@@ -1,0 +1,65 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RunGoneError, readEvents } from '../../src/db/event-log.ts';
+import { storeRunStep, type RunStep } from '../../src/db/run-steps.ts';
+import { newId } from '../../src/shared/ids.ts';
+import { statusDelta, stoppingEvent, STOPPING_KEY } from '../../src/shared/run-end.ts';
+import type { RunStatus } from '../../src/shared/run-status.ts';
+import { closeTestDb, createTenant, testDb, type Tenant } from '../support/tenant.ts';
+
+/**
+ * A plain run step (a status move that is not an end, with its events: a model step's
+ * `executing`, a pause, a cancel's STOPPING) is one statement that locks the run, checks the
+ * key and the run's end, and writes. Against the real database, with the product's own writes.
+ */
+describe('a plain run step, stored in one statement', () => {
+  let tenant: Tenant;
+  beforeAll(async () => {
+    tenant = await createTenant();
+  });
+  afterAll(closeTestDb);
+
+  async function run(status: RunStatus): Promise<string> {
+    const taskId = newId('task');
+    const runId = newId('run');
+    await testDb().task.create({ data: { id: taskId, orgId: tenant.orgId, agentId: tenant.agentId, userId: tenant.users.owner, title: 'steps' } });
+    await testDb().run.create({ data: { id: runId, taskId, status, requestedMode: 'fast', mode: 'fast', routingReason: 'test', streamed: true } });
+    return runId;
+  }
+  const executing = (runId: string): RunStep => ({ runId, key: 'executing', status: 'executing', events: [statusDelta('executing')] });
+  const logOf = async (runId: string) => (await readEvents(testDb(), runId, 0, 1000)).map((e) => [e.seq, e.type]);
+  const rowOf = (runId: string) => testDb().run.findUniqueOrThrow({ where: { id: runId } });
+
+  it('moves the status and appends the events after the log’s end, once per key', async () => {
+    const runId = await run('pending');
+    expect(await storeRunStep(testDb(), executing(runId))).toEqual({});
+    expect(await storeRunStep(testDb(), executing(runId))).toEqual({}); // a retried activity: a duplicate
+    expect(await logOf(runId)).toEqual([[1, 'STATE_DELTA']]);
+    expect(await rowOf(runId)).toMatchObject({ status: 'executing', lastEventSeq: 1 });
+    expect(await storeRunStep(testDb(), { runId, key: STOPPING_KEY, events: [stoppingEvent(runId)] })).toEqual({});
+    expect(await logOf(runId)).toEqual([[1, 'STATE_DELTA'], [2, 'CUSTOM']]);
+    expect(await rowOf(runId)).toMatchObject({ status: 'executing', lastEventSeq: 2 });
+  });
+
+  it('writes nothing to an ended run, and says so', async () => {
+    const runId = await run('completed');
+    expect(await storeRunStep(testDb(), { runId, key: STOPPING_KEY, events: [stoppingEvent(runId)] })).toEqual({ refused: 'run_ended' });
+    expect(await logOf(runId)).toEqual([]);
+    expect(await rowOf(runId)).toMatchObject({ status: 'completed', lastEventSeq: 0 });
+  });
+
+  it('fails for a run that does not exist', async () => {
+    await expect(storeRunStep(testDb(), executing(newId('run')))).rejects.toBeInstanceOf(RunGoneError);
+  });
+
+  it('numbers concurrent writers of one run gap-free: each takes the lock in turn', async () => {
+    const runId = await run('executing');
+    const keys = Array.from({ length: 24 }, (_, i) => `note:${i}`);
+    const notes = keys.map((key) => storeRunStep(testDb(), { runId, key, events: [{ type: 'CUSTOM', name: 'NOTE', data: { key } }, { type: 'CUSTOM', name: 'NOTE', data: { key } }] }));
+    expect(await Promise.all(notes)).toEqual(keys.map(() => ({})));
+    const log = await readEvents(testDb(), runId, 0, 1000);
+    expect(log.map((e) => e.seq)).toEqual(Array.from({ length: 48 }, (_, i) => i + 1));
+    // Each step's two events are adjacent: no other writer got in between them.
+    for (let i = 0; i < log.length; i += 2) expect((log[i]!.payload as { data: unknown }).data).toEqual((log[i + 1]!.payload as { data: unknown }).data);
+    expect(await rowOf(runId)).toMatchObject({ lastEventSeq: 48 });
+  });
+});
