@@ -54,7 +54,9 @@ describe('a plain run step, stored in one statement', () => {
   it('numbers concurrent writers of one run gap-free: each takes the lock in turn', async () => {
     const runId = await run('executing');
     const keys = Array.from({ length: 24 }, (_, i) => `note:${i}`);
-    const notes = keys.map((key) => storeRunStep(testDb(), { runId, key, events: [{ type: 'CUSTOM', name: 'NOTE', data: { key } }, { type: 'CUSTOM', name: 'NOTE', data: { key } }] }));
+    const notes = keys.map((key, step) =>
+      storeRunStep(testDb(), { runId, key, events: [{ type: 'CUSTOM', name: 'THOUGHT', data: { text: key, step } }, { type: 'CUSTOM', name: 'THOUGHT', data: { text: key, step } }] }),
+    );
     expect(await Promise.all(notes)).toEqual(keys.map(() => ({})));
     const log = await readEvents(testDb(), runId, 0, 1000);
     expect(log.map((e) => e.seq)).toEqual(Array.from({ length: 48 }, (_, i) => i + 1));
