@@ -55,6 +55,11 @@ describe('rate limits with the default settings', () => {
     expect(runs).toBe(1);
   });
 
+  it('keeps its counters in an unlogged table: counting a request waits for no WAL flush', async () => {
+    const [table] = await testDb().$queryRawUnsafe<{ relpersistence: string }[]>(`SELECT relpersistence::text AS relpersistence FROM pg_class WHERE relname = 'rate_limits'`);
+    expect(table?.relpersistence).toBe('u');
+  });
+
   it('counts POST /api/run/async in the same budget, and each user of the org separately', async () => {
     const asyncLimited = await call('POST', '/api/run/async', { token: member, agentId: tenant.agentId, body: userMessage('async') });
     expect(asyncLimited.status).toBe(429);
