@@ -13,14 +13,16 @@ export function giveTemporalItsOwnCore(temporalPid: number, ours: number[]): () 
   const cores = availableParallelism();
   if (cores < 2) throw new Error('BENCH_TEMPORAL_CORE needs at least 2 CPUs');
   const rest = `1-${cores - 1}`;
+  const taskset = (pid: number, cpus: string) => execFileSync('taskset', ['-a', '-p', '-c', cpus, String(pid)], { stdio: 'ignore' });
   const pin = (pid: number, cpus: string) => {
     try {
-      execFileSync('taskset', ['-a', '-p', '-c', cpus, String(pid)], { stdio: 'ignore' });
+      taskset(pid, cpus);
     } catch {
       // the process ended meanwhile
     }
   };
-  pin(temporalPid, '0');
+  // Not swallowed: without taskset (or the right to use it) the bench would print unpinned figures as pinned ones.
+  taskset(temporalPid, '0');
   // PostgreSQL's backends fork from its postmaster, so pinning every postgres process covers new connections too.
   for (const pid of [...ours, ...postgresPids()]) pin(pid, rest);
   return () => {

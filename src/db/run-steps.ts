@@ -81,10 +81,13 @@ export async function storeRunStep(db: Db, step: RunStep, price?: (discarded: To
   });
 }
 
+/** What a plain step may set; a step with anything else (a message, a request, an outcome, a field added later) takes the transaction. */
+const PLAIN_STEP_FIELDS = new Set<string>(['runId', 'key', 'status', 'events']);
+
 /** A step that only moves the status (not to an end) and adds events: a model step's `executing`, a pause, a cancel's STOPPING. */
 function isPlainStep(step: RunStep): boolean {
   const ends = step.status !== undefined && isTerminalStatus(step.status);
-  return !ends && step.events.length > 0 && !step.message && !step.openRequest && !step.resolveRequest && !step.streamed && !step.result && !step.error && !step.unlessInterrupted;
+  return !ends && step.events.length > 0 && Object.entries(step).every(([field, value]) => value === undefined || PLAIN_STEP_FIELDS.has(field));
 }
 
 /**
