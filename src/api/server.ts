@@ -55,23 +55,26 @@ export async function startApi(config: Config, databaseUrl: string, db: Db, logg
   });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.api.port;
+  /** Set by the first close: a second one (Ctrl-C signals the whole process group, and `npm start` forwards it too) waits for it. */
+  let closing: Promise<void> | undefined;
+  const closeOnce = async (graceMs: number) => {
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    await reconciler.stop();
+    await webhookDispatcher.stop();
+    await flowDispatcher.stop();
+    const streamsTold = streams.open;
+    const drained = await drain.drain(graceMs);
+    logger.info({ drained, streamsTold, requestsLeft: drain.requestsInFlight }, drained ? 'api drained' : 'api drain timed out; closing the requests left');
+    server.closeAllConnections();
+    await closed;
+    await hub.stop();
+    await rateLimits.close();
+    await connection.close();
+    await db.$disconnect();
+    await tracing?.shutdown();
+  };
   return {
     url: `http://${config.api.host}:${port}`,
-    async close(graceMs = 0) {
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      await reconciler.stop();
-      await webhookDispatcher.stop();
-      await flowDispatcher.stop();
-      const streamsTold = streams.open;
-      const drained = await drain.drain(graceMs);
-      logger.info({ drained, streamsTold, requestsLeft: drain.requestsInFlight }, drained ? 'api drained' : 'api drain timed out; closing the requests left');
-      server.closeAllConnections();
-      await closed;
-      await hub.stop();
-      await rateLimits.close();
-      await connection.close();
-      await db.$disconnect();
-      await tracing?.shutdown();
-    },
+    close: (graceMs = 0) => (closing ??= closeOnce(graceMs)),
   };
 }
