@@ -83,7 +83,7 @@ export function mountRoutes(router: Router, routes: RouteSpec[], deps: ApiDeps):
   for (const route of routes) {
     const chain: RequestHandler[] = [];
     if (route.auth === 'visitor') chain.push(authenticateVisitor(deps));
-    else if (route.auth !== 'none') chain.push(authenticate(deps.tokens, deps.db, { allowCookie: route.cookie ?? false }));
+    else if (route.auth !== 'none') chain.push(authenticate(deps.tokens, deps.db, { allowCookie: route.cookie ?? false, withAgent: route.auth === 'agent' }));
     // Right after authentication: every authenticated request counts, even one refused later.
     for (const cls of rateLimitClassesOf(route)) chain.push(rateLimit(deps.rateLimits, cls));
     if (route.auth === 'agent') chain.push(requireAgent(deps.db));

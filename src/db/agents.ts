@@ -48,19 +48,39 @@ export async function listAgentsWithAccess(db: DbOrTx, orgId: string) {
   return agents.map(({ access, ...agent }) => ({ ...agent, access: access.map((a) => a.userId) }));
 }
 
-/**
- * The agent as the api uses it, and whether `userId` was given access to it
- * (a grant; owners and admins need none). Null when the agent does not exist.
- */
-export async function findAgentForUser(db: Db, agentId: string, userId: string) {
-  const [agent] = await sqlOfPool(db).query<{ id: string; org_id: string; name: string; customer_facing: boolean; model_settings: Agent['modelSettings']; granted: boolean }>(
+/** The agent as the api uses it, with whether the user was given access to it (a grant; owners and admins need none). */
+export interface AgentForUser {
+  id: string;
+  orgId: string;
+  name: string;
+  customerFacing: boolean;
+  modelSettings: Agent['modelSettings'];
+  granted: boolean;
+}
+
+/** The columns of an AgentForUser, as findAgentForUser and findUserStanding select them. */
+export interface AgentForUserRow {
+  id: string;
+  org_id: string;
+  name: string;
+  customer_facing: boolean;
+  model_settings: Agent['modelSettings'];
+  granted: boolean;
+}
+
+export function agentForUserOf(row: AgentForUserRow): AgentForUser {
+  return { id: row.id, orgId: row.org_id, name: row.name, customerFacing: row.customer_facing, modelSettings: row.model_settings, granted: row.granted };
+}
+
+/** The agent for `userId` (AgentForUser); null when the agent does not exist. */
+export async function findAgentForUser(db: Db, agentId: string, userId: string): Promise<AgentForUser | null> {
+  const [agent] = await sqlOfPool(db).query<AgentForUserRow>(
     `SELECT a.id, a.org_id, a.name, a.customer_facing, a.model_settings,
        EXISTS (SELECT 1 FROM agent_access g WHERE g.agent_id = a.id AND g.user_id = $2) AS granted
      FROM agents a WHERE a.id = $1`,
     [agentId, userId],
   );
-  if (!agent) return null;
-  return { id: agent.id, orgId: agent.org_id, name: agent.name, customerFacing: agent.customer_facing, modelSettings: agent.model_settings, granted: agent.granted };
+  return agent ? agentForUserOf(agent) : null;
 }
 
 export async function hasAgentAccess(db: DbOrTx, agentId: string, userId: string): Promise<boolean> {

@@ -1,10 +1,11 @@
 import { parse as parseCookies } from 'cookie';
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import type { Db } from '../../db/client.ts';
-import { findUserStanding, type Role } from '../../db/users.ts';
+import type { AgentForUser } from '../../db/agents.ts';
+import { findUserStanding, findUserStandingWithAgent, type Role, type UserStanding } from '../../db/users.ts';
 import { InvalidTokenError, type TokenClaims, type TokenService } from '../../auth/tokens.ts';
 import { forbidden, invalidValue, unauthorized } from '../errors.ts';
-import { loadUsableAgent } from '../services/agent-access.ts';
+import { loadUsableAgent, usableAgent } from '../services/agent-access.ts';
 
 export interface Caller {
   userId: string;
@@ -19,6 +20,11 @@ export interface AgentContext {
   customerFacing: boolean;
   /** The agent's stored model settings, as read with the access check (a run's policy comes from them). */
   modelSettings: unknown;
+  /**
+   * The org's credit balance, read in the same statement as the caller and the agent (requests
+   * naming the agent in `X-Agent-Id`): a run start's pre-flight check then needs no read of its own.
+   */
+  orgCreditBalance?: bigint;
 }
 
 declare global {
@@ -27,6 +33,8 @@ declare global {
     interface Request {
       caller?: Caller;
       agent?: AgentContext;
+      /** The agent of `X-Agent-Id` as authentication read it with the caller (requireAgent checks it). */
+      agentRead?: { agentId: string; agent: AgentForUser | null; orgCreditBalance: bigint };
     }
   }
 }
@@ -38,9 +46,11 @@ export const SESSION_COOKIE = 'auth_session';
  * tasks and runs endpoints) the `auth_session` cookie in its place. The token
  * proves who the caller is; what they may do comes from the database on every
  * request: the role is the user's current role, and a removed user or a revoked
- * API key is refused at once, not when the token expires.
+ * API key is refused at once, not when the token expires. With `withAgent` (routes that
+ * require an agent) the agent of `X-Agent-Id` and the org's credit balance are read in the
+ * same statement, for requireAgent and a run start to use.
  */
-export function authenticate(tokens: TokenService, db: Db, { allowCookie = false } = {}): RequestHandler {
+export function authenticate(tokens: TokenService, db: Db, { allowCookie = false, withAgent = false } = {}): RequestHandler {
   return async (req, _res, next) => {
     const header = req.get('authorization');
     let token: string | undefined;
@@ -61,17 +71,33 @@ export function authenticate(tokens: TokenService, db: Db, { allowCookie = false
     }
     // A widget visitor token opens the widget gateway only (src/api/widget/visitor-auth.ts).
     if (claims.widget) throw forbidden('A widget visitor token is only valid on /api/v1/widget/* endpoints');
-    req.caller = await currentCaller(db, claims);
+    const agentId = withAgent ? agentIdOf(req) : undefined;
+    if (agentId === undefined) {
+      req.caller = await currentCaller(db, claims);
+      return next();
+    }
+    const standing = await findUserStandingWithAgent(db, claims.userId, claims.apiKeyId || undefined, agentId);
+    req.caller = callerOf(claims, standing);
+    req.agentRead = { agentId, agent: standing!.agent, orgCreditBalance: standing!.creditBalance };
     next();
   };
 }
 
 /** The caller as the database knows them now. */
 export async function currentCaller(db: Db, claims: TokenClaims): Promise<Caller> {
-  const user = await findUserStanding(db, claims.userId, claims.apiKeyId || undefined);
+  return callerOf(claims, await findUserStanding(db, claims.userId, claims.apiKeyId || undefined));
+}
+
+/** The caller of a token, given the user's standing now; 401 when the user left the org or the key was revoked. */
+function callerOf(claims: TokenClaims, user: UserStanding | null): Caller {
   if (!user || user.orgId !== claims.orgId) throw unauthorized('This user no longer exists in the organization');
   if (user.keyRevoked) throw unauthorized('The API key this token came from was revoked or deleted');
   return { userId: claims.userId, orgId: user.orgId, role: user.role };
+}
+
+/** The trimmed `X-Agent-Id` header; undefined when absent or blank. */
+function agentIdOf(req: Request): string | undefined {
+  return req.get('x-agent-id')?.trim() || undefined;
 }
 
 /**
@@ -82,11 +108,12 @@ export async function currentCaller(db: Db, claims: TokenClaims): Promise<Caller
 export function requireAgent(db: Db): RequestHandler {
   return async (req, _res, next) => {
     const caller = req.caller!;
-    const agentId = req.get('x-agent-id')?.trim();
+    const agentId = agentIdOf(req);
     if (!agentId) {
       throw invalidValue(['header', 'x-agent-id'], 'X-Agent-Id header is required', 'missing');
     }
-    const agent = await loadUsableAgent(db, agentId, caller);
+    const read = req.agentRead?.agentId === agentId ? req.agentRead : undefined;
+    const agent = read ? { ...usableAgent(read.agent, agentId, caller), orgCreditBalance: read.orgCreditBalance } : await loadUsableAgent(db, agentId, caller);
     if (caller.role === 'guest' && !agent.customerFacing) throw forbidden('Guests may only use customer-facing agents');
     req.agent = agent;
     next();

@@ -1,4 +1,4 @@
-import { findAgentForUser, hasAgentAccess } from '../../db/agents.ts';
+import { findAgentForUser, hasAgentAccess, type AgentForUser } from '../../db/agents.ts';
 import type { Db } from '../../db/client.ts';
 import { isOrgAdmin, mayUseAgentAs } from '../../shared/roles.ts';
 import { forbidden, notFound } from '../errors.ts';
@@ -19,7 +19,11 @@ export async function mayUseAgentOf(db: Db, caller: Caller, agentId: string): Pr
  * one the caller was not granted → 403. Used for `X-Agent-Id` and for agents named in a path.
  */
 export async function loadUsableAgent(db: Db, agentId: string, caller: Caller) {
-  const agent = await findAgentForUser(db, agentId, caller.userId);
+  return usableAgent(await findAgentForUser(db, agentId, caller.userId), agentId, caller);
+}
+
+/** loadUsableAgent's check, on the agent as read already (null: it does not exist). */
+export function usableAgent(agent: AgentForUser | null, agentId: string, caller: Caller) {
   if (!agent) throw notFound(`Agent ${agentId} not found`);
   if (agent.orgId !== caller.orgId) throw forbidden('This agent is not accessible to your organization');
   if (!mayUseAgent(caller, agent.granted)) throw forbidden('You have not been granted access to this agent');

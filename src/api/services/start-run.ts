@@ -36,8 +36,8 @@ const TITLE_LENGTH = 80;
  * (402, before any row is written). Runs already under way may still take the
  * balance below zero, since a run is priced only when it ends.
  */
-async function requireCredits(db: ApiDeps['db'], orgId: string): Promise<void> {
-  const balance = (await orgCreditBalance(db, orgId)) ?? 0n;
+async function requireCredits(db: ApiDeps['db'], orgId: string, readBalance?: bigint): Promise<void> {
+  const balance = readBalance ?? (await orgCreditBalance(db, orgId)) ?? 0n;
   if (balance <= 0n) {
     throw paymentRequired(`Your organization is out of credits (balance ${balance}); add credits to start new runs`);
   }
@@ -98,7 +98,7 @@ async function createAndStartRun(deps: ApiDeps, caller: Caller, agent: AgentCont
   if (problem) throw badRequest(problem);
   const { modelSettings } = agent;
   body = { ...body, messages: allowedMessages(modelSettings, body.messages) };
-  await requireCredits(db, caller.orgId);
+  await requireCredits(db, caller.orgId, agent.orgCreditBalance);
   const query = body.messages[body.messages.length - 1]!.content;
   const routing = routeRun(body.mode, query);
   const requestedTaskId = body.task_id ?? body.threadId;
