@@ -11,7 +11,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectRoot } from '../src/config.ts';
-import { EVENTS_CHANNEL } from '../src/db/event-log.ts';
+import { EVENTS_CHANNEL, QUEUES_CHANNEL } from '../src/db/event-log.ts';
 import { listMigrations, migrate, migrationsDir } from '../src/infra/migrate.ts';
 import {
   describeDatabase,
@@ -178,10 +178,11 @@ describe('schema.prisma and prisma/migrations', () => {
     ]);
   });
 
-  it('the event trigger notifies the channel the event hub listens on', async () => {
+  it('the event trigger notifies the channels the event hub listens on', async () => {
     const body = await withClient(migrated.url, async (client) =>
       (await client.query<{ body: string }>(`SELECT prosrc AS body FROM pg_proc WHERE proname = 'notify_run_event'`)).rows[0]?.body);
     expect(body).toContain(`pg_notify('${EVENTS_CHANNEL}',`);
+    expect(body).toContain(`pg_notify('${QUEUES_CHANNEL}',`);
   });
 
   it('has a migration lock for PostgreSQL', () => {

@@ -13,7 +13,7 @@ import { createRateLimits } from './middleware/rate-limit.ts';
 import { readEvents } from '../db/event-log.ts';
 import { EventHub } from './streaming/event-hub.ts';
 import { startRunReconciler } from './services/reconcile-runs.ts';
-import { moveQueueAfter } from './services/run-queue.ts';
+import { moveQueue } from './services/run-queue.ts';
 import { startWebhookDispatcher } from './services/webhook-dispatch.ts';
 import { startFlowDispatcher } from './services/flow-dispatch.ts';
 import { StreamSlots } from './streaming/stream-slots.ts';
@@ -46,7 +46,7 @@ export async function startApi(config: Config, databaseUrl: string, db: Db, logg
   const deps = { db, config, temporal, tokens: createTokenService(config.jwt), hub, logger, rateLimits, streams, drain };
   const app = createApp(deps);
   const reconciler = startRunReconciler(deps);
-  hub.onRunEnded((runId) => void moveQueueAfter(deps, runId));
+  hub.onQueueToMove((taskId) => void moveQueue(deps, taskId));
   const webhookDispatcher = startWebhookDispatcher(deps);
   const flowDispatcher = startFlowDispatcher(deps);
   // Express 5 hands a listen error (the port is taken) to this callback: the process must fail, not run without listening.

@@ -11,6 +11,13 @@ import type { TokenUsage } from '../shared/run-workflow-types.ts';
  */
 export const EVENTS_CHANNEL = 'run_events';
 
+/**
+ * The channel a run's terminal event notifies with its task id when that task has queued runs
+ * (the same trigger, migration 20261126100000_notify_queue_moves): the apis then start the next
+ * one. test/schema-drift.test.ts checks the trigger uses this name.
+ */
+export const QUEUES_CHANNEL = 'task_queues';
+
 /** The run's row is gone (its task was deleted): nothing more can be written for it. */
 export class RunGoneError extends Error {
   override name = 'RunGoneError';

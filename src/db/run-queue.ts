@@ -131,16 +131,6 @@ async function deleteEndedRuns(tx: Tx, taskId: string, runIds: string[]): Promis
   return deleted.map((r) => r.id);
 }
 
-/** The task of `runId` when the task has queued runs (a run just ended: its queue may move). */
-export async function taskWithQueueOf(db: Db, runId: string): Promise<string | undefined> {
-  const rows = await sqlOfPool(db).query<{ task_id: string }>(
-    `SELECT r.task_id FROM runs r
-     WHERE r.id = $1 AND EXISTS (SELECT 1 FROM runs q WHERE q.task_id = r.task_id AND q.queued_at IS NOT NULL)`,
-    [runId],
-  );
-  return rows[0]?.task_id;
-}
-
 /** Tasks with queued runs and no other unfinished run: queues that should have moved (the reconciler's list). */
 export async function listStalledQueues(db: Db, limit: number): Promise<string[]> {
   const rows = await sqlOfPool(db).query<{ task_id: string }>(

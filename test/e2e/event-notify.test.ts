@@ -71,4 +71,25 @@ describe('event notifications', () => {
     expect(events.map((f) => f.id)).toEqual([1, 2, 3, 4].map((seq) => `${runId}:${seq}`));
     expect(events.map((f) => f.data.delta)).toEqual(['before ', LARGE_DELTA, 'after ', undefined]);
   });
+
+  it('a run end tells the hub its task has a queue to move, and only then', async () => {
+    const hub = new EventHub(inject('databaseUrl'), pino({ level: 'silent' }), (id, after, limit) => readEvents(testDb(), id, after, limit));
+    await hub.start();
+    const told: string[] = [];
+    hub.onQueueToMove((taskId) => told.push(taskId));
+    try {
+      const alone = await executingRun();
+      const queued = await executingRun();
+      await testDb().run.create({
+        data: { id: newId('run'), taskId: queued.taskId, status: 'pending', requestedMode: 'fast', mode: 'fast', routingReason: 'test', streamed: false, queuedAt: new Date() },
+      });
+      await appendEvents(testDb(), queued.runId, [small('not an end ')]);
+      await appendEvents(testDb(), alone.runId, [{ type: 'RUN_FINISHED', run_id: alone.runId, result: {} }]);
+      await appendEvents(testDb(), queued.runId, [{ type: 'RUN_ERROR', run_id: queued.runId, code: 'INTERNAL', message: 'test', details: {} }]);
+      // The hub hears notifications in commit order: the queued task's is the last, so the others have been heard when it arrives.
+      await expect.poll(() => told).toEqual([queued.taskId]);
+    } finally {
+      await hub.stop();
+    }
+  });
 });

@@ -1,5 +1,5 @@
 import { findRun } from '../../db/runs.ts';
-import { takeQueuedRun, taskWithQueueOf } from '../../db/run-queue.ts';
+import { takeQueuedRun } from '../../db/run-queue.ts';
 import { isTerminalStatus } from '../../shared/run-status.ts';
 import { cancelUpdate } from '../../workflows/run-messages.ts';
 import type { ApiDeps } from '../deps.ts';
@@ -29,16 +29,15 @@ export async function startNextQueuedRun(deps: Pick<ApiDeps, 'db' | 'temporal' |
 }
 
 /**
- * A run ended (its terminal event was notified): if its task has queued runs, the next one
- * starts. Every api process hears every end; the task's lock makes one of them start it.
- * A failure here is logged and repaired by the reconciler's next pass.
+ * A run of the task ended while runs of it were queued (the terminal event's trigger notified
+ * it): the next one starts. Every api process is told; the task's lock makes one of them start
+ * it. A failure here is logged and repaired by the reconciler's next pass.
  */
-export async function moveQueueAfter(deps: Pick<ApiDeps, 'db' | 'temporal' | 'config' | 'logger'>, endedRunId: string): Promise<void> {
+export async function moveQueue(deps: Pick<ApiDeps, 'db' | 'temporal' | 'config' | 'logger'>, taskId: string): Promise<void> {
   try {
-    const taskId = await taskWithQueueOf(deps.db, endedRunId);
-    if (taskId) await startNextQueuedRun(deps, taskId);
+    await startNextQueuedRun(deps, taskId);
   } catch (err) {
-    deps.logger.warn({ err, runId: endedRunId }, 'could not move the task queue after a run ended; the reconciler will');
+    deps.logger.warn({ err, taskId }, 'could not move the task queue after a run ended; the reconciler will');
   }
 }
 

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import type { Logger } from 'pino';
-import { EVENTS_CHANNEL, type StoredEvent } from '../../db/event-log.ts';
+import { EVENTS_CHANNEL, QUEUES_CHANNEL, type StoredEvent } from '../../db/event-log.ts';
 import { eventName, type RunEvent } from '../../shared/events.ts';
 
 /**
@@ -47,7 +47,7 @@ export class EventHub {
   private readonly subscribers = new Map<string, Set<Delivery>>();
   private readonly generations = new Map<string, number>();
   private readonly inflight = new Map<string, InflightRead>();
-  private readonly runEndListeners: ((runId: string) => void)[] = [];
+  private readonly queueListeners: ((taskId: string) => void)[] = [];
   private stopped = false;
   /** Cuts the reconnect loop's backoff wait short on stop. */
   private stopNow: () => void = () => {};
@@ -162,12 +162,14 @@ export class EventHub {
       client.once('end', () => resolve());
     });
     client.on('notification', (msg) => {
-      if (msg.payload) this.notified(msg.payload);
+      if (!msg.payload) return;
+      if (msg.channel === QUEUES_CHANNEL) for (const listener of this.queueListeners) listener(msg.payload);
+      else this.notified(msg.payload);
     });
     client.on('error', (err) => this.logger.warn({ err: err.message }, 'event hub connection error'));
     try {
       await client.connect();
-      await client.query(`LISTEN ${EVENTS_CHANNEL}`);
+      await client.query(`LISTEN ${EVENTS_CHANNEL}; LISTEN ${QUEUES_CHANNEL}`);
     } catch (err) {
       await client.end().catch(() => {});
       throw err;
@@ -182,18 +184,17 @@ export class EventHub {
   }
 
   /**
-   * Calls `listener` with the run id of every terminal event (RUN_FINISHED, RUN_ERROR) of any run
-   * this process is told of, streamed here or not (a task's queue moves on when its run ends).
+   * Calls `listener` with the task id when a run of a task that has queued runs ended (channel
+   * QUEUES_CHANNEL, notified by the terminal event's trigger): its queue should move.
    */
-  onRunEnded(listener: (runId: string) => void): void {
-    this.runEndListeners.push(listener);
+  onQueueToMove(listener: (taskId: string) => void): void {
+    this.queueListeners.push(listener);
   }
 
   /** `<run_id> <seq> <created_at ms> <payload json>`, or `<run_id> <seq>` for an event too large to carry. */
   private notified(message: string): void {
     const end = message.indexOf(' ');
     const runId = end < 0 ? message : message.slice(0, end);
-    if (this.runEndListeners.length > 0 && isTerminalNotification(message)) for (const listener of this.runEndListeners) listener(runId);
     // Most notifications are about runs nobody streams from this process: no parsing for those.
     if (!this.subscribers.has(runId)) return;
     this.wake(runId, end < 0 ? undefined : carriedEvent(runId, message, end + 1));
@@ -209,11 +210,6 @@ export class EventHub {
   private wakeAll(): void {
     for (const runId of this.subscribers.keys()) this.wake(runId);
   }
-}
-
-/** A notification carrying a terminal event (jsonb's text form: `"type": "RUN_…"`), found without parsing it. */
-function isTerminalNotification(message: string): boolean {
-  return message.includes('"type": "RUN_FINISHED"') || message.includes('"type": "RUN_ERROR"');
 }
 
 /** The event a notification carries after its run id (from `at`), or undefined when it carries only the seq. */
