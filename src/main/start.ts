@@ -89,7 +89,10 @@ Try it:
 
 Press Ctrl+C to stop.`);
 
-for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void shutdown(0));
+// Not `once`: Ctrl-C reaches this process up to three times (the terminal's process group, then
+// npm and tsx forwarding it); a second signal with no listener would kill it mid-shutdown and leave
+// the Temporal server and PostgreSQL it started running. shutdown() acts on the first only.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => void shutdown(0));
 
 async function shutdown(code: number): Promise<void> {
   if (stopping) return;
