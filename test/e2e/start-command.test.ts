@@ -1,0 +1,83 @@
+import { randomBytes } from 'node:crypto';
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { projectRoot } from '../../src/config.ts';
+import { withDatabase } from '../../src/infra/postgres.ts';
+import { isAlive } from '../../src/infra/processes.ts';
+import { freeListenPort } from '../support/ports.ts';
+
+/**
+ * `npm start`'s process (src/main/start.ts), on the suite's Temporal server and PostgreSQL (its
+ * own database, which it creates), with its own task queue, port and data directory. Ctrl-C
+ * reaches it up to three times (the terminal's process group, then npm and tsx forwarding it):
+ * it must stop what it started once, cleanly, whatever the count.
+ */
+const database = `start_cmd_${randomBytes(5).toString('hex')}`;
+const dataDir = mkdtempSync(path.join(tmpdir(), 'ars-start-'));
+/** What the test started, stopped here if a failed assertion left it running. */
+const started: number[] = [];
+
+afterAll(async () => {
+  for (const pid of started) if (isAlive(pid)) process.kill(pid, 'SIGKILL');
+  rmSync(dataDir, { recursive: true, force: true });
+  const client = new pg.Client({ connectionString: withDatabase(inject('databaseUrl'), 'postgres') });
+  await client.connect();
+  await client.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
+  await client.end();
+});
+
+/** The command line of a process. */
+function commandOf(pid: number): string {
+  return execFileSync('ps', ['-o', 'args=', '-p', String(pid)], { encoding: 'utf8' }).trim();
+}
+
+/** The pids of `pid`'s children. */
+function childrenOf(pid: number): number[] {
+  try {
+    return execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number);
+  } catch {
+    return []; // pgrep exits 1 when there are none
+  }
+}
+
+describe('the start command', () => {
+  it('three SIGINTs at once: it stops its api and worker and exits 0', { timeout: 120_000 }, async () => {
+    const port = await freeListenPort();
+    const start = spawn(process.execPath, ['--import', 'tsx', path.join(projectRoot, 'src', 'main', 'start.ts')], {
+      cwd: projectRoot,
+      env: {
+        ...process.env,
+        DATABASE_URL: withDatabase(inject('databaseUrl'), database),
+        TEMPORAL_ADDRESS: inject('temporalAddress'),
+        TEMPORAL_TASK_QUEUE: `start-cmd-${randomBytes(5).toString('hex')}`,
+        API_PORT: String(port),
+        WORKER_METRICS_PORT: '0',
+        DATA_DIR: dataDir,
+        LOG_LEVEL: 'warn',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    started.push(start.pid!);
+    let output = '';
+    start.stdout.on('data', (d: Buffer) => (output += d.toString()));
+    start.stderr.on('data', (d: Buffer) => (output += d.toString()));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => start.once('exit', (code, signal) => resolve({ code, signal })));
+    await expect.poll(() => output, { timeout: 100_000, interval: 500 }).toContain('Agent Run Service is up.');
+
+    const services = childrenOf(start.pid!);
+    started.push(...services);
+    const commands = services.map(commandOf);
+    expect(commands.some((c) => c.endsWith(path.join('src', 'main', 'api.ts'))), commands.join('\n')).toBe(true);
+    expect(commands.some((c) => c.endsWith(path.join('src', 'main', 'worker.ts'))), commands.join('\n')).toBe(true);
+    expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+    for (let i = 0; i < 3; i++) start.kill('SIGINT');
+
+    expect(await exited).toEqual({ code: 0, signal: null });
+    expect(services.filter(isAlive)).toEqual([]);
+    await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
+  });
+});
