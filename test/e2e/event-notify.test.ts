@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { EventHub } from '../../src/api/streaming/event-hub.ts';
@@ -89,6 +90,40 @@ describe('event notifications', () => {
       // The hub hears notifications in commit order: the queued task's is the last, so the others have been heard when it arrives.
       await expect.poll(() => told).toEqual([queued.taskId]);
     } finally {
+      await hub.stop();
+    }
+  });
+
+  it('a run queued while the run ahead of it is ending is seen by that end: its queue moves', async () => {
+    const hub = new EventHub(inject('databaseUrl'), pino({ level: 'silent' }), (id, after, limit) => readEvents(testDb(), id, after, limit));
+    await hub.start();
+    const told: string[] = [];
+    hub.onQueueToMove((taskId) => told.push(taskId));
+    const { taskId, runId } = await executingRun();
+    const [queueing, ending] = [new pg.Client({ connectionString: inject('databaseUrl') }), new pg.Client({ connectionString: inject('databaseUrl') })];
+    await Promise.all([queueing.connect(), ending.connect()]);
+    try {
+      // A request queueing a run holds the task's row, as storeRunStart does, and has not committed yet.
+      await queueing.query('BEGIN');
+      await queueing.query('SELECT id FROM tasks WHERE id = $1 FOR UPDATE', [taskId]);
+      await queueing.query(
+        `INSERT INTO runs (id, task_id, requested_mode, mode, routing_reason, streamed, queued_at) VALUES ($1, $2, 'fast', 'fast', 'test', false, now())`,
+        [newId('run'), taskId],
+      );
+      // The run ahead stores its end meanwhile: its trigger waits for the task's row, then sees the queued run.
+      await ending.query('BEGIN');
+      const end = { type: 'RUN_FINISHED', run_id: runId, result: {} };
+      const stored = ending.query(
+        `INSERT INTO run_events (run_id, seq, type, name, payload, idempotency_key, created_at) VALUES ($1, 1, 'RUN_FINISHED', 'RUN_FINISHED', $2::jsonb, 'end#0', now())`,
+        [runId, JSON.stringify(end)],
+      );
+      await new Promise((r) => setTimeout(r, 300));
+      await queueing.query('COMMIT');
+      await stored;
+      await ending.query('COMMIT');
+      await expect.poll(() => told).toEqual([taskId]);
+    } finally {
+      await Promise.all([queueing.end(), ending.end()]);
       await hub.stop();
     }
   });

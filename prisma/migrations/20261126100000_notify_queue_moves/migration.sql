@@ -15,10 +15,13 @@ BEGIN
     END IF;
     PERFORM pg_notify('run_events', message);
     IF NEW."type" IN ('RUN_FINISHED', 'RUN_ERROR') THEN
-        SELECT r."task_id" INTO queued_task FROM "runs" r
-        WHERE r."id" = NEW."run_id"
-          AND EXISTS (SELECT 1 FROM "runs" q WHERE q."task_id" = r."task_id" AND q."queued_at" IS NOT NULL);
-        IF queued_task IS NOT NULL THEN
+        -- The task's row is share-locked first, and the queue read after, in a statement of its own:
+        -- a request queueing a run holds that row (FOR UPDATE) until it commits, so its run is
+        -- either seen here, or stored only after this run's end is committed (and then it is not
+        -- queued behind it, or its own request moves the queue).
+        SELECT t."id" INTO queued_task FROM "runs" r JOIN "tasks" t ON t."id" = r."task_id"
+        WHERE r."id" = NEW."run_id" FOR SHARE OF t;
+        IF queued_task IS NOT NULL AND EXISTS (SELECT 1 FROM "runs" q WHERE q."task_id" = queued_task AND q."queued_at" IS NOT NULL) THEN
             PERFORM pg_notify('task_queues', queued_task);
         END IF;
     END IF;
