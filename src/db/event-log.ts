@@ -124,20 +124,17 @@ export interface LockedLogToEnd extends LockedLog {
   interrupted: boolean;
 }
 
-/** lockRunLog for the terminal step, in the same round trip; the keys say how STOPPING and an applied comment are written. */
+/**
+ * lockRunLog for the terminal step, in the same round trip; the keys say how STOPPING and an applied
+ * comment are written. The statement's checks (the step's key, STOPPING, comments) read its snapshot,
+ * taken before it waited for the run's row: a write that committed while it waited (a cancel's
+ * STOPPING, stored in one statement by storePlainStep) would be missed, and the end stored over an
+ * accepted cancel. The locked row is read as committed, so such a write shows as a log longer than
+ * the snapshot's (`stale`); the statement then runs again, holding the lock, on a fresh snapshot.
+ */
 export async function lockRunLogToEnd(sql: Sql, runId: string, idempotencyKey: string, keys: { stoppingKey: string; commentKeyPrefix: string }): Promise<LockedLogToEnd> {
-  const [run] = await sql.query<{ last_event_seq: number; earlier: number | null; status: RunStatus; billed: boolean; input_tokens: number; output_tokens: number; interrupted: boolean }>(
-    `SELECT r.last_event_seq, r.status::text AS status, r.billed_at IS NOT NULL AS billed,
-       (SELECT e.seq FROM run_events e WHERE e.run_id = r.id AND e.idempotency_key = $2) AS earlier,
-       d.input_tokens, d.output_tokens,
-       EXISTS (SELECT 1 FROM run_events e WHERE e.run_id = r.id AND e.idempotency_key = $3)
-         OR EXISTS (SELECT 1 FROM run_comments c WHERE c.run_id = r.id
-                    AND NOT EXISTS (SELECT 1 FROM run_events e WHERE e.run_id = r.id AND e.idempotency_key = $4 || c.id || '#0')) AS interrupted
-     FROM runs r, LATERAL (SELECT COALESCE(sum(a.input_tokens), 0)::int AS input_tokens, COALESCE(sum(a.output_tokens), 0)::int AS output_tokens
-                           FROM model_attempts a WHERE a.run_id = r.id AND a.discarded) d
-     WHERE r.id = $1 FOR UPDATE OF r`,
-    [runId, keyOf(idempotencyKey, 0), keyOf(keys.stoppingKey, 0), keys.commentKeyPrefix],
-  );
+  let run = await readRunLogToEnd(sql, runId, idempotencyKey, keys);
+  if (run?.stale) run = await readRunLogToEnd(sql, runId, idempotencyKey, keys);
   if (!run) throw new RunGoneError(runId);
   return {
     runId,
@@ -148,6 +145,32 @@ export async function lockRunLogToEnd(sql: Sql, runId: string, idempotencyKey: s
     discarded: { inputTokens: run.input_tokens, outputTokens: run.output_tokens },
     interrupted: run.interrupted,
   };
+}
+
+async function readRunLogToEnd(sql: Sql, runId: string, idempotencyKey: string, keys: { stoppingKey: string; commentKeyPrefix: string }) {
+  const [run] = await sql.query<{
+    last_event_seq: number;
+    earlier: number | null;
+    status: RunStatus;
+    billed: boolean;
+    input_tokens: number;
+    output_tokens: number;
+    interrupted: boolean;
+    stale: boolean;
+  }>(
+    `SELECT r.last_event_seq, r.status::text AS status, r.billed_at IS NOT NULL AS billed,
+       (SELECT e.seq FROM run_events e WHERE e.run_id = r.id AND e.idempotency_key = $2) AS earlier,
+       d.input_tokens, d.output_tokens,
+       EXISTS (SELECT 1 FROM run_events e WHERE e.run_id = r.id AND e.idempotency_key = $3)
+         OR EXISTS (SELECT 1 FROM run_comments c WHERE c.run_id = r.id
+                    AND NOT EXISTS (SELECT 1 FROM run_events e WHERE e.run_id = r.id AND e.idempotency_key = $4 || c.id || '#0')) AS interrupted,
+       r.last_event_seq > (SELECT COALESCE(max(e.seq), 0) FROM run_events e WHERE e.run_id = r.id) AS stale
+     FROM runs r, LATERAL (SELECT COALESCE(sum(a.input_tokens), 0)::int AS input_tokens, COALESCE(sum(a.output_tokens), 0)::int AS output_tokens
+                           FROM model_attempts a WHERE a.run_id = r.id AND a.discarded) d
+     WHERE r.id = $1 FOR UPDATE OF r`,
+    [runId, keyOf(idempotencyKey, 0), keyOf(keys.stoppingKey, 0), keys.commentKeyPrefix],
+  );
+  return run;
 }
 
 async function readEarlierWrite(sql: Sql, runId: string, first: number, count: number): Promise<StoredEvent[]> {

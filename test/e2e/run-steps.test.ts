@@ -1,8 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RunGoneError, readEvents } from '../../src/db/event-log.ts';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { lockRunLogToEnd, RunGoneError, readEvents } from '../../src/db/event-log.ts';
 import { storeRunStep, type RunStep } from '../../src/db/run-steps.ts';
+import { inPgTransaction } from '../../src/db/sql.ts';
+import { eventName } from '../../src/shared/events.ts';
 import { newId } from '../../src/shared/ids.ts';
-import { statusDelta, stoppingEvent, STOPPING_KEY } from '../../src/shared/run-end.ts';
+import { commentKey, FINISHED_KEY, statusDelta, stoppingEvent, STOPPING_KEY } from '../../src/shared/run-end.ts';
 import type { RunStatus } from '../../src/shared/run-status.ts';
 import { closeTestDb, createTenant, testDb, type Tenant } from '../support/tenant.ts';
 
@@ -63,5 +66,29 @@ describe('a plain run step, stored in one statement', () => {
     // Each step's two events are adjacent: no other writer got in between them.
     for (let i = 0; i < log.length; i += 2) expect((log[i]!.payload as { data: unknown }).data).toEqual((log[i + 1]!.payload as { data: unknown }).data);
     expect(await rowOf(runId)).toMatchObject({ lastEventSeq: 48 });
+  });
+
+  it("a run's end that waited for a cancel's STOPPING being written sees it: the cancel wins", async () => {
+    const runId = await run('executing');
+    const stopping = new pg.Client({ connectionString: inject('databaseUrl') });
+    await stopping.connect();
+    try {
+      // The cancel's write holds the run's row (as storePlainStep's statement does) and has not committed yet.
+      const event = stoppingEvent(runId);
+      await stopping.query('BEGIN');
+      await stopping.query('SELECT id FROM runs WHERE id = $1 FOR UPDATE', [runId]);
+      await stopping.query(
+        `INSERT INTO run_events (run_id, seq, type, name, payload, idempotency_key, created_at) VALUES ($1, 1, $2, $3, $4::jsonb, $5, now())`,
+        [runId, event.type, eventName(event), JSON.stringify(event), `${STOPPING_KEY}#0`],
+      );
+      await stopping.query('UPDATE runs SET last_event_seq = 1 WHERE id = $1', [runId]);
+      // The end's lock waits for it; its snapshot was taken before the STOPPING committed.
+      const end = inPgTransaction(testDb(), (sql) => lockRunLogToEnd(sql, runId, FINISHED_KEY, { stoppingKey: STOPPING_KEY, commentKeyPrefix: commentKey('') }));
+      await new Promise((r) => setTimeout(r, 300));
+      await stopping.query('COMMIT');
+      expect(await end).toMatchObject({ interrupted: true, lastSeq: 1, status: 'executing' });
+    } finally {
+      await stopping.end();
+    }
   });
 });
