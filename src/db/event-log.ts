@@ -128,9 +128,10 @@ export interface LockedLogToEnd extends LockedLog {
  * lockRunLog for the terminal step, in the same round trip; the keys say how STOPPING and an applied
  * comment are written. The statement's checks (the step's key, STOPPING, comments) read its snapshot,
  * taken before it waited for the run's row: a write that committed while it waited (a cancel's
- * STOPPING, stored in one statement by storePlainStep) would be missed, and the end stored over an
- * accepted cancel. The locked row is read as committed, so such a write shows as a log longer than
- * the snapshot's (`stale`); the statement then runs again, holding the lock, on a fresh snapshot.
+ * STOPPING, stored by storePlainStep; a steering comment, recordComment) would be missed, and the end
+ * stored over an accepted cancel or an unanswered comment. Both update the run's row, and the locked
+ * row is read as committed: when it is not the version the snapshot sees (`stale`), the statement
+ * runs again, now holding the lock, on a fresh snapshot.
  */
 export async function lockRunLogToEnd(sql: Sql, runId: string, idempotencyKey: string, keys: { stoppingKey: string; commentKeyPrefix: string }): Promise<LockedLogToEnd> {
   let run = await readRunLogToEnd(sql, runId, idempotencyKey, keys);
@@ -164,7 +165,7 @@ async function readRunLogToEnd(sql: Sql, runId: string, idempotencyKey: string, 
        EXISTS (SELECT 1 FROM run_events e WHERE e.run_id = r.id AND e.idempotency_key = $3)
          OR EXISTS (SELECT 1 FROM run_comments c WHERE c.run_id = r.id
                     AND NOT EXISTS (SELECT 1 FROM run_events e WHERE e.run_id = r.id AND e.idempotency_key = $4 || c.id || '#0')) AS interrupted,
-       r.last_event_seq > (SELECT COALESCE(max(e.seq), 0) FROM run_events e WHERE e.run_id = r.id) AS stale
+       r.xmin::text <> (SELECT x.xmin::text FROM runs x WHERE x.id = r.id) AS stale
      FROM runs r, LATERAL (SELECT COALESCE(sum(a.input_tokens), 0)::int AS input_tokens, COALESCE(sum(a.output_tokens), 0)::int AS output_tokens
                            FROM model_attempts a WHERE a.run_id = r.id AND a.discarded) d
      WHERE r.id = $1 FOR UPDATE OF r`,

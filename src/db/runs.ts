@@ -105,11 +105,12 @@ export async function countActiveRuns(db: Db): Promise<{ status: string; mode: s
  * Stores a steering comment on a run that is still active, under the run row's lock: a model step
  * storing the run's end takes the same lock and will not end the run over a comment it has not
  * applied (RunStep.unlessInterrupted), so a comment is either stored first and answered, or refused
- * because the run ended. Undefined when the run is not active (any more).
+ * because the run ended. The row is updated, not only locked, so an end that waited for this write
+ * sees that it must look again (lockRunLogToEnd). Undefined when the run is not active (any more).
  */
 export async function recordComment(db: Db, comment: { id: string; runId: string; userId: string; content: string }) {
   const [stored] = await sqlOfPool(db).query<{ id: string; content: string; createdAt: Date }>(
-    `WITH run AS (SELECT id FROM runs WHERE id = $2 AND status::text = ANY($5::text[]) FOR UPDATE)
+    `WITH run AS (UPDATE runs SET updated_at = now() WHERE id = $2 AND status::text = ANY($5::text[]) RETURNING id)
      INSERT INTO run_comments (id, run_id, user_id, content) SELECT $1, run.id, $3, $4 FROM run
      RETURNING id, content, created_at AS "createdAt"`,
     [comment.id, comment.runId, comment.userId, comment.content, activeStatuses],

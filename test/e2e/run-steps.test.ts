@@ -2,8 +2,8 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { lockRunLogToEnd, RunGoneError, readEvents } from '../../src/db/event-log.ts';
 import { storeRunStep, type RunStep } from '../../src/db/run-steps.ts';
+import { recordComment } from '../../src/db/runs.ts';
 import { inPgTransaction } from '../../src/db/sql.ts';
-import { eventName } from '../../src/shared/events.ts';
 import { newId } from '../../src/shared/ids.ts';
 import { commentKey, FINISHED_KEY, statusDelta, stoppingEvent, STOPPING_KEY } from '../../src/shared/run-end.ts';
 import type { RunStatus } from '../../src/shared/run-status.ts';
@@ -68,27 +68,37 @@ describe('a plain run step, stored in one statement', () => {
     expect(await rowOf(runId)).toMatchObject({ lastEventSeq: 48 });
   });
 
-  it("a run's end that waited for a cancel's STOPPING being written sees it: the cancel wins", async () => {
-    const runId = await run('executing');
-    const stopping = new pg.Client({ connectionString: inject('databaseUrl') });
-    await stopping.connect();
+  /**
+   * A run's end whose lock waits behind `write` (queued first behind a connection that holds the
+   * run's row) must see what `write` stored: its first look reads a snapshot from before the wait.
+   */
+  async function endWaitingBehind(runId: string, write: () => Promise<unknown>) {
+    const holder = new pg.Client({ connectionString: inject('databaseUrl') });
+    await holder.connect();
     try {
-      // The cancel's write holds the run's row (as storePlainStep's statement does) and has not committed yet.
-      const event = stoppingEvent(runId);
-      await stopping.query('BEGIN');
-      await stopping.query('SELECT id FROM runs WHERE id = $1 FOR UPDATE', [runId]);
-      await stopping.query(
-        `INSERT INTO run_events (run_id, seq, type, name, payload, idempotency_key, created_at) VALUES ($1, 1, $2, $3, $4::jsonb, $5, now())`,
-        [runId, event.type, eventName(event), JSON.stringify(event), `${STOPPING_KEY}#0`],
-      );
-      await stopping.query('UPDATE runs SET last_event_seq = 1 WHERE id = $1', [runId]);
-      // The end's lock waits for it; its snapshot was taken before the STOPPING committed.
+      await holder.query('BEGIN');
+      await holder.query('SELECT id FROM runs WHERE id = $1 FOR UPDATE', [runId]);
+      const written = write();
+      await new Promise((r) => setTimeout(r, 200)); // the write waits for the row first
       const end = inPgTransaction(testDb(), (sql) => lockRunLogToEnd(sql, runId, FINISHED_KEY, { stoppingKey: STOPPING_KEY, commentKeyPrefix: commentKey('') }));
-      await new Promise((r) => setTimeout(r, 300));
-      await stopping.query('COMMIT');
-      expect(await end).toMatchObject({ interrupted: true, lastSeq: 1, status: 'executing' });
+      await new Promise((r) => setTimeout(r, 200)); // and the end behind it, its snapshot taken
+      await holder.query('COMMIT');
+      await written;
+      return await end;
     } finally {
-      await stopping.end();
+      await holder.end();
     }
+  }
+
+  it("a run's end that waited for a cancel's STOPPING sees it: the cancel wins", async () => {
+    const runId = await run('executing');
+    const end = await endWaitingBehind(runId, () => storeRunStep(testDb(), { runId, key: STOPPING_KEY, events: [stoppingEvent(runId)] }));
+    expect(end).toMatchObject({ interrupted: true, lastSeq: 1, status: 'executing' });
+  });
+
+  it("a run's end that waited for a steering comment sees it: the comment is answered, not dropped", async () => {
+    const runId = await run('executing');
+    const end = await endWaitingBehind(runId, () => recordComment(testDb(), { id: newId('cmt'), runId, userId: tenant.users.owner, content: 'and also this' }));
+    expect(end).toMatchObject({ interrupted: true, lastSeq: 0, status: 'executing' });
   });
 });
