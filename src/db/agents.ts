@@ -58,29 +58,16 @@ export interface AgentForUser {
   granted: boolean;
 }
 
-/** The columns of an AgentForUser, as findAgentForUser and findUserStanding select them. */
-export interface AgentForUserRow {
-  id: string;
-  org_id: string;
-  name: string;
-  customer_facing: boolean;
-  model_settings: Agent['modelSettings'];
-  granted: boolean;
-}
-
-export function agentForUserOf(row: AgentForUserRow): AgentForUser {
-  return { id: row.id, orgId: row.org_id, name: row.name, customerFacing: row.customer_facing, modelSettings: row.model_settings, granted: row.granted };
-}
-
 /** The agent for `userId` (AgentForUser); null when the agent does not exist. */
 export async function findAgentForUser(db: Db, agentId: string, userId: string): Promise<AgentForUser | null> {
-  const [agent] = await sqlOfPool(db).query<AgentForUserRow>(
+  const [agent] = await sqlOfPool(db).query<{ id: string; org_id: string; name: string; customer_facing: boolean; model_settings: Agent['modelSettings']; granted: boolean }>(
     `SELECT a.id, a.org_id, a.name, a.customer_facing, a.model_settings,
        EXISTS (SELECT 1 FROM agent_access g WHERE g.agent_id = a.id AND g.user_id = $2) AS granted
      FROM agents a WHERE a.id = $1`,
     [agentId, userId],
   );
-  return agent ? agentForUserOf(agent) : null;
+  if (!agent) return null;
+  return { id: agent.id, orgId: agent.org_id, name: agent.name, customerFacing: agent.customer_facing, modelSettings: agent.model_settings, granted: agent.granted };
 }
 
 export async function hasAgentAccess(db: DbOrTx, agentId: string, userId: string): Promise<boolean> {

@@ -1,7 +1,8 @@
 import type { User } from '../generated/prisma/client.ts';
 import { Role } from '../generated/prisma/enums.ts';
 import type { Db, DbOrTx } from './client.ts';
-import { agentForUserOf, type AgentForUser, type AgentForUserRow } from './agents.ts';
+import type { Agent } from '../generated/prisma/client.ts';
+import type { AgentForUser } from './agents.ts';
 import { sqlOfPool } from './sql.ts';
 
 export { Role };
@@ -73,8 +74,18 @@ export async function findUserStanding(db: Db, userId: string, apiKeyId?: string
  * three for a run start.
  */
 export async function findUserStandingWithAgent(db: Db, userId: string, apiKeyId: string | undefined, agentId: string): Promise<UserStandingWithAgent | null> {
-  type AgentColumns = { [K in keyof AgentForUserRow as `agent_${K}`]: AgentForUserRow[K] | null };
-  const [row] = await sqlOfPool(db).query<StandingRow & AgentColumns & { credit_balance: string }>(
+  const [row] = await sqlOfPool(db).query<
+    StandingRow & {
+      credit_balance: string;
+      // The agent's columns: null when it does not exist (granted is then false).
+      agent_id: string | null;
+      agent_org_id: string;
+      agent_name: string;
+      agent_customer_facing: boolean;
+      agent_model_settings: Agent['modelSettings'];
+      agent_granted: boolean;
+    }
+  >(
     `SELECT ${STANDING_COLUMNS}, o.credit_balance::text AS credit_balance,
        a.id AS agent_id, a.org_id AS agent_org_id, a.name AS agent_name, a.customer_facing AS agent_customer_facing,
        a.model_settings AS agent_model_settings,
@@ -84,17 +95,10 @@ export async function findUserStandingWithAgent(db: Db, userId: string, apiKeyId
     [userId, apiKeyId ?? null, agentId],
   );
   if (!row) return null;
-  const agent =
+  const agent: AgentForUser | null =
     row.agent_id === null
       ? null
-      : agentForUserOf({
-          id: row.agent_id,
-          org_id: row.agent_org_id!,
-          name: row.agent_name!,
-          customer_facing: row.agent_customer_facing!,
-          model_settings: row.agent_model_settings!,
-          granted: row.agent_granted!,
-        });
+      : { id: row.agent_id, orgId: row.agent_org_id, name: row.agent_name, customerFacing: row.agent_customer_facing, modelSettings: row.agent_model_settings, granted: row.agent_granted };
   return {
     orgId: row.org_id,
     role: row.role,

@@ -33,8 +33,8 @@ declare global {
     interface Request {
       caller?: Caller;
       agent?: AgentContext;
-      /** The agent of `X-Agent-Id` as authentication read it with the caller (requireAgent checks it). */
-      agentRead?: { agentId: string; agent: AgentForUser | null; orgCreditBalance: bigint };
+      /** The agent of `X-Agent-Id` (null: none such) as authentication read it with the caller; requireAgent checks it. */
+      agentRead?: { agent: AgentForUser | null; orgCreditBalance: bigint };
     }
   }
 }
@@ -78,7 +78,8 @@ export function authenticate(tokens: TokenService, db: Db, { allowCookie = false
     }
     const standing = await findUserStandingWithAgent(db, claims.userId, claims.apiKeyId || undefined, agentId);
     req.caller = callerOf(claims, standing);
-    req.agentRead = { agentId, agent: standing!.agent, orgCreditBalance: standing!.creditBalance };
+    const { agent, creditBalance } = standing!; // callerOf refused a missing user
+    req.agentRead = { agent, orgCreditBalance: creditBalance };
     next();
   };
 }
@@ -112,7 +113,7 @@ export function requireAgent(db: Db): RequestHandler {
     if (!agentId) {
       throw invalidValue(['header', 'x-agent-id'], 'X-Agent-Id header is required', 'missing');
     }
-    const read = req.agentRead?.agentId === agentId ? req.agentRead : undefined;
+    const read = req.agentRead; // read by authenticate (withAgent) from this same header
     const agent = read ? { ...usableAgent(read.agent, agentId, caller), orgCreditBalance: read.orgCreditBalance } : await loadUsableAgent(db, agentId, caller);
     if (caller.role === 'guest' && !agent.customerFacing) throw forbidden('Guests may only use customer-facing agents');
     req.agent = agent;
