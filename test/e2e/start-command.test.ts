@@ -68,16 +68,19 @@ describe('the start command', () => {
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => start.once('exit', (code, signal) => resolve({ code, signal })));
     await expect.poll(() => output, { timeout: 100_000, interval: 500 }).toContain('Agent Run Service is up.');
 
-    const services = childrenOf(start.pid!);
-    started.push(...services);
-    const commands = services.map(commandOf);
-    expect(commands.some((c) => c.endsWith(path.join('src', 'main', 'api.ts'))), commands.join('\n')).toBe(true);
-    expect(commands.some((c) => c.endsWith(path.join('src', 'main', 'worker.ts'))), commands.join('\n')).toBe(true);
+    const children = childrenOf(start.pid!);
+    started.push(...children);
+    const commands = children.map(commandOf);
+    const serviceOf = (name: string) => children.filter((_, i) => commands[i]!.endsWith(path.join('src', 'main', `${name}.ts`)));
+    const services = [...serviceOf('api'), ...serviceOf('worker')];
+    expect(services, commands.join('\n')).toHaveLength(2);
     expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
     for (let i = 0; i < 3; i++) start.kill('SIGINT');
 
     expect(await exited).toEqual({ code: 0, signal: null });
     expect(services.filter(isAlive)).toEqual([]);
+    // Its other child, tsx's esbuild service, ends by itself once its parent's pipe closes.
+    await expect.poll(() => children.filter(isAlive), { timeout: 10_000 }).toEqual([]);
     await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
   });
 });
