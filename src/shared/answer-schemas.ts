@@ -24,36 +24,43 @@ export type Answer =
   | { cancelled: true }
   | ({ cancelled?: false } & { [K in InputType]: z.infer<(typeof answerSchemas)[K]> }[InputType]);
 
+/** What is wrong with an answer: where in the answer's fields (`loc`, as the input endpoint's body names them), what, and its kind. */
+export interface AnswerProblem {
+  loc: (string | number)[];
+  msg: string;
+  type: string;
+}
+
 /**
  * Checks what a schema cannot: that the answer fits the question asked
  * (a listed choice, a number, every question answered). Returns the problem, or undefined.
  */
-export function answerProblem(request: PendingRequest, answer: Answer): string | undefined {
+export function answerProblem(request: PendingRequest, answer: Answer): AnswerProblem | undefined {
   if (answer.cancelled) return undefined;
   const parsed = answerSchemas[request.inputType].safeParse(stripCancelled(answer));
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    return `${request.inputType} answer: ${issue.path.join('.') || 'body'}: ${issue.message}`;
+    return { loc: issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p)), msg: `${request.inputType} answer: ${issue.message}`, type: issue.code };
   }
   const value = parsed.data as Record<string, unknown>;
+  const problem = (field: string, msg: string): AnswerProblem => ({ loc: [field], msg, type: 'value_error' });
   switch (request.inputType) {
     case 'number':
-      return Number.isFinite(Number(value.value)) && String(value.value).trim() !== '' ? undefined : 'value must be a number';
+      return Number.isFinite(Number(value.value)) && String(value.value).trim() !== '' ? undefined : problem('value', 'value must be a number');
     case 'choice': {
       const choices = request.details.choices ?? [];
-      return choices.includes(value.value as string) ? undefined : `value must be one of: ${choices.join(', ')}`;
+      return choices.includes(value.value as string) ? undefined : problem('value', `value must be one of: ${choices.join(', ')}`);
     }
     case 'structured_questions': {
       const questions = (request.details.questions ?? []).map((q) => q.question);
       const answers = value.answers as Record<string, string>;
       const missing = questions.filter((q) => !(q in answers));
       const unknown = Object.keys(answers).filter((k) => !questions.includes(k));
-      if (missing.length) return `answers is missing: ${missing.join(' | ')}`;
-      if (unknown.length) return `answers has unknown questions: ${unknown.join(' | ')}`;
+      if (missing.length) return problem('answers', `answers is missing: ${missing.join(' | ')}`);
+      if (unknown.length) return problem('answers', `answers has unknown questions: ${unknown.join(' | ')}`);
       return undefined;
     }
     default:
       return undefined;
   }
 }
-

@@ -1,4 +1,5 @@
 import { ApplicationFailure, condition, setCurrentDetails, upsertSearchAttributes, uuid4, workflowInfo } from '@temporalio/workflow';
+import type { AnswerProblem } from '../shared/answer-schemas.ts';
 import type { StepUsage } from '../shared/credits.ts';
 import type { RunEventInput } from '../shared/events.ts';
 import { describeAnswer, type Answer, type PendingRequest } from '../shared/input-requests.ts';
@@ -207,13 +208,13 @@ export class RunState {
       );
     }
     if (pending.inputType !== input.inputType) {
-      throw ApplicationFailure.nonRetryable(`Request ${input.requestId} expects input_type ${pending.inputType}, not ${input.inputType}`, refusals.invalidAnswer);
+      throw invalidAnswer({ loc: ['input_type'], msg: `Request ${input.requestId} expects input_type ${pending.inputType}, not ${input.inputType}`, type: 'value_error' });
     }
     if (pending.sensitive && !isOrgAdmin(input.answeredBy.role)) {
       throw ApplicationFailure.nonRetryable('Only an organization owner or admin may answer a sensitive approval', refusals.forbidden);
     }
     const problem = answerSchemas().answerProblem(pending, input.answer);
-    if (problem) throw ApplicationFailure.nonRetryable(problem, refusals.invalidAnswer);
+    if (problem) throw invalidAnswer(problem);
   }
 
   /**
@@ -258,4 +259,9 @@ export class RunState {
     this.usage = { inputTokens: this.usage.inputTokens + usage.inputTokens, outputTokens: this.usage.outputTokens + usage.outputTokens };
     this.model = model;
   }
+}
+
+/** A refused answer: the api answers 422 with the problem's place in the request body (run-updates.ts). */
+function invalidAnswer(problem: AnswerProblem): ApplicationFailure {
+  return ApplicationFailure.create({ message: problem.msg, type: refusals.invalidAnswer, nonRetryable: true, details: [problem] });
 }

@@ -37,17 +37,14 @@ describe('user input over a live stream', () => {
     const pending = await waitForPending(member, taskId);
     expect(pending).toMatchObject({ request_id: required.request_id, input_type: 'choice', choices: ['red', 'blue'] });
     const base = { request_id: required.request_id, run_id: required.run_id, input_type: 'choice' };
-    const refused = [
-      [await answer(member, taskId, { ...base, value: 'green' }), 422, /one of/],
-      [await answer(member, taskId, { ...base, input_type: 'text', value: 'blue' }), 422, /expects input_type choice/],
-      [await answer(member, taskId, { ...base }), 422, undefined],
-      [await answer(member, taskId, { ...base, request_id: 'req_stale', value: 'blue' }), 409, /not pending/],
-      [await answer(member, taskId, { ...base, value: 'blue', extra: 1 }), 422, undefined],
-    ] as const;
-    for (const [res, status, pattern] of refused) {
-      expect(res.status).toBe(status);
-      if (pattern) expect(((await res.json()) as { detail: string }).detail).toMatch(pattern);
-    }
+    // The workflow's refusals (a choice not offered, another input type) are 422s in the spec's format, as the api's own are.
+    await expectInvalid(await answer(member, taskId, { ...base, value: 'green' }), ['body', 'value'], /one of: red, blue/);
+    await expectInvalid(await answer(member, taskId, { ...base, input_type: 'text', value: 'blue' }), ['body', 'input_type'], /expects input_type choice/);
+    await expectInvalid(await answer(member, taskId, { ...base }), ['body', 'value']);
+    await expectInvalid(await answer(member, taskId, { ...base, value: 'blue', extra: 1 }), ['body']);
+    const stale = await answer(member, taskId, { ...base, request_id: 'req_stale', value: 'blue' });
+    expect(stale.status).toBe(409);
+    expect(((await stale.json()) as { detail: string }).detail).toMatch(/not pending/);
     expect((await waitForPending(member, taskId)).request_id).toBe(required.request_id);
     const ok = await answer(member, taskId, { ...base, value: 'blue' });
     expect(await ok.json()).toEqual({ success: true, message: expect.any(String) });
@@ -57,17 +54,18 @@ describe('user input over a live stream', () => {
 });
 
 describe('every input type', () => {
-  const cases: [string, Record<string, unknown>, Record<string, unknown>, Record<string, unknown>?][] = [
-    ['confirmation', { input_type: 'confirmation', prompt: 'Proceed?' }, { confirmed: true, response_text: 'go ahead' }, { confirmed: 'yes' }],
-    ['text', { input_type: 'text', prompt: 'Your name?' }, { value: 'Ada' }, { value: 7 }],
-    ['number', { input_type: 'number', prompt: 'How many?' }, { value: '42' }, { value: 'many' }],
-    ['choice', { input_type: 'choice', prompt: 'Which?', choices: ['a', 'b'] }, { value: 'a' }, { value: 'c' }],
-    ['multiline', { input_type: 'multiline', prompt: 'Describe' }, { value: 'line 1\nline 2' }, {}],
+  /** Each type: the request's arguments, a good answer, and a bad one with where its 422 points. */
+  const cases: [string, Record<string, unknown>, Record<string, unknown>, { answer: Record<string, unknown>; loc: string[] }?][] = [
+    ['confirmation', { input_type: 'confirmation', prompt: 'Proceed?' }, { confirmed: true, response_text: 'go ahead' }, { answer: { confirmed: 'yes' }, loc: ['body', 'confirmed'] }],
+    ['text', { input_type: 'text', prompt: 'Your name?' }, { value: 'Ada' }, { answer: { value: 7 }, loc: ['body', 'value'] }],
+    ['number', { input_type: 'number', prompt: 'How many?' }, { value: '42' }, { answer: { value: 'many' }, loc: ['body', 'value'] }],
+    ['choice', { input_type: 'choice', prompt: 'Which?', choices: ['a', 'b'] }, { value: 'a' }, { answer: { value: 'c' }, loc: ['body', 'value'] }],
+    ['multiline', { input_type: 'multiline', prompt: 'Describe' }, { value: 'line 1\nline 2' }, { answer: {}, loc: ['body', 'value'] }],
     [
       'structured_questions',
       { input_type: 'structured_questions', prompt: 'A few questions', questions: [{ question: 'Size?' }, { question: 'Colour?', choices: ['red', 'blue'] }] },
       { answers: { 'Size?': 'L', 'Colour?': 'red' } },
-      { answers: { 'Size?': 'L' } },
+      { answer: { answers: { 'Size?': 'L' } }, loc: ['body', 'answers'] },
     ],
   ];
 
@@ -76,7 +74,7 @@ describe('every input type', () => {
     const pending = await waitForPending(member, taskId);
     expect(pending.input_type).toBe(type);
     const base = { request_id: pending.request_id, run_id: runId, input_type: type };
-    if (bad) expect((await answer(member, taskId, { ...base, ...bad })).status).toBe(422);
+    if (bad) await expectInvalid(await answer(member, taskId, { ...base, ...bad.answer }), bad.loc);
     const ok = await answer(member, taskId, { ...base, ...good });
     expect(ok.status, await ok.clone().text()).toBe(200);
     const frames = await readTaskStream(member, taskId);
@@ -120,3 +118,12 @@ describe('every input type', () => {
     expect((await answer(member, taskId, body)).status).toBe(409);
   });
 });
+
+/** A 422 in the spec's format: `detail` is a list of `{loc, msg, type}`, the first at `loc`. */
+async function expectInvalid(res: Response, loc: string[], msg?: RegExp): Promise<void> {
+  expect(res.status).toBe(422);
+  const { detail } = (await res.json()) as { detail: { loc: unknown[]; msg: string; type: string }[] };
+  expect(detail).toEqual(expect.arrayContaining([{ loc: expect.any(Array), msg: expect.any(String), type: expect.any(String) }]));
+  expect(detail[0]!.loc).toEqual(loc);
+  if (msg) expect(detail[0]!.msg).toMatch(msg);
+}

@@ -77,6 +77,7 @@ describe('the SDK against the real service', () => {
     const invalid = await client.runs.events(run.id, { cursor: 'garbage' }).next().catch((e: unknown) => e);
     expect(invalid).toBeInstanceOf(ValidationError);
     expect(Array.isArray((invalid as ValidationError).detail)).toBe(true);
+    expect((invalid as ValidationError).message).toMatch(/: 422 .+ \(query\.cursor\)$/);
     await client.runs.wait(run.id);
   });
 

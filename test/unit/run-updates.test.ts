@@ -1,7 +1,9 @@
-import { ServiceError, type Client } from '@temporalio/client';
+import { ServiceError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
 import { describe, expect, it, vi } from 'vitest';
 import { sendRunUpdate } from '../../src/api/services/run-updates.ts';
-import { cancelUpdate } from '../../src/workflows/run-messages.ts';
+import { HttpError } from '../../src/api/errors.ts';
+import { answerUpdate, cancelUpdate, refusals } from '../../src/workflows/run-messages.ts';
 
 /** What the server answers when the workflow task holding an update failed before accepting it. */
 const taskFailed = () =>
@@ -41,5 +43,16 @@ describe('sending a run update', () => {
     const other = clientAnswering(new ServiceError('Workflow Update failed', { cause: Object.assign(new Error('unavailable'), { code: 14, details: 'unavailable' }) }));
     await expect(sendRunUpdate(other.temporal, 'run_1', cancelUpdate, { requestedBy: 'usr_1' })).rejects.toThrow('Workflow Update failed');
     expect(other.executeUpdate).toHaveBeenCalledTimes(1);
+  });
+
+  it('answers a refused answer with a 422 in the spec format, at the place the workflow names (the body, from a worker that names none)', async () => {
+    const refused = (details?: unknown[]) =>
+      new WorkflowUpdateFailedError('Workflow Update failed', ApplicationFailure.create({ message: 'value must be a number', type: refusals.invalidAnswer, nonRetryable: true, details }));
+    const answer = { requestId: 'req_1', runId: 'run_1', inputType: 'number', answer: { value: 'many' } } as never;
+    const placed = await sendRunUpdate(clientAnswering(refused([{ loc: ['value'], msg: 'value must be a number', type: 'value_error' }])).temporal, 'run_1', answerUpdate, answer).catch((e: unknown) => e);
+    expect(placed).toBeInstanceOf(HttpError);
+    expect(placed).toMatchObject({ status: 422, detail: [{ loc: ['body', 'value'], msg: 'value must be a number', type: 'value_error' }] });
+    const unplaced = await sendRunUpdate(clientAnswering(refused()).temporal, 'run_1', answerUpdate, answer).catch((e: unknown) => e);
+    expect(unplaced).toMatchObject({ status: 422, detail: [{ loc: ['body'], msg: 'value must be a number', type: 'value_error' }] });
   });
 });

@@ -78,10 +78,20 @@ export async function errorFromResponse(res: Response, what: string): Promise<Ag
     // not JSON: keep the text
   }
   const requestId = res.headers.get('x-request-id') ?? undefined;
-  const message = `${what}: ${res.status} ${typeof detail === 'string' ? detail : JSON.stringify(detail)}`;
+  const message = `${what}: ${res.status} ${describeDetail(detail)}`;
   if (res.status === 429) return new RateLimitError(message, 429, detail, requestId, retryAfterSeconds(res));
   const Kind = byStatus[res.status] ?? (res.status >= 500 ? ServerError : AgentRunError);
   return new Kind(message, res.status, detail, requestId);
+}
+
+/** A `detail` as a line: the text, or each validation problem's message and where it is (`value must be a number (body.value)`). */
+function describeDetail(detail: unknown): string {
+  if (typeof detail === 'string') return detail;
+  const problems = Array.isArray(detail) ? (detail as { loc?: unknown; msg?: unknown }[]) : [];
+  if (problems.length > 0 && problems.every((p) => typeof p?.msg === 'string' && Array.isArray(p.loc))) {
+    return problems.map((p) => `${String(p.msg)} (${(p.loc as unknown[]).join('.')})`).join('; ');
+  }
+  return JSON.stringify(detail);
 }
 
 /** The `Retry-After` header in seconds (integer or HTTP date), if present. */

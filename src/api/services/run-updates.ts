@@ -2,12 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { ApplicationFailure, type UpdateDefinition } from '@temporalio/common';
 import { refusals } from '../../workflows/run-messages.ts';
-import { HttpError, conflict } from '../errors.ts';
+import type { AnswerProblem } from '../../shared/answer-schemas.ts';
+import { HttpError, conflict, invalidValue } from '../errors.ts';
 
 const statusOfRefusal: Record<string, number> = {
   [refusals.notPending]: 409,
   [refusals.notActive]: 409,
-  [refusals.invalidAnswer]: 422,
   [refusals.forbidden]: 403,
 };
 
@@ -44,10 +44,17 @@ export async function sendRunUpdate<Ret, Arg>(temporal: Client, runId: string, u
     }
   } catch (err) {
     if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure) {
+      if (err.cause.type === refusals.invalidAnswer) throw invalidAnswerError(err.cause);
       const status = statusOfRefusal[err.cause.type ?? ''];
       if (status) throw new HttpError(status, err.cause.message);
     }
     if (err instanceof WorkflowNotFoundError) throw conflict(`Run ${runId} is not active`);
     throw err;
   }
+}
+
+/** A refused answer is a 422 in the spec's validation format, placed in the request body (a worker older than `details` says only the message). */
+function invalidAnswerError(failure: ApplicationFailure): HttpError {
+  const problem = failure.details?.[0] as Partial<AnswerProblem> | undefined;
+  return invalidValue(['body', ...(problem?.loc ?? [])], failure.message, problem?.type);
 }
