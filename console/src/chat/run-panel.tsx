@@ -52,7 +52,7 @@ export function RunPanel({ view, client, taskId }: Props) {
       )}
       {view.usage && (
         <p data-testid="run-usage">
-          Usage: {view.usage.total_tokens ?? 0} tokens, {view.usage.credits ?? 0} credits{view.usage.model ? ` (${view.usage.model})` : ''}
+          Usage: {counted(view.usage.total_tokens ?? 0, 'token')}, {counted(view.usage.credits ?? 0, 'credit')}{view.usage.model ? ` (${view.usage.model})` : ''}
         </p>
       )}
       {taskId && view.runId && (view.phase === 'running' || view.phase === 'waiting') && <Controls client={client} taskId={taskId} runId={view.runId} />}
@@ -94,4 +94,9 @@ function Controls({ client, taskId, runId }: { client: AgentRunClient; taskId: s
       {note && <p role="status">{note}</p>}
     </section>
   );
+}
+
+/** `1 credit`, `2 credits`. */
+function counted(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }
