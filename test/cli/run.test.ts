@@ -51,6 +51,9 @@ describe('run', () => {
     const text = stored.filter((f) => f.data.type === 'TEXT_MESSAGE_CONTENT').map((f) => f.data.delta).join('');
     expect(res.stdout).toBe(`${text}\n`);
     expect(stored.at(-1)!.data).toMatchObject({ type: 'RUN_FINISHED', run_id: runId });
+    const usage = stored.find((f) => f.data.name === 'USAGE')!.data.data as { total_tokens: number; credits: number };
+    const counted = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
+    expect(res.stderr).toContain(`usage: ${counted(usage.total_tokens, 'token')}, ${counted(usage.credits, 'credit')}\n`);
     expect(res.stderr).toMatch(/run finished/);
   });
 
@@ -71,6 +74,7 @@ describe('run', () => {
     expect(question).toMatchObject({ input_type: 'choice', choices: ['red', 'blue'] });
     const refused = await runCli(['answer', taskId, '{"value":"green"}'], env);
     expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('422 value must be one of: red, blue (body.value)');
     const answered = await runCli(['answer', taskId, '{"value":"blue"}'], env);
     expect(answered.code, answered.stderr).toBe(0);
     const followed = await runCli(['follow', '--json', taskId], env);

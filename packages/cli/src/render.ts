@@ -12,6 +12,9 @@ const short = (text: string, max = 100) => {
 
 const str = (v: unknown) => (typeof v === 'string' ? v : v === undefined || v === null ? '' : JSON.stringify(v));
 
+/** `1 credit`, `2 credits` (a missing count shows as `? credits`). */
+const counted = (n: unknown, noun: string) => `${typeof n === 'number' ? n : '?'} ${noun}${n === 1 ? '' : 's'}`;
+
 /** Renders one run's events; keeps the tool calls' names and arguments between their events. */
 export class EventRenderer {
   private readonly tools = new Map<string, { name: string; args: string }>();
@@ -87,7 +90,7 @@ export class EventRenderer {
         break;
       }
       case 'USAGE':
-        this.term.progress(`usage: ${str(data.total_tokens)} tokens, ${str(data.credits)} credits`);
+        this.term.progress(`usage: ${counted(data.total_tokens, 'token')}, ${counted(data.credits, 'credit')}`);
         break;
       case 'SYSTEM_STATUS':
         if (data.status === 'retrying') {
