@@ -11,6 +11,8 @@ export const projectRoot = path.resolve(import.meta.dirname, '..');
 export const envSchema = z.object({
   DATA_DIR: z.string().default(path.join(projectRoot, '.data')),
   DATABASE_URL: z.string().url().optional(),
+  /** The embedded PostgreSQL's port on 127.0.0.1, when DATABASE_URL is unset. */
+  EMBEDDED_POSTGRES_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
   TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233'),
   TEMPORAL_NAMESPACE: z.string().default('default'),
   /** A remote Temporal (self-hosted with TLS, Temporal Cloud): see README "Scaling out". */
@@ -156,6 +158,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
   return {
     dataDir: e.DATA_DIR,
     databaseUrl: e.DATABASE_URL,
+    embeddedPostgresPort: e.EMBEDDED_POSTGRES_PORT,
     temporal: {
       address: e.TEMPORAL_ADDRESS,
       namespace: e.TEMPORAL_NAMESPACE,

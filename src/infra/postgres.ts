@@ -3,7 +3,6 @@ import path from 'node:path';
 import pg from 'pg';
 import type { Config } from '../config.ts';
 
-export const EMBEDDED_PORT = 54329;
 const EMBEDDED_USER = 'postgres';
 const EMBEDDED_PASSWORD = 'postgres';
 export const DEFAULT_DATABASE = 'agent_runs';
@@ -21,7 +20,7 @@ export interface DatabaseHandle {
  */
 export async function ensureDatabase(config: Config, log: (m: string) => void = () => {}): Promise<DatabaseHandle> {
   if (config.databaseUrl) return { url: config.databaseUrl };
-  const server = `postgresql://${EMBEDDED_USER}:${EMBEDDED_PASSWORD}@127.0.0.1:${EMBEDDED_PORT}`;
+  const server = `postgresql://${EMBEDDED_USER}:${EMBEDDED_PASSWORD}@127.0.0.1:${config.embeddedPostgresPort}`;
   const url = `${server}/${DEFAULT_DATABASE}`;
   if (await canConnect(`${server}/postgres`)) {
     await createDatabaseIfMissing(`${server}/postgres`, DEFAULT_DATABASE);
@@ -31,7 +30,7 @@ export async function ensureDatabase(config: Config, log: (m: string) => void = 
   const EmbeddedPostgres = await loadEmbeddedPostgres();
   const embedded = new EmbeddedPostgres({
     databaseDir: dir,
-    port: EMBEDDED_PORT,
+    port: config.embeddedPostgresPort,
     user: EMBEDDED_USER,
     password: EMBEDDED_PASSWORD,
     persistent: true,

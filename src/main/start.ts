@@ -19,6 +19,11 @@ const config = loadConfigOrExit();
 const log = (m: string) => console.log(`start: ${m}`);
 const children: ChildProcess[] = [];
 let stopping = false;
+/** Ctrl-C, a service manager's stop, and a closed terminal (SIGHUP: PostgreSQL takes it as "reload" and would outlive us). */
+const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+type StopSignal = (typeof STOP_SIGNALS)[number];
+// With its terminal closed, writing the shutdown's lines fails (EIO, EPIPE): that must not stop the shutdown.
+for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {});
 
 const database = await ensureDatabase(config, log);
 if (config.databaseUrl) await createNamedDatabase(config.databaseUrl);
@@ -52,10 +57,11 @@ const childEnv = {
 };
 for (const name of ['worker', 'api']) {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(projectRoot, 'src', 'main', `${name}.ts`)], { env: childEnv, stdio: 'inherit' });
-  child.on('exit', (code) => {
+  child.on('exit', (code, signal) => {
     if (!stopping) {
-      log(`${name} exited (${code}); stopping`);
-      void shutdown(1);
+      log(`${name} exited (${signal ?? code}); stopping`);
+      // Killed by a stop signal (its terminal closed: SIGHUP reaches the whole group) is a stop, not a failure.
+      void shutdown(signal && STOP_SIGNALS.includes(signal as StopSignal) ? 0 : 1);
     }
   });
   children.push(child);
@@ -92,7 +98,7 @@ Press Ctrl+C to stop.`);
 // Not `once`: Ctrl-C reaches this process up to three times (the terminal's process group, then
 // npm and tsx forwarding it); a second signal with no listener would kill it mid-shutdown and leave
 // the Temporal server and PostgreSQL it started running. shutdown() acts on the first only.
-for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => void shutdown(0));
+for (const signal of STOP_SIGNALS) process.on(signal, () => void shutdown(0));
 
 async function shutdown(code: number): Promise<void> {
   if (stopping) return;
