@@ -1,27 +1,34 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { loadConfigOrExit, projectRoot } from '../config.ts';
 import { createDb } from '../db/client.ts';
 import { migrate } from '../infra/migrate.ts';
 import { createDatabaseIfMissing, ensureDatabase, withDatabase } from '../infra/postgres.ts';
-import { stopChild, waitUntil } from '../infra/processes.ts';
+import { waitUntil } from '../infra/processes.ts';
 import { ensureTemporalBinary, startDevServer, temporalReachable } from '../infra/temporal-cli.ts';
 import { temporalConnectionOptions } from '../infra/temporal-connection.ts';
 import { describeDefaultModel } from '../activities/models/describe.ts';
 import { ensureDemoTenant } from './demo-tenant.ts';
+import { STOP_SIGNALS, Supervised, type SupervisorEvents } from './supervised.ts';
 
 /**
  * The start command: everything on embedded defaults. Temporal dev server
  * (SQLite in the data directory, Web UI on), PostgreSQL (DATABASE_URL or
- * embedded), migrations, a demo tenant, then the api and worker processes.
+ * embedded), migrations, a demo tenant, then the api and worker processes, which it restarts
+ * when they exit on their own (kill -9 one to watch a run carry on: README "Two commands").
  */
 const config = loadConfigOrExit();
 const log = (m: string) => console.log(`start: ${m}`);
-const children: ChildProcess[] = [];
+const children: Supervised[] = [];
 let stopping = false;
-/** Ctrl-C, a service manager's stop, and a closed terminal (SIGHUP: PostgreSQL takes it as "reload" and would outlive us). */
-const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
-type StopSignal = (typeof STOP_SIGNALS)[number];
+const supervision: SupervisorEvents = {
+  log,
+  stopRequested: () => void shutdown(0),
+  gaveUp: (why) => {
+    log(`${why}; stopping`);
+    void shutdown(1);
+  },
+};
 // With its terminal closed, writing the shutdown's lines fails (EIO, EPIPE): that must not stop the shutdown.
 for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {});
 
@@ -36,8 +43,9 @@ if (await temporalReachable(temporalConnectionOptions(config.temporal))) {
 } else {
   const binary = ensureTemporalBinary(log);
   const port = Number(config.temporal.address.split(':').pop());
+  const dbFile = path.join(config.dataDir, 'temporal', 'temporal.db');
   children.push(
-    startDevServer({ binary, port, uiPort: config.temporal.uiPort, dbFile: path.join(config.dataDir, 'temporal', 'temporal.db'), namespace: config.temporal.namespace }),
+    new Supervised('Temporal dev server', () => startDevServer({ binary, port, uiPort: config.temporal.uiPort, dbFile, namespace: config.temporal.namespace }), supervision),
   );
   await waitUntil(() => temporalReachable(temporalConnectionOptions(config.temporal)), 60_000, 'Temporal dev server');
   temporalUi = `http://127.0.0.1:${config.temporal.uiPort}`;
@@ -56,15 +64,8 @@ const childEnv = {
   DATA_DIR: config.dataDir,
 };
 for (const name of ['worker', 'api']) {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(projectRoot, 'src', 'main', `${name}.ts`)], { env: childEnv, stdio: 'inherit' });
-  child.on('exit', (code, signal) => {
-    if (!stopping) {
-      log(`${name} exited (${signal ?? code}); stopping`);
-      // Killed by a stop signal (its terminal closed: SIGHUP reaches the whole group) is a stop, not a failure.
-      void shutdown(signal && STOP_SIGNALS.includes(signal as StopSignal) ? 0 : 1);
-    }
-  });
-  children.push(child);
+  const entry = path.join(projectRoot, 'src', 'main', `${name}.ts`);
+  children.push(new Supervised(name, () => spawn(process.execPath, ['--import', 'tsx', entry], { env: childEnv, stdio: 'inherit' }), supervision));
 }
 const apiUrl = `http://${config.api.host}:${config.api.port}`;
 const { host: metricsHost, port: metricsPort } = config.observability.workerMetrics;
@@ -103,7 +104,7 @@ for (const signal of STOP_SIGNALS) process.on(signal, () => void shutdown(0));
 async function shutdown(code: number): Promise<void> {
   if (stopping) return;
   stopping = true;
-  for (const child of children.reverse()) await stopChild(child);
+  for (const child of children.reverse()) await child.stop();
   await database.stop?.();
   process.exit(code);
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -8,17 +8,19 @@ import { afterAll, describe, expect, inject, it } from 'vitest';
 import { projectRoot } from '../../src/config.ts';
 import { canConnect, withDatabase } from '../../src/infra/postgres.ts';
 import { isAlive } from '../../src/infra/processes.ts';
+import { readSse } from '../support/http.ts';
 import { freeListenPort } from '../support/ports.ts';
 
 /**
- * `npm start`'s process (src/main/start.ts), on the suite's Temporal server and PostgreSQL (its
- * own database, which it creates), with its own task queue, port and data directory. Ctrl-C
- * reaches it up to three times (the terminal's process group, then npm and tsx forwarding it):
- * it must stop what it started once, cleanly, whatever the count.
+ * `npm start`'s process (src/main/start.ts), on the suite's Temporal server and PostgreSQL (a
+ * database of its own, which it creates) or its own embedded PostgreSQL, with its own task queue, port
+ * and data directory. Ctrl-C reaches it up to three times (the terminal's process group, then npm
+ * and tsx forwarding it), a closed terminal sends SIGHUP to the whole group: it must stop what it
+ * started, once, whatever the count. A service it runs that dies is started again.
  */
-const database = `start_cmd_${randomBytes(5).toString('hex')}`;
-const dataDir = mkdtempSync(path.join(tmpdir(), 'ars-start-'));
-const dataDirs = [dataDir];
+/** The databases it created on the suite's PostgreSQL, one a launch. */
+const databases: string[] = [];
+const dataDirs: string[] = [];
 /** What the test started, stopped here if a failed assertion left it running. */
 const started: number[] = [];
 
@@ -27,19 +29,48 @@ afterAll(async () => {
   for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
   const client = new pg.Client({ connectionString: withDatabase(inject('databaseUrl'), 'postgres') });
   await client.connect();
-  await client.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
+  for (const database of databases) await client.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
   await client.end();
 });
 
-/** The suite's Temporal server, a task queue, port and log level of the test's own. */
-function serviceEnv(port: number): Record<string, string> {
-  return {
+function newDataDir(): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'ars-start-'));
+  chmodSync(dir, 0o755); // as root, an embedded PostgreSQL runs as the `postgres` user, who must reach its directory
+  dataDirs.push(dir);
+  return dir;
+}
+
+interface Launched {
+  start: ChildProcessWithoutNullStreams;
+  port: number;
+  output(): string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** Runs start.ts (in a process group of its own with `detached`, as a terminal runs a command) until it says it is up. */
+async function launch(env: Record<string, string>, { detached = false } = {}): Promise<Launched> {
+  const port = await freeListenPort();
+  const database = `start_cmd_${randomBytes(5).toString('hex')}`;
+  databases.push(database);
+  const childEnv: NodeJS.ProcessEnv = {
+    ...process.env,
     TEMPORAL_ADDRESS: inject('temporalAddress'),
     TEMPORAL_TASK_QUEUE: `start-cmd-${randomBytes(5).toString('hex')}`,
     API_PORT: String(port),
     WORKER_METRICS_PORT: '0',
     LOG_LEVEL: 'warn',
+    DATABASE_URL: withDatabase(inject('databaseUrl'), database),
+    ...env,
   };
+  if (env.DATABASE_URL === '') delete childEnv.DATABASE_URL;
+  const start = spawn(process.execPath, ['--import', 'tsx', path.join(projectRoot, 'src', 'main', 'start.ts')], { cwd: projectRoot, env: childEnv, detached, stdio: 'pipe' });
+  started.push(start.pid!);
+  let output = '';
+  start.stdout.on('data', (d: Buffer) => (output += d.toString()));
+  start.stderr.on('data', (d: Buffer) => (output += d.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => start.once('exit', (code, signal) => resolve({ code, signal })));
+  await expect.poll(() => output, { timeout: 150_000, interval: 500 }).toContain('Agent Run Service is up.');
+  return { start, port, output: () => output, exited };
 }
 
 /** The command line of a process. */
@@ -56,64 +87,73 @@ function childrenOf(pid: number): number[] {
   }
 }
 
+/** start.ts's api or worker process now. */
+function serviceOf(start: Launched, name: 'api' | 'worker'): number | undefined {
+  const children = childrenOf(start.start.pid!);
+  started.push(...children);
+  return children.find((pid) => commandOf(pid).endsWith(path.join('src', 'main', `${name}.ts`)));
+}
+
 describe('the start command', () => {
-  it('three SIGINTs at once: it stops its api and worker and exits 0', { timeout: 120_000 }, async () => {
-    const port = await freeListenPort();
-    const start = spawn(process.execPath, ['--import', 'tsx', path.join(projectRoot, 'src', 'main', 'start.ts')], {
-      cwd: projectRoot,
-      env: { ...process.env, ...serviceEnv(port), DATABASE_URL: withDatabase(inject('databaseUrl'), database), DATA_DIR: dataDir },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    started.push(start.pid!);
-    let output = '';
-    start.stdout.on('data', (d: Buffer) => (output += d.toString()));
-    start.stderr.on('data', (d: Buffer) => (output += d.toString()));
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => start.once('exit', (code, signal) => resolve({ code, signal })));
-    await expect.poll(() => output, { timeout: 100_000, interval: 500 }).toContain('Agent Run Service is up.');
+  it('three SIGINTs at once: it stops its api and worker and exits 0', { timeout: 180_000 }, async () => {
+    const launched = await launch({ DATA_DIR: newDataDir() });
+    const children = childrenOf(launched.start.pid!);
+    const services = [serviceOf(launched, 'api'), serviceOf(launched, 'worker')];
+    expect(services.every((pid) => pid !== undefined), children.map(commandOf).join('\n')).toBe(true);
+    expect((await fetch(`http://127.0.0.1:${launched.port}/healthz`)).status).toBe(200);
+    for (let i = 0; i < 3; i++) launched.start.kill('SIGINT');
 
-    const children = childrenOf(start.pid!);
-    started.push(...children);
-    const commands = children.map(commandOf);
-    const serviceOf = (name: string) => children.filter((_, i) => commands[i]!.endsWith(path.join('src', 'main', `${name}.ts`)));
-    const services = [...serviceOf('api'), ...serviceOf('worker')];
-    expect(services, commands.join('\n')).toHaveLength(2);
-    expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
-    for (let i = 0; i < 3; i++) start.kill('SIGINT');
-
-    expect(await exited).toEqual({ code: 0, signal: null });
-    expect(services.filter(isAlive)).toEqual([]);
+    expect(await launched.exited).toEqual({ code: 0, signal: null });
+    expect(services.filter((pid) => isAlive(pid!))).toEqual([]);
     // Its other child, tsx's esbuild service, ends by itself once its parent's pipe closes.
     await expect.poll(() => children.filter(isAlive), { timeout: 10_000 }).toEqual([]);
-    await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
+    await expect(fetch(`http://127.0.0.1:${launched.port}/healthz`)).rejects.toThrow();
+  });
+
+  it('kill -9 of its worker, then of its api: it starts each again, and a run goes through them', { timeout: 180_000 }, async () => {
+    const launched = await launch({ DATA_DIR: newDataDir() });
+    const apiUrl = `http://127.0.0.1:${launched.port}`;
+    for (const name of ['worker', 'api'] as const) {
+      const before = serviceOf(launched, name)!;
+      process.kill(before, 'SIGKILL');
+      const restarted = () => [undefined, before].includes(serviceOf(launched, name)) === false;
+      await expect.poll(restarted, { timeout: 30_000, interval: 250 }).toBe(true);
+      expect(launched.output()).toContain(`${name} exited (SIGKILL); starting it again`);
+    }
+    await expect.poll(async () => (await fetch(`${apiUrl}/healthz`).catch(() => undefined))?.status, { timeout: 60_000, interval: 250 }).toBe(200);
+
+    // The demo tenant it printed, through the restarted api and worker.
+    const key = /Demo API key: (\S+)/.exec(launched.output())![1]!;
+    const agentId = /Demo agent: +(\S+)/.exec(launched.output())![1]!;
+    const exchange = await fetch(`${apiUrl}/api/v1/auth/exchange/agent-token`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ api_key: key }) });
+    const { access_token: token } = (await exchange.json()) as { access_token: string };
+    const run = await fetch(`${apiUrl}/api/run`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${token}`, 'X-Agent-Id': agentId, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ messages: [{ role: 'user', content: 'Hello after the restarts' }] }),
+    });
+    expect(run.status).toBe(200);
+    expect((await readSse(run)).at(-1)!.data.type).toBe('RUN_FINISHED');
+
+    launched.start.kill('SIGINT');
+    expect(await launched.exited).toEqual({ code: 0, signal: null });
   });
 
   it('a closed terminal (SIGHUP to its whole process group, its output gone): it stops everything, its embedded PostgreSQL too', { timeout: 180_000 }, async () => {
-    const [port, pgPort] = [await freeListenPort(), await freeListenPort()];
-    const ownDataDir = mkdtempSync(path.join(tmpdir(), 'ars-start-embedded-'));
-    chmodSync(ownDataDir, 0o755); // as root, the embedded PostgreSQL runs as the `postgres` user, who must reach its directory
-    dataDirs.push(ownDataDir);
-    const env: NodeJS.ProcessEnv = { ...process.env, ...serviceEnv(port), DATA_DIR: ownDataDir, EMBEDDED_POSTGRES_PORT: String(pgPort) };
-    delete env.DATABASE_URL;
-    // Its own process group, as a terminal gives the command it runs.
-    const start = spawn(process.execPath, ['--import', 'tsx', path.join(projectRoot, 'src', 'main', 'start.ts')], { cwd: projectRoot, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-    started.push(start.pid!);
-    let output = '';
-    start.stdout.on('data', (d: Buffer) => (output += d.toString()));
-    start.stderr.on('data', (d: Buffer) => (output += d.toString()));
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => start.once('exit', (code, signal) => resolve({ code, signal })));
-    await expect.poll(() => output, { timeout: 150_000, interval: 500 }).toContain('Agent Run Service is up.');
-    const postgres = execFileSync('pgrep', ['-f', '--', `-D ${path.join(ownDataDir, 'postgres')}`], { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number);
+    const [dataDir, pgPort] = [newDataDir(), await freeListenPort()];
+    const launched = await launch({ DATA_DIR: dataDir, DATABASE_URL: '', EMBEDDED_POSTGRES_PORT: String(pgPort) }, { detached: true });
+    const postgres = execFileSync('pgrep', ['-f', '--', `-D ${path.join(dataDir, 'postgres')}`], { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number);
     expect(postgres).toHaveLength(1);
-    const group = [...childrenOf(start.pid!), ...postgres];
+    const group = [...childrenOf(launched.start.pid!), ...postgres];
     started.push(...group);
     const embeddedUrl = `postgresql://postgres:postgres@127.0.0.1:${pgPort}/postgres`;
     expect(await canConnect(embeddedUrl)).toBe(true);
 
-    start.stdout.destroy();
-    start.stderr.destroy();
-    process.kill(-start.pid!, 'SIGHUP');
+    launched.start.stdout.destroy();
+    launched.start.stderr.destroy();
+    process.kill(-launched.start.pid!, 'SIGHUP');
 
-    expect((await exited).signal).toBeNull(); // it ran its shutdown instead of dying of the signal
+    expect((await launched.exited).signal).toBeNull(); // it ran its shutdown instead of dying of the signal
     await expect.poll(() => group.filter(isAlive), { timeout: 20_000 }).toEqual([]);
     expect(await canConnect(embeddedUrl)).toBe(false);
   });
