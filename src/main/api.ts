@@ -4,6 +4,7 @@ import { loadConfigOrExit } from '../config.ts';
 import { createDb } from '../db/client.ts';
 import { ensureDatabase } from '../infra/postgres.ts';
 import { createLogger } from '../logger.ts';
+import { stopWhenParentGone } from './parent.ts';
 
 /** The api process: HTTP + SSE. Stateless; run as many as you like. */
 const config = loadConfigOrExit();
@@ -13,15 +14,16 @@ const api = await startApi(config, database.url, createDb(database.url), logger)
 logger.info({ url: api.url }, 'api listening');
 
 // SIGTERM (a deploy, a scale-down): drain, so clients move to another replica without losing an event.
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    logger.info({ signal, graceMs: config.shutdownGraceMs }, 'api draining');
-    void api.close(config.shutdownGraceMs).then(
-      () => process.exit(0),
-      (err: unknown) => {
-        logger.error({ err }, 'api did not close cleanly');
-        process.exit(1);
-      },
-    );
-  });
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => drain(signal));
+stopWhenParentGone(() => drain('npm start is gone'));
+
+function drain(why: string): void {
+  logger.info({ signal: why, graceMs: config.shutdownGraceMs }, 'api draining');
+  void api.close(config.shutdownGraceMs).then(
+    () => process.exit(0),
+    (err: unknown) => {
+      logger.error({ err }, 'api did not close cleanly');
+      process.exit(1);
+    },
+  );
 }

@@ -65,7 +65,7 @@ const childEnv = {
 };
 for (const name of ['worker', 'api']) {
   const entry = path.join(projectRoot, 'src', 'main', `${name}.ts`);
-  children.push(new Supervised(name, () => spawn(process.execPath, ['--import', 'tsx', entry], { env: childEnv, stdio: 'inherit' }), supervision));
+  children.push(new Supervised(name, () => spawn(process.execPath, ['--import', 'tsx', entry], { env: childEnv, stdio: ['inherit', 'inherit', 'inherit', 'ipc'] }), supervision));
 }
 const apiUrl = `http://${config.api.host}:${config.api.port}`;
 const { host: metricsHost, port: metricsPort } = config.observability.workerMetrics;

@@ -6,6 +6,7 @@ import { startTracing } from '../observability/tracing.ts';
 import { activityLogFields } from '../worker/activity-log-context.ts';
 import { startWorker } from '../worker/run-worker.ts';
 import { installWorkerRuntime } from '../worker/runtime.ts';
+import { stopWhenParentGone } from './parent.ts';
 
 /** The worker process: run workflows and their activities. */
 const config = loadConfigOrExit();
@@ -28,12 +29,12 @@ logger.info(
 );
 
 // SIGTERM: finish or hand back what runs here (see startWorker's shutdownGraceTime), then exit.
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    logger.info({ signal, graceMs: config.shutdownGraceMs }, 'worker shutting down');
-    void handle.shutdown();
-  });
-}
+const stop = (why: string) => {
+  logger.info({ signal: why, graceMs: config.shutdownGraceMs }, 'worker shutting down');
+  void handle.shutdown();
+};
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop(signal));
+stopWhenParentGone(() => stop('npm start is gone'));
 await handle.done;
 await db.$disconnect();
 await tracing?.shutdown();

@@ -139,6 +139,14 @@ describe('the start command', () => {
     expect(await launched.exited).toEqual({ code: 0, signal: null });
   });
 
+  it('kill -9 of the start process itself: its api and worker stop by themselves', { timeout: 180_000 }, async () => {
+    const launched = await launch({ DATA_DIR: newDataDir() });
+    const services = [serviceOf(launched, 'api')!, serviceOf(launched, 'worker')!];
+    launched.start.kill('SIGKILL');
+    await expect.poll(() => services.filter(isAlive), { timeout: 30_000 }).toEqual([]);
+    await expect(fetch(`http://127.0.0.1:${launched.port}/healthz`)).rejects.toThrow();
+  });
+
   it('a closed terminal (SIGHUP to its whole process group, its output gone): it stops everything, its embedded PostgreSQL too', { timeout: 180_000 }, async () => {
     const [dataDir, pgPort] = [newDataDir(), await freeListenPort()];
     const launched = await launch({ DATA_DIR: dataDir, DATABASE_URL: '', EMBEDDED_POSTGRES_PORT: String(pgPort) }, { detached: true });
