@@ -160,8 +160,13 @@
       return res;
     });
   }
+  // `detail` is a string, or for a 422 a list of {loc, msg, type}: its messages.
+  function describeDetail(detail) {
+    if (Array.isArray(detail)) return detail.map(function (d) { return d && d.msg; }).filter(Boolean).join('; ');
+    return typeof detail === 'string' ? detail : '';
+  }
   function failure(res) {
-    return res.json().then(function (b) { return b.detail || 'HTTP ' + res.status; }, function () { return 'HTTP ' + res.status; }).then(function (detail) {
+    return res.json().then(function (b) { return describeDetail(b.detail) || 'HTTP ' + res.status; }, function () { return 'HTTP ' + res.status; }).then(function (detail) {
       var retry = res.headers.get('Retry-After');
       throw new Error(res.status === 429 && retry ? 'Too many messages; try again in ' + retry + ' s.' : detail);
     });

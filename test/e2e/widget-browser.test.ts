@@ -92,11 +92,22 @@ describe('widget.js in Chromium', () => {
     await waitIdle(page);
     expect(await page.locator('.prompt').count()).toBe(0);
 
+    // A number prompt: an empty answer is refused (a 422 whose detail is a list) and said as such; then answered.
+    await say(page, `How many?\n/tool request_user_input ${JSON.stringify({ input_type: 'number', prompt: 'How many?' })}`);
+    const countField = page.getByRole('spinbutton', { name: 'How many?' });
+    await countField.waitFor({ timeout: 30_000 });
+    await page.locator('.prompt').getByRole('button', { name: 'Send' }).click();
+    await expect.poll(() => page.getByRole('alert').last().textContent()).toBe('value must be a number');
+    await countField.fill('3');
+    await page.locator('.prompt').getByRole('button', { name: 'Send' }).click();
+    await waitIdle(page);
+    expect(await page.locator('.prompt').count()).toBe(0);
+
     // A choice prompt; the page reloads while the run waits for it.
     await say(page, `Pick one.\n/tool request_user_input ${JSON.stringify({ input_type: 'choice', prompt: 'Pick a colour', choices: ['red', 'blue'] })}`);
     await page.getByRole('button', { name: 'blue' }).waitFor({ timeout: 30_000 });
     const before = Object.values(await stored(page))[0]!;
-    const shownBefore = await page.locator('.msg').allTextContents();
+    const shownBefore = await page.locator('.msg:not(.error)').allTextContents(); // an error said on the page is not part of the conversation
     expect(before).toMatchObject({ running: true, taskId: expect.any(String), lastEventId: expect.stringMatching(/^run_/) });
     await page.screenshot({ path: path.join(artifacts, 'widget-prompt.png') });
 
@@ -105,8 +116,8 @@ describe('widget.js in Chromium', () => {
     await page.getByRole('button', { name: 'Open chat' }).click();
     await page.getByText('Pick a colour', { exact: true }).waitFor({ timeout: 15_000 });
     // The conversation came back as it was: stored messages, and the answer streamed before the reload once.
-    await expect.poll(() => page.locator('.msg').allTextContents()).toEqual(shownBefore);
-    expect(await page.locator('.msg.user').count()).toBe(3);
+    await expect.poll(() => page.locator('.msg:not(.error)').allTextContents()).toEqual(shownBefore);
+    expect(await page.locator('.msg.user').count()).toBe(4);
     await page.screenshot({ path: path.join(artifacts, 'widget-after-reload.png') });
     await page.getByRole('button', { name: 'blue' }).click();
     await waitIdle(page);
