@@ -8,6 +8,7 @@ import { waitUntil } from '../infra/processes.ts';
 import { ensureTemporalBinary, startDevServer, temporalReachable } from '../infra/temporal-cli.ts';
 import { temporalConnectionOptions } from '../infra/temporal-connection.ts';
 import { describeDefaultModel } from '../activities/models/describe.ts';
+import { unmountDisksBelow } from '../sandbox/workspace-disk.ts';
 import { ensureDemoTenant } from './demo-tenant.ts';
 import { STOP_SIGNALS, Supervised, type SupervisorEvents } from './supervised.ts';
 
@@ -105,6 +106,9 @@ async function shutdown(code: number): Promise<void> {
   if (stopping) return;
   stopping = true;
   for (const child of children.reverse()) await child.stop();
+  // The sandboxes' workspace disks its worker loop-mounted stay mounted after the worker is gone (and
+  // `rm -rf` of the data directory would fail with EBUSY): the next start mounts them again.
+  unmountDisksBelow(config.dataDir);
   await database.stop?.();
   process.exit(code);
 }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { execFileSync, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -8,6 +8,7 @@ import { afterAll, describe, expect, inject, it } from 'vitest';
 import { projectRoot } from '../../src/config.ts';
 import { canConnect, withDatabase } from '../../src/infra/postgres.ts';
 import { isAlive } from '../../src/infra/processes.ts';
+import { unmountDisksBelow, WorkspaceDisk } from '../../src/sandbox/workspace-disk.ts';
 import { readSse } from '../support/http.ts';
 import { freeListenPort } from '../support/ports.ts';
 
@@ -26,7 +27,10 @@ const started: number[] = [];
 
 afterAll(async () => {
   for (const pid of started) if (isAlive(pid)) process.kill(pid, 'SIGKILL');
-  for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
+  for (const dir of dataDirs) {
+    unmountDisksBelow(dir);
+    rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
+  }
   const client = new pg.Client({ connectionString: withDatabase(inject('databaseUrl'), 'postgres') });
   await client.connect();
   for (const database of databases) await client.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
@@ -73,6 +77,14 @@ async function launch(env: Record<string, string>, { detached = false } = {}): P
   return { start, port, output: () => output, exited };
 }
 
+/** The file systems mounted below `dir`. */
+function mountsBelow(dir: string): string[] {
+  return readFileSync('/proc/self/mounts', 'utf8')
+    .split('\n')
+    .map((line) => line.split(' ')[1] ?? '')
+    .filter((mountPoint) => mountPoint.startsWith(`${dir}/`));
+}
+
 /** The command line of a process. */
 function commandOf(pid: number): string {
   return execFileSync('ps', ['-o', 'args=', '-p', String(pid)], { encoding: 'utf8' }).trim();
@@ -95,8 +107,13 @@ function serviceOf(start: Launched, name: 'api' | 'worker'): number | undefined 
 }
 
 describe('the start command', () => {
-  it('three SIGINTs at once: it stops its api and worker and exits 0', { timeout: 180_000 }, async () => {
-    const launched = await launch({ DATA_DIR: newDataDir() });
+  it('three SIGINTs at once: it stops its api and worker, unmounts its workspace disks and exits 0', { timeout: 180_000 }, async () => {
+    const dataDir = newDataDir();
+    const launched = await launch({ DATA_DIR: dataDir });
+    // A sandbox's workspace disk, as its worker mounts one (root and loop devices: .ci/run's machine has both).
+    const disk = new WorkspaceDisk(path.join(dataDir, 'disks', 'org_x', 'agt_x.ext4'), path.join(dataDir, 'disks', 'org_x', 'agt_x'), 8 * 1024 * 1024);
+    expect(await disk.mount(true)).toBe(true);
+    expect(mountsBelow(dataDir)).toHaveLength(1);
     const children = childrenOf(launched.start.pid!);
     const services = [serviceOf(launched, 'api'), serviceOf(launched, 'worker')];
     expect(services.every((pid) => pid !== undefined), children.map(commandOf).join('\n')).toBe(true);
@@ -105,6 +122,7 @@ describe('the start command', () => {
 
     expect(await launched.exited).toEqual({ code: 0, signal: null });
     expect(services.filter((pid) => isAlive(pid!))).toEqual([]);
+    expect(mountsBelow(dataDir)).toEqual([]);
     // Its other child, tsx's esbuild service, ends by itself once its parent's pipe closes.
     await expect.poll(() => children.filter(isAlive), { timeout: 10_000 }).toEqual([]);
     await expect(fetch(`http://127.0.0.1:${launched.port}/healthz`)).rejects.toThrow();
