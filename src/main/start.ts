@@ -34,6 +34,7 @@ const supervision: SupervisorEvents = {
 for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {});
 
 const database = await ensureDatabase(config, log);
+database.keepRunning?.();
 if (config.databaseUrl) await createNamedDatabase(config.databaseUrl);
 log(`applying migrations`);
 await migrate(database.url);

@@ -85,6 +85,15 @@ function mountsBelow(dir: string): string[] {
     .filter((mountPoint) => mountPoint.startsWith(`${dir}/`));
 }
 
+/** The embedded PostgreSQL servers (postmasters) of a data directory. */
+function postmastersOf(dataDir: string): number[] {
+  try {
+    return execFileSync('pgrep', ['-f', '--', `-D ${path.join(dataDir, 'postgres')}`], { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number);
+  } catch {
+    return []; // pgrep exits 1 when there are none
+  }
+}
+
 /** The command line of a process. */
 function commandOf(pid: number): string {
   return execFileSync('ps', ['-o', 'args=', '-p', String(pid)], { encoding: 'utf8' }).trim();
@@ -165,10 +174,29 @@ describe('the start command', () => {
     await expect(fetch(`http://127.0.0.1:${launched.port}/healthz`)).rejects.toThrow();
   });
 
+  it('kill -9 of its embedded PostgreSQL: it starts it again, the api is ready again, and Ctrl-C still stops everything', { timeout: 180_000 }, async () => {
+    const [dataDir, pgPort] = [newDataDir(), await freeListenPort()];
+    const launched = await launch({ DATA_DIR: dataDir, DATABASE_URL: '', EMBEDDED_POSTGRES_PORT: String(pgPort) });
+    const embeddedUrl = `postgresql://postgres:postgres@127.0.0.1:${pgPort}/postgres`;
+    const [first] = postmastersOf(dataDir);
+    process.kill(first!, 'SIGKILL');
+    await expect.poll(() => postmastersOf(dataDir).filter((pid) => pid !== first), { timeout: 60_000, interval: 500 }).toHaveLength(1);
+    started.push(...postmastersOf(dataDir), ...childrenOf(launched.start.pid!));
+    await expect.poll(() => canConnect(embeddedUrl), { timeout: 30_000, interval: 500 }).toBe(true);
+    expect(launched.output()).toContain('the embedded PostgreSQL is back');
+    // The api and worker reconnect by themselves (their pools open new connections).
+    await expect.poll(async () => (await fetch(`http://127.0.0.1:${launched.port}/readyz`).catch(() => undefined))?.status, { timeout: 60_000, interval: 500 }).toBe(200);
+
+    launched.start.kill('SIGINT');
+    expect(await launched.exited).toEqual({ code: 0, signal: null });
+    expect(postmastersOf(dataDir)).toEqual([]);
+    expect(await canConnect(embeddedUrl)).toBe(false);
+  });
+
   it('a closed terminal (SIGHUP to its whole process group, its output gone): it stops everything, its embedded PostgreSQL too', { timeout: 180_000 }, async () => {
     const [dataDir, pgPort] = [newDataDir(), await freeListenPort()];
     const launched = await launch({ DATA_DIR: dataDir, DATABASE_URL: '', EMBEDDED_POSTGRES_PORT: String(pgPort) }, { detached: true });
-    const postgres = execFileSync('pgrep', ['-f', '--', `-D ${path.join(dataDir, 'postgres')}`], { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number);
+    const postgres = postmastersOf(dataDir);
     expect(postgres).toHaveLength(1);
     const group = [...childrenOf(launched.start.pid!), ...postgres];
     started.push(...group);
