@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { pageLimit } from './common.ts';
 import { artifactKinds } from '../../shared/tools/artifacts.ts';
 
 /** Page size of GET /api/tasks/{task_id}/artifacts when `limit` is not given, and its largest value. */
@@ -9,13 +10,7 @@ export const artifactListParams = z.object({ task_id: z.string().min(1).max(100)
 export const artifactParams = artifactListParams.extend({ artifact_id: z.string().min(1).max(100) });
 
 export const artifactListQuery = z.object({
-  limit: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(ARTIFACT_PAGE_MAX)
-    .default(ARTIFACT_PAGE_DEFAULT)
-    .describe(`Page size, 1..${ARTIFACT_PAGE_MAX} (default ${ARTIFACT_PAGE_DEFAULT})`),
+  limit: pageLimit(ARTIFACT_PAGE_MAX, ARTIFACT_PAGE_DEFAULT).describe(`Page size, 1..${ARTIFACT_PAGE_MAX} (default ${ARTIFACT_PAGE_DEFAULT})`),
   cursor: z.string().optional().describe('Opaque: the `next_cursor` of the previous page; omit for the newest artifacts'),
   run_id: z.string().min(1).max(100).optional().describe('Only artifacts created by this run of the task'),
   kind: z.enum(artifactKinds).optional().describe('Only artifacts of this kind'),

@@ -10,6 +10,14 @@ export const validationErrorSchema = z
   })
   .meta({ id: 'ValidationError' });
 
+/**
+ * A `limit` query parameter: an integer from 1 to `max`, `fallback` when absent. One problem per bad
+ * value: a bound that fails stops the checks after it (zod's integer check would add its own bound).
+ */
+export function pageLimit(max: number, fallback: number) {
+  return z.coerce.number().min(1, { abort: true }).max(max, { abort: true }).int().default(fallback);
+}
+
 export const errorResponses = {
   401: { description: 'Missing, invalid or expired token', schema: errorSchema },
   403: { description: 'No access to the agent or task', schema: errorSchema },

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { pageLimit } from './common.ts';
 import { runEventSchema } from '../../shared/events.ts';
 
 /** Page size of GET /api/runs/{run_id}/events when `limit` is not given, and its largest value. */
@@ -9,13 +10,7 @@ export const runIdParamsSchema = z.object({ run_id: z.string().min(1).max(100).d
 
 export const eventsQuerySchema = z.object({
   cursor: z.string().optional().describe('Opaque: the `next_cursor` of the previous page; omit to start at the first event'),
-  limit: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(EVENTS_PAGE_MAX)
-    .default(EVENTS_PAGE_DEFAULT)
-    .describe(`Page size, 1 to ${EVENTS_PAGE_MAX} (default ${EVENTS_PAGE_DEFAULT})`),
+  limit: pageLimit(EVENTS_PAGE_MAX, EVENTS_PAGE_DEFAULT).describe(`Page size, 1 to ${EVENTS_PAGE_MAX} (default ${EVENTS_PAGE_DEFAULT})`),
 });
 
 /** One stored event of a run (spec: "Run event record"). */

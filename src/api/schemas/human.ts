@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { pageLimit } from './common.ts';
 import { answerSchemas } from '../../shared/answer-schemas.ts';
 import { inputTypes } from '../../shared/input-requests.ts';
 
@@ -60,7 +61,7 @@ export const approvalSchema = z
 
 export const approvalListQuerySchema = z.object({
   status: z.enum([...approvalStatuses, 'all']).default('pending'),
-  limit: z.coerce.number().int().min(1).max(200).default(50),
+  limit: pageLimit(200, 50),
 });
 
 export const approvalListSchema = z.object({ approvals: z.array(approvalSchema), count: z.number().int() }).meta({ id: 'ApprovalList' });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { pageLimit } from './common.ts';
 import { MEMORY_TAG_MAX } from '../../shared/tools/memory.ts';
 
 /** Page size of GET /api/agents/{agent_id}/memories when `limit` is not given, and its largest value. */
@@ -8,13 +9,7 @@ export const MEMORY_PAGE_MAX = 200;
 export const agentIdParams = z.object({ agent_id: z.string().min(1).max(100).describe('Agent id') });
 
 export const memoryListQuery = z.object({
-  limit: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(MEMORY_PAGE_MAX)
-    .default(MEMORY_PAGE_DEFAULT)
-    .describe(`Page size, 1..${MEMORY_PAGE_MAX} (default ${MEMORY_PAGE_DEFAULT})`),
+  limit: pageLimit(MEMORY_PAGE_MAX, MEMORY_PAGE_DEFAULT).describe(`Page size, 1..${MEMORY_PAGE_MAX} (default ${MEMORY_PAGE_DEFAULT})`),
   cursor: z.string().optional().describe('Opaque: the `next_cursor` of the previous page; omit for the newest memories'),
   q: z
     .string()

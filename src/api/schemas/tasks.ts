@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { pageLimit } from './common.ts';
 import { runStatuses } from '../../shared/run-status.ts';
 import { backgroundRunSchema } from './runs.ts';
 
@@ -16,13 +17,7 @@ const runErrorSchema = z.object({ code: z.string(), message: z.string() }).descr
 export const taskIdParams = z.object({ task_id: z.string().min(1).max(100) });
 
 export const taskListQuery = z.object({
-  limit: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(MAX_TASK_PAGE)
-    .default(DEFAULT_TASK_PAGE)
-    .describe(`Page size, 1..${MAX_TASK_PAGE} (default ${DEFAULT_TASK_PAGE}); newest tasks first; there is no offset`),
+  limit: pageLimit(MAX_TASK_PAGE, DEFAULT_TASK_PAGE).describe(`Page size, 1..${MAX_TASK_PAGE} (default ${DEFAULT_TASK_PAGE}); newest tasks first; there is no offset`),
 });
 
 /** Body of POST /api/run/async: the background run metadata plus where to follow it. */

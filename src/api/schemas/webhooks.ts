@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { pageLimit } from './common.ts';
 import { webhookEventTypes } from '../../shared/webhook-delivery-types.ts';
 
 export const webhookSubscriptionSchema = z
@@ -36,7 +37,7 @@ export const webhookDeliverySchema = z
 export const webhookDeliveryListQuerySchema = z.object({
   status: z.enum(deliveryStatuses).optional(),
   subscription_id: z.string().min(1).max(100).optional(),
-  limit: z.coerce.number().int().min(1).max(200).default(50),
+  limit: pageLimit(200, 50),
 });
 
 export const webhookDeliveryListSchema = z.object({ deliveries: z.array(webhookDeliverySchema), count: z.number().int() }).meta({ id: 'WebhookDeliveryList' });
