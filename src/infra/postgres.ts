@@ -26,8 +26,8 @@ export async function ensureDatabase(config: Config, log: (m: string) => void = 
   const server = `postgresql://${EMBEDDED_USER}:${EMBEDDED_PASSWORD}@127.0.0.1:${config.embeddedPostgresPort}`;
   const url = `${server}/${DEFAULT_DATABASE}`;
   const dir = path.join(config.dataDir, 'postgres');
-  if (await canConnect(`${server}/postgres`)) {
-    const served = await servedDirectory(`${server}/postgres`);
+  const served = await dataDirectoryOf(`${server}/postgres`);
+  if (served !== undefined) {
     if (served && path.resolve(served) !== path.resolve(dir)) {
       log(`the PostgreSQL on 127.0.0.1:${config.embeddedPostgresPort} keeps its data in ${served}, not ${dir}; using it (another checkout's? stop it, or set EMBEDDED_POSTGRES_PORT or DATABASE_URL)`);
     }
@@ -64,13 +64,10 @@ const WATCH_EVERY_MS = 1000;
  * server killed earlier has already sent: stopping a dead server would hang, so it is skipped.
  */
 function embeddedHandle(url: string, dir: string, embedded: { start(): Promise<void>; stop(): Promise<void> }, log: (m: string) => void): DatabaseHandle {
-  const running = () => {
-    const pid = Number(readFileSync(path.join(dir, 'postmaster.pid'), 'utf8').split('\n', 1)[0]);
-    return Number.isInteger(pid) && pid > 0 && isAlive(pid);
-  };
   const alive = () => {
     try {
-      return running();
+      const pid = Number(readFileSync(path.join(dir, 'postmaster.pid'), 'utf8').split('\n', 1)[0]);
+      return pid > 0 && isAlive(pid);
     } catch {
       return false; // no postmaster.pid: it is not running
     }
@@ -101,14 +98,22 @@ function embeddedHandle(url: string, dir: string, embedded: { start(): Promise<v
   };
 }
 
-/** The data directory of the server at `url` (undefined when it will not say). */
-async function servedDirectory(url: string): Promise<string | undefined> {
-  const client = new pg.Client({ connectionString: url });
+/**
+ * The data directory of the server at `url`, in the one connection that finds whether one answers
+ * there: undefined when none does, '' when it will not say.
+ */
+async function dataDirectoryOf(url: string): Promise<string | undefined> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1500 });
   try {
     await client.connect();
-    return ((await client.query<{ data_directory: string }>('SHOW data_directory')).rows[0]?.data_directory);
   } catch {
+    await client.end().catch(() => {});
     return undefined;
+  }
+  try {
+    return (await client.query<{ data_directory: string }>('SHOW data_directory')).rows[0]?.data_directory ?? '';
+  } catch {
+    return '';
   } finally {
     await client.end().catch(() => {});
   }
