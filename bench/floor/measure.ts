@@ -4,7 +4,10 @@ import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { inFlight } from '../pool.ts';
 import * as activities from './activities.ts';
-import type { floorWorkflow } from './workflows.ts';
+import type { floorWorkflow, localFloorWorkflow } from './workflows.ts';
+
+/** The floor's workflow, or the same with a local activity (bench/local-floor.ts). */
+export type FloorWorkflowType = 'floorWorkflow' | 'localFloorWorkflow';
 
 export interface FloorSample {
   workflowId: string;
@@ -44,17 +47,17 @@ export class Floor {
   }
 
   /** One bare workflow, timed from just before the client's start call. */
-  async once(): Promise<FloorSample> {
+  async once(workflowType: FloorWorkflowType = 'floorWorkflow'): Promise<FloorSample> {
     const t0 = Date.now();
     const workflowId = `floor-${randomBytes(6).toString('hex')}`;
-    const handle = await this.client.workflow.start<typeof floorWorkflow>('floorWorkflow', { taskQueue: this.taskQueue, workflowId });
+    const handle = await this.client.workflow.start<typeof floorWorkflow | typeof localFloorWorkflow>(workflowType, { taskQueue: this.taskQueue, workflowId });
     const activityStartedAt = await handle.result();
     return { workflowId, startedAt: t0, firstActivity: activityStartedAt - t0, result: Date.now() - t0 };
   }
 
   /** `total` workflows with `concurrency` in flight: the wall time they took (ms). */
-  async throughput(total: number, concurrency: number): Promise<number> {
-    const { results, wallMs } = await inFlight(total, concurrency, () => this.once());
+  async throughput(total: number, concurrency: number, workflowType: FloorWorkflowType = 'floorWorkflow'): Promise<number> {
+    const { results, wallMs } = await inFlight(total, concurrency, () => this.once(workflowType));
     const failed = results.filter((r) => r.status === 'rejected').length;
     if (failed > 0) throw new Error(`${failed} floor workflows failed`);
     return wallMs;

@@ -1,7 +1,8 @@
-import { proxyActivities } from '@temporalio/workflow';
+import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { FloorActivities } from './activities.ts';
 
 const { floorActivity } = proxyActivities<FloorActivities>({ startToCloseTimeout: '1 minute' });
+const local = proxyLocalActivities<FloorActivities>({ startToCloseTimeout: '1 minute' });
 
 /**
  * The floor: a bare workflow that runs one activity and returns when it started.
@@ -9,4 +10,13 @@ const { floorActivity } = proxyActivities<FloorActivities>({ startToCloseTimeout
  */
 export async function floorWorkflow(): Promise<number> {
   return await floorActivity();
+}
+
+/**
+ * The same with a local activity (run by the worker inside the workflow task, no task-queue round
+ * trip): what the floor would be if a run's model step were a local activity
+ * (`npm run bench:local-floor`, README "Performance").
+ */
+export async function localFloorWorkflow(): Promise<number> {
+  return await local.floorActivity();
 }
