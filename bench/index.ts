@@ -15,7 +15,7 @@ import { waitForWorker } from './worker-ready.ts';
 import { rate } from './pool.ts';
 import { BENCH_STACK_ENV } from './stack-env.ts';
 import { BENCH_PROCESSES, prepareBenchProcesses } from './build.ts';
-import { giveTemporalItsOwnCore } from './cores.ts';
+import { capTemporalCpu, giveTemporalItsOwnCore } from './cores.ts';
 
 /**
  * `npm run bench`: brings up the real stack (as the tests do) and, on the same Temporal dev
@@ -60,7 +60,14 @@ const temporalPid = findTemporalServer(stack.temporalAddress);
 if (temporalPid !== undefined) pids['Temporal dev server'] = temporalPid;
 const OWN_CORE = process.env.BENCH_TEMPORAL_CORE === '1';
 if (OWN_CORE && temporalPid === undefined) throw new Error('BENCH_TEMPORAL_CORE=1: the Temporal dev server process was not found');
-const unpin = OWN_CORE ? giveTemporalItsOwnCore(temporalPid!, [process.pid, stack.api.pid!, stack.worker.pid!]) : undefined;
+const unpinCores = OWN_CORE ? giveTemporalItsOwnCore(temporalPid!, [process.pid, stack.api.pid!, stack.worker.pid!]) : undefined;
+const TEMPORAL_CPU = process.env.BENCH_TEMPORAL_CPU === undefined ? undefined : Number(process.env.BENCH_TEMPORAL_CPU);
+if (TEMPORAL_CPU !== undefined && !OWN_CORE) throw new Error('BENCH_TEMPORAL_CPU needs BENCH_TEMPORAL_CORE=1');
+const uncap = TEMPORAL_CPU === undefined ? undefined : capTemporalCpu(temporalPid!, TEMPORAL_CPU);
+const unpin = () => {
+  uncap?.();
+  unpinCores?.();
+};
 let floor: Floor | undefined;
 let exitCode = 0;
 try {
@@ -220,7 +227,8 @@ try {
   const busyAfter = await busyProcesses(Object.values(pids));
 
   console.log(`\nAgent Run Service benchmark (${new Date().toISOString()})`);
-  console.log(`machine: ${describeMachine()}; load average before ${loadBefore}, after ${loadAverage()}`);
+  const placement = OWN_CORE ? `; the Temporal dev server alone on CPU 0${TEMPORAL_CPU === undefined ? '' : `, capped at ${Math.round(TEMPORAL_CPU * 100)}% of it`}` : '';
+  console.log(`machine: ${describeMachine()}; load average before ${loadBefore}, after ${loadAverage()}${placement}`);
   console.log(`other processes using > 5% of a core: just before the bench: ${busyBefore.join('; ') || 'none'}; just after: ${busyAfter.join('; ') || 'none'}`);
   console.log(`database: ${database}; Temporal dev server (TestWorkflowEnvironment.createLocal); api + worker as child processes, ${processes}; floor: a bare 1-activity workflow, in-process Worker, same server`);
   console.log(`model: offline, message "${RUN_MESSAGE}": "instant" (a zero-latency model) for the targets' runs; paced (${modelSleep} ms a run, 15 ms a word, like a real model's stream) for the relay and the paced rows\n`);
@@ -232,7 +240,7 @@ try {
   console.error('bench failed:', err);
   exitCode = 1;
 } finally {
-  unpin?.();
+  unpin();
   await floor?.stop().catch((err: unknown) => log(`floor worker stop failed: ${String(err)}`));
   await db.$disconnect().catch(() => {});
   await stack.teardown().then(
