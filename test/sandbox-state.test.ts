@@ -1,4 +1,6 @@
-import { existsSync, statSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { rm } from 'node:fs/promises';
 import { MockActivityEnvironment } from '@temporalio/testing';
@@ -9,7 +11,7 @@ import { createRunToolActivities } from '../src/activities/run-tool.ts';
 import { createSandboxActivities } from '../src/activities/sandbox-activities.ts';
 import { readEvents } from '../src/db/event-log.ts';
 import { sandboxHostFor } from '../src/sandbox/host.ts';
-import { unmountDisksBelow } from '../src/sandbox/workspace-disk.ts';
+import { canMountDisks, unmountDisksBelow, WorkspaceDisk } from '../src/sandbox/workspace-disk.ts';
 import type { SnapshotResult } from '../src/sandbox/snapshots.ts';
 import type { WorkspaceStatus } from '../src/sandbox/workspace.ts';
 import { toolCatalog } from '../src/shared/tools/index.ts';
@@ -73,6 +75,29 @@ describe('persistence', () => {
     expect(kept).toBe('on the image');
     expect(Number(grownSize)).toBeGreaterThan(96 * 1024 * 1024);
     expect(Number(grownSize)).toBeLessThanOrEqual(128 * 1024 * 1024);
+  });
+});
+
+describe("the worker's start-up disk probe", () => {
+  const mounted = (dir: string) => readFileSync('/proc/self/mounts', 'utf8').includes(` ${dir}/`);
+
+  it('unmounts and removes the probe a killed worker left mounted, and leaves a running worker\'s probe alone', async () => {
+    const deadPid = spawnSync('true').pid;
+    const left = path.join(tmpdir(), `ars-disk-probe-${deadPid}-${uniqueTag()}`);
+    await new WorkspaceDisk(path.join(left, 'probe.ext4'), path.join(left, 'mnt'), 8 * 1024 * 1024).mount(true);
+    expect(mounted(left)).toBe(true);
+    const running = path.join(tmpdir(), `ars-disk-probe-${process.pid}-${uniqueTag()}`);
+    mkdirSync(running);
+    try {
+      expect(await canMountDisks()).toEqual({ ok: true });
+      expect(mounted(left)).toBe(false);
+      expect(existsSync(left)).toBe(false);
+      expect(existsSync(running)).toBe(true);
+    } finally {
+      unmountDisksBelow(left);
+      await rm(left, { recursive: true, force: true });
+      await rm(running, { recursive: true, force: true });
+    }
   });
 });
 

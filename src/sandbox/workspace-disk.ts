@@ -1,6 +1,6 @@
 import { execFile, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, open, rename, rm, stat, truncate } from 'node:fs/promises';
+import { mkdir, mkdtemp, open, readdir, rename, rm, stat, truncate } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -82,7 +82,8 @@ async function isMountPoint(dir: string): Promise<boolean> {
  */
 export async function canMountDisks(): Promise<{ ok: true } | { ok: false; reason: string }> {
   if (process.getuid?.() !== 0) return { ok: false, reason: 'the worker does not run as root' };
-  const dir = await mkdtemp(path.join(tmpdir(), 'ars-disk-probe-'));
+  await removeStaleProbes();
+  const dir = await mkdtemp(path.join(tmpdir(), `${PROBE_PREFIX}${process.pid}-`));
   const disk = new WorkspaceDisk(path.join(dir, 'probe.ext4'), path.join(dir, 'mnt'), 8 * 1024 * 1024);
   try {
     await disk.mount(true);
@@ -93,6 +94,35 @@ export async function canMountDisks(): Promise<{ ok: true } | { ok: false; reaso
     return { ok: false, reason };
   } finally {
     await rm(dir, { recursive: true, force: true });
+  }
+}
+
+const PROBE_PREFIX = 'ars-disk-probe-';
+/** A probe directory named without its worker's pid (before it was named with one) is stale after this long; a probe takes a second. */
+const UNNAMED_PROBE_STALE_MS = 10 * 60_000;
+
+/**
+ * A worker killed during its probe (kill -9, a crash) left the probe's image mounted in its
+ * directory: unmount and remove the directories of probes whose worker is gone.
+ */
+async function removeStaleProbes(): Promise<void> {
+  const names = (await readdir(tmpdir()).catch(() => [])).filter((name) => name.startsWith(PROBE_PREFIX));
+  for (const name of names) {
+    const dir = path.join(tmpdir(), name);
+    const pid = Number(/^(\d+)-/.exec(name.slice(PROBE_PREFIX.length))?.[1]);
+    const stale = Number.isInteger(pid) ? !isAlive(pid) : Date.now() - ((await stat(dir).catch(() => undefined))?.mtimeMs ?? Date.now()) > UNNAMED_PROBE_STALE_MS;
+    if (!stale) continue;
+    unmountDisksBelow(dir);
+    await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
