@@ -140,6 +140,10 @@ describe('one streamed run, seen by metrics and traces', () => {
     const request = api.logs.find((l) => l.runId === runId && l.msg === 'request completed');
     expect(request).toMatchObject({ orgId: who.orgId, taskId, workflowId: runId, agentId: who.agentId });
     expect((request!.req as { id?: string }).id).toEqual(expect.any(String)); // pino-http's request id (X-Request-Id)
+    // What the request was and how it ended, not its headers or the response's (they were most of every line).
+    expect(request!.req).toEqual({ id: expect.any(String), method: 'POST', url: '/api/run', remoteAddress: expect.any(String), userAgent: expect.any(String) });
+    expect(request!.res).toEqual({ statusCode: 200 });
+    expect(request!.responseTime).toEqual(expect.any(Number));
     const activityLines = () =>
       worker.stdout
         .map((l) => JSON.parse(l) as Record<string, unknown>)
