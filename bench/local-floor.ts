@@ -20,7 +20,9 @@ const RUNS = knob('LOCAL_FLOOR_RUNS', 100);
 const TYPES: FloorWorkflowType[] = ['floorWorkflow', 'localFloorWorkflow'];
 
 Runtime.install({ logger: new DefaultLogger('WARN') });
-const env = await TestWorkflowEnvironment.createLocal({ server: { executable: { type: 'existing-path', path: ensureTemporalBinary() } } });
+const env = await TestWorkflowEnvironment.createLocal({
+  server: { executable: { type: 'existing-path', path: ensureTemporalBinary() }, ip: '127.0.0.1', log: { format: 'pretty', level: 'error' } },
+});
 const floor = await Floor.start(env.address);
 try {
   const temporalPid = findTemporalServer(env.address);
