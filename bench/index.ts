@@ -60,10 +60,17 @@ const temporalPid = findTemporalServer(stack.temporalAddress);
 if (temporalPid !== undefined) pids['Temporal dev server'] = temporalPid;
 const OWN_CORE = process.env.BENCH_TEMPORAL_CORE === '1';
 if (OWN_CORE && temporalPid === undefined) throw new Error('BENCH_TEMPORAL_CORE=1: the Temporal dev server process was not found');
-const unpinCores = OWN_CORE ? giveTemporalItsOwnCore(temporalPid!, [process.pid, stack.api.pid!, stack.worker.pid!]) : undefined;
 const TEMPORAL_CPU = process.env.BENCH_TEMPORAL_CPU === undefined ? undefined : Number(process.env.BENCH_TEMPORAL_CPU);
 if (TEMPORAL_CPU !== undefined && !OWN_CORE) throw new Error('BENCH_TEMPORAL_CPU needs BENCH_TEMPORAL_CORE=1');
-const uncap = TEMPORAL_CPU === undefined ? undefined : capTemporalCpu(temporalPid!, TEMPORAL_CPU);
+const unpinCores = OWN_CORE ? giveTemporalItsOwnCore(temporalPid!, [process.pid, stack.api.pid!, stack.worker.pid!]) : undefined;
+let uncap: (() => void) | undefined;
+try {
+  uncap = TEMPORAL_CPU === undefined ? undefined : capTemporalCpu(temporalPid!, TEMPORAL_CPU);
+} catch (err) {
+  unpinCores?.();
+  await stack.teardown();
+  throw err;
+}
 const unpin = () => {
   uncap?.();
   unpinCores?.();
