@@ -4,6 +4,7 @@ import { mkdir, mkdtemp, open, readdir, rename, rm, stat, truncate } from 'node:
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { isAlive } from '../infra/processes.ts';
 import { HOST_TOOL_PATH } from './limits.ts';
 
 const run = promisify(execFile);
@@ -114,15 +115,6 @@ async function removeStaleProbes(): Promise<void> {
     if (!stale) continue;
     unmountDisksBelow(dir);
     await rm(dir, { recursive: true, force: true }).catch(() => undefined);
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
