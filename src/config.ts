@@ -32,6 +32,8 @@ export const envSchema = z.object({
   AUTH_URL: z.string().url().optional(),
   JWT_SECRET: z.string().min(32).optional(),
   JWT_KID: z.string().default('k1'),
+  /** Seals the orgs' secrets in the database (src/auth/secret-box.ts); every api and worker shares it. Kept in DATA_DIR when unset. */
+  SECRETS_KEY: z.string().min(32).optional(),
   JWT_ISSUER: z.string().default('agent-run-service'),
   JWT_AUDIENCE: z.string().default('agent-run-service/api'),
   MODEL_PROVIDER: z.enum(['offline', 'openai-compatible', 'openai', 'anthropic']).optional(),
@@ -85,11 +87,11 @@ export const envSchema = z.object({
   WEBHOOK_RETRY_WINDOW_HOURS: z.coerce.number().positive().max(168).default(24),
   WEBHOOK_TIMEOUT_SECONDS: z.coerce.number().int().positive().max(300).default(15),
   /**
-   * Whether outbound webhooks may call loopback, private, link-local and other non-public addresses.
-   * Subscriptions are set by orgs, so by default they may not (no reaching the service's own network);
-   * `npm start` and the tests allow them, for receivers on this machine.
+   * Whether calls the worker makes for an org (outbound webhooks, Slack replies) may reach loopback,
+   * private, link-local and other non-public addresses. Orgs choose those targets, so by default they
+   * may not (no reaching the service's own network); `npm start` and the tests allow them, for receivers on this machine.
    */
-  WEBHOOK_PRIVATE_TARGETS: z.enum(['refuse', 'allow']).default('refuse'),
+  OUTBOUND_PRIVATE_TARGETS: z.enum(['refuse', 'allow']).default('refuse'),
   /** How often each api looks for new deliveries to start (their workflows are started once). */
   WEBHOOK_DISPATCH_INTERVAL_MS: z.coerce.number().int().positive().default(1_000),
   /** Slack's Web API, where messaging flows post answers (a local fake in tests). */
@@ -152,6 +154,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
   if (set.NODE_ENV === 'production' && !set.JWT_SECRET) {
     problems.push('  JWT_SECRET: required when NODE_ENV=production (a random string of at least 32 characters, shared by every api replica)');
   }
+  if (set.NODE_ENV === 'production' && !set.SECRETS_KEY) {
+    problems.push('  SECRETS_KEY: required when NODE_ENV=production (a random string of at least 32 characters, shared by every api and worker)');
+  }
   if (parsed.success) problems.push(...temporalSecurityProblems(parsed.data).map((p) => `  ${p}`));
   if (!parsed.success || problems.length) throw new ConfigError(`Invalid configuration:\n${problems.join('\n')}`);
   const e = parsed.data;
@@ -169,11 +174,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     },
     api: { host: e.API_HOST, port: e.API_PORT, authUrl: e.AUTH_URL },
     jwt: {
-      secret: e.JWT_SECRET ?? persistentSecret(e.DATA_DIR),
+      secret: e.JWT_SECRET ?? persistentSecret(e.DATA_DIR, 'jwt-secret'),
       kid: e.JWT_KID,
       issuer: e.JWT_ISSUER,
       audience: e.JWT_AUDIENCE,
     },
+    secrets: { key: e.SECRETS_KEY ?? persistentSecret(e.DATA_DIR, 'secrets-key') },
     model: {
       provider: e.MODEL_PROVIDER ?? (e.MODEL_BASE_URL ? 'openai-compatible' : 'offline'),
       baseUrl: e.MODEL_BASE_URL,
@@ -229,9 +235,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       retryMaxMs: e.WEBHOOK_RETRY_MAX_MS,
       retryWindowMs: e.WEBHOOK_RETRY_WINDOW_HOURS * 3_600_000,
       timeoutMs: e.WEBHOOK_TIMEOUT_SECONDS * 1000,
-      privateTargets: e.WEBHOOK_PRIVATE_TARGETS,
       dispatchIntervalMs: e.WEBHOOK_DISPATCH_INTERVAL_MS,
     },
+    outbound: { privateTargets: e.OUTBOUND_PRIVATE_TARGETS },
     flows: { slackApiUrl: e.SLACK_API_URL.replace(/\/$/, '') },
     logLevel: e.LOG_LEVEL,
     observability: {
@@ -293,14 +299,20 @@ export function loadConfigOrExit(env: NodeJS.ProcessEnv = process.env): Config {
 }
 
 /**
- * Without JWT_SECRET, a random signing secret is kept in the data directory so
- * tokens survive restarts of a single-machine install. Replicas must share JWT_SECRET.
+ * Without JWT_SECRET or SECRETS_KEY, a random one is kept in the data directory so a
+ * single-machine install keeps its tokens and secrets across restarts. Replicas must share the variables.
  */
-function persistentSecret(dataDir: string): string {
-  const file = path.join(dataDir, 'jwt-secret');
+function persistentSecret(dataDir: string, name: string): string {
+  const file = path.join(dataDir, name);
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
   mkdirSync(dataDir, { recursive: true });
   const secret = randomBytes(48).toString('base64url');
-  writeFileSync(file, secret, { mode: 0o600, flag: 'wx' });
-  return secret;
+  try {
+    writeFileSync(file, secret, { mode: 0o600, flag: 'wx' });
+    return secret;
+  } catch (err) {
+    // The api and the worker start together: the first to write it wins, the other reads it.
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return readFileSync(file, 'utf8').trim();
+    throw err;
+  }
 }

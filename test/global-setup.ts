@@ -5,6 +5,7 @@ import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
 import type { TestProject } from 'vitest/node';
 import { projectRoot } from '../src/config.ts';
 import { workflowBundleOptions } from '../src/worker/workflow-code.ts';
+import { freeListenPort } from './support/ports.ts';
 import { startStack, type Stack } from './support/stack.ts';
 
 declare module 'vitest' {
@@ -15,6 +16,8 @@ declare module 'vitest' {
     taskQueue: string;
     jwtSecret: string;
     heartbeatMs: number;
+    /** Where the service posts Slack replies (SLACK_API_URL): test/e2e/flows.test.ts listens there. */
+    slackApiPort: number;
     /** Today's workflow code, bundled once: every worker the tests start loads it (WORKFLOW_BUNDLE), every replay uses it. */
     workflowBundle: string;
   }
@@ -32,7 +35,7 @@ export default async function setup(project: TestProject) {
   const shared = sharedStack();
   const stack = await shared.stack;
   shared.users++;
-  provide(project, stack);
+  provide(project, stack, await slackApiPort);
   return async () => {
     if (--shared.users === 0) await stack.teardown();
   };
@@ -48,8 +51,11 @@ function sharedStack(): { stack: Promise<Stack>; users: number } {
   return holder.arsTestStack;
 }
 
+/** A loopback port for the fake Slack Web API, chosen before the stack starts (the operator's SLACK_API_URL). */
+const slackApiPort = freeListenPort();
+
 function startTestStack(): Promise<Stack> {
-  return bundleWorkflowsOnce().then(() => startStack({
+  return Promise.all([bundleWorkflowsOnce(), slackApiPort]).then(([, slackPort]) => startStack({
     purpose: 'test',
     env: {
       HEARTBEAT_INTERVAL_MS: String(HEARTBEAT_MS),
@@ -69,9 +75,9 @@ function startTestStack(): Promise<Stack> {
       WEBHOOK_RETRY_MAX_MS: '1500',
       WEBHOOK_DISPATCH_INTERVAL_MS: '200',
       // Their receivers listen on 127.0.0.1 (test/infra/outbound-post.test.ts checks the refusal).
-      WEBHOOK_PRIVATE_TARGETS: 'allow',
-      // The bot token messaging flows of test/e2e/flows.test.ts name (their Slack is a local fake).
-      ARS_TEST_SLACK_TOKEN: 'xoxb-test-token',
+      OUTBOUND_PRIVATE_TARGETS: 'allow',
+      // Messaging flows post their answers to a fake Slack that test/e2e/flows.test.ts runs.
+      SLACK_API_URL: `http://127.0.0.1:${slackPort}/api`,
     },
   }));
 }
@@ -89,7 +95,7 @@ async function bundleWorkflowsOnce(): Promise<void> {
   process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
 }
 
-function provide(project: TestProject, stack: Stack): void {
+function provide(project: TestProject, stack: Stack, slackPort: number): void {
   project.provide('databaseUrl', stack.databaseUrl);
   project.provide('apiUrl', stack.apiUrl);
   project.provide('temporalAddress', stack.temporalAddress);
@@ -97,4 +103,5 @@ function provide(project: TestProject, stack: Stack): void {
   project.provide('jwtSecret', stack.jwtSecret);
   project.provide('heartbeatMs', HEARTBEAT_MS);
   project.provide('workflowBundle', process.env.WORKFLOW_BUNDLE!);
+  project.provide('slackApiPort', slackPort);
 }

@@ -1,13 +1,16 @@
-import { ApplicationFailure } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import { postOutbound, RefusedTargetError } from '../infra/outbound-post.ts';
 import { findFlow, recordFlowEvent, replyMaterial } from '../db/flows.ts';
 import { renderTemplate } from '../shared/flows.ts';
 import type { ActivityDeps } from './deps.ts';
+import { orgSecretReader } from './org-secrets.ts';
 
 /** Slack answers that no retry can fix. */
 const SLACK_FINAL_ERRORS = new Set(['invalid_auth', 'not_authed', 'account_inactive', 'token_revoked', 'channel_not_found', 'not_in_channel', 'is_archived', 'msg_too_long']);
 
 /** The activities of flows: a cron tick becomes an event; a messaging run's answer is posted back. */
-export function createFlowActivities({ db, config, env, logger }: ActivityDeps) {
+export function createFlowActivities({ db, config, logger }: ActivityDeps) {
+  const readOrgSecret = orgSecretReader(db, config);
   return {
     async recordFlowTick({ flowId, tickId, scheduledAt }: { flowId: string; tickId: string; scheduledAt: string }): Promise<void> {
       const flow = await findFlow(db, flowId);
@@ -20,23 +23,27 @@ export function createFlowActivities({ db, config, env, logger }: ActivityDeps) 
     async postFlowReply({ flowId, externalId }: { flowId: string; externalId: string }): Promise<void> {
       const material = await replyMaterial(db, flowId, externalId);
       if (!material) return;
-      const { bot_token_env: tokenEnv, api_url: apiUrl } = material.config as { bot_token_env: string; api_url?: string };
-      const token = env[tokenEnv];
-      if (!token) throw ApplicationFailure.nonRetryable(`environment variable ${tokenEnv} (the flow's Slack bot token) is not set`, 'SlackRefused');
+      // A config stored before bot_token_secret is refused here, never read as anything else.
+      const { bot_token_secret: secretName } = material.config as { bot_token_secret?: unknown };
+      if (typeof secretName !== 'string') throw ApplicationFailure.nonRetryable("the flow's messaging.bot_token_secret is not set", 'SlackRefused');
+      const token = await readOrgSecret(material.orgId, secretName, "the flow's Slack bot token");
       const event = (material.payload as { event?: { channel?: string } }).event;
       const thread = (material.payload as { thread_ts?: string }).thread_ts;
       const text =
         material.status === 'completed' && material.answer
           ? material.answer
           : `Sorry, I could not answer this one (${material.status}${material.error ? `: ${(material.error as { message?: string }).message ?? ''}` : ''}).`;
-      const res = await fetch(`${(apiUrl ?? config.flows.slackApiUrl).replace(/\/$/, '')}/chat.postMessage`, {
-        method: 'POST',
+      const res = await postOutbound(`${config.flows.slackApiUrl}/chat.postMessage`, {
         headers: { 'Content-Type': 'application/json; charset=utf-8', Authorization: `Bearer ${token}` },
         body: JSON.stringify({ channel: event?.channel, thread_ts: thread, text }),
-        signal: AbortSignal.timeout(20_000),
+        timeoutMs: 20_000,
+        signal: Context.current().cancellationSignal,
+        allowPrivate: config.outbound.privateTargets === 'allow',
+      }).catch((err: unknown) => {
+        throw err instanceof RefusedTargetError ? ApplicationFailure.nonRetryable(err.message, 'SlackRefused') : err;
       });
       if (res.status === 429 || res.status >= 500) throw ApplicationFailure.retryable(`Slack answered ${res.status}`, 'SlackUnavailable');
-      const body = (await res.json().catch(() => ({}))) as { ok?: boolean; error?: string };
+      const body = parsedJson(res.text) as { ok?: boolean; error?: string };
       if (!body.ok) {
         const error = body.error ?? `HTTP ${res.status}`;
         if (SLACK_FINAL_ERRORS.has(error)) throw ApplicationFailure.nonRetryable(`Slack refused the reply: ${error}`, 'SlackRefused');
@@ -45,4 +52,12 @@ export function createFlowActivities({ db, config, env, logger }: ActivityDeps) 
       logger.info({ flowId, externalId }, 'posted the run’s answer to Slack');
     },
   };
+}
+
+function parsedJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return {};
+  }
 }

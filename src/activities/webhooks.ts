@@ -2,7 +2,7 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import { Webhook } from 'standardwebhooks';
 import { deliveryToSend, markDeliveryFailed, recordAttempt } from '../db/webhooks.ts';
 import type { WebhookDeliveryInput } from '../shared/webhook-delivery-types.ts';
-import { postOutbound } from '../infra/outbound-post.ts';
+import { postOutbound, RefusedTargetError } from '../infra/outbound-post.ts';
 import type { ActivityDeps } from './deps.ts';
 
 const USER_AGENT = 'agent-run-service-webhooks/1';
@@ -13,7 +13,7 @@ const ERROR_TEXT_LIMIT = 500;
  * (`webhook-id` = the delivery id, `webhook-timestamp`, `webhook-signature` v1 HMAC-SHA256 of
  * "id.timestamp.body" with the subscription's `whsec_` secret). Every attempt is logged; a
  * non-2xx answer or a network error throws, and Temporal retries with backoff. Unless
- * WEBHOOK_PRIVATE_TARGETS=allow, only public addresses are called (subscriptions are the orgs').
+ * OUTBOUND_PRIVATE_TARGETS=allow, only public addresses are called (subscriptions are the orgs').
  */
 export function createWebhookActivities({ db, logger, config }: ActivityDeps) {
   return {
@@ -27,8 +27,9 @@ export function createWebhookActivities({ db, logger, config }: ActivityDeps) {
       const started = performance.now();
       let statusCode: number | null = null;
       let error: string | null = null;
+      let refused = false;
       try {
-        statusCode = await postOutbound(delivery.subscription.url, {
+        ({ status: statusCode } = await postOutbound(delivery.subscription.url, {
           headers: {
             'Content-Type': 'application/json',
             'User-Agent': USER_AGENT,
@@ -39,14 +40,17 @@ export function createWebhookActivities({ db, logger, config }: ActivityDeps) {
           body,
           timeoutMs: retry.timeoutMs,
           signal: Context.current().cancellationSignal,
-          allowPrivate: config.webhooks.privateTargets === 'allow',
-        });
+          allowPrivate: config.outbound.privateTargets === 'allow',
+        }));
         if (statusCode < 200 || statusCode >= 300) error = `HTTP ${statusCode}`;
       } catch (err) {
         error = (err as Error).message.slice(0, ERROR_TEXT_LIMIT);
+        refused = err instanceof RefusedTargetError;
       }
       const durationMs = Math.round(performance.now() - started);
       await recordAttempt(db, { deliveryId, resend, attempt, statusCode, error, durationMs }, error === null);
+      // The address policy will refuse every later attempt too: fail the delivery now, not after the retry window.
+      if (refused) throw ApplicationFailure.nonRetryable(`webhook ${deliveryId}: ${error}`, 'WebhookTargetRefused');
       if (error !== null) {
         logger.info({ deliveryId, resend, attempt, statusCode, error }, 'webhook attempt failed; retrying with backoff');
         throw ApplicationFailure.retryable(`webhook ${deliveryId} attempt ${attempt}: ${error}`, 'WebhookAttemptFailed');

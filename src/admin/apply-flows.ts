@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { findAgentByName } from '../db/agents.ts';
 import type { Tx } from '../db/client.ts';
 import { findFlowNamed, insertFlow, updateFlow, type FlowFields } from '../db/flows.ts';
+import { orgSecretExists } from '../db/org-secrets.ts';
 import { listUsersOfOrg } from '../db/users.ts';
 import { newId } from '../shared/ids.ts';
 import type { ApplyOrg } from './apply-file.ts';
@@ -44,6 +45,9 @@ export async function applyFlows(tx: Tx, org: { id: string; name: string }, spec
     if (!agent) throw new AdminError(`${at}.agent: no agent named "${flow.agent}" in org "${org.name}"`);
     if (flow.kind === 'messaging' && !agent.customerFacing) {
       throw new AdminError(`${at}.agent: agent "${flow.agent}" is not customer-facing; a messaging flow may only use a customer-facing agent`);
+    }
+    if (flow.messaging && !(await orgSecretExists(tx, org.id, flow.messaging.bot_token_secret))) {
+      throw new AdminError(`${at}.messaging.bot_token_secret: org "${org.name}" has no secret named ${flow.messaging.bot_token_secret} (set it first: PUT /api/admin/secrets/{name} or \`admin secret set\`)`);
     }
     const userId = users.get(flow.user);
     if (!userId) throw new AdminError(`${at}.user: no user with email ${flow.user} in org "${org.name}"`);

@@ -1,3 +1,4 @@
+import type { SecretBox } from '../auth/secret-box.ts';
 import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import type { TokenService } from '../auth/tokens.ts';
@@ -14,6 +15,8 @@ export interface ApiDeps {
   config: Config;
   temporal: Client;
   tokens: TokenService;
+  /** Seals the orgs' secrets as they are set (only the worker opens them). */
+  secrets: SecretBox;
   hub: EventHub;
   logger: Logger;
   /** Per org-and-user request limits, counted in the database so all replicas share them. */

@@ -40,7 +40,7 @@ export interface RouteContext<P, Q, B> {
  * (sent with `status`, default 200) or writes the response itself and returns undefined.
  */
 export interface RouteSpec<P extends z.ZodType = z.ZodType, Q extends z.ZodType = z.ZodType, B extends z.ZodType = z.ZodType> {
-  method: 'get' | 'post' | 'delete';
+  method: 'get' | 'post' | 'put' | 'delete';
   /** OpenAPI-style path, e.g. `/api/tasks/{task_id}`. */
   path: string;
   operationId: string;

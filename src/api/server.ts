@@ -1,3 +1,4 @@
+import { createSecretBox } from '../auth/secret-box.ts';
 import type { Server } from 'node:http';
 import { Client, Connection } from '@temporalio/client';
 import type { Logger } from 'pino';
@@ -43,7 +44,7 @@ export async function startApi(config: Config, databaseUrl: string, db: Db, logg
   const rateLimits = createRateLimits(config.rateLimits, databaseUrl, logger);
   const streams = new StreamSlots(config.streams);
   const drain = new Drain();
-  const deps = { db, config, temporal, tokens: createTokenService(config.jwt), hub, logger, rateLimits, streams, drain };
+  const deps = { db, config, temporal, tokens: createTokenService(config.jwt), secrets: createSecretBox(config.secrets.key), hub, logger, rateLimits, streams, drain };
   const app = createApp(deps);
   const reconciler = startRunReconciler(deps);
   hub.onQueueToMove((taskId) => void moveQueue(deps, taskId));

@@ -84,11 +84,13 @@ export function createTokenService(jwt: Config['jwt']) {
         if (protectedHeader.kid !== jwt.kid) throw new InvalidTokenError('token was signed with an unknown key');
         const isWidget = payload.scope === WIDGET_SCOPE;
         if (isWidget && (typeof payload.wkey !== 'string' || typeof payload.agent_id !== 'string')) throw new InvalidTokenError('token is invalid');
+        // Every request checks that the token's key still stands: a token naming no key would skip that check.
+        if (!isWidget && (typeof payload.key_id !== 'string' || payload.key_id === '')) throw new InvalidTokenError('token is invalid');
         const claims: TokenClaims = Object.freeze({
           userId: String(payload.sub),
           orgId: String(payload.org_id),
           role: payload.role as Role,
-          apiKeyId: String(payload.key_id ?? ''),
+          apiKeyId: isWidget ? '' : String(payload.key_id),
           ...(isWidget ? { widget: { keyId: String(payload.wkey), agentId: String(payload.agent_id) } } : {}),
         });
         const lifeMs = payload.exp! * 1000 - Date.now();

@@ -15,6 +15,9 @@ import { createGrant, listGrants, revokeGrant } from '../admin/grants.ts';
 import { createOrg, listOrgs, parseCredits } from '../admin/orgs.ts';
 import { createUser, listUsers, roles } from '../admin/users.ts';
 import { createWidgetKey, listWidgetKeys, revokeWidgetKey } from '../admin/widget-keys.ts';
+import { listSecrets, removeOrgSecret, setOrgSecret } from '../admin/org-secrets.ts';
+import { createSecretBox } from '../auth/secret-box.ts';
+import { loadConfig } from '../config.ts';
 
 /** What a command prints: `data` with --json, `text` otherwise. */
 interface Output {
@@ -214,6 +217,35 @@ leaf(grant, 'revoke', 'revoke an approval grant; calls of the tool need approval
     run(async (db, o) => {
       const r = await revokeGrant(await db(), str(o.grant));
       return { data: r, text: `${r.already_revoked ? 'already revoked' : 'revoked'} grant ${r.id} at ${r.revoked_at}` };
+    }),
+  );
+
+const secret = program.command('secret').description("an org's secrets (Slack bot tokens, tool-server keys): set, listed by name, never shown");
+leaf(secret, 'set', 'set a secret; the value is read from stdin (never from the command line, which others can see)')
+  .requiredOption('--org <org_id>', 'org id')
+  .requiredOption('--name <name>', 'secret name, e.g. SLACK_BOT_TOKEN')
+  .action(
+    run(async (db, o) => {
+      const value = (await text(process.stdin)).replace(/\r?\n$/, '');
+      const r = await setOrgSecret(await db(), createSecretBox(loadConfig().secrets.key), str(o.org), str(o.name), value);
+      return { data: r, text: `${r.created ? 'created' : 'replaced'} secret ${r.name} of org ${str(o.org)}` };
+    }),
+  );
+leaf(secret, 'list', "list an org's secrets by name")
+  .requiredOption('--org <org_id>', 'org id')
+  .action(
+    run(async (db, o) => {
+      const secrets = await listSecrets(await db(), str(o.org));
+      return { data: secrets, text: secrets.length ? secrets.map((s) => `${s.name}  (updated ${s.updated_at})`).join('\n') : 'no secrets' };
+    }),
+  );
+leaf(secret, 'delete', 'delete a secret')
+  .requiredOption('--org <org_id>', 'org id')
+  .requiredOption('--name <name>', 'secret name')
+  .action(
+    run(async (db, o) => {
+      await removeOrgSecret(await db(), str(o.org), str(o.name));
+      return { data: { name: str(o.name), deleted: true }, text: `deleted secret ${str(o.name)}` };
     }),
   );
 

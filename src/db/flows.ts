@@ -126,11 +126,11 @@ export async function markReplyStarted(db: Db, flowId: string, externalId: strin
 
 /** What posting a run's answer back needs: the event's payload, the run's outcome and its last assistant message. */
 export async function replyMaterial(db: Db, flowId: string, externalId: string) {
-  const event = await db.flowEvent.findUnique({ where: { flowId_externalId: { flowId, externalId } }, include: { flow: { select: { config: true } } } });
+  const event = await db.flowEvent.findUnique({ where: { flowId_externalId: { flowId, externalId } }, include: { flow: { select: { config: true, orgId: true } } } });
   if (!event?.runId) return undefined;
   const [run, answer] = await Promise.all([
     db.run.findUnique({ where: { id: event.runId }, select: { status: true, error: true } }),
     db.message.findFirst({ where: { runId: event.runId, role: 'assistant' }, orderBy: { position: 'desc' }, select: { content: true } }),
   ]);
-  return { payload: event.payload, config: event.flow.config, status: run?.status, error: run?.error, answer: answer?.content };
+  return { orgId: event.flow.orgId, payload: event.payload, config: event.flow.config, status: run?.status, error: run?.error, answer: answer?.content };
 }

@@ -15,7 +15,7 @@ export function isPublicAddress(address: string): boolean {
 }
 
 function refusal(host: string, address: string): RefusedTargetError {
-  return new RefusedTargetError(`${host} is ${address}, not a public address: refused (WEBHOOK_PRIVATE_TARGETS=refuse)`);
+  return new RefusedTargetError(`${host} is ${address}, not a public address: refused (OUTBOUND_PRIVATE_TARGETS=refuse)`);
 }
 
 /**
@@ -33,6 +33,15 @@ const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
   });
 };
 
+/** The part of a response body kept: enough for an API's error answer, never a whole download. */
+const RESPONSE_TEXT_LIMIT = 64 * 1024;
+
+export interface OutboundResponse {
+  status: number;
+  /** The response body as text, cut at 64 KiB. */
+  text: string;
+}
+
 export interface OutboundPost {
   headers: Record<string, string>;
   body: string;
@@ -43,16 +52,17 @@ export interface OutboundPost {
 }
 
 /**
- * POSTs `body` to `url` and answers the status code (the response body is discarded; redirects
- * are not followed). Fails with RefusedTargetError, before connecting, when private targets are
- * not allowed and the host is not public.
+ * The one HTTP client for calls the worker makes on an org's behalf (webhooks, Slack replies):
+ * POSTs `body` to `url` and answers the status and the start of the body; redirects are not
+ * followed. Fails with RefusedTargetError, before connecting, when private targets are not
+ * allowed and the host is not public.
  */
-export async function postOutbound(url: string, post: OutboundPost): Promise<number> {
+export async function postOutbound(url: string, post: OutboundPost): Promise<OutboundResponse> {
   const target = new URL(url);
   const host = target.hostname.replace(/^\[|\]$/g, '');
   if (!post.allowPrivate && net.isIP(host) && !isPublicAddress(host)) throw refusal(host, host);
   const client = target.protocol === 'https:' ? https : http;
-  return new Promise<number>((resolve, reject) => {
+  return new Promise<OutboundResponse>((resolve, reject) => {
     const req = client.request(target, {
       method: 'POST',
       headers: { ...post.headers, 'Content-Length': Buffer.byteLength(post.body) },
@@ -60,8 +70,14 @@ export async function postOutbound(url: string, post: OutboundPost): Promise<num
       ...(post.allowPrivate ? {} : { lookup: publicOnlyLookup }),
     });
     req.once('response', (res) => {
-      res.resume();
-      resolve(res.statusCode ?? 0);
+      const chunks: Buffer[] = [];
+      let kept = 0;
+      res.on('data', (chunk: Buffer) => {
+        if (kept < RESPONSE_TEXT_LIMIT) chunks.push(chunk.subarray(0, RESPONSE_TEXT_LIMIT - kept));
+        kept += chunk.length;
+      });
+      res.once('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+      res.once('error', reject);
     });
     req.once('error', reject);
     req.end(post.body);

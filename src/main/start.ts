@@ -59,7 +59,7 @@ await db.$disconnect();
 
 // The development stack on this machine: webhook receivers on localhost are allowed unless said otherwise.
 const childEnv = {
-  WEBHOOK_PRIVATE_TARGETS: 'allow',
+  OUTBOUND_PRIVATE_TARGETS: 'allow',
   ...process.env,
   DATABASE_URL: database.url,
   TEMPORAL_ADDRESS: config.temporal.address,

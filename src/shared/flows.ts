@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { secretNameSchema } from './secret-names.ts';
 
 /**
  * Flows: triggers bound to an agent that start its runs. The kinds, their settings (`config`),
@@ -28,11 +29,13 @@ export const repositoryConfigSchema = z.strictObject({
   events: z.array(z.string().regex(/^[a-z_]+(\.[a-z_]+)?$/)).min(1),
 });
 
+/**
+ * Answers are posted to the operator's SLACK_API_URL with the org's own bot token: no field here
+ * names a worker environment variable or chooses where a credential is sent.
+ */
 export const messagingConfigSchema = z.strictObject({
-  /** Environment variable (of the api) holding the Slack bot token used to post answers. */
-  bot_token_env: z.string().regex(/^[A-Z][A-Z0-9_]*$/),
-  /** Slack's Web API for this flow; SLACK_API_URL when left out (a local fake in tests). */
-  api_url: z.url({ protocol: /^https?$/ }).optional(),
+  /** The org secret holding the Slack bot token (`xoxb-…`) that posts the answers. */
+  bot_token_secret: secretNameSchema,
 });
 
 /** `{{a.b.c}}` placeholders of a template, filled from the payload (missing values become ""). */

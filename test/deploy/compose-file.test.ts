@@ -72,6 +72,7 @@ describe('docker-compose.yml', () => {
     expect(startOrder(c)).toHaveLength(Object.keys(c.services).length);
     // Secrets have no default: compose stops with a message when they are missing.
     expect(original).toMatch(/JWT_SECRET: \$\{JWT_SECRET:\?/);
+    expect(original).toMatch(/SECRETS_KEY: \$\{SECRETS_KEY:\?/);
     expect(original).toMatch(/POSTGRES_PASSWORD: \$\{POSTGRES_PASSWORD:\?/);
     // Temporal persists in PostgreSQL, not in SQLite, and is not the dev server.
     expect(original).not.toMatch(/start-dev|sqlite|db-filename/i);

@@ -51,5 +51,6 @@ describe('configuration errors', () => {
     expect(message).toMatch(/API_PORT: /);
     expect(message).toMatch(/MODEL_PROVIDER: /);
     expect(message).toMatch(/JWT_SECRET: required when NODE_ENV=production/);
+    expect(message).toMatch(/SECRETS_KEY: required when NODE_ENV=production/);
   });
 });

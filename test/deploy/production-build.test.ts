@@ -37,7 +37,7 @@ const STOOD_IN: Record<string, string> = {
   jaeger: 'nothing (profile observability)',
 };
 const PATH = [path.join(projectRoot, 'node_modules', '.bin'), path.join(projectRoot, '.tools', 'temporal', 'bin'), process.env.PATH].join(path.delimiter);
-const composeVars = { JWT_SECRET: randomBytes(32).toString('hex'), POSTGRES_PASSWORD: 'stood-in' };
+const composeVars = { JWT_SECRET: randomBytes(32).toString('hex'), SECRETS_KEY: randomBytes(32).toString('hex'), POSTGRES_PASSWORD: 'stood-in' };
 
 async function freePort(): Promise<number> {
   const server = createServer();

@@ -2,7 +2,7 @@ import { createHash, createHmac } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { applyFile, parseApplyFile, type AppliedOrg } from '../../src/admin/apply.ts';
 import { AdminError } from '../../src/admin/errors.ts';
 import { flowScheduleId } from '../../src/shared/flows.ts';
@@ -176,9 +176,11 @@ describe('messaging flows (Slack Events API)', () => {
         res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ ok: true }));
       });
     });
-    await new Promise<void>((r) => slack.server!.listen(0, '127.0.0.1', r));
-    const apiUrlOfFake = `http://127.0.0.1:${(slack.server!.address() as AddressInfo).port}/api`;
-    const messaging = { bot_token_env: 'ARS_TEST_SLACK_TOKEN', api_url: apiUrlOfFake };
+    // The operator's SLACK_API_URL (test/global-setup.ts): the only place replies go.
+    await new Promise<void>((r) => slack.server!.listen(inject('slackApiPort'), '127.0.0.1', r));
+    const put = await call('PUT', '/api/admin/secrets/SLACK_BOT', { token: owner.token, body: { value: 'xoxb-org-token' } });
+    expect(put.status).toBe(200);
+    const messaging = { bot_token_secret: 'SLACK_BOT' };
     const flow = { name: 'slack', kind: 'messaging', agent: 'support', user: await ownerEmail(), message: '{{event.text}}', task_key: '{{thread_ts}}', secret: signingSecret, messaging };
     await expect(apply({ agents: [{ name: 'support', customer_facing: false }], flows: [flow] })).rejects.toThrow(/not customer-facing/);
     path = (await apply({ agents: [{ name: 'support', customer_facing: true }], flows: [flow] })).flows[0]!.path!;
@@ -211,7 +213,7 @@ describe('messaging flows (Slack Events API)', () => {
     await expectEventually(async () => expect(slack.posts).toHaveLength(1));
     const answer = await testDb().message.findFirstOrThrow({ where: { runId: first.run_id, role: 'assistant' }, orderBy: { position: 'desc' } });
     expect(slack.posts[0]).toMatchObject({ url: '/api/chat.postMessage', channel: 'C1', thread_ts: '1700000000.000100', text: answer.content });
-    expect(slack.auth[0]).toBe('Bearer xoxb-test-token');
+    expect(slack.auth[0]).toBe('Bearer xoxb-org-token');
     const flowId = path.split('/')[4]!;
     await expectReplays(`flow-reply-${createHash('sha256').update(`${flowId}\nEv1`).digest('hex').slice(0, 40)}`, 'flow-reply');
 
@@ -227,6 +229,34 @@ describe('messaging flows (Slack Events API)', () => {
     expect(slack.posts).toHaveLength(2);
   }, 60_000);
 
+  it('a flow stored with a worker variable and its own Slack address (the old fields) sends nothing, anywhere', async () => {
+    const attacker = { requests: [] as string[] };
+    const server = createServer((req, res) => {
+      attacker.requests.push(`${req.method} ${req.url} ${req.headers.authorization}`);
+      res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"ok":true}');
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const flowId = path.split('/')[4]!;
+    const before = await testDb().flow.findUniqueOrThrow({ where: { id: flowId } });
+    try {
+      const attackerUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api`;
+      await testDb().flow.update({ where: { id: flowId }, data: { config: { bot_token_env: 'JWT_SECRET', api_url: attackerUrl } } });
+      const postsBefore = slack.posts.length;
+      const started = (await (await slackPost(message('Ev5', 'Hello'))).json()) as { run_id: string };
+      expect(await waitForRunEnd(started.run_id)).toBe('completed');
+      const reply = (await temporalClient()).workflow.getHandle(`flow-reply-${createHash('sha256').update(`${flowId}\nEv5`).digest('hex').slice(0, 40)}`);
+      await expectEventually(async () => expect((await reply.describe()).status.name).toBe('FAILED'), 30_000);
+      const failure = await reply.result().catch((err: Error) => err);
+      // The workflow failed because its activity did, because the config names no bot_token_secret.
+      expect(String((failure as Error & { cause?: Error & { cause?: Error } }).cause?.cause?.message)).toMatch(/bot_token_secret is not set/);
+      expect(attacker.requests).toEqual([]);
+      expect(slack.posts).toHaveLength(postsBefore);
+    } finally {
+      await testDb().flow.update({ where: { id: flowId }, data: { config: before.config ?? {} } });
+      await new Promise<void>((r) => server.close(() => r()));
+    }
+  }, 60_000);
+
   it('refuses with 400 at request time when the agent is no longer customer-facing', async () => {
     await apply({ agents: [{ name: 'support', customer_facing: false }] });
     try {
@@ -238,8 +268,12 @@ describe('messaging flows (Slack Events API)', () => {
     }
   });
 
-  it('admin apply checks flows: settings of the kind, a known agent and user, no kind change', async () => {
+  it('admin apply checks flows: settings of the kind, a known agent and user, no kind change, a bot token the org has', async () => {
     const user = await ownerEmail();
+    const slack = (messaging: object) => apply({ flows: [{ name: 'bad', kind: 'messaging', agent: 'support', user, message: 'x', secret: 's'.repeat(16), messaging }] });
+    await expect(slack({ bot_token_secret: 'NO_SUCH_SECRET' })).rejects.toThrow(/has no secret named NO_SUCH_SECRET/);
+    await expect(slack({ bot_token_env: 'JWT_SECRET' })).rejects.toThrow(AdminError);
+    await expect(slack({ bot_token_secret: 'SLACK_BOT', api_url: 'http://127.0.0.1:1/api' })).rejects.toThrow(AdminError);
     await expect(apply({ flows: [{ name: 'bad', kind: 'cron', agent: 'agent', user, message: 'x' }] })).rejects.toThrow(AdminError);
     await expect(apply({ flows: [{ name: 'bad', kind: 'webhook', agent: 'nobody', user, message: 'x' }] })).rejects.toThrow(/no agent named/);
     await expect(apply({ flows: [{ name: 'bad', kind: 'webhook', agent: 'agent', user: 'ghost@example.test', message: 'x' }] })).rejects.toThrow(/no user/);

@@ -90,6 +90,7 @@ export async function startStack({ purpose, env: extraEnv, processes = 'tsx' }: 
     API_PORT: String(apiPort),
     DATA_DIR: dataDir,
     JWT_SECRET: jwtSecret,
+    SECRETS_KEY: randomBytes(32).toString('base64url'),
     // No fixed metrics port: several stacks and workers share this machine.
     WORKER_METRICS_PORT: '0',
     ...extraEnv,

@@ -14,7 +14,8 @@ beforeAll(async () => {
     req.on('data', (c: Buffer) => (body += c.toString()));
     req.on('end', () => {
       received.push(`${req.method} ${req.headers['webhook-id']} ${body}`);
-      res.writeHead(204).end();
+      if (req.url === '/redirect') res.writeHead(302, { Location: `http://127.0.0.1:${port}/hook` }).end();
+      else res.writeHead(req.url === '/answer' ? 200 : 204).end(req.url === '/answer' ? '{"ok":true}' : undefined);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -26,8 +27,15 @@ const post = (url: string, allowPrivate: boolean) =>
   postOutbound(url, { headers: { 'Content-Type': 'application/json', 'webhook-id': 'msg_1' }, body: '{"a":1}', timeoutMs: 5000, signal: new AbortController().signal, allowPrivate });
 
 describe('postOutbound', () => {
-  it('posts and answers the status when private targets are allowed', async () => {
-    expect(await post(`http://127.0.0.1:${port}/hook`, true)).toBe(204);
+  it('posts and answers the status and body when private targets are allowed', async () => {
+    expect(await post(`http://127.0.0.1:${port}/hook`, true)).toEqual({ status: 204, text: '' });
+    expect(await post(`http://127.0.0.1:${port}/answer`, true)).toEqual({ status: 200, text: '{"ok":true}' });
+    expect(received).toEqual(['POST msg_1 {"a":1}', 'POST msg_1 {"a":1}']);
+  });
+
+  it('does not follow a redirect', async () => {
+    received.length = 0;
+    expect((await post(`http://127.0.0.1:${port}/redirect`, true)).status).toBe(302);
     expect(received).toEqual(['POST msg_1 {"a":1}']);
   });
 

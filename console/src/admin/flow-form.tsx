@@ -17,7 +17,7 @@ interface FormState {
   schedule: string;
   timezone: string;
   events: string;
-  botTokenEnv: string;
+  botTokenSecret: string;
   signingSecret: string;
 }
 
@@ -34,7 +34,7 @@ function fromSpec(f: FlowSpec | undefined, agent: string, user: string): FormSta
     schedule: typeof schedule === 'string' ? schedule : schedule ? String(schedule.every_seconds) : '',
     timezone: f?.cron?.timezone ?? 'UTC',
     events: f?.repository?.events.join(', ') ?? '',
-    botTokenEnv: f?.messaging?.bot_token_env ?? '',
+    botTokenSecret: f?.messaging?.bot_token_secret ?? "",
     signingSecret: '',
   };
 }
@@ -48,7 +48,7 @@ function toSpec(base: FlowSpec | undefined, s: FormState): FlowSpec {
     spec.cron = { ...base?.cron, schedule, timezone: s.timezone.trim() || 'UTC' };
   }
   if (s.kind === 'repository') spec.repository = { events: s.events.split(/[\s,]+/).filter(Boolean) };
-  if (s.kind === 'messaging') spec.messaging = { ...base?.messaging, bot_token_env: s.botTokenEnv.trim() };
+  if (s.kind === 'messaging') spec.messaging = { ...base?.messaging, bot_token_secret: s.botTokenSecret.trim() };
   if (s.kind === 'messaging' && s.signingSecret) spec.secret = s.signingSecret;
   return spec;
 }
@@ -133,8 +133,8 @@ export function FlowForm({ org, session, flow, onDone }: ScreenProps & { flow?: 
       {s.kind === 'messaging' && (
         <div class="form inline">
           <label>
-            Bot token variable
-            <input required value={s.botTokenEnv} placeholder="SLACK_BOT_TOKEN" onInput={(e) => update({ botTokenEnv: e.currentTarget.value })} />
+            Bot token secret (the org secret holding it)
+            <input required value={s.botTokenSecret} placeholder="SLACK_BOT_TOKEN" onInput={(e) => update({ botTokenSecret: e.currentTarget.value })} />
           </label>
           <label>
             Slack signing secret{flow ? ' (leave empty to keep)' : ''}

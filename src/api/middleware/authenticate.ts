@@ -76,7 +76,7 @@ export function authenticate(tokens: TokenService, db: Db, { allowCookie = false
       req.caller = await currentCaller(db, claims);
       return next();
     }
-    const standing = await findUserStandingWithAgent(db, claims.userId, claims.apiKeyId || undefined, agentId);
+    const standing = await findUserStandingWithAgent(db, claims.userId, keyOf(claims), agentId);
     req.caller = callerOf(claims, standing);
     const { agent, creditBalance } = standing!; // callerOf refused a missing user
     req.agentRead = { agent, orgCreditBalance: creditBalance };
@@ -86,7 +86,12 @@ export function authenticate(tokens: TokenService, db: Db, { allowCookie = false
 
 /** The caller as the database knows them now. */
 export async function currentCaller(db: Db, claims: TokenClaims): Promise<Caller> {
-  return callerOf(claims, await findUserStanding(db, claims.userId, claims.apiKeyId || undefined));
+  return callerOf(claims, await findUserStanding(db, claims.userId, keyOf(claims)));
+}
+
+/** The API key whose standing decides the token's: every token but a widget visitor's names one (the token service refuses others). */
+function keyOf(claims: TokenClaims): string | undefined {
+  return claims.widget ? undefined : claims.apiKeyId;
 }
 
 /** The caller of a token, given the user's standing now; 401 when the user left the org or the key was revoked. */

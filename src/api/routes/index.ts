@@ -1,6 +1,7 @@
 import type { RouteSpec } from '../route.ts';
 import { adminRoutes } from './admin-keys.ts';
 import { adminOrgRoutes } from './admin-org.ts';
+import { adminSecretRoutes } from './admin-secrets.ts';
 import { agUiRoutes } from './ag-ui.ts';
 import { approvalRoutes } from './approvals.ts';
 import { artifactRoutes } from './artifacts.ts';
@@ -19,4 +20,4 @@ import { webhookRoutes } from './webhooks.ts';
 import { widgetRoutes } from '../widget/routes.ts';
 
 /** Every documented operation of the API. The OpenAPI document is built from this list. */
-export const allRoutes: RouteSpec[] = [...authRoutes, ...runRoutes, ...runStatusRoutes, ...taskRoutes, ...commentRoutes, ...streamRoutes, ...eventRoutes, ...artifactRoutes, ...memoryRoutes, ...humanInputRoutes, ...approvalRoutes, ...runControlRoutes, ...webhookRoutes, ...flowRoutes, ...widgetRoutes, ...agUiRoutes, ...adminRoutes, ...adminOrgRoutes];
+export const allRoutes: RouteSpec[] = [...authRoutes, ...runRoutes, ...runStatusRoutes, ...taskRoutes, ...commentRoutes, ...streamRoutes, ...eventRoutes, ...artifactRoutes, ...memoryRoutes, ...humanInputRoutes, ...approvalRoutes, ...runControlRoutes, ...webhookRoutes, ...flowRoutes, ...widgetRoutes, ...agUiRoutes, ...adminRoutes, ...adminOrgRoutes, ...adminSecretRoutes];
