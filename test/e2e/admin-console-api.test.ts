@@ -150,7 +150,8 @@ describe('GET /api/admin/org and POST /api/admin/apply', () => {
   });
 
   it("a messaging flow needs Slack's signing secret when created, and keeps it when the document leaves it out", async () => {
-    const flow = { name: 'slack', kind: 'messaging' as const, agent: 'help', user: emails.admin, message: '{{event.text}}', messaging: { bot_token_env: 'SLACK_BOT_TOKEN' } };
+    expect((await call('PUT', '/api/admin/secrets/SLACK_BOT_TOKEN', { token: await exchange(adminKey), body: { value: 'xoxb-1' } })).status).toBe(200);
+    const flow = { name: 'slack', kind: 'messaging' as const, agent: 'help', user: emails.admin, message: '{{event.text}}', messaging: { bot_token_secret: 'SLACK_BOT_TOKEN' } };
     const refused = await admin.admin.apply({ flows: [flow] }).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(BadRequestError);
     expect((refused as { detail: string }).detail).toBe("body.flows.0.secret: a messaging flow needs Slack's signing secret");

@@ -1,7 +1,15 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { ApplicationFailure } from '@temporalio/common';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createWebhookActivities } from '../../src/activities/webhooks.ts';
+import { loadConfig } from '../../src/config.ts';
 import { applyFile, parseApplyFile } from '../../src/admin/apply.ts';
 import { AdminError } from '../../src/admin/errors.ts';
 import { call, exchange, userMessage } from '../support/http.ts';
@@ -174,6 +182,22 @@ describe('outbound run webhooks (Standard Webhooks)', () => {
     expect(receiver.requests.slice(before).map((r) => r.id)).toEqual([got.id]);
     expect(receiver.kept.size).toBe(new Set(receiver.requests.filter((r) => r.status === 200).map((r) => r.id)).size);
   }, 60_000);
+
+  it('a refused target fails at once: the address policy would refuse every later attempt too', async () => {
+    const sub = await testDb().webhookSubscription.findFirstOrThrow({ where: { orgId: tenant.orgId, name: 'all' } });
+    const id = `msg_refused_${Date.now()}`;
+    // Dispatched already, so the api leaves it alone: this test runs the one attempt itself.
+    await testDb().webhookDelivery.create({ data: { id, subscriptionId: sub.id, orgId: tenant.orgId, eventType: 'run.completed', payload: {}, dispatchedAt: new Date() } });
+    const config = loadConfig({ ...process.env, DATA_DIR: mkdtempSync(path.join(tmpdir(), 'ars-refuse-')), OUTBOUND_PRIVATE_TARGETS: 'refuse' });
+    const { sendWebhook } = createWebhookActivities({ db: testDb(), config, logger: pino({ level: 'silent' }), env: {}, deltaFlushMs: 25 });
+    const before = receiver.requests.length;
+    const retry = { initialMs: 100, maxMs: 100, windowMs: 60_000, timeoutMs: 5000 };
+    const failure = await new MockActivityEnvironment().run(sendWebhook, { deliveryId: id, resend: 0, retry }).catch((err: unknown) => err);
+    expect(failure).toBeInstanceOf(ApplicationFailure);
+    expect(failure).toMatchObject({ type: 'WebhookTargetRefused', nonRetryable: true, message: expect.stringMatching(/not a public address: refused/) });
+    expect(receiver.requests.length).toBe(before);
+    expect(await testDb().webhookAttempt.count({ where: { deliveryId: id } })).toBe(1);
+  });
 
   it('is for owners and admins only; another org sees none of it', async () => {
     expect((await get('/api/webhooks', member)).status).toBe(403);
