@@ -8,6 +8,7 @@ import { newId } from '../shared/ids.ts';
 import type { ApplyOrg } from './apply-file.ts';
 import { newWebhookSecret } from './apply-webhooks.ts';
 import { AdminError } from './errors.ts';
+import { mayActAs, type Actor } from './org-roles.ts';
 import { stableJson } from './stable-json.ts';
 
 export interface AppliedFlow {
@@ -36,9 +37,19 @@ function generatedSecret(kind: string): string | null {
  * Creates and updates the org's flows named in the file (by name); never deletes one
  * (`enabled: false` stops it). A messaging flow's agent must be customer-facing.
  */
-export async function applyFlows(tx: Tx, org: { id: string; name: string }, spec: Pick<ApplyOrg, 'flows'>, path: string, changes: string[]): Promise<AppliedFlow[]> {
+export async function applyFlows(
+  tx: Tx,
+  org: { id: string; name: string },
+  spec: Pick<ApplyOrg, 'flows'>,
+  path: string,
+  changes: string[],
+  /** A signed-in user applying through the api; the CLI (the operator) has none. */
+  actor?: Actor,
+): Promise<AppliedFlow[]> {
   const applied: AppliedFlow[] = [];
-  const users = new Map((await listUsersOfOrg(tx, org.id)).map((u) => [u.email, u.id]));
+  const members = await listUsersOfOrg(tx, org.id);
+  const users = new Map(members.map((u) => [u.email, u.id]));
+  const roleOf = new Map(members.map((u) => [u.id, u.role as string]));
   for (const [i, flow] of spec.flows.entries()) {
     const at = `${path}.flows.${i}`;
     const agent = await findAgentByName(tx, org.id, flow.agent);
@@ -78,6 +89,10 @@ export async function applyFlows(tx: Tx, org: { id: string; name: string }, spec
     if (stableJson(current.config) !== stableJson(wanted.config)) change.config = wanted.config;
     if (flow.secret !== undefined && flow.secret !== current.secret) change.secret = flow.secret;
     if (Object.keys(change).length > 0) {
+      // A flow's runs act as its user: changing what an owner's flow does is acting as that owner.
+      if (actor && !mayActAs(actor.role, roleOf.get(current.userId) ?? '')) {
+        throw new AdminError(`${at}: only an owner may change a flow whose runs act as an owner (${flow.name})`, 'forbidden');
+      }
       await updateFlow(tx, current.id, change);
       changes.push(`updated flow "${flow.name}" in org "${org.name}": ${Object.keys(change).join(', ')}`);
     }

@@ -94,7 +94,7 @@ export async function applyToOrg(db: Db, orgId: string, doc: OrgDocument, opts: 
       checkRoleChanges(await listUsersOfOrg(tx, orgId), doc, opts.actor, flows);
       checkAgentSettings(new Map((await listAgentsWithAccess(tx, orgId)).map((a) => [a.name, a.modelSettings])), doc.agents);
     }
-    return [await applyOrgContents(tx, org, doc, 'body', changes)];
+    return [await applyOrgContents(tx, org, doc, 'body', changes, opts.actor)];
   });
   return { org: result.orgs[0]!, changes: result.changes, dry_run: result.dry_run };
 }
@@ -134,7 +134,7 @@ async function applyOrg(tx: Tx, spec: ApplyOrg, path: string, changes: string[])
 }
 
 /** Everything but the org row itself: users, agents, keys, webhooks, flows, widget keys. */
-async function applyOrgContents(tx: Tx, org: Org, spec: OrgDocument, path: string, changes: string[]): Promise<AppliedOrg> {
+async function applyOrgContents(tx: Tx, org: Org, spec: OrgDocument, path: string, changes: string[], actor?: Actor): Promise<AppliedOrg> {
   const label = `in org "${org.name}"`;
   const userIds = await applyUsers(tx, org.id, spec, label, changes);
   const resolve = (email: string, at: string): string => {
@@ -162,7 +162,7 @@ async function applyOrgContents(tx: Tx, org: Org, spec: OrgDocument, path: strin
   }
 
   const webhooks = await applyWebhooks(tx, org, spec, path, changes);
-  const flows = await applyFlows(tx, org, spec, path, changes);
+  const flows = await applyFlows(tx, org, spec, path, changes, actor);
   const widgetKeys = await applyWidgetKeys(tx, org.id, spec.widget_keys, `${path}.widget_keys`, label, changes);
 
   const users = Object.fromEntries(spec.users.map((u) => [u.email, userIds.get(u.email) ?? '']));

@@ -84,7 +84,7 @@ export const adminRoutes = [
     path: '/api/admin/api-keys/{key_id}',
     operationId: 'revokeApiKey',
     summary: 'Revoke an API key',
-    description: `${ADMINS_ONLY} Exchanges with a revoked key get 401 at once; tokens already issued for it live out their hour.`,
+    description: `${ADMINS_ONLY} Only an owner may revoke an owner's key (403). Exchanges with a revoked key get 401 at once, and so does every request with a token issued for it.`,
     tags: ['admin'],
     auth: 'user',
     rateLimit: 'approvals',
@@ -92,8 +92,10 @@ export const adminRoutes = [
     responses: { 200: { description: 'The revoked key', schema: revokedApiKeySchema }, ...errorResponses },
     async handler({ caller, params }, { db }) {
       requireOrgAdmin(caller);
-      const keys = await listApiKeys(db, { orgId: caller.orgId });
-      if (!keys.some((k) => k.id === params.key_id)) throw notFound(`API key ${params.key_id} not found`);
+      const key = (await listApiKeys(db, { orgId: caller.orgId })).find((k) => k.id === params.key_id);
+      if (!key) throw notFound(`API key ${params.key_id} not found`);
+      const holder = (await listUsers(db, caller.orgId)).find((m) => m.id === key.user_id);
+      if (holder && !mayActAs(caller.role, holder.role)) throw forbidden("Only an owner may revoke an owner's key");
       return revokeApiKey(db, params.key_id);
     },
   }),
