@@ -68,6 +68,11 @@ const flowSchema = z
     /** Email of the org user the flow's runs belong to (their tasks list shows them). */
     user: emailSchema,
     enabled: z.boolean().optional(),
+    /**
+     * Inbound flows: what a run started by an outside sender (a Slack user, an email's sender, an issue's author) may
+     * use. `guest` (default): a guest's tools (no agent memory, no workspace). `user`: the flow user's own.
+     */
+    sender_access: z.enum(['guest', 'user']).optional(),
     /** The run's user message, with {{path}} placeholders filled from the trigger's payload. */
     message: z.string().min(1).max(20_000),
     /** When given, events with the same rendered key continue one task (e.g. "{{issue.number}}"). */

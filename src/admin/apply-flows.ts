@@ -68,6 +68,7 @@ export async function applyFlows(
       agentId: agent.id,
       userId,
       enabled: flow.enabled ?? true,
+      senderAccess: flow.sender_access ?? 'guest',
       messageTemplate: flow.message,
       taskKeyTemplate: flow.task_key ?? null,
       config: flow.cron ?? flow.repository ?? flow.messaging ?? {},
@@ -83,7 +84,7 @@ export async function applyFlows(
     }
     if (current.kind !== flow.kind) throw new AdminError(`${at}.kind: flow "${flow.name}" is a ${current.kind} flow; a flow's kind cannot change (give the new one another name)`);
     const change: Partial<FlowFields> & { secret?: string } = {};
-    for (const key of ['agentId', 'userId', 'enabled', 'messageTemplate', 'taskKeyTemplate'] as const) {
+    for (const key of ['agentId', 'userId', 'enabled', 'senderAccess', 'messageTemplate', 'taskKeyTemplate'] as const) {
       if (current[key] !== wanted[key]) Object.assign(change, { [key]: wanted[key] });
     }
     if (stableJson(current.config) !== stableJson(wanted.config)) change.config = wanted.config;

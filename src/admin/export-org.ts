@@ -66,6 +66,7 @@ export async function exportOrg(db: Db, orgId: string): Promise<OrgConfiguration
       agent: f.agent.name,
       user: f.user.email,
       enabled: f.enabled,
+      ...(f.senderAccess === 'user' ? { sender_access: 'user' as const } : {}),
       message: f.messageTemplate,
       ...(f.taskKeyTemplate === null ? {} : { task_key: f.taskKeyTemplate }),
       ...(f.kind === 'cron' || f.kind === 'repository' || f.kind === 'messaging' ? { [f.kind]: f.config } : {}),

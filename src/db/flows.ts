@@ -14,6 +14,7 @@ export interface FlowFields {
   agentId: string;
   userId: string;
   enabled: boolean;
+  senderAccess: string;
   messageTemplate: string;
   taskKeyTemplate: string | null;
   config: Prisma.InputJsonValue;
@@ -80,12 +81,10 @@ export async function taskOfKey(db: Db, flowId: string, key: string): Promise<st
   return (await db.flowTask.findUnique({ where: { flowId_key: { flowId, key } }, select: { taskId: true } }))?.taskId;
 }
 
-/** Binds a key to the task its first event started, and marks where the task came from. */
-export async function bindFlowTask(db: Db, binding: { flowId: string; key: string | null; taskId: string; source: Prisma.InputJsonValue }): Promise<void> {
-  await db.$transaction(async (tx) => {
-    if (binding.key !== null) await tx.flowTask.upsert({ where: { flowId_key: { flowId: binding.flowId, key: binding.key } }, create: { flowId: binding.flowId, key: binding.key, taskId: binding.taskId }, update: {} });
-    await tx.task.updateMany({ where: { id: binding.taskId, source: { equals: Prisma.AnyNull } }, data: { source: binding.source } });
-  });
+/** Binds a key to the task its first event started (the task itself was stored with its source). */
+export async function bindFlowTask(db: Db, binding: { flowId: string; key: string | null; taskId: string }): Promise<void> {
+  if (binding.key === null) return;
+  await db.flowTask.upsert({ where: { flowId_key: { flowId: binding.flowId, key: binding.key } }, create: { flowId: binding.flowId, key: binding.key, taskId: binding.taskId }, update: {} });
 }
 
 /** Whether a run the flow started is still unfinished (a cron tick's `skip` overlap). */

@@ -14,6 +14,8 @@ export interface NewTask {
   agentId: string;
   userId: string;
   title: string;
+  /** What started it, when not a user's request (a flow: `{flow_id, flow_name, kind, external_id}`). */
+  source?: object;
 }
 
 /** The pending run a start request stores. */
@@ -116,7 +118,7 @@ async function insertNewTaskRun(sql: Sql, start: RunStart, task: NewTask): Promi
   const { id, requestedMode, mode, routingReason, timezone, streamed } = start.run;
   const { events, key } = start.firstEvents;
   const [run] = await sql.query<{ created_at: Date }>(
-    `WITH task AS (INSERT INTO tasks (id, org_id, agent_id, user_id, title) VALUES ($2, $8, $9, $10, $11)),
+    `WITH task AS (INSERT INTO tasks (id, org_id, agent_id, user_id, title, source) VALUES ($2, $8, $9, $10, $11, $22::jsonb)),
      run AS (
        INSERT INTO runs (id, task_id, requested_mode, mode, routing_reason, timezone, streamed, last_event_seq)
        VALUES ($1, $2, $3, $4::"RunMode", $5, $6, $7, $12::int) RETURNING created_at
@@ -147,6 +149,7 @@ async function insertNewTaskRun(sql: Sql, start: RunStart, task: NewTask): Promi
       events.length,
       ...messageColumns(start.messages),
       ...stampEvents({ runId: id, lastSeq: 0 }, events, key).values,
+      task.source === undefined ? null : JSON.stringify(task.source),
     ],
   );
   return { stored: true, taskId: task.id, createdAt: run!.created_at, queued: false };

@@ -1,4 +1,5 @@
 import type { Run, Task } from '../generated/prisma/client.ts';
+import { inboundKinds, type FlowKind } from '../shared/flows.ts';
 import { activeStatuses } from '../shared/run-status.ts';
 import type { Db, DbOrTx } from './client.ts';
 import { sqlOfPool } from './sql.ts';
@@ -17,9 +18,18 @@ export async function findTask(db: Db, taskId: string): Promise<Task | null> {
   return task ?? null;
 }
 
-/** The user whose task it is, with their role as it is now. Throws when the task is gone. */
+/**
+ * Whom a task's runs act for: its user, with their role as it is now, except that a task an inbound
+ * flow started (an outside sender's) acts as a guest unless the flow grants its user's access
+ * (`sender_access: user`). Throws when the task is gone.
+ */
 export async function findTaskRequester(db: DbOrTx, taskId: string): Promise<{ userId: string; role: Role }> {
-  const task = await db.task.findUniqueOrThrow({ where: { id: taskId }, select: { user: { select: { id: true, role: true } } } });
+  const task = await db.task.findUniqueOrThrow({ where: { id: taskId }, select: { source: true, user: { select: { id: true, role: true } } } });
+  const source = task.source as { flow_id?: string; kind?: string } | null;
+  if (source?.flow_id && inboundKinds.includes(source.kind as FlowKind)) {
+    const flow = await db.flow.findUnique({ where: { id: source.flow_id }, select: { senderAccess: true } });
+    if (flow?.senderAccess !== 'user') return { userId: task.user.id, role: 'guest' };
+  }
   return { userId: task.user.id, role: task.user.role };
 }
 

@@ -161,6 +161,33 @@ describe('cron flows on Temporal Schedules', () => {
   }, 60_000);
 });
 
+describe('inbound flows: an outside sender acts as a guest unless the flow grants more', () => {
+  it("the sender's run gets a guest's tools (no agent memory); sender_access: user gives the flow user's", async () => {
+    const user = await ownerEmail();
+    const org = await apply({
+      flows: [
+        { name: 'outside', kind: 'webhook', agent: 'agent', user, message: '{{text}}' },
+        { name: 'trusted', kind: 'webhook', agent: 'agent', user, message: '{{text}}', sender_access: 'user' },
+      ],
+    });
+    const send = async (name: string, content: string) => {
+      const flow = org.flows.find((f) => f.name === name)!;
+      const body = JSON.stringify({ text: `/tool save_memory {"content":"${content}"}` });
+      const started = (await (await post(flow.path!, body, signed(flow.secret!, `evt_${content}`, body))).json()) as { run_id: string };
+      expect(await waitForRunEnd(started.run_id)).toBe('completed');
+      return started.run_id;
+    };
+    const tag = Date.now().toString(36);
+    const outsideRun = await send('outside', `outside-${tag}`);
+    const toolResult = await testDb().message.findFirstOrThrow({ where: { runId: outsideRun, role: 'tool' } });
+    expect(toolResult.content).toMatch(/not available in a guest's run/);
+    expect(await testDb().memory.count({ where: { content: `outside-${tag}` } })).toBe(0);
+
+    await send('trusted', `trusted-${tag}`);
+    expect(await testDb().memory.count({ where: { content: `trusted-${tag}` } })).toBe(1);
+  }, 60_000);
+});
+
 describe('messaging flows (Slack Events API)', () => {
   const slack = { server: undefined as Server | undefined, posts: [] as Record<string, unknown>[], auth: [] as string[] };
   const signingSecret = 'slack-signing-secret-for-tests';

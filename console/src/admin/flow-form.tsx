@@ -14,6 +14,8 @@ interface FormState {
   message: string;
   taskKey: string;
   enabled: boolean;
+  /** Outside senders (inbound kinds) get the user's tools instead of a guest's. */
+  trustSenders: boolean;
   schedule: string;
   timezone: string;
   events: string;
@@ -31,10 +33,11 @@ function fromSpec(f: FlowSpec | undefined, agent: string, user: string): FormSta
     message: f?.message ?? '',
     taskKey: f?.task_key ?? '',
     enabled: f?.enabled ?? true,
+    trustSenders: f?.sender_access === 'user',
     schedule: typeof schedule === 'string' ? schedule : schedule ? String(schedule.every_seconds) : '',
     timezone: f?.cron?.timezone ?? 'UTC',
     events: f?.repository?.events.join(', ') ?? '',
-    botTokenSecret: f?.messaging?.bot_token_secret ?? "",
+    botTokenSecret: f?.messaging?.bot_token_secret ?? '',
     signingSecret: '',
   };
 }
@@ -42,6 +45,7 @@ function fromSpec(f: FlowSpec | undefined, agent: string, user: string): FormSta
 function toSpec(base: FlowSpec | undefined, s: FormState): FlowSpec {
   const spec: FlowSpec = { name: s.name.trim(), kind: s.kind, agent: s.agent, user: s.user, message: s.message, enabled: s.enabled };
   if (s.taskKey.trim()) spec.task_key = s.taskKey.trim();
+  if (s.kind !== 'cron' && s.trustSenders) spec.sender_access = 'user';
   if (s.kind === 'cron') {
     // A number is an interval in seconds; anything else a cron expression.
     const schedule = /^\d+$/.test(s.schedule.trim()) ? { every_seconds: Number(s.schedule.trim()) } : s.schedule.trim();
@@ -112,6 +116,12 @@ export function FlowForm({ org, session, flow, onDone }: ScreenProps & { flow?: 
         Task key template (optional: events with the same key continue one task)
         <input value={s.taskKey} onInput={(e) => update({ taskKey: e.currentTarget.value })} />
       </label>
+      {s.kind !== 'cron' && (
+        <label class="check">
+          <input type="checkbox" checked={s.trustSenders} onChange={(e) => update({ trustSenders: e.currentTarget.checked })} />
+          Senders get the user's tools (memory, workspace); otherwise a guest's
+        </label>
+      )}
       {s.kind === 'cron' && (
         <div class="form inline">
           <label>

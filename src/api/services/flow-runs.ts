@@ -44,6 +44,7 @@ export async function startFlowEventRun(deps: FlowDeps, flow: LoadedFlow, extern
   const message = renderTemplate(flow.messageTemplate, payload).trim();
   if (!message) throw badRequest(`Flow ${flow.name}'s message template gave an empty message for this event`);
   const digest = createHash('sha256').update(`${flow.id}\n${externalId}`).digest('hex');
+  const source = { flow_id: flow.id, flow_name: flow.name, kind: flow.kind, external_id: externalId };
   try {
     const run = await startRun(
       deps as ApiDeps,
@@ -51,9 +52,9 @@ export async function startFlowEventRun(deps: FlowDeps, flow: LoadedFlow, extern
       { id: flow.agent.id, orgId: flow.orgId, name: flow.agent.name, customerFacing: flow.agent.customerFacing, modelSettings: flow.agent.modelSettings },
       { messages: [{ role: 'user', content: message }], mode: 'auto', stream: false, multitask_strategy: taskId ? 'enqueue' : 'reject', ...(taskId ? { task_id: taskId } : {}) },
       { key: `flow-${digest.slice(0, 48)}`, requestHash: digest },
-      { source: { kind: flow.kind, flow_name: flow.name, external_id: externalId } },
+      { source: { kind: flow.kind, flow_name: flow.name, external_id: externalId }, taskSource: source },
     );
-    await bindFlowTask(db, { flowId: flow.id, key, taskId: run.taskId, source: { flow_id: flow.id, flow_name: flow.name, kind: flow.kind, external_id: externalId } });
+    await bindFlowTask(db, { flowId: flow.id, key, taskId: run.taskId });
     await setFlowEventOutcome(db, flow.id, externalId, { taskId: run.taskId, runId: run.runId });
     return { task_id: run.taskId, run_id: run.runId, duplicate };
   } catch (err) {

@@ -70,6 +70,8 @@ export interface StartExtras {
   source?: RunWorkflowStart['source'];
   /** The id a new task gets (an AG-UI client's threadId) instead of a generated one. */
   newTaskId?: string;
+  /** Stored on a new task with it, before any of its runs can act (a flow's runs act by what started them). */
+  taskSource?: object;
 }
 
 export async function startRun(deps: ApiDeps, caller: Caller, agent: AgentContext, body: RunRequest, claim?: IdempotencyClaim, extras: StartExtras = {}): Promise<StartedRun> {
@@ -92,7 +94,7 @@ async function replayedRun(db: ApiDeps['db'], runId: string): Promise<StartedRun
   return { runId, taskId: run.taskId, mode: run.mode, routingReason: run.routingReason, createdAt: run.createdAt, replayed: true };
 }
 
-async function createAndStartRun(deps: ApiDeps, caller: Caller, agent: AgentContext, body: RunRequest, claim: IdempotencyClaim | undefined, { source, newTaskId: givenTaskId }: StartExtras): Promise<StartedRun> {
+async function createAndStartRun(deps: ApiDeps, caller: Caller, agent: AgentContext, body: RunRequest, claim: IdempotencyClaim | undefined, { source, newTaskId: givenTaskId, taskSource }: StartExtras): Promise<StartedRun> {
   const { db } = deps;
   const problem = runRequestProblem(body);
   if (problem) throw badRequest(problem);
@@ -111,7 +113,7 @@ async function createAndStartRun(deps: ApiDeps, caller: Caller, agent: AgentCont
   const stored = await storeRunStart(db, {
     task: requestedTaskId
       ? { id: requestedTaskId }
-      : { new: { id: newTaskId, orgId: caller.orgId, agentId: agent.id, userId: caller.userId, title: query.trim().slice(0, TITLE_LENGTH) } },
+      : { new: { id: newTaskId, orgId: caller.orgId, agentId: agent.id, userId: caller.userId, title: query.trim().slice(0, TITLE_LENGTH), ...(taskSource ? { source: taskSource } : {}) } },
     run: { id: runId, requestedMode: body.mode, mode: routing.mode, routingReason: routing.reason, timezone: body.timezone, streamed: body.stream },
     messages: newMessages.map((m) => ({ id: newId('msg'), role: m.role, content: m.content })),
     // The run's first events go with it: a client reads RUN_STARTED without waiting for the worker.

@@ -742,7 +742,7 @@ export interface paths {
         post?: never;
         /**
          * Revoke an API key
-         * @description Organization-scoped; no X-Agent-Id needed. Owners and admins only (members and guests get 403). Exchanges with a revoked key get 401 at once; tokens already issued for it live out their hour.
+         * @description Organization-scoped; no X-Agent-Id needed. Owners and admins only (members and guests get 403). Only an owner may revoke an owner's key (403). Exchanges with a revoked key get 401 at once, and so does every request with a token issued for it.
          */
         delete: operations["revokeApiKey"];
         options?: never;
@@ -1855,6 +1855,8 @@ export interface components {
                     agent: string;
                     user: string;
                     enabled?: boolean;
+                    /** @enum {string} */
+                    sender_access?: "guest" | "user";
                     message: string;
                     task_key?: string;
                     secret?: string;
@@ -2033,6 +2035,8 @@ export interface components {
                 agent: string;
                 user: string;
                 enabled?: boolean;
+                /** @enum {string} */
+                sender_access?: "guest" | "user";
                 message: string;
                 task_key?: string;
                 secret?: string;
