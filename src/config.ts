@@ -52,6 +52,17 @@ export const envSchema = z.object({
   /** The chat widget gateway (docs/widget.md): requests per widget key and per visitor in RATE_LIMIT_WINDOW_SECONDS. */
   WIDGET_RATE_LIMIT_PER_KEY: z.coerce.number().int().positive().default(600),
   WIDGET_RATE_LIMIT_PER_VISITOR: z.coerce.number().int().positive().default(60),
+  /** Widget requests per client address (all its visitors and keys), and runs per widget key, in RATE_LIMIT_WINDOW_SECONDS. */
+  WIDGET_RATE_LIMIT_PER_ADDRESS: z.coerce.number().int().positive().default(120),
+  WIDGET_RUNS_PER_KEY: z.coerce.number().int().positive().default(60),
+  /** Open widget streams per widget key in one api process. */
+  WIDGET_MAX_STREAMS_PER_KEY: z.coerce.number().int().positive().default(100),
+  /** Credits a widget key's visitors may use a day (UTC), unless the key sets its own `credits_per_day`. */
+  WIDGET_KEY_CREDITS_PER_DAY: z.coerce.number().int().min(0).default(1000),
+  /** An idle widget visitor (no new session) is deleted with its tasks after this many days. */
+  WIDGET_VISITOR_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
+  /** Verified events one inbound flow takes in RATE_LIMIT_WINDOW_SECONDS (a leaked secret or a replayed body cannot start runs without end). */
+  FLOW_EVENTS_PER_MINUTE: z.coerce.number().int().positive().default(120),
   /** Lifetime of a widget visitor token; widget.js renews it for the same visitor. */
   WIDGET_TOKEN_LIFETIME_SECONDS: z.coerce.number().int().min(300).max(86_400).default(3600),
   /** Failed key exchanges allowed per client address and per key in EXCHANGE_FAILURE_WINDOW_SECONDS, then 429. */
@@ -196,13 +207,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       windowSeconds: e.RATE_LIMIT_WINDOW_SECONDS,
       widgetKey: e.WIDGET_RATE_LIMIT_PER_KEY,
       widgetVisitor: e.WIDGET_RATE_LIMIT_PER_VISITOR,
+      widgetAddress: e.WIDGET_RATE_LIMIT_PER_ADDRESS,
+      widgetKeyRuns: e.WIDGET_RUNS_PER_KEY,
+      flowEvents: e.FLOW_EVENTS_PER_MINUTE,
       exchangeFailuresPerAddress: e.EXCHANGE_FAILURES_PER_ADDRESS,
       exchangeFailuresPerKey: e.EXCHANGE_FAILURES_PER_KEY,
       exchangeFailureWindowSeconds: e.EXCHANGE_FAILURE_WINDOW_SECONDS,
       flowFailuresPerAddress: e.FLOW_FAILURES_PER_ADDRESS,
     },
-    widget: { tokenLifetimeSeconds: e.WIDGET_TOKEN_LIFETIME_SECONDS },
-    streams: { perUser: e.SSE_MAX_STREAMS_PER_USER, perProcess: e.SSE_MAX_STREAMS_PER_PROCESS },
+    widget: { tokenLifetimeSeconds: e.WIDGET_TOKEN_LIFETIME_SECONDS, keyCreditsPerDay: e.WIDGET_KEY_CREDITS_PER_DAY, visitorDays: e.WIDGET_VISITOR_DAYS },
+    streams: { perUser: e.SSE_MAX_STREAMS_PER_USER, perProcess: e.SSE_MAX_STREAMS_PER_PROCESS, perWidgetKey: e.WIDGET_MAX_STREAMS_PER_KEY },
     http: {
       corsOrigins: e.CORS_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean),
       trustProxy: e.TRUST_PROXY,

@@ -15,6 +15,7 @@ declare module 'vitest' {
     temporalAddress: string;
     taskQueue: string;
     jwtSecret: string;
+    secretsKey: string;
     heartbeatMs: number;
     /** Where the service posts Slack replies (SLACK_API_URL): test/e2e/flows.test.ts listens there. */
     slackApiPort: number;
@@ -35,7 +36,7 @@ export default async function setup(project: TestProject) {
   const shared = sharedStack();
   const stack = await shared.stack;
   shared.users++;
-  provide(project, stack, await slackApiPort);
+  provide(project, stack, await shared.slackPort);
   return async () => {
     if (--shared.users === 0) await stack.teardown();
   };
@@ -45,17 +46,24 @@ export default async function setup(project: TestProject) {
  * Both test projects (vitest.config.ts) run this setup; they share one stack, started by the first
  * and torn down by the last (the setups run in vitest's one main process).
  */
-function sharedStack(): { stack: Promise<Stack>; users: number } {
-  const holder = globalThis as { arsTestStack?: { stack: Promise<Stack>; users: number } };
-  holder.arsTestStack ??= { stack: startTestStack(), users: 0 };
+function sharedStack(): SharedStack {
+  const holder = globalThis as { arsTestStack?: SharedStack };
+  if (!holder.arsTestStack) {
+    const slackPort = freeListenPort();
+    holder.arsTestStack = { stack: slackPort.then(startTestStack), slackPort, users: 0 };
+  }
   return holder.arsTestStack;
 }
 
-/** A loopback port for the fake Slack Web API, chosen before the stack starts (the operator's SLACK_API_URL). */
-const slackApiPort = freeListenPort();
+interface SharedStack {
+  stack: Promise<Stack>;
+  /** A loopback port for the fake Slack Web API, chosen before the stack starts (the operator's SLACK_API_URL). */
+  slackPort: Promise<number>;
+  users: number;
+}
 
-function startTestStack(): Promise<Stack> {
-  return Promise.all([bundleWorkflowsOnce(), slackApiPort]).then(([, slackPort]) => startStack({
+function startTestStack(slackPort: number): Promise<Stack> {
+  return bundleWorkflowsOnce().then(() => startStack({
     purpose: 'test',
     env: {
       HEARTBEAT_INTERVAL_MS: String(HEARTBEAT_MS),
@@ -70,6 +78,8 @@ function startTestStack(): Promise<Stack> {
       FLOW_FAILURES_PER_ADDRESS: '100000',
       EXCHANGE_FAILURES_PER_KEY: '100000',
       SSE_MAX_STREAMS_PER_USER: '1000',
+      WIDGET_RATE_LIMIT_PER_ADDRESS: '100000',
+      FLOW_EVENTS_PER_MINUTE: '100000',
       // Webhook retries in tenths of seconds rather than seconds to an hour (test/e2e/webhooks.test.ts).
       WEBHOOK_RETRY_INITIAL_MS: '300',
       WEBHOOK_RETRY_MAX_MS: '1500',
@@ -101,6 +111,7 @@ function provide(project: TestProject, stack: Stack, slackPort: number): void {
   project.provide('temporalAddress', stack.temporalAddress);
   project.provide('taskQueue', stack.taskQueue);
   project.provide('jwtSecret', stack.jwtSecret);
+  project.provide('secretsKey', stack.secretsKey);
   project.provide('heartbeatMs', HEARTBEAT_MS);
   project.provide('workflowBundle', process.env.WORKFLOW_BUNDLE!);
   project.provide('slackApiPort', slackPort);

@@ -104,6 +104,8 @@ const widgetKeySchema = z.strictObject({
   origins: originsSchema,
   /** true revokes the org's unrevoked key of this name (if any). */
   revoked: z.boolean().optional(),
+  /** Credits the key's visitors may use a day (UTC); left out: the service's WIDGET_KEY_CREDITS_PER_DAY. */
+  credits_per_day: z.number().int().min(0).max(100_000_000).optional(),
 });
 
 /** What one org holds, as the file states it (everything but the org's own name and credits). */

@@ -1,6 +1,6 @@
 import { findAgentByName } from '../db/agents.ts';
 import type { Tx } from '../db/client.ts';
-import { findActiveWidgetKeyNamed, revokeWidgetKeyOnce, updateWidgetKeyOrigins } from '../db/widget-keys.ts';
+import { findActiveWidgetKeyNamed, revokeWidgetKeyOnce, updateWidgetKeyCredits, updateWidgetKeyOrigins } from '../db/widget-keys.ts';
 import type { ApplyOrg } from './apply-file.ts';
 import { AdminError } from './errors.ts';
 import { createWidgetKey, notCustomerFacing } from './widget-keys.ts';
@@ -39,6 +39,7 @@ export async function applyWidgetKeys(tx: Tx, orgId: string, specs: ApplyOrg['wi
     const origins = [...new Set(spec.origins)];
     if (!existing) {
       const created = await createWidgetKey(tx, { orgId, agentId: agent.id, name: spec.name, origins });
+      if (spec.credits_per_day !== undefined) await updateWidgetKeyCredits(tx, created.id, spec.credits_per_day);
       changes.push(`created widget key "${spec.name}" for agent "${agent.name}" ${label} (${created.id})`);
       applied.push({ name: spec.name, id: created.id, prefix: created.prefix, origins, revoked: false, key: created.key });
       continue;
@@ -49,6 +50,11 @@ export async function applyWidgetKeys(tx: Tx, orgId: string, specs: ApplyOrg['wi
     if (existing.origins.join('\n') !== origins.join('\n')) {
       await updateWidgetKeyOrigins(tx, existing.id, origins);
       changes.push(`updated widget key "${spec.name}" ${label}: origins ${existing.origins.join(',')} → ${origins.join(',')}`);
+    }
+    const creditsPerDay = spec.credits_per_day ?? null;
+    if (existing.creditsPerDay !== creditsPerDay) {
+      await updateWidgetKeyCredits(tx, existing.id, creditsPerDay);
+      changes.push(`updated widget key "${spec.name}" ${label}: credits_per_day ${existing.creditsPerDay ?? 'default'} → ${creditsPerDay ?? 'default'}`);
     }
     applied.push({ name: spec.name, id: existing.id, prefix: existing.prefix, origins, revoked: false });
   }

@@ -71,7 +71,7 @@ export async function exportOrg(db: Db, orgId: string): Promise<OrgConfiguration
       ...(f.taskKeyTemplate === null ? {} : { task_key: f.taskKeyTemplate }),
       ...(f.kind === 'cron' || f.kind === 'repository' || f.kind === 'messaging' ? { [f.kind]: f.config } : {}),
     })),
-    widget_keys: firstPerName(widgetKeys.filter((k) => !k.revokedAt)).map((k) => ({ name: k.name, agent: agentName.get(k.agentId)!, origins: k.origins })),
+    widget_keys: firstPerName(widgetKeys.filter((k) => !k.revokedAt)).map((k) => ({ name: k.name, agent: agentName.get(k.agentId)!, origins: k.origins, ...(k.creditsPerDay === null ? {} : { credits_per_day: k.creditsPerDay }) })),
   };
   return {
     id: org.id,

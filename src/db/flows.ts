@@ -52,15 +52,25 @@ export function findFlow(db: Db, id: string) {
 export type LoadedFlow = NonNullable<Awaited<ReturnType<typeof findFlow>>>;
 
 /** Records a trigger event; false when the flow had it already (the same external id). */
-export async function recordFlowEvent(db: Db, event: { flowId: string; externalId: string; payload: Prisma.InputJsonValue; taskKey: string | null }): Promise<boolean> {
+/** Records an event unless the flow has it (by external id, or by payload hash when given); true when new. */
+export async function recordFlowEvent(db: Db, event: { flowId: string; externalId: string; payload: Prisma.InputJsonValue; taskKey: string | null; payloadHash?: string }): Promise<boolean> {
   const inserted = await db.$executeRaw`
-    INSERT INTO flow_events (flow_id, external_id, payload, task_key) VALUES (${event.flowId}, ${event.externalId}, ${JSON.stringify(event.payload)}::jsonb, ${event.taskKey})
-    ON CONFLICT (flow_id, external_id) DO NOTHING`;
+    INSERT INTO flow_events (flow_id, external_id, payload, task_key, payload_hash)
+    VALUES (${event.flowId}, ${event.externalId}, ${JSON.stringify(event.payload)}::jsonb, ${event.taskKey}, ${event.payloadHash ?? null})
+    ON CONFLICT DO NOTHING`;
   return inserted === 1;
 }
 
 export function findFlowEvent(db: Db, flowId: string, externalId: string) {
   return db.flowEvent.findUnique({ where: { flowId_externalId: { flowId, externalId } } });
+}
+
+/** The event recorded under `externalId`, or else the one with that payload hash. */
+export async function findRecordedFlowEvent(db: Db, flowId: string, externalId: string, payloadHash?: string) {
+  return (
+    (await findFlowEvent(db, flowId, externalId)) ??
+    (payloadHash === undefined ? null : await db.flowEvent.findUnique({ where: { flowId_payloadHash: { flowId, payloadHash } } }))
+  );
 }
 
 export async function setFlowEventOutcome(db: Db, flowId: string, externalId: string, outcome: { taskId?: string; runId?: string; error?: string }): Promise<void> {

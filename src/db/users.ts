@@ -1,3 +1,4 @@
+import { activeStatuses } from '../shared/run-status.ts';
 import type { User } from '../generated/prisma/client.ts';
 import { Role } from '../generated/prisma/enums.ts';
 import type { Db, DbOrTx } from './client.ts';
@@ -12,17 +13,45 @@ export async function findUser(db: DbOrTx, userId: string): Promise<User | null>
   return db.user.findUnique({ where: { id: userId } });
 }
 
+/** A member of the org by email (widget visitors are not members). */
 export async function findUserByEmail(db: DbOrTx, orgId: string, email: string): Promise<User | null> {
-  return db.user.findUnique({ where: { orgId_email: { orgId, email } } });
+  return db.user.findFirst({ where: { orgId, email, visitor: false } });
 }
 
 export async function insertUser(db: DbOrTx, user: { id: string; orgId: string; email: string; name: string; role: Role }): Promise<User> {
   return db.user.create({ data: user });
 }
 
-/** The org's users, oldest first. */
+/** The org's members, oldest first (widget visitors are not members). */
 export async function listUsersOfOrg(db: DbOrTx, orgId: string): Promise<User[]> {
-  return db.user.findMany({ where: { orgId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+  return db.user.findMany({ where: { orgId, visitor: false }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+}
+
+/** A new widget visitor of `keyId`: a guest of the org that is no member and expires at `expiresAt`. */
+export async function insertVisitor(db: DbOrTx, visitor: { id: string; orgId: string; keyId: string; expiresAt: Date }): Promise<void> {
+  const { id, orgId, keyId, expiresAt } = visitor;
+  await db.user.create({ data: { id, orgId, email: `visitor-${id.slice(4)}@widget.invalid`, name: 'Widget visitor', role: 'guest', visitor: true, visitorKeyId: keyId, expiresAt } });
+}
+
+/** Moves the expiry of the unexpired visitor `id` of `keyId` to `expiresAt`; false when there is none such. */
+export async function renewVisitor(db: DbOrTx, visitor: { id: string; orgId: string; keyId: string; expiresAt: Date }): Promise<boolean> {
+  const { id, orgId, keyId, expiresAt } = visitor;
+  const renewed = await db.user.updateMany({
+    where: { id, orgId, visitor: true, OR: [{ visitorKeyId: keyId }, { visitorKeyId: null }], expiresAt: { gt: new Date() } },
+    data: { expiresAt, visitorKeyId: keyId },
+  });
+  return renewed.count === 1;
+}
+
+/** Deletes up to `limit` of the org's expired visitors, their tasks with them (not one with a run still going); answers how many. */
+export async function deleteExpiredVisitors(db: DbOrTx, orgId: string, limit: number): Promise<number> {
+  const expired = await db.user.findMany({
+    where: { orgId, visitor: true, expiresAt: { lte: new Date() }, tasks: { none: { runs: { some: { status: { in: [...activeStatuses] } } } } } },
+    select: { id: true },
+    take: limit,
+  });
+  if (expired.length === 0) return 0;
+  return (await db.user.deleteMany({ where: { id: { in: expired.map((u) => u.id) } } })).count;
 }
 
 export async function updateUser(db: DbOrTx, userId: string, change: { role?: Role; name?: string }): Promise<void> {

@@ -66,7 +66,7 @@ describe('bearer tokens on agent endpoints', () => {
 
     const secret = new TextEncoder().encode(inject('jwtSecret'));
     const sign = (exp: number, key = secret, kid = 'k1') =>
-      new SignJWT({ org_id: tenant.orgId, role: 'owner' })
+      new SignJWT({ org_id: tenant.orgId, role: 'owner', key_id: claims.key_id })
         .setProtectedHeader({ alg: 'HS256', kid })
         .setSubject(tenant.users.owner)
         .setIssuer('agent-run-service')

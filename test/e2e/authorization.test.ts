@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { SignJWT } from 'jose';
+import { decodeJwt, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { call, exchange, userMessage } from '../support/http.ts';
@@ -46,7 +46,8 @@ describe('roles come from the database on every request', () => {
 
   it('a role claim in the token is not believed: a member with a forged "owner" claim is still a member', async () => {
     const now = Math.floor(Date.now() / 1000);
-    const forged = await new SignJWT({ org_id: tenant.orgId, role: 'owner' })
+    const { key_id } = decodeJwt(await exchange(tenant.keys.outsider));
+    const forged = await new SignJWT({ org_id: tenant.orgId, role: 'owner', key_id })
       .setProtectedHeader({ alg: 'HS256', kid: 'k1' })
       .setSubject(tenant.users.outsider)
       .setIssuer('agent-run-service')

@@ -118,6 +118,10 @@ describe('repository and email flows', () => {
     expect(await (await deliver('issues', 'd-2', { action: 'closed', issue: { number: 42 } })).json()).toMatchObject({ run_id: null, ignored: expect.stringContaining('issues.closed') });
     expect(await (await deliver('ping', 'd-3', { zen: 'hi' })).json()).toMatchObject({ run_id: null, ignored: expect.any(String) });
     expect((await deliver('issues', 'd-4', { action: 'opened', issue: { number: 1 } }, 'wrong-secret-wrong-secret')).status).toBe(401);
+    // GitHub signs only the body: the captured delivery replayed under a new id is the same event, not a new run.
+    const replayed = await deliver('issues', 'd-replay', { action: 'opened', issue: { number: 42, title: 'Crash on save' } });
+    expect(await replayed.json()).toEqual({ task_id: started.task_id, run_id: started.run_id, duplicate: true });
+    expect(await testDb().run.count({ where: { taskId: started.task_id } })).toBe(1);
   });
 
   it('starts a run from a signed inbound email, deduplicated on its message id', async () => {

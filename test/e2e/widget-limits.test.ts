@@ -2,8 +2,12 @@
  * The widget gateway's rate limits, per widget key and per visitor, on an api process of
  * its own with low limits: 429 with Retry-After, readable by the allowed origin.
  */
+import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { applyFile, parseApplyFile } from '../../src/admin/apply.ts';
 import { startApiProcess, type ApiProcess } from '../support/api-process.ts';
+import { userMessage } from '../support/http.ts';
+import { testDb } from '../support/tenant.ts';
 import { createWidgetTenant, widgetCall, widgetSession } from '../support/widget.ts';
 
 const SITE = 'http://shop.example.test';
@@ -41,5 +45,67 @@ describe('widget rate limits', () => {
     await expect429(await widgetCall('POST', '/session', { base: api.url, origin: SITE, body: { widget_key: tenant.key } }), /for this widget key/);
     const other = await createWidgetTenant([SITE]);
     await widgetSession(other.key, SITE, undefined, api.url);
+  });
+});
+
+/**
+ * Budgets that hold across visitors (a client makes visitors at will): per client address, runs and
+ * open streams per widget key; and the events one inbound flow takes. An api process of their own.
+ */
+describe('budgets across visitors, and per flow', () => {
+  let budgets: ApiProcess;
+  beforeAll(async () => {
+    budgets = await startApiProcess({ WIDGET_RATE_LIMIT_PER_ADDRESS: '40', WIDGET_RUNS_PER_KEY: '2', WIDGET_MAX_STREAMS_PER_KEY: '1', FLOW_EVENTS_PER_MINUTE: '2' });
+  });
+  afterAll(async () => budgets?.close());
+
+  it('runs per widget key hold across new visitors; one stream per key is open at a time', async () => {
+    const tenant = await createWidgetTenant([SITE]);
+    const start = async () => {
+      const { visitor_token: token } = await widgetSession(tenant.key, SITE, undefined, budgets.url);
+      return { token, res: await widgetCall('POST', '/run', { base: budgets.url, origin: SITE, token, body: { ...userMessage('hi'), stream: false } }) };
+    };
+    const first = await start();
+    expect(first.res.status).toBe(202);
+    expect((await start()).res.status).toBe(202);
+    await expect429((await start()).res, /at most 2 widget runs per minute for this widget key/);
+
+    const { task_id: taskId } = (await first.res.json()) as { task_id: string };
+    const open = new AbortController();
+    const stream = await widgetCall('GET', `/tasks/${taskId}/stream`, { base: budgets.url, origin: SITE, token: first.token, signal: open.signal });
+    expect(stream.status).toBe(200);
+    const second = await widgetCall('GET', `/tasks/${taskId}/stream`, { base: budgets.url, origin: SITE, token: first.token });
+    await expect429(second, /widget key has 1 streams open/);
+    open.abort();
+  });
+
+  it('limits one client address across widget keys and visitors', async () => {
+    const [a, b] = await Promise.all([createWidgetTenant([SITE]), createWidgetTenant([SITE])]);
+    let refused: Response | undefined;
+    for (let i = 0; i < 50 && !refused; i++) {
+      const res = await widgetCall('POST', '/session', { base: budgets.url, origin: SITE, body: { widget_key: (i % 2 ? a : b).key } });
+      if (res.status === 429) refused = res;
+      else expect(res.status).toBe(200);
+    }
+    expect(refused, 'the address budget was never spent').toBeDefined();
+    await expect429(refused!, /from one client address/);
+  });
+
+  it('an inbound flow takes at most FLOW_EVENTS_PER_MINUTE verified events', async () => {
+    const tenant = await createWidgetTenant([SITE]);
+    const applied = await applyFile(testDb(), parseApplyFile({ orgs: [{ name: tenant.orgName, flows: [{ name: 'hook', kind: 'webhook', agent: 'support', user: `owner-${tenant.orgName.slice(7)}@example.test`, message: 'Event {{n}}' }] }] }));
+    const flow = applied.orgs[0]!.flows[0]!;
+    const send = (n: number) => {
+      const body = JSON.stringify({ n });
+      const id = `evt_budget_${n}`;
+      const at = new Date();
+      const headers = { 'Content-Type': 'application/json', 'webhook-id': id, 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': new Webhook(flow.secret!).sign(id, at, body) };
+      return fetch(`${budgets.url}${flow.path!}`, { method: 'POST', headers, body });
+    };
+    expect((await send(1)).status).toBe(202);
+    expect((await send(2)).status).toBe(202);
+    const third = await send(3);
+    expect(third.status).toBe(429);
+    expect(((await third.json()) as { detail: string }).detail).toMatch(/events per minute for this flow/);
   });
 });

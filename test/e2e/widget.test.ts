@@ -232,3 +232,63 @@ describe('who may use what', () => {
     expect(fresh.status).toBe(400);
   });
 });
+
+describe('visitors and what a widget key may spend', () => {
+  it('a visitor is no member of the org: not listed, not in the org document; an idle one expires with its tasks', async () => {
+    const own = await createWidgetTenant([SITE]);
+    const session = await widgetSession(own.key, SITE);
+    const run = await widgetCall('POST', '/run', { origin: SITE, token: session.visitor_token, body: { ...userMessage('hi'), stream: false } });
+    expect(run.status).toBe(202);
+    const { task_id: taskId } = (await run.json()) as { task_id: string };
+    const ownerToken = await exchange(own.ownerKey);
+    const members = (await (await call('GET', '/api/admin/members', { token: ownerToken })).json()) as { members: { id: string }[] };
+    expect(members.members.map((m) => m.id)).not.toContain(session.visitor_id);
+    expect(await (await call('GET', '/api/admin/org', { token: ownerToken })).text()).not.toContain('widget.invalid');
+
+    // Idle past its expiry: the next new visitor's session deletes it with its tasks, and its token no longer renews it.
+    await expectEventually(async () => expect((await testDb().run.findFirstOrThrow({ where: { taskId } })).status).toBe('completed'));
+    await testDb().user.update({ where: { id: session.visitor_id }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    const renewed = await widgetSession(own.key, SITE, session.visitor_token);
+    expect(renewed.visitor_id).not.toBe(session.visitor_id);
+    expect(await findUser(testDb(), session.visitor_id)).toBeNull();
+    expect(await testDb().task.findUnique({ where: { id: taskId } })).toBeNull();
+    // A returning visitor that has not expired keeps its identity, and its expiry moves on.
+    const again = await widgetSession(own.key, SITE, renewed.visitor_token);
+    expect(again.visitor_id).toBe(renewed.visitor_id);
+    expect((await findUser(testDb(), again.visitor_id))!.expiresAt!.getTime()).toBeGreaterThan(Date.now() + 29 * 86_400_000);
+  });
+
+  it("a key's daily credit budget (credits_per_day) refuses new runs with 402 once spent", async () => {
+    const own = await createWidgetTenant([SITE]);
+    const budget = (credits_per_day: number) =>
+      applyFile(testDb(), parseApplyFile({ orgs: [{ name: own.orgName, widget_keys: [{ name: 'site', agent: 'support', origins: [SITE], credits_per_day }] }] }));
+    expect((await budget(0)).changes).toEqual([expect.stringMatching(/credits_per_day default → 0/)]);
+    const session = await widgetSession(own.key, SITE);
+    const start = () => widgetCall('POST', '/run', { origin: SITE, token: session.visitor_token, body: { ...userMessage('hi'), stream: false } });
+    const refused = await start();
+    expect(refused.status).toBe(402);
+    expect(refused.headers.get('access-control-allow-origin')).toBe(SITE);
+    expect(((await refused.json()) as { detail: string }).detail).toMatch(/used its 0 credits for today/);
+    expect(await testDb().task.count({ where: { userId: session.visitor_id } })).toBe(0);
+
+    await budget(1);
+    const first = await start();
+    expect(first.status).toBe(202);
+    const { id: runId } = (await first.json()) as { id: string };
+    await expectEventually(async () => expect((await testDb().run.findUniqueOrThrow({ where: { id: runId } })).creditsUsed).toBeGreaterThanOrEqual(1));
+    expect((await start()).status).toBe(402);
+  });
+});
+
+async function expectEventually(check: () => Promise<void>, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await check();
+      return;
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+}

@@ -33,6 +33,7 @@ export async function startApiProcess(env: Record<string, string> = {}): Promise
       TEMPORAL_ADDRESS: inject('temporalAddress'),
       TEMPORAL_TASK_QUEUE: inject('taskQueue'),
       JWT_SECRET: inject('jwtSecret'),
+      SECRETS_KEY: inject('secretsKey'),
       API_PORT: '0',
       LOG_LEVEL: 'info',
       MODEL_PROVIDER: 'offline',

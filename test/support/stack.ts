@@ -50,6 +50,7 @@ export interface Stack {
   temporalAddress: string;
   taskQueue: string;
   jwtSecret: string;
+  secretsKey: string;
   api: ChildProcess;
   worker: ChildProcess;
   /** Stops the processes and the Temporal server, drops the database (and the embedded server if we were the last). */
@@ -81,6 +82,7 @@ export async function startStack({ purpose, env: extraEnv, processes = 'tsx' }: 
   const temporalAddress = temporal.address;
   const taskQueue = `${purpose}-runs-${randomBytes(3).toString('hex')}`;
   const jwtSecret = randomBytes(32).toString('base64url');
+  const secretsKey = randomBytes(32).toString('base64url');
   const apiPort = await freeListenPort();
   const env = {
     ...process.env,
@@ -90,7 +92,7 @@ export async function startStack({ purpose, env: extraEnv, processes = 'tsx' }: 
     API_PORT: String(apiPort),
     DATA_DIR: dataDir,
     JWT_SECRET: jwtSecret,
-    SECRETS_KEY: randomBytes(32).toString('base64url'),
+    SECRETS_KEY: secretsKey,
     // No fixed metrics port: several stacks and workers share this machine.
     WORKER_METRICS_PORT: '0',
     ...extraEnv,
@@ -120,7 +122,7 @@ export async function startStack({ purpose, env: extraEnv, processes = 'tsx' }: 
     await teardown();
     throw err;
   }
-  return { databaseUrl, apiUrl, temporalAddress, taskQueue, jwtSecret, api, worker, teardown };
+  return { databaseUrl, apiUrl, temporalAddress, taskQueue, jwtSecret, secretsKey, api, worker, teardown };
 }
 
 function spawnService(name: 'api' | 'worker', env: NodeJS.ProcessEnv, purpose: string, mode: ServiceMode): ChildProcess {

@@ -14,7 +14,7 @@ let deps: ActivityDeps | undefined;
 export function toolDeps(): ActivityDeps {
   deps ??= {
     db: testDb(),
-    config: loadConfig({ ...process.env, DATABASE_URL: inject('databaseUrl'), JWT_SECRET: inject('jwtSecret'), LOG_LEVEL: 'silent' }),
+    config: loadConfig({ ...process.env, DATABASE_URL: inject('databaseUrl'), JWT_SECRET: inject('jwtSecret'), SECRETS_KEY: inject('secretsKey'), LOG_LEVEL: 'silent' }),
     logger: createLogger('test-tools', 'silent'),
     env: process.env,
     deltaFlushMs: 0,

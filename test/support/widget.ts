@@ -44,13 +44,13 @@ export async function createWidgetTenant(origins: string[]): Promise<WidgetTenan
 export function widgetCall(
   method: string,
   path: string,
-  opts: { origin?: string; token?: string; body?: unknown; headers?: Record<string, string>; base?: string } = {},
+  opts: { origin?: string; token?: string; body?: unknown; headers?: Record<string, string>; base?: string; signal?: AbortSignal } = {},
 ): Promise<Response> {
   const headers: Record<string, string> = { ...opts.headers };
   if (opts.origin) headers.Origin = opts.origin;
   if (opts.token) headers.Authorization = `Bearer ${opts.token}`;
   if (opts.body !== undefined) headers['Content-Type'] = 'application/json';
-  return fetch(`${opts.base ?? apiUrl()}/api/v1/widget${path}`, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) });
+  return fetch(`${opts.base ?? apiUrl()}/api/v1/widget${path}`, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body), signal: opts.signal });
 }
 
 export interface WidgetSession {

@@ -11,6 +11,8 @@ export interface Caller {
   userId: string;
   orgId: string;
   role: Role;
+  /** A widget visitor's widget key: its runs, streams and credits count per key too. */
+  widgetKeyId?: string;
 }
 
 export interface AgentContext {

@@ -14,8 +14,13 @@ const CLASSES: RateLimitClass[] = ['runs', 'tasks', 'events', 'memories', 'appro
 
 export type RateLimitSettings = Config['rateLimits'];
 
-/** The widget gateway counts each request twice: against its widget key and against its visitor. */
-export type WidgetScope = 'key' | 'visitor';
+/**
+ * Budgets of unauthenticated or public doors, each per its own id in every replica together: the widget
+ * gateway's requests per widget key, per visitor and per client address, its run starts per widget key,
+ * and the new events an inbound flow takes.
+ */
+export type Budget = 'widget-key' | 'widget-visitor' | 'widget-address' | 'widget-key-runs' | 'flow-events';
+
 
 /** Counters shared by every api replica: one row per key in the `rate_limits` table. */
 export const RATE_LIMIT_TABLE = 'rate_limits';
@@ -37,6 +42,15 @@ export const RATE_LIMIT_DOCS: Record<RateLimitClass, string> = {
   approvals: 'approvals (/api/approvals…): 60 requests per minute by default',
 };
 
+/** Each budget's limit and what it counts ("{per}" becomes "per minute"), for its 429. */
+const BUDGETS: Record<Budget, (s: RateLimitSettings) => [number, string]> = {
+  'widget-key': (s) => [s.widgetKey, 'widget requests {per} for this widget key (all its visitors together)'],
+  'widget-visitor': (s) => [s.widgetVisitor, 'widget requests {per} for each widget visitor'],
+  'widget-address': (s) => [s.widgetAddress, 'widget requests {per} from one client address (all its visitors together)'],
+  'widget-key-runs': (s) => [s.widgetKeyRuns, 'widget runs {per} for this widget key (all its visitors together)'],
+  'flow-events': (s) => [s.flowEvents, 'events {per} for this flow'],
+};
+
 export const rateLimitKey = (cls: RateLimitClass, caller: Pick<Caller, 'orgId' | 'userId'>) =>
   `org:${caller.orgId}:user:${caller.userId}:${cls}`;
 
@@ -52,8 +66,8 @@ export class RateLimits {
     readonly exchange: FailureGuard,
     /** Inbound flow requests refused (bad signature, unknown flow), per client address. */
     readonly flows: FailureGuard,
-    /** The widget gateway's limits: per widget key, and per visitor. */
-    private readonly widget: Record<WidgetScope, RateLimiterAbstract>,
+    /** The budgets of public doors (Budget), each a limiter over the same window. */
+    private readonly budgets: Record<Budget, RateLimiterAbstract>,
     private readonly logger: Logger,
     private readonly onClose: () => Promise<void>,
   ) {}
@@ -68,13 +82,12 @@ export class RateLimits {
     await this.take(this.limiters[cls], rateLimitKey(cls, caller), cls, () => this.describe(cls));
   }
 
-  /** Counts one widget gateway request against the widget key's budget or the visitor's (`id` is the key id or the visitor's user id). */
-  async consumeWidget(scope: WidgetScope, id: string): Promise<void> {
+  /** Counts one use of `budget` by `id` (a widget key, a visitor, a client address, a flow); 429 when spent. */
+  async consumeBudget(budget: Budget, id: string): Promise<void> {
     const { windowSeconds } = this.settings;
-    const limit = scope === 'key' ? this.settings.widgetKey : this.settings.widgetVisitor;
     const per = windowSeconds === 60 ? 'per minute' : `per ${windowSeconds} seconds`;
-    const who = scope === 'key' ? 'for this widget key (all its visitors together)' : 'for each widget visitor';
-    await this.take(this.widget[scope], `widget-${scope}:${id}`, `widget_${scope}`, () => `Rate limit exceeded: at most ${limit} widget requests ${per} ${who}.`);
+    const [limit, what] = BUDGETS[budget](this.settings);
+    await this.take(this.budgets[budget], `${budget}:${id}`, budget.replaceAll('-', '_'), () => `Rate limit exceeded: at most ${limit} ${what.replace('{per}', per)}.`);
   }
 
   /**
@@ -127,7 +140,7 @@ export function createRateLimits(settings: RateLimitSettings, databaseUrl: strin
       clearExpiredByTimeout: clearExpired,
     });
   const limiters = Object.fromEntries(CLASSES.map((cls) => [cls, limiter(settings[cls], cls === 'runs')])) as unknown as Record<RateLimitClass, RateLimiterAbstract>;
-  const widget = { key: limiter(settings.widgetKey), visitor: limiter(settings.widgetVisitor) };
+  const budgets = Object.fromEntries(Object.entries(BUDGETS).map(([name, limitOf]) => [name, limiter(limitOf(settings)[0])])) as unknown as Record<Budget, RateLimiterAbstract>;
   const failures = (keyPrefix: string, points: number) =>
     new RateLimiterPostgres({
       storeClient: pool,
@@ -148,7 +161,7 @@ export function createRateLimits(settings: RateLimitSettings, databaseUrl: strin
   );
   // Per address only: a budget per flow would let anyone lock a flow's real sender out.
   const flows = new FailureGuard([failures('flow-failures:address', settings.flowFailuresPerAddress)], 'refused flow requests from this address', 'flow_failures', logger);
-  return new RateLimits(settings, limiters, exchange, flows, widget, logger, () => pool.end());
+  return new RateLimits(settings, limiters, exchange, flows, budgets, logger, () => pool.end());
 }
 
 /**

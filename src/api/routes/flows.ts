@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Request } from 'express';
 import { z } from 'zod';
 import { findFlow, type FlowPayload, type LoadedFlow } from '../../db/flows.ts';
@@ -27,7 +28,9 @@ const inboundResponses = {
   404: { description: 'No enabled flow of this kind with this id', schema: errorSchema },
   422: errorResponses[422],
   429: {
-    description: 'Too many refused requests (401, 404) from this client address (FLOW_FAILURES_PER_ADDRESS in EXCHANGE_FAILURE_WINDOW_SECONDS); wait `Retry-After` seconds',
+    description:
+      'Too many refused requests (401, 404) from this client address (FLOW_FAILURES_PER_ADDRESS in EXCHANGE_FAILURE_WINDOW_SECONDS), ' +
+      'or too many verified events for this flow (FLOW_EVENTS_PER_MINUTE); wait `Retry-After` seconds',
     schema: errorSchema,
     headers: { 'Retry-After': 'Seconds until requests from this address are accepted again' },
   },
@@ -38,15 +41,19 @@ const inboundResponses = {
  * client address, and an address that has used up its budget gets 429 first, signed or not: guessing
  * flow ids or secrets costs an attacker the door, not the flow's real sender.
  */
-async function verifiedFlow<T>(deps: ApiDeps, req: Request, verify: () => Promise<T>): Promise<T> {
+async function verifiedFlow<T extends { id: string }>(deps: ApiDeps, req: Request, verify: () => Promise<T>): Promise<T> {
   const address = req.ip ?? 'unknown';
   await deps.rateLimits.flows.check(address);
+  let flow: T;
   try {
-    return await verify();
+    flow = await verify();
   } catch (err) {
     if (err instanceof HttpError && (err.status === 401 || err.status === 404)) await deps.rateLimits.flows.failed(address);
     throw err;
   }
+  // Signed is not enough: a leaked secret or a replayed body must not start runs without end.
+  await deps.rateLimits.consumeBudget('flow-events', flow.id);
+  return flow;
 }
 
 /** The enabled flow of `kind` named by the path (404 otherwise: ids of other kinds are not revealed). */
@@ -128,7 +135,8 @@ export const flowRoutes = [
     description:
       'A GitHub webhook delivery: `X-Hub-Signature-256` (HMAC-SHA256 of the body with the flow’s secret), `X-GitHub-Event`, ' +
       '`X-GitHub-Delivery` (the event id), JSON body. Only events the flow lists (`issues.opened`, `pull_request.opened`, ' +
-      '`push`…) start a run; others answer 202 with `ignored`. `ping` answers 202 with `ignored`.',
+      '`push`…) start a run; others answer 202 with `ignored`. `ping` answers 202 with `ignored`. GitHub signs only the body, with no ' +
+      'timestamp: a body the flow has taken before, under any delivery id, is a repeat (202, `duplicate: true`, the first run).',
     tags: ['flows'],
     auth: 'none',
     params,
@@ -149,7 +157,9 @@ export const flowRoutes = [
       }
       const delivery = header(req, 'x-github-delivery');
       if (!delivery) throw badRequest('X-GitHub-Delivery is required');
-      return acceptFlowEvent(deps, flow, delivery, { event, ...(req.body as object) } as FlowPayload);
+      // Only the body is signed (no timestamp): the same body under a new delivery id is a replay, not a new event.
+      const payloadHash = createHash('sha256').update(raw(req)).digest('hex');
+      return acceptFlowEvent(deps, flow, delivery, { event, ...(req.body as object) } as FlowPayload, payloadHash);
     },
   }),
   defineRoute({

@@ -1,3 +1,4 @@
+import { requireWidgetRunAllowance } from '../widget/run-allowance.ts';
 import { findStreamableRun } from '../../db/runs.ts';
 import { runEventSchema } from '../../shared/events.ts';
 import { runRequestProblem, runRequestSchema } from '../../shared/run-request.ts';
@@ -57,6 +58,7 @@ export const runRoutes = [
         await streamRunAfter(deps, res, resumed, resume.seq, resume.source);
         return undefined;
       }
+      await requireWidgetRunAllowance(deps, caller);
       if (body.stream) deps.streams.hold(res, caller); // refused before a run is started
       const run = await startRun(deps, caller, agent, body, idempotencyClaim(req, 'startRun', body));
       res.set(runIdHeaders(run));

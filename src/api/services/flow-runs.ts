@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { bindFlowTask, findFlow, findFlowEvent, flowHasUnfinishedRun, recordFlowEvent, setFlowEventOutcome, taskOfKey, type FlowPayload, type LoadedFlow } from '../../db/flows.ts';
+import { bindFlowTask, findFlow, findFlowEvent, findRecordedFlowEvent, flowHasUnfinishedRun, recordFlowEvent, setFlowEventOutcome, taskOfKey, type FlowPayload, type LoadedFlow } from '../../db/flows.ts';
 import { renderTemplate, type CronConfig } from '../../shared/flows.ts';
 import type { ApiDeps } from '../deps.ts';
 import { HttpError, badRequest } from '../errors.ts';
@@ -21,12 +21,14 @@ export interface FlowRunOutcome {
  * and answers with the first one's run), renders the user message, and starts the run as the
  * flow's user, continuing the task of its key if the flow has one (queued behind a busy run).
  */
-export async function acceptFlowEvent(deps: FlowDeps, flow: LoadedFlow, externalId: string, payload: FlowPayload): Promise<FlowRunOutcome> {
+export async function acceptFlowEvent(deps: FlowDeps, flow: LoadedFlow, externalId: string, payload: FlowPayload, payloadHash?: string): Promise<FlowRunOutcome> {
   const taskKey = flow.taskKeyTemplate ? renderTemplate(flow.taskKeyTemplate, payload) || null : null;
-  const fresh = await recordFlowEvent(deps.db, { flowId: flow.id, externalId, payload, taskKey });
+  const fresh = await recordFlowEvent(deps.db, { flowId: flow.id, externalId, payload, taskKey, payloadHash });
   if (!fresh) {
-    const earlier = await findFlowEvent(deps.db, flow.id, externalId);
+    const earlier = await findRecordedFlowEvent(deps.db, flow.id, externalId, payloadHash);
     if (earlier?.runId || earlier?.error) return { task_id: earlier.taskId, run_id: earlier.runId, duplicate: true };
+    // Still starting (its request died, or runs now): start it under the id it was recorded with.
+    if (earlier) return startFlowEventRun(deps, flow, earlier.externalId, earlier.payload, earlier.taskKey, true);
   }
   return startFlowEventRun(deps, flow, externalId, payload, taskKey, !fresh);
 }

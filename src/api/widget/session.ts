@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { hashApiKey, WIDGET_KEY_PREFIX } from '../../auth/api-keys.ts';
-import { findUser, insertUser } from '../../db/users.ts';
+import { deleteExpiredVisitors, insertVisitor, renewVisitor } from '../../db/users.ts';
 import { findWidgetKeyByHash } from '../../db/widget-keys.ts';
 import { newId } from '../../shared/ids.ts';
 import type { ApiDeps } from '../deps.ts';
@@ -19,7 +19,7 @@ const sessionSchema = z
   .object({
     visitor_token: z.string().describe('Bearer token for the other /api/v1/widget/* endpoints only'),
     expires_at: z.string().describe('When the token expires (ISO 8601); ask for a new one with `visitor_token` before'),
-    visitor_id: z.string().describe('The visitor: a guest user of the widget key’s organization'),
+    visitor_id: z.string().describe('The visitor: a guest of the widget key’s organization that is no member, deleted when idle for WIDGET_VISITOR_DAYS'),
     agent: z.object({ id: z.string(), name: z.string() }),
   })
   .meta({ id: 'WidgetSession' });
@@ -39,9 +39,10 @@ export const widgetSessionRoute = defineRoute({
     '(its `Origin` header), else 403 without CORS headers. Answers a visitor token (role guest, one visitor identity, ' +
     'the key\'s agent) valid only on /api/v1/widget/* for WIDGET_TOKEN_LIFETIME_SECONDS (1 hour by default). Send the ' +
     'previous `visitor_token` (even expired, up to 7 days) to stay the same visitor and keep your tasks; one that does not ' +
-    'verify, or is of another key, gives a new visitor. A revoked or ' +
-    'unknown key is 401; a key whose agent is no longer customer-facing is 400. Counted against the key\'s and the ' +
-    'visitor\'s widget rate limits (429 with Retry-After).',
+    'verify, or is of another key, gives a new visitor. A visitor is a guest of the org but no member (never listed or ' +
+    'exported); one without a new session for WIDGET_VISITOR_DAYS (30) is deleted with its tasks. A revoked or ' +
+    'unknown key is 401; a key whose agent is no longer customer-facing is 400. Counted against the key\'s, the client ' +
+    'address\'s and the visitor\'s widget rate limits (429 with Retry-After).',
   tags: ['widget'],
   auth: 'none',
   body: sessionBodySchema,
@@ -51,7 +52,7 @@ export const widgetSessionRoute = defineRoute({
     401: { description: 'Unknown or revoked widget key', schema: errorSchema },
     403: { description: 'The request\'s Origin is not allowed for this widget key', schema: errorSchema },
     422: errorResponses[422],
-    429: { description: 'Widget rate limit of the key or visitor exceeded; see Retry-After', schema: errorSchema, headers: { 'Retry-After': 'Seconds to wait' } },
+    429: { description: 'Widget rate limit of the key, the client address or the visitor exceeded; see Retry-After', schema: errorSchema, headers: { 'Retry-After': 'Seconds to wait' } },
   },
   async handler({ req, res, body }, deps) {
     if (!body.widget_key.startsWith(WIDGET_KEY_PREFIX)) throw unauthorized('Not a widget key');
@@ -59,10 +60,11 @@ export const widgetSessionRoute = defineRoute({
     if (!key) throw unauthorized('Unknown widget key');
     allowOriginOf(req, res, key.origins);
     if (key.revokedAt) throw unauthorized('This widget key was revoked');
-    await deps.rateLimits.consumeWidget('key', key.id);
+    await deps.rateLimits.consumeBudget('widget-address', req.ip ?? 'unknown');
+    await deps.rateLimits.consumeBudget('widget-key', key.id);
     if (!key.agent.customerFacing) throw badRequest('The agent of this widget key is not customer-facing');
     const visitorId = await visitorFor(deps, key, body.visitor_token);
-    await deps.rateLimits.consumeWidget('visitor', visitorId);
+    await deps.rateLimits.consumeBudget('widget-visitor', visitorId);
     const issued = await deps.tokens.issue(
       { userId: visitorId, orgId: key.orgId, role: 'guest', apiKeyId: '', widget: { keyId: key.id, agentId: key.agentId } },
       new Date(),
@@ -73,16 +75,21 @@ export const widgetSessionRoute = defineRoute({
   },
 });
 
-/** The returning visitor of `visitorToken` when it names a guest of this key, else a new visitor user. */
+/** How many expired visitors a new visitor's session deletes: the org's cleanup, a little at a time. */
+const EXPIRED_VISITORS_PER_SESSION = 20;
+
+/**
+ * The returning visitor of `visitorToken` when it names an unexpired visitor of this key (its expiry
+ * moves on), else a new visitor: a guest of the key's org that is no member and expires when idle.
+ */
 async function visitorFor(deps: ApiDeps, key: { id: string; orgId: string }, visitorToken: string | undefined): Promise<string> {
+  const expiresAt = new Date(Date.now() + deps.config.widget.visitorDays * 86_400_000);
   // A token that no longer verifies (too old, or signed with a replaced secret) just means a new visitor:
   // refusing it would leave a returning browser without a chat.
   const claims = visitorToken ? await readVisitorToken(deps, visitorToken).catch((err: unknown) => (err instanceof HttpError ? null : Promise.reject(err))) : null;
-  if (claims) {
-    const user = claims.widget.keyId === key.id ? await findUser(deps.db, claims.userId) : null;
-    if (user && user.orgId === key.orgId && user.role === 'guest') return user.id;
-  }
+  if (claims && claims.widget.keyId === key.id && (await renewVisitor(deps.db, { id: claims.userId, orgId: key.orgId, keyId: key.id, expiresAt }))) return claims.userId;
+  await deleteExpiredVisitors(deps.db, key.orgId, EXPIRED_VISITORS_PER_SESSION);
   const id = newId('usr');
-  await insertUser(deps.db, { id, orgId: key.orgId, email: `visitor-${id.slice(4)}@widget.invalid`, name: 'Widget visitor', role: 'guest' });
+  await insertVisitor(deps.db, { id, orgId: key.orgId, keyId: key.id, expiresAt });
   return id;
 }

@@ -15,7 +15,7 @@ export const VISITOR_RENEWAL_GRACE_SECONDS = 7 * 24 * 3600;
  * from POST /api/v1/widget/session (normal tokens are refused). Sets the caller (the visitor,
  * a guest user of the key's org) and the agent (the key's), checked on every request: the
  * key unrevoked, the Origin allowed for it, the agent still customer-facing (400 otherwise,
- * as for any customer-facing channel), and the key's and visitor's rate limits.
+ * as for any customer-facing channel), and the visitor's, client address's and key's rate limits.
  */
 export function authenticateVisitor(deps: ApiDeps): RequestHandler {
   return async (req, res, next) => {
@@ -28,10 +28,12 @@ export function authenticateVisitor(deps: ApiDeps): RequestHandler {
     // From here on the browser may read the answer: an expired token is told apart, so widget.js renews it.
     if (decodeJwt(match[1]!).exp! * 1000 <= Date.now()) throw unauthorized('visitor token has expired; start a new session');
     if (key.revokedAt) throw unauthorized('This widget key was revoked');
-    req.caller = { ...(await currentCaller(deps.db, claims)), role: 'guest' };
+    req.caller = { ...(await currentCaller(deps.db, claims)), role: 'guest', widgetKeyId: key.id };
     // The visitor's budget first: requests a visitor's own limit refuses do not use up the key's (all visitors').
-    await deps.rateLimits.consumeWidget('visitor', claims.userId);
-    await deps.rateLimits.consumeWidget('key', key.id);
+    // A client makes visitors at will, so its address has a budget across them all.
+    await deps.rateLimits.consumeBudget('widget-visitor', claims.userId);
+    await deps.rateLimits.consumeBudget('widget-address', req.ip ?? 'unknown');
+    await deps.rateLimits.consumeBudget('widget-key', key.id);
     if (key.agent.id !== claims.widget.agentId) throw forbidden('This visitor token is for another agent');
     if (!key.agent.customerFacing) throw badRequest(`Agent ${key.agent.name} is not customer-facing; the widget cannot use it`);
     req.agent = key.agent;

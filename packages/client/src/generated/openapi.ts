@@ -537,7 +537,7 @@ export interface paths {
         put?: never;
         /**
          * Trigger a repository flow (a GitHub-style webhook)
-         * @description A GitHub webhook delivery: `X-Hub-Signature-256` (HMAC-SHA256 of the body with the flow’s secret), `X-GitHub-Event`, `X-GitHub-Delivery` (the event id), JSON body. Only events the flow lists (`issues.opened`, `pull_request.opened`, `push`…) start a run; others answer 202 with `ignored`. `ping` answers 202 with `ignored`.
+         * @description A GitHub webhook delivery: `X-Hub-Signature-256` (HMAC-SHA256 of the body with the flow’s secret), `X-GitHub-Event`, `X-GitHub-Delivery` (the event id), JSON body. Only events the flow lists (`issues.opened`, `pull_request.opened`, `push`…) start a run; others answer 202 with `ignored`. `ping` answers 202 with `ignored`. GitHub signs only the body, with no timestamp: a body the flow has taken before, under any delivery id, is a repeat (202, `duplicate: true`, the first run).
          */
         post: operations["flowRepositoryEvent"];
         delete?: never;
@@ -577,7 +577,7 @@ export interface paths {
         put?: never;
         /**
          * Start or renew a widget visitor session
-         * @description For the embedded chat widget (`widget.js`). The request must come from a browser origin the widget key allows (its `Origin` header), else 403 without CORS headers. Answers a visitor token (role guest, one visitor identity, the key's agent) valid only on /api/v1/widget/* for WIDGET_TOKEN_LIFETIME_SECONDS (1 hour by default). Send the previous `visitor_token` (even expired, up to 7 days) to stay the same visitor and keep your tasks; one that does not verify, or is of another key, gives a new visitor. A revoked or unknown key is 401; a key whose agent is no longer customer-facing is 400. Counted against the key's and the visitor's widget rate limits (429 with Retry-After).
+         * @description For the embedded chat widget (`widget.js`). The request must come from a browser origin the widget key allows (its `Origin` header), else 403 without CORS headers. Answers a visitor token (role guest, one visitor identity, the key's agent) valid only on /api/v1/widget/* for WIDGET_TOKEN_LIFETIME_SECONDS (1 hour by default). Send the previous `visitor_token` (even expired, up to 7 days) to stay the same visitor and keep your tasks; one that does not verify, or is of another key, gives a new visitor. A visitor is a guest of the org but no member (never listed or exported); one without a new session for WIDGET_VISITOR_DAYS (30) is deleted with its tasks. A revoked or unknown key is 401; a key whose agent is no longer customer-facing is 400. Counted against the key's, the client address's and the visitor's widget rate limits (429 with Retry-After).
          */
         post: operations["startWidgetSession"];
         delete?: never;
@@ -1650,7 +1650,7 @@ export interface components {
             visitor_token: string;
             /** @description When the token expires (ISO 8601); ask for a new one with `visitor_token` before */
             expires_at: string;
-            /** @description The visitor: a guest user of the widget key’s organization */
+            /** @description The visitor: a guest of the widget key’s organization that is no member, deleted when idle for WIDGET_VISITOR_DAYS */
             visitor_id: string;
             agent: {
                 id: string;
@@ -1888,6 +1888,7 @@ export interface components {
                     agent: string;
                     origins: string[];
                     revoked?: boolean;
+                    credits_per_day?: number;
                 }[];
             };
             users: {
@@ -2068,6 +2069,7 @@ export interface components {
                 agent: string;
                 origins: string[];
                 revoked?: boolean;
+                credits_per_day?: number;
             }[];
         };
         OrgSecretList: {
@@ -4606,7 +4608,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Too many refused requests (401, 404) from this client address (FLOW_FAILURES_PER_ADDRESS in EXCHANGE_FAILURE_WINDOW_SECONDS); wait `Retry-After` seconds */
+            /** @description Too many refused requests (401, 404) from this client address (FLOW_FAILURES_PER_ADDRESS in EXCHANGE_FAILURE_WINDOW_SECONDS), or too many verified events for this flow (FLOW_EVENTS_PER_MINUTE); wait `Retry-After` seconds */
             429: {
                 headers: {
                     /** @description Seconds until requests from this address are accepted again */
@@ -4710,7 +4712,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Too many refused requests (401, 404) from this client address (FLOW_FAILURES_PER_ADDRESS in EXCHANGE_FAILURE_WINDOW_SECONDS); wait `Retry-After` seconds */
+            /** @description Too many refused requests (401, 404) from this client address (FLOW_FAILURES_PER_ADDRESS in EXCHANGE_FAILURE_WINDOW_SECONDS), or too many verified events for this flow (FLOW_EVENTS_PER_MINUTE); wait `Retry-After` seconds */
             429: {
                 headers: {
                     /** @description Seconds until requests from this address are accepted again */
@@ -4805,7 +4807,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Too many refused requests (401, 404) from this client address (FLOW_FAILURES_PER_ADDRESS in EXCHANGE_FAILURE_WINDOW_SECONDS); wait `Retry-After` seconds */
+            /** @description Too many refused requests (401, 404) from this client address (FLOW_FAILURES_PER_ADDRESS in EXCHANGE_FAILURE_WINDOW_SECONDS), or too many verified events for this flow (FLOW_EVENTS_PER_MINUTE); wait `Retry-After` seconds */
             429: {
                 headers: {
                     /** @description Seconds until requests from this address are accepted again */
@@ -4911,7 +4913,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Too many refused requests (401, 404) from this client address (FLOW_FAILURES_PER_ADDRESS in EXCHANGE_FAILURE_WINDOW_SECONDS); wait `Retry-After` seconds */
+            /** @description Too many refused requests (401, 404) from this client address (FLOW_FAILURES_PER_ADDRESS in EXCHANGE_FAILURE_WINDOW_SECONDS), or too many verified events for this flow (FLOW_EVENTS_PER_MINUTE); wait `Retry-After` seconds */
             429: {
                 headers: {
                     /** @description Seconds until requests from this address are accepted again */
@@ -5007,7 +5009,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Widget rate limit of the key or visitor exceeded; see Retry-After */
+            /** @description Widget rate limit of the key, the client address or the visitor exceeded; see Retry-After */
             429: {
                 headers: {
                     /** @description Seconds to wait */
