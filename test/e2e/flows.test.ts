@@ -2,7 +2,7 @@ import { createHash, createHmac } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { applyFile, parseApplyFile, type AppliedOrg } from '../../src/admin/apply.ts';
 import { AdminError } from '../../src/admin/errors.ts';
 import { flowScheduleId } from '../../src/shared/flows.ts';
@@ -159,9 +159,9 @@ describe('cron flows on Temporal Schedules', () => {
     expect((await handle.describe()).spec).toMatchObject({ intervals: [{ every: 2000 }] });
 
     await apply({ flows: [{ ...flow, cron: { schedule: '0 9 * * 1-5', timezone: 'Europe/Berlin' } }] });
-    await expectEventually(async () => expect((await handle.describe()).spec).toMatchObject({ calendars: expect.any(Array), timezone: 'Europe/Berlin' }));
+    await vi.waitFor(async () => expect((await handle.describe()).spec).toMatchObject({ calendars: expect.any(Array), timezone: 'Europe/Berlin' }), { timeout: 15_000, interval: 250 });
     await apply({ flows: [{ ...flow, cron: { schedule: '0 9 * * 1-5', timezone: 'Europe/Berlin' }, enabled: false }] });
-    await expectEventually(async () => expect((await handle.describe()).state.paused).toBe(true));
+    await vi.waitFor(async () => expect((await handle.describe()).state.paused).toBe(true), { timeout: 15_000, interval: 250 });
   }, 60_000);
 });
 
@@ -241,7 +241,7 @@ describe('messaging flows (Slack Events API)', () => {
 
     const first = (await (await slackPost(message('Ev1', 'Hello bot'))).json()) as { task_id: string; run_id: string };
     expect(await waitForRunEnd(first.run_id)).toBe('completed');
-    await expectEventually(async () => expect(slack.posts).toHaveLength(1));
+    await vi.waitFor(async () => expect(slack.posts).toHaveLength(1), { timeout: 15_000, interval: 250 });
     const answer = await testDb().message.findFirstOrThrow({ where: { runId: first.run_id, role: 'assistant' }, orderBy: { position: 'desc' } });
     expect(slack.posts[0]).toMatchObject({ url: '/api/chat.postMessage', channel: 'C1', thread_ts: '1700000000.000100', text: answer.content });
     expect(slack.auth[0]).toBe('Bearer xoxb-org-token');
@@ -251,7 +251,7 @@ describe('messaging flows (Slack Events API)', () => {
     const reply = (await (await slackPost(message('Ev2', 'And again', { ts: '1700000001.000200', thread_ts: '1700000000.000100' }))).json()) as { task_id: string; run_id: string };
     expect(reply.task_id).toBe(first.task_id);
     expect(await waitForRunEnd(reply.run_id)).toBe('completed');
-    await expectEventually(async () => expect(slack.posts).toHaveLength(2));
+    await vi.waitFor(async () => expect(slack.posts).toHaveLength(2), { timeout: 15_000, interval: 250 });
 
     expect(await (await slackPost(message('Ev3', 'beep', { bot_id: 'B1' }))).json()).toMatchObject({ run_id: null, ignored: expect.any(String) });
     expect((await slackPost(message('Ev4', 'forged'), 'another-secret-entirely')).status).toBe(401);
@@ -276,7 +276,7 @@ describe('messaging flows (Slack Events API)', () => {
       const started = (await (await slackPost(message('Ev5', 'Hello'))).json()) as { run_id: string };
       expect(await waitForRunEnd(started.run_id)).toBe('completed');
       const reply = (await temporalClient()).workflow.getHandle(`flow-reply-${createHash('sha256').update(`${flowId}\nEv5`).digest('hex').slice(0, 40)}`);
-      await expectEventually(async () => expect((await reply.describe()).status.name).toBe('FAILED'), 30_000);
+      await vi.waitFor(async () => expect((await reply.describe()).status.name).toBe('FAILED'), { timeout: 30_000, interval: 250 });
       const failure = await reply.result().catch((err: Error) => err);
       // The workflow failed because its activity did, because the config names no bot_token_secret.
       expect(String((failure as Error & { cause?: Error & { cause?: Error } }).cause?.cause?.message)).toMatch(/bot_token_secret is not set/);
@@ -311,16 +311,3 @@ describe('messaging flows (Slack Events API)', () => {
     await expect(apply({ flows: [{ name: 'slack', kind: 'webhook', agent: 'agent', user, message: 'x' }] })).rejects.toThrow(/kind cannot change/);
   });
 });
-
-async function expectEventually(check: () => Promise<void>, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      await check();
-      return;
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-      await new Promise((r) => setTimeout(r, 250));
-    }
-  }
-}

@@ -3,7 +3,7 @@
  * sessions and their origin checks, CORS, runs, streams, messages and human input of a
  * visitor's own tasks, and the separation of visitor tokens from normal tokens.
  */
-import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { createTokenService } from '../../src/auth/tokens.ts';
 import { loadConfig } from '../../src/config.ts';
 import { applyFile, parseApplyFile } from '../../src/admin/apply.ts';
@@ -246,7 +246,7 @@ describe('visitors and what a widget key may spend', () => {
     expect(await (await call('GET', '/api/admin/org', { token: ownerToken })).text()).not.toContain('widget.invalid');
 
     // Idle past its expiry: the next new visitor's session deletes it with its tasks, and its token no longer renews it.
-    await expectEventually(async () => expect((await testDb().run.findFirstOrThrow({ where: { taskId } })).status).toBe('completed'));
+    await vi.waitFor(async () => expect((await testDb().run.findFirstOrThrow({ where: { taskId } })).status).toBe('completed'), { timeout: 20_000, interval: 250 });
     await testDb().user.update({ where: { id: session.visitor_id }, data: { expiresAt: new Date(Date.now() - 1000) } });
     const renewed = await widgetSession(own.key, SITE, session.visitor_token);
     expect(renewed.visitor_id).not.toBe(session.visitor_id);
@@ -275,20 +275,7 @@ describe('visitors and what a widget key may spend', () => {
     const first = await start();
     expect(first.status).toBe(202);
     const { id: runId } = (await first.json()) as { id: string };
-    await expectEventually(async () => expect((await testDb().run.findUniqueOrThrow({ where: { id: runId } })).creditsUsed).toBeGreaterThanOrEqual(1));
+    await vi.waitFor(async () => expect((await testDb().run.findUniqueOrThrow({ where: { id: runId } })).creditsUsed).toBeGreaterThanOrEqual(1), { timeout: 20_000, interval: 250 });
     expect((await start()).status).toBe(402);
   });
 });
-
-async function expectEventually(check: () => Promise<void>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      await check();
-      return;
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  }
-}
