@@ -135,7 +135,7 @@ export const envSchema = z.object({
   /** How long a host holds a sandbox without renewing (every third of it): a dead host's sandboxes move after this. */
   SANDBOX_LEASE_SECONDS: z.coerce.number().int().min(2).default(30),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  /** When set, GET /metrics on the api needs `Authorization: Bearer <METRICS_TOKEN>`; unset, it is open (README "Observability"). */
+  /** When set, GET /metrics on the api needs `Authorization: Bearer <METRICS_TOKEN>`; unset, it is open, which NODE_ENV=production refuses (README "Observability"). */
   METRICS_TOKEN: z.string().min(16).optional(),
   /** The worker's Prometheus endpoint (Temporal SDK metrics and ours); port 0 turns it off. */
   WORKER_METRICS_HOST: z.string().default('127.0.0.1'),
@@ -167,6 +167,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
   }
   if (set.NODE_ENV === 'production' && !set.SECRETS_KEY) {
     problems.push('  SECRETS_KEY: required when NODE_ENV=production (a random string of at least 32 characters, shared by every api and worker)');
+  }
+  // The api listens on every interface in a deployment (docker-compose.yml publishes it): an open /metrics would be public.
+  if (set.NODE_ENV === 'production' && !set.METRICS_TOKEN) {
+    problems.push("  METRICS_TOKEN: required when NODE_ENV=production (a random string of at least 16 characters; the api's /metrics then answers only Authorization: Bearer <METRICS_TOKEN>)");
   }
   if (parsed.success) problems.push(...temporalSecurityProblems(parsed.data).map((p) => `  ${p}`));
   if (!parsed.success || problems.length) throw new ConfigError(`Invalid configuration:\n${problems.join('\n')}`);

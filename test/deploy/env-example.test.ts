@@ -52,5 +52,6 @@ describe('configuration errors', () => {
     expect(message).toMatch(/MODEL_PROVIDER: /);
     expect(message).toMatch(/JWT_SECRET: required when NODE_ENV=production/);
     expect(message).toMatch(/SECRETS_KEY: required when NODE_ENV=production/);
+    expect(message).toMatch(/METRICS_TOKEN: required when NODE_ENV=production/);
   });
 });
