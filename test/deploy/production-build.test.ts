@@ -37,7 +37,7 @@ const STOOD_IN: Record<string, string> = {
   jaeger: 'nothing (profile observability)',
 };
 const PATH = [path.join(projectRoot, 'node_modules', '.bin'), path.join(projectRoot, '.tools', 'temporal', 'bin'), process.env.PATH].join(path.delimiter);
-const composeVars = { JWT_SECRET: randomBytes(32).toString('hex'), SECRETS_KEY: randomBytes(32).toString('hex'), POSTGRES_PASSWORD: 'stood-in' };
+const composeVars = { JWT_SECRET: randomBytes(32).toString('hex'), SECRETS_KEY: randomBytes(32).toString('hex'), METRICS_TOKEN: randomBytes(24).toString('hex'), POSTGRES_PASSWORD: 'stood-in' };
 
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -197,6 +197,9 @@ describe('docker-compose.yml, natively', () => {
       expect(consolePage.status).toBe(200);
       expect(await consolePage.text()).toContain('/console/main.js');
       expect((await fetch(`${api}/console/main.js`)).status).toBe(200);
+      // The api is published on every interface: its /metrics answers only the bearer of METRICS_TOKEN.
+      expect((await fetch(`${api}/metrics`)).status).toBe(401);
+      expect((await fetch(`${api}/metrics`, { headers: { Authorization: `Bearer ${composeVars.METRICS_TOKEN}` } })).status).toBe(200);
     } finally {
       await db.$disconnect();
     }

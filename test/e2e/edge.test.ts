@@ -1,8 +1,10 @@
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import path from 'node:path';
 import { AgentRunClient } from '@agent-run/client';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig, projectRoot } from '../../src/config.ts';
 import { startApiProcess, type ApiProcess } from '../support/api-process.ts';
 import { apiUrl, exchange } from '../support/http.ts';
 import { startBackgroundRun, waitForPending } from '../support/runs.ts';
@@ -171,9 +173,34 @@ describe('secrets never reach the logs', () => {
 });
 
 describe('configuration', () => {
+  const production = { NODE_ENV: 'production', DATA_DIR: '/tmp/unused', JWT_SECRET: 'x'.repeat(32), SECRETS_KEY: 's'.repeat(32), METRICS_TOKEN: 'm'.repeat(16) };
+
   it('refuses to start in production without JWT_SECRET, with a clear message', () => {
-    expect(() => loadConfig({ NODE_ENV: 'production', DATA_DIR: '/tmp/unused' })).toThrow(/JWT_SECRET: required when NODE_ENV=production/);
-    expect(() => loadConfig({ NODE_ENV: 'production', DATA_DIR: '/tmp/unused', JWT_SECRET: 'x'.repeat(32) })).not.toThrow();
+    expect(() => loadConfig({ ...production, JWT_SECRET: undefined })).toThrow(/JWT_SECRET: required when NODE_ENV=production/);
+    expect(() => loadConfig(production)).not.toThrow();
+  });
+
+  it('a production api refuses to start without METRICS_TOKEN; with it, /metrics without the bearer is 401', async () => {
+    expect(() => loadConfig({ ...production, METRICS_TOKEN: '' })).toThrow(/METRICS_TOKEN: required when NODE_ENV=production/);
+    // The api process itself: exit 1 with the message, before it listens.
+    const refused = spawnSync(process.execPath, ['--import', 'tsx', path.join(projectRoot, 'src', 'main', 'api.ts')], {
+      env: { ...process.env, NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32), SECRETS_KEY: 's'.repeat(32), METRICS_TOKEN: '', API_PORT: '0' },
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    expect(refused.status, refused.stdout).toBe(1);
+    expect(refused.stderr).toMatch(/METRICS_TOKEN: required when NODE_ENV=production/);
+    const metricsToken = randomBytes(24).toString('hex');
+    const productionApi = await startApiProcess({ NODE_ENV: 'production', METRICS_TOKEN: metricsToken });
+    try {
+      const anonymous = await fetch(`${productionApi.url}/metrics`);
+      expect(anonymous.status).toBe(401);
+      expect(await anonymous.text()).not.toContain('ars_');
+      expect((await fetch(`${productionApi.url}/metrics`, { headers: { Authorization: `Bearer ${'m'.repeat(48)}` } })).status).toBe(401);
+      expect((await fetch(`${productionApi.url}/metrics`, { headers: { Authorization: `Bearer ${metricsToken}` } })).status).toBe(200);
+    } finally {
+      await productionApi.close();
+    }
   });
 });
 
