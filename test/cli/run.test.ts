@@ -123,6 +123,40 @@ describe('run', () => {
     expect((await runCli(['resume', taskId], own)).code).toBe(9);
   });
 
+  it("prints none of the escape sequences a run's text carries: answer, plan progress, NDJSON, task list", async () => {
+    const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
+    const clean = (what: string, out: string) => {
+      expect(out, what).not.toContain('\x1b]0;pwned\x07');
+      expect(out, what).not.toContain('\x1b[2J');
+      expect(out, what).not.toMatch(CONTROL);
+    };
+    // The offline model echoes the message into its answer's deltas.
+    const echoed = await runCli(['run', '--mode', 'fast', 'Title \x1b]0;pwned\x07 clear \x1b[2J bell \x07 csi \x9b31m end'], env);
+    expect(echoed.code, echoed.stderr).toBe(0);
+    const taskId = /task (task_\S+)/.exec(echoed.stderr)![1]!;
+    const text = (await readTaskStream(member, taskId)).filter((f) => f.data.type === 'TEXT_MESSAGE_CONTENT').map((f) => f.data.delta).join('');
+    expect(text).toContain('\x1b]0;pwned\x07 clear \x1b[2J'); // the run really carries them
+    clean('answer', echoed.stdout);
+    clean('progress', echoed.stderr);
+    expect(echoed.stdout).toContain('Title  clear  bell  csi  end');
+    // A deep run: the offline model's plan quotes the message, and the CLI prints the plan as progress.
+    const planned = await runCli(['run', '--task', taskId, '--mode', 'deep', 'Plan \x1b]0;pwned\x07 it \x1b[2J now'], env);
+    expect(planned.code, planned.stderr).toBe(0);
+    const stored = await readTaskStream(member, taskId);
+    const plan = stored.find((f) => f.data.name === 'PLAN_CREATED')!.data.data as { steps: unknown[] };
+    expect(JSON.stringify(plan.steps)).toContain('\\u001b]0;pwned\\u0007 it \\u001b[2J');
+    clean('deep answer', planned.stdout);
+    clean('plan progress', planned.stderr);
+    expect(planned.stderr).toMatch(/plan:\n[\s\S]*Work on: Plan +it +now/);
+    // NDJSON parses to the stored events, escapes and all; the task list shows the title without them.
+    const followed = await runCli(['follow', '--json', taskId], env);
+    clean('follow --json', followed.stdout);
+    expect(ndjson(followed.stdout).filter((e) => e.type !== 'HEARTBEAT')).toEqual(stored.map((f) => f.data));
+    const listed = await runCli(['tasks', 'ls'], env);
+    clean('tasks ls', listed.stdout);
+    expect(listed.stdout).toContain('Title clear bell csi end');
+  });
+
   it('comment steers a waiting run; the comment shows on its stream', async () => {
     const { taskId, runId, question } = await startAsking({ input_type: 'text', prompt: 'Name?' });
     const commented = await runCli(['comment', taskId, runId, 'Please be brief'], env);

@@ -50,7 +50,7 @@ export async function drive(client: AgentRunClient, stream: RunStream, term: Ter
 
   try {
     for await (const event of stream) {
-      if (opts.json) term.print(JSON.stringify(event));
+      if (opts.json) term.json(event);
       else renderer.render(event);
       if (event.type === 'RUN_FINISHED') return ExitCode.completed;
       if (event.type === 'RUN_ERROR') return event.code === 'CANCELLED' ? ExitCode.cancelled : ExitCode.failed;
@@ -103,7 +103,7 @@ async function handleQuestion(
   }
   term.stopSpinner();
   term.endText();
-  term.note(term.style('dim', '(Esc dismisses the question, Ctrl-C detaches)'));
+  term.progress('(Esc dismisses the question, Ctrl-C detaches)');
   for (;;) {
     let fields;
     try {
@@ -120,7 +120,7 @@ async function handleQuestion(
       // 409: answered elsewhere meanwhile (or the run ended); the stream says what happens next.
       if (code === ExitCode.conflict) return 'answered';
       if (code !== ExitCode.usage) throw err;
-      term.note(term.style('red', `not accepted: ${(err as Error).message}; try again`));
+      term.note(`not accepted: ${(err as Error).message}; try again`, 'red');
     }
   }
 }

@@ -5,6 +5,7 @@
 import { CommanderError } from 'commander';
 import { outcome } from './context.ts';
 import { ExitCode, exitCodeOf } from './exit-codes.ts';
+import { printable } from './printable.ts';
 import { buildProgram } from './program.ts';
 import { colorsFor } from './terminal.ts';
 import { styleText } from 'node:util';
@@ -19,7 +20,8 @@ export async function main(argv: string[]): Promise<number> {
       return err.exitCode === 0 || err.code === 'commander.helpDisplayed' || err.code === 'commander.version' ? 0 : ExitCode.usage;
     }
     const message = err instanceof Error ? err.message : String(err);
-    const line = `error: ${message}`;
+    // The message is often the service's `detail`, which may quote what a caller sent.
+    const line = `error: ${printable(message)}`;
     process.stderr.write(`${colorsFor(process.stderr) ? styleText('red', line, { validateStream: false }) : line}\n`);
     return exitCodeOf(err);
   }

@@ -5,6 +5,7 @@
 import { emitKeypressEvents } from 'node:readline';
 import type { InputAnswer, UserInputRequest } from '@agent-run/client';
 import { confirm, editor, input, select } from '@inquirer/prompts';
+import { printable } from './printable.ts';
 
 /** What a USER_INPUT_REQUIRED event (or GET pending-input) says about the question. */
 export type InputQuestion = UserInputRequest & { placeholder?: string | null };
@@ -51,11 +52,15 @@ async function ask<T>(prompt: (context: { signal: AbortSignal; output: NodeJS.Wr
   }
 }
 
-const hint = (placeholder?: string | null) => (placeholder ? ` (${placeholder})` : '');
+const hint = (placeholder?: string | null) => (placeholder ? ` (${printable(placeholder)})` : '');
+
+/** A choice shown without control characters, answered with the value the service sent. */
+const choice = (value: string) => ({ name: printable(value), value });
 
 /**
  * Asks `question` in the terminal and returns the answer fields for its input type. Aborting
- * `signal` (e.g. on SIGINT) ends the prompts with PromptInterrupted.
+ * `signal` (e.g. on SIGINT) ends the prompts with PromptInterrupted. Every text of the question
+ * (the model wrote it) is shown through `printable`; answers keep the values the service sent.
  */
 export async function answerInteractively(question: InputQuestion, signal?: AbortSignal): Promise<AnswerFields> {
   interrupt = signal;
@@ -70,7 +75,8 @@ export async function answerInteractively(question: InputQuestion, signal?: Abor
   return { cancelled: true };
 }
 
-async function askFor(q: InputQuestion): Promise<Asked<AnswerFields>> {
+async function askFor(question: InputQuestion): Promise<Asked<AnswerFields>> {
+  const q = { ...question, prompt: printable(question.prompt) };
   switch (q.input_type) {
     case 'confirmation':
       return wrap(await ask((c) => confirm({ message: q.prompt }, c)), (confirmed) => ({ confirmed }));
@@ -79,7 +85,7 @@ async function askFor(q: InputQuestion): Promise<Asked<AnswerFields>> {
     case 'number':
       return wrap(await ask((c) => input({ message: q.prompt + hint(q.placeholder), required: true, validate: isNumber }, c)), (value) => ({ value: value.trim() }));
     case 'choice':
-      return wrap(await ask((c) => select({ message: q.prompt, choices: q.choices ?? [] }, c)), (value) => ({ value }));
+      return wrap(await ask((c) => select({ message: q.prompt, choices: (q.choices ?? []).map(choice) }, c)), (value) => ({ value }));
     case 'multiline':
       return wrap(await askMultiline(q.prompt + hint(q.placeholder)), (value) => ({ value }));
     case 'plan_approval':
@@ -119,7 +125,7 @@ async function askMultiline(message: string): Promise<Asked<string>> {
 }
 
 async function askPlan(q: InputQuestion): Promise<Asked<AnswerFields>> {
-  const steps = q.plan?.steps ?? [];
+  const steps = (q.plan?.steps ?? []).map(printable);
   process.stderr.write(`${q.prompt}\n${steps.map((s, i) => `  ${i + 1}. ${s}`).join('\n')}\n`);
   const decision = await ask((c) =>
     select({ message: 'Plan', choices: [
@@ -155,8 +161,8 @@ async function editSteps(steps: string[]): Promise<Asked<string[]>> {
 
 async function askAction(q: InputQuestion): Promise<Asked<AnswerFields>> {
   const action = q.action;
-  const tool = action?.tool_name ?? 'tool';
-  const args = action?.arguments === undefined ? '' : JSON.stringify(action.arguments, null, 2);
+  const tool = printable(action?.tool_name ?? 'tool');
+  const args = action?.arguments === undefined ? '' : printable(JSON.stringify(action.arguments, null, 2));
   process.stderr.write(`${q.prompt}\n  ${tool}${action?.sensitive ? ' (sensitive: owners and admins only)' : ''} ${args}\n`);
   const decision = await ask((c) =>
     select({ message: `Allow ${tool}?`, choices: [
@@ -184,8 +190,9 @@ async function askQuestions(q: InputQuestion): Promise<Asked<AnswerFields>> {
   process.stderr.write(`${q.prompt}\n`);
   const answers: Record<string, string> = {};
   for (const item of q.questions ?? []) {
-    const choices = item.choices ?? [];
-    const answer = await ask((c) => (choices.length ? select({ message: item.question, choices }, c) : input({ message: item.question }, c)));
+    const choices = (item.choices ?? []).map(choice);
+    const message = printable(item.question);
+    const answer = await ask((c) => (choices.length ? select({ message, choices }, c) : input({ message }, c)));
     if (answer === DISMISSED) return DISMISSED;
     answers[item.question] = answer;
   }

@@ -24,7 +24,7 @@ export class EventRenderer {
   render(event: RunEvent): void {
     switch (event.type) {
       case 'RUN_STARTED':
-        this.term.note(this.term.style('dim', `run ${event.run_id}  task ${event.thread_id}  mode ${event.mode}`));
+        this.term.progress(`run ${event.run_id}  task ${event.thread_id}  mode ${event.mode}`);
         break;
       case 'TEXT_MESSAGE_START':
         break;
@@ -66,7 +66,7 @@ export class EventRenderer {
         return;
       case 'RUN_ERROR':
         this.term.endText();
-        this.term.note(this.term.style('red', `✗ run ${event.code === 'CANCELLED' ? 'cancelled' : 'failed'}: ${event.message} (${event.code})`));
+        this.term.note(`✗ run ${event.code === 'CANCELLED' ? 'cancelled' : 'failed'}: ${event.message} (${event.code})`, 'red');
         return;
       default:
         break;

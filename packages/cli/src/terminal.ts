@@ -1,9 +1,12 @@
 /**
  * The CLI's writes to the terminal: the answer on stdout, dim progress lines on stderr, a spinner
  * while waiting. Colors and the spinner only when stderr is a terminal and NO_COLOR is unset.
+ * Every write drops the control characters of what it is given (printable.ts): the text comes
+ * from the service, and only our own styling may reach the terminal as escape sequences.
  */
 import { styleText } from 'node:util';
 import yoctoSpinner, { type Spinner } from 'yocto-spinner';
+import { printable, printableJson } from './printable.ts';
 
 type Style = Parameters<typeof styleText>[0];
 
@@ -28,12 +31,13 @@ export class Terminal {
     this.color = colorsFor(err);
   }
 
-  style(format: Style, text: string): string {
-    return this.color ? styleText(format, text, { validateStream: false }) : text;
+  private style(format: Style | undefined, text: string): string {
+    return this.color && format ? styleText(format, text, { validateStream: false }) : text;
   }
 
   /** Answer text, as it streams (stdout). */
-  text(chunk: string): void {
+  text(delta: string): void {
+    const chunk = printable(delta);
     if (!chunk) return;
     this.stopSpinner();
     this.out.write(chunk);
@@ -48,20 +52,26 @@ export class Terminal {
 
   /** A dim status line (stderr). */
   progress(line: string): void {
-    this.note(this.style('dim', line));
+    this.note(line, 'dim');
   }
 
-  /** A plain line on stderr (ids, hints, errors). */
-  note(line: string): void {
+  /** A line on stderr (ids, hints, errors), plain or in `format`. */
+  note(line: string, format?: Style): void {
     this.stopSpinner();
     if (this.midLine && this.out.isTTY && this.err.isTTY) this.endText();
-    this.err.write(`${line}\n`);
+    this.err.write(`${this.style(format, printable(line))}\n`);
   }
 
   /** A result line on stdout (tables, confirmations of commands). */
   print(line: string): void {
     this.stopSpinner();
-    this.out.write(`${line}\n`);
+    this.out.write(`${printable(line)}\n`);
+  }
+
+  /** `value` as one JSON line on stdout (or indented), control characters escaped. */
+  json(value: unknown, indent?: number): void {
+    this.stopSpinner();
+    this.out.write(`${printableJson(value, indent)}\n`);
   }
 
   /** Shows a spinner with `label` until the next write (only on a color-capable terminal). */
@@ -83,7 +93,7 @@ export class Terminal {
 /** Aligned columns with a header row; cells are cut to `max` characters. */
 export function table(headers: string[], rows: string[][], max = 60): string {
   const cut = (s: string) => {
-    const flat = s.replace(/\s+/g, ' ');
+    const flat = printable(s).replace(/\s+/g, ' ');
     return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
   };
   const cells = [headers, ...rows.map((r) => r.map(cut))];

@@ -33,7 +33,7 @@ export function addApprovalCommands(program: Command): void {
 
 async function list(ctx: Context): Promise<void> {
   const page = await ctx.client().approvals.list({ status: optString(ctx.opts.status) as ApprovalStatus | undefined });
-  if (ctx.opts.json) return ctx.term.print(JSON.stringify(page));
+  if (ctx.opts.json) return ctx.term.json(page);
   ctx.term.print(
     table(
       ['APPROVAL', 'KIND', 'STATUS', 'TOOL', 'TASK', 'RUN', 'CREATED', 'PROMPT'],
@@ -44,5 +44,6 @@ async function list(ctx: Context): Promise<void> {
 
 async function respond(ctx: Context, [approvalId]: string[], decision: 'approve' | 'reject'): Promise<void> {
   const result = await ctx.client().approvals.respond(approvalId!, { decision, feedback: optString(ctx.opts.feedback) });
-  ctx.term.print(ctx.opts.json ? JSON.stringify(result) : `${decision === 'approve' ? 'approved' : 'rejected'} ${approvalId}: ${result.message}`);
+  if (ctx.opts.json) ctx.term.json(result);
+  else ctx.term.print(`${decision === 'approve' ? 'approved' : 'rejected'} ${approvalId}: ${result.message}`);
 }

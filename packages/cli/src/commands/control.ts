@@ -27,11 +27,13 @@ export function addControlCommands(program: Command): void {
 async function control(ctx: Context, [taskId]: string[], verb: 'cancel' | 'pause' | 'resume'): Promise<void> {
   requireAgent(ctx.settings);
   const result = await ctx.client().tasks[verb](taskId!);
-  ctx.term.print(ctx.opts.json ? JSON.stringify(result) : `${result.message} (run ${result.run_id})`);
+  if (ctx.opts.json) ctx.term.json(result);
+  else ctx.term.print(`${result.message} (run ${result.run_id})`);
 }
 
 async function comment(ctx: Context, [taskId, runId, text]: string[]): Promise<void> {
   requireAgent(ctx.settings);
   const result = await ctx.client().tasks.comment(taskId!, runId!, text!);
-  ctx.term.print(ctx.opts.json ? JSON.stringify(result) : `comment sent to run ${runId}`);
+  if (ctx.opts.json) ctx.term.json(result);
+  else ctx.term.print(`comment sent to run ${runId}`);
 }

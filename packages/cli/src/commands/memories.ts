@@ -17,7 +17,7 @@ export function addMemoryCommands(program: Command): void {
 async function memories(ctx: Context, [agentId]: string[]): Promise<void> {
   const agent = agentId ?? requireAgent(ctx.settings);
   const page = await ctx.client().memories.list(agent);
-  if (ctx.opts.json) return ctx.term.print(JSON.stringify(page));
+  if (ctx.opts.json) return ctx.term.json(page);
   ctx.term.print(
     table(
       ['MEMORY', 'CREATED', 'TAGS', 'CONTENT'],

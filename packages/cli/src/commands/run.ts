@@ -55,7 +55,7 @@ async function run(ctx: Context, [message]: string[]): Promise<number> {
   const client = ctx.client();
   if (ctx.opts.background) {
     const meta = await client.runs.start(request);
-    ctx.term.print(JSON.stringify(meta, null, ctx.opts.json ? undefined : 2));
+    ctx.term.json(meta, ctx.opts.json ? undefined : 2);
     if (!ctx.opts.json) ctx.term.note(`follow it with: agent-run follow ${meta.task_id}`);
     return ExitCode.completed;
   }
@@ -90,7 +90,7 @@ async function answer(ctx: Context, [taskId, answerJson]: string[]): Promise<num
     }
   }
   const result = await client.input.answer(taskId!, question, fields);
-  if (ctx.opts.json) ctx.term.print(JSON.stringify(result));
+  if (ctx.opts.json) ctx.term.json(result);
   else ctx.term.print(`answered ${question.input_type} request ${question.request_id}: ${result.message}`);
   return ExitCode.completed;
 }

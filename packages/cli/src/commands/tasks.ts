@@ -30,14 +30,14 @@ export function addTaskCommands(program: Command): void {
 async function list(ctx: Context): Promise<void> {
   requireAgent(ctx.settings);
   const page = await ctx.client().tasks.list({ limit: Number(ctx.opts.limit) });
-  if (ctx.opts.json) return ctx.term.print(JSON.stringify(page));
+  if (ctx.opts.json) return ctx.term.json(page);
   ctx.term.print(table(['TASK', 'STATUS', 'LATEST RUN', 'UPDATED', 'TITLE'], page.tasks.map((t) => [t.id, t.run_status, s(t.latest_run_id), t.updated_at, t.title])));
 }
 
 async function show(ctx: Context, [taskId]: string[]): Promise<void> {
   requireAgent(ctx.settings);
   const task = await ctx.client().tasks.get(taskId!);
-  if (ctx.opts.json) return ctx.term.print(JSON.stringify(task));
+  if (ctx.opts.json) return ctx.term.json(task);
   const fields = ['id', 'title', 'run_status', 'agent_id', 'user_id', 'org_id', 'message_count', 'latest_run_id', 'created_at', 'updated_at'] as const;
   ctx.term.print(fields.map((f) => `${`${f}:`.padEnd(15)}${s(task[f])}`).join('\n'));
   if (task.runs.length) ctx.term.print(`\n${table(['RUN', 'STATUS', 'MODE', 'CREATED', 'FINISHED'], task.runs.map((r) => [r.id, r.status, r.mode, r.created_at, s(r.finished_at)]))}`);
@@ -46,14 +46,15 @@ async function show(ctx: Context, [taskId]: string[]): Promise<void> {
 async function remove(ctx: Context, [taskId]: string[]): Promise<void> {
   requireAgent(ctx.settings);
   const result = await ctx.client().tasks.delete(taskId!);
-  ctx.term.print(ctx.opts.json ? JSON.stringify(result) : `deleted task ${taskId}`);
+  if (ctx.opts.json) ctx.term.json(result);
+  else ctx.term.print(`deleted task ${taskId}`);
 }
 
 async function events(ctx: Context, [runId]: string[]): Promise<void> {
   requireAgent(ctx.settings);
   const rows: string[][] = [];
   for await (const record of ctx.client().runs.events(runId!, { limit: 1000, follow: false })) {
-    if (ctx.opts.json) ctx.term.print(JSON.stringify(record));
+    if (ctx.opts.json) ctx.term.json(record);
     else rows.push([record.id, record.event_name || record.event_type, record.created_at, summary(record.payload)]);
   }
   if (!ctx.opts.json) ctx.term.print(table(['ID', 'EVENT', 'CREATED', 'DETAIL'], rows, 80));
