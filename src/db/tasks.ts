@@ -83,3 +83,9 @@ export async function deleteTaskLocked(
     { timeout: DELETE_TIMEOUT_MS },
   );
 }
+
+/** Which of `ids` are tasks of `orgId` (another org's task of the same id is not among them). */
+export async function orgTaskIds(db: Db, orgId: string, ids: string[]): Promise<string[]> {
+  const rows = await sqlOfPool(db).query<{ id: string }>('SELECT id FROM tasks WHERE org_id = $1 AND id = ANY($2::text[])', [orgId, ids]);
+  return rows.map((r) => r.id);
+}

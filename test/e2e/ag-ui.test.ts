@@ -3,6 +3,7 @@ import { HttpAgent } from '@ag-ui/client';
 import { EventSchema } from '@ag-ui/core/schemas';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { apiUrl, call, exchange, readSse } from '../support/http.ts';
+import { waitForStatus } from '../support/runs.ts';
 import { createTenant, testDb, type Tenant } from '../support/tenant.ts';
 
 let tenant: Tenant;
@@ -33,33 +34,39 @@ describe('POST /api/ag-ui/run (AG-UI compatibility)', () => {
     const threadId = randomUUID();
     const input = runAgentInput(threadId, 'Hello there');
     const res = await fetch(`${apiUrl()}/api/ag-ui/run`, { method: 'POST', headers: { ...headers(), 'Content-Type': 'application/json' }, body: JSON.stringify(input) });
+    const taskId = res.headers.get('x-task-id')!;
     const events = await agUiEvents(res);
-    expect(events[0]).toMatchObject({ type: 'RUN_STARTED', threadId, runId: input.runId, metadata: { run_id: expect.stringMatching(/^run_/), mode: 'fast' } });
+    expect(events[0]).toMatchObject({ type: 'RUN_STARTED', threadId, runId: input.runId, metadata: { run_id: expect.stringMatching(/^run_/), task_id: taskId, mode: 'fast' } });
     expect(events.at(-1)).toMatchObject({ type: 'RUN_FINISHED', threadId, runId: input.runId });
     const types = events.map((e) => e.type);
     expect(types).toEqual(expect.arrayContaining(['TEXT_MESSAGE_START', 'TEXT_MESSAGE_CONTENT', 'TEXT_MESSAGE_END', 'STATE_SNAPSHOT']));
     for (const event of events) expect(Object.keys(event).filter((key) => key.includes('_')), JSON.stringify(event)).toEqual([]);
     for (const e of events.filter((x) => x.type === 'TEXT_MESSAGE_CONTENT')) expect(e).toHaveProperty('messageId');
-    // The thread is our task, with that id.
-    const task = await call('GET', `/api/tasks/${threadId}`, { token, agentId: tenant.agentId });
+    // The thread is a task of ours, which the snake_case endpoints know by the id RUN_STARTED gave.
+    expect(taskId).toMatch(/^task_[0-9a-f]{32}$/);
+    const task = await call('GET', `/api/tasks/${taskId}`, { token, agentId: tenant.agentId });
     expect(task.status).toBe(200);
   });
 
   it('runs through @ag-ui/client’s HttpAgent end to end, and a second run resumes the same thread', async () => {
     const threadId = randomUUID();
     const agent = new HttpAgent({ url: `${apiUrl()}/api/ag-ui/run`, headers: headers(), threadId });
+    const taskIds: string[] = [];
+    const onRunStartedEvent = ({ event }: { event: { metadata?: unknown } }) => void taskIds.push((event.metadata as { task_id: string }).task_id);
     agent.addMessage({ id: randomUUID(), role: 'user', content: 'First question' });
-    const first = await agent.runAgent({ runId: randomUUID() });
+    const first = await agent.runAgent({ runId: randomUUID() }, { onRunStartedEvent });
     const answer = first.newMessages.find((m) => m.role === 'assistant');
     expect(answer?.content).toBeTruthy();
 
     agent.addMessage({ id: randomUUID(), role: 'user', content: 'A follow-up' });
-    const second = await agent.runAgent({ runId: randomUUID() });
+    const second = await agent.runAgent({ runId: randomUUID() }, { onRunStartedEvent });
     expect(second.newMessages.some((m) => m.role === 'assistant')).toBe(true);
 
-    const runs = await testDb().run.findMany({ where: { taskId: threadId }, orderBy: { createdAt: 'asc' } });
+    expect(new Set(taskIds).size).toBe(1);
+    const taskId = taskIds[0]!;
+    const runs = await testDb().run.findMany({ where: { taskId }, orderBy: { createdAt: 'asc' } });
     expect(runs.map((r) => r.status)).toEqual(['completed', 'completed']);
-    const users = await testDb().message.findMany({ where: { taskId: threadId, role: 'user' }, orderBy: { position: 'asc' } });
+    const users = await testDb().message.findMany({ where: { taskId, role: 'user' }, orderBy: { position: 'asc' } });
     expect(users.map((m) => m.content)).toEqual(['First question', 'A follow-up']);
     const stored = await testDb().message.findFirstOrThrow({ where: { runId: runs[0]!.id, role: 'assistant' }, orderBy: { position: 'desc' } });
     expect(answer!.content).toBe(stored.content);
@@ -96,12 +103,51 @@ describe('POST /api/ag-ui/run (AG-UI compatibility)', () => {
     const lastNotUser = await post({ threadId: randomUUID(), runId: 'r', messages: [{ id: 'm', role: 'assistant', content: 'hi' }] });
     expect(lastNotUser.status).toBe(400);
     expect((await post(runAgentInput(randomUUID(), 'hi'), { 'X-Agent-Id': tenant.agentId })).status).toBe(401);
-    // A thread of another organization is not continued (nor revealed beyond the spec's 403 for tasks).
+  });
+
+  it('threads are per organization: the same threadId in another org is its own thread, answered as a new id is; the first org’s thread is untouched', async () => {
+    const post = (body: unknown, h: Record<string, string>) => fetch(`${apiUrl()}/api/ag-ui/run`, { method: 'POST', headers: { ...h, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+    const userMessages = async (taskId: string) => (await testDb().message.findMany({ where: { taskId, role: 'user' }, orderBy: { position: 'asc' } })).map((m) => m.content);
     const threadId = randomUUID();
-    await agUiEvents(await post(runAgentInput(threadId, 'mine')));
+    const mine = await post(runAgentInput(threadId, 'mine'), headers());
+    const myTask = mine.headers.get('x-task-id')!;
+    await agUiEvents(mine);
+
     const stranger = await createTenant();
     const strangerHeaders = { Authorization: `Bearer ${await exchange(stranger.keys.member)}`, 'X-Agent-Id': stranger.agentId };
-    expect((await post(runAgentInput(threadId, 'theirs'), strangerHeaders)).status).toBe(403);
-    expect(await testDb().run.count({ where: { taskId: threadId } })).toBe(1);
+    // Our threadId, our task id (ids travel in URLs and logs) and an id no one used: three answers alike.
+    const answers = [];
+    for (const id of [threadId, myTask, randomUUID()]) {
+      const res = await post(runAgentInput(id, `theirs on ${id}`), strangerHeaders);
+      expect(res.status, id).toBe(200);
+      const taskId = res.headers.get('x-task-id')!;
+      const events = await agUiEvents(res);
+      expect(events[0]).toMatchObject({ type: 'RUN_STARTED', threadId: id, metadata: { task_id: taskId } });
+      expect(await userMessages(taskId), id).toEqual([`theirs on ${id}`]); // a new thread: nothing of ours in it
+      answers.push({ taskId, types: events.map((e) => e.type) });
+    }
+    expect(answers.map((a) => a.types)).toEqual([answers[2]!.types, answers[2]!.types, answers[2]!.types]);
+    expect(new Set([myTask, ...answers.map((a) => a.taskId)]).size).toBe(4);
+    // Their thread continues as theirs.
+    const theirsAgain = await post(runAgentInput(threadId, 'theirs again'), strangerHeaders);
+    expect(theirsAgain.headers.get('x-task-id')).toBe(answers[0]!.taskId);
+    await agUiEvents(theirsAgain);
+    expect(await userMessages(answers[0]!.taskId)).toEqual([`theirs on ${threadId}`, 'theirs again']);
+
+    // Ours: one run so far, continued with its own history only.
+    expect(await testDb().run.count({ where: { taskId: myTask } })).toBe(1);
+    const again = await post(runAgentInput(threadId, 'mine again'), headers());
+    expect(again.headers.get('x-task-id')).toBe(myTask);
+    await agUiEvents(again);
+    expect(await userMessages(myTask)).toEqual(['mine', 'mine again']);
+    // A task started through POST /api/run continues under its own id as a threadId.
+    const started = await call('POST', '/api/run/async', { token, agentId: tenant.agentId, body: { messages: [{ role: 'user', content: 'from the REST api' }] } });
+    expect(started.status).toBe(202);
+    const restTask = ((await started.json()) as { task_id: string }).task_id;
+    await waitForStatus({ token, agentId: tenant.agentId }, restTask, 'completed');
+    const continued = await post(runAgentInput(restTask, 'from AG-UI'), headers());
+    expect(continued.headers.get('x-task-id')).toBe(restTask);
+    await agUiEvents(continued);
+    expect(await userMessages(restTask)).toEqual(['from the REST api', 'from AG-UI']);
   });
 });

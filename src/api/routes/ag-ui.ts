@@ -1,8 +1,10 @@
-import { findTask } from '../../db/tasks.ts';
+import { isUniqueViolation } from '../../db/errors.ts';
 import { runRequestSchema } from '../../shared/run-request.ts';
+import { conflict } from '../errors.ts';
 import { defineRoute } from '../route.ts';
 import { agUiEventSchema, runAgentInputSchema, type RunAgentInput } from '../schemas/ag-ui.ts';
 import { errorResponses, errorSchema } from '../schemas/common.ts';
+import { threadTask } from '../services/ag-ui-threads.ts';
 import { runIdHeaders, RUN_ID_HEADER_DOCS, startRun } from '../services/start-run.ts';
 import { loadAccessibleTask } from '../services/task-access.ts';
 import { agUiFormat } from '../streaming/ag-ui-format.ts';
@@ -29,8 +31,11 @@ export const agUiRoutes = [
       'The AG-UI protocol’s HTTP endpoint, for `@ag-ui/client`’s HttpAgent and CopilotKit: the same auth (JWT and ' +
       '`X-Agent-Id`), rate limit and workflow as POST /api/run, but the body is AG-UI’s RunAgentInput and the SSE stream ' +
       'carries AG-UI’s standard events in camelCase (`threadId`, `runId`, `messageId`, `toolCallId`, `toolCallName`, ' +
-      '`snapshot`, `value` …). `threadId` is the task: an unknown one starts a task with that id, a known one of yours ' +
-      'continues it (409 while its run is busy). Human input arrives as a CUSTOM `USER_INPUT_REQUIRED` event whose ' +
+      '`snapshot`, `value` …). `threadId` names a thread of your organization: the first run of a threadId starts a task ' +
+      '(its id is in the `X-Task-Id` header and RUN_STARTED\'s `metadata.task_id`), the next ones continue it (409 while its ' +
+      'run is busy; 403 for another member\'s or another agent\'s thread). Threads are per organization: the same threadId ' +
+      'in another organization is another thread, and nothing tells whether it exists there. A threadId that is the id of ' +
+      'one of your tasks continues that task. Human input arrives as a CUSTOM `USER_INPUT_REQUIRED` event whose ' +
       '`value` carries the request (request_id, run_id, input_type, prompt, choices…) and `answer_url`; POST the answer ' +
       'there (as for POST /api/tasks/{task_id}/input) and the same stream continues. No HEARTBEAT events: silences are ' +
       'kept open with SSE comments. The snake_case endpoints are unchanged.',
@@ -47,16 +52,20 @@ export const agUiRoutes = [
     },
     async handler({ req, res, caller, agent }, deps) {
       const input = parse(runAgentInputSchema, req.body ?? {}, 'body');
-      const existing = await findTask(deps.db, input.threadId);
-      if (existing) await loadAccessibleTask(deps.db, input.threadId, caller, agent); // 403 for another's thread
+      const thread = await threadTask(deps.db, caller.orgId, input.threadId);
+      if (thread.exists) await loadAccessibleTask(deps.db, thread.taskId, caller, agent); // 403: another member's or agent's thread
       const messages = input.messages.filter((m) => READ_ROLES.has(m.role)).map((m) => ({ role: m.role, content: textOf(m.content) }));
       const body = parse(
         runRequestSchema,
-        { messages, mode: input.forwardedProps?.mode, timezone: input.forwardedProps?.timezone, stream: true, ...(existing ? { task_id: input.threadId } : {}) },
+        { messages, mode: input.forwardedProps?.mode, timezone: input.forwardedProps?.timezone, stream: true, ...(thread.exists ? { task_id: thread.taskId } : {}) },
         'body',
       );
       deps.streams.hold(res, caller);
-      const run = await startRun(deps, caller, agent, body, undefined, existing ? {} : { newTaskId: input.threadId });
+      const run = await startRun(deps, caller, agent, body, undefined, thread.exists ? {} : { newTaskId: thread.taskId }).catch((err: unknown) => {
+        // Two first runs of one thread at once: the other created its task, and its run is busy.
+        if (!thread.exists && isUniqueViolation(err)) throw conflict('The thread’s run is still busy');
+        throw err;
+      });
       openSse(res, runIdHeaders(run));
       startRelay({
         db: deps.db,
@@ -66,7 +75,7 @@ export const agUiRoutes = [
         afterSeq: 0,
         heartbeatMs: deps.config.heartbeatIntervalMs,
         stop: deps.drain.stopSignal,
-        format: agUiFormat({ threadId: input.threadId, runId: input.runId }),
+        format: agUiFormat({ threadId: input.threadId, runId: input.runId, taskId: run.taskId }),
       });
       return undefined;
     },

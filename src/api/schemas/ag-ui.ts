@@ -18,8 +18,8 @@ export const runAgentInputSchema = z
     threadId: z
       .string()
       .regex(/^[A-Za-z0-9_.:-]{1,100}$/, 'must be 1 to 100 letters, digits or _ . : -')
-      .describe('The conversation: our task id. A new id starts a task with that id; an existing task of yours continues'),
-    runId: z.string().min(1).max(200).describe('The client’s id of this run; RUN_STARTED and RUN_FINISHED carry it (our run id is in RUN_STARTED.metadata.run_id)'),
+      .describe('The conversation, a thread of your organization: a new id starts a task (its id in RUN_STARTED.metadata.task_id), a known one continues it; the same id in another organization is another thread. One of your task ids continues that task'),
+    runId: z.string().min(1).max(200).describe('The client’s id of this run; RUN_STARTED and RUN_FINISHED carry it (our run id is in RUN_STARTED.metadata.run_id, our task id in metadata.task_id)'),
     messages: z
       .array(agUiMessageSchema)
       .max(1000)

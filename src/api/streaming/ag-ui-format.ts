@@ -1,22 +1,29 @@
 import type { RunEvent } from '../../shared/events.ts';
 import type { StreamFormat } from './relay.ts';
 
+/** The ids of an AG-UI run: the client's threadId and runId, and our task (the thread's, in the caller's org). */
+export interface AgUiIds {
+  threadId: string;
+  runId: string;
+  taskId: string;
+}
+
 /**
  * Our events in AG-UI's own dialect (camelCase, as `@ag-ui/core` defines them), for AG-UI clients
  * such as `@ag-ui/client`'s HttpAgent and CopilotKit. The run's ids are the client's: its threadId
- * (our task id) and its runId; our run id travels in RUN_STARTED's metadata. Human input stays a
+ * and its runId; our run and task ids travel in RUN_STARTED's metadata. Human input stays a
  * CUSTOM event (`USER_INPUT_REQUIRED`, its value says where to answer); HEARTBEAT becomes an SSE
  * comment (AG-UI has no keepalive event).
  */
-export function agUiFormat(ids: { threadId: string; runId: string }): StreamFormat {
+export function agUiFormat(ids: AgUiIds): StreamFormat {
   return { frames: (event) => agUiEvents(event, ids), heartbeat: () => undefined };
 }
 
-export function agUiEvents(event: RunEvent, { threadId, runId }: { threadId: string; runId: string }): object[] {
+export function agUiEvents(event: RunEvent, { threadId, runId, taskId }: AgUiIds): object[] {
   const timestamp = event.timestamp;
   switch (event.type) {
     case 'RUN_STARTED':
-      return [{ type: 'RUN_STARTED', timestamp, threadId, runId, metadata: { run_id: event.run_id, mode: event.mode, routing_reason: event.routing_reason } }];
+      return [{ type: 'RUN_STARTED', timestamp, threadId, runId, metadata: { run_id: event.run_id, task_id: taskId, mode: event.mode, routing_reason: event.routing_reason } }];
     case 'RUN_FINISHED':
       return [{ type: 'RUN_FINISHED', timestamp, threadId, runId, result: event.result }];
     case 'RUN_ERROR':
@@ -42,12 +49,12 @@ export function agUiEvents(event: RunEvent, { threadId, runId }: { threadId: str
     case 'HEARTBEAT':
       return [];
     case 'CUSTOM':
-      return [{ type: 'CUSTOM', timestamp, name: event.name, value: customValue(event, threadId) }];
+      return [{ type: 'CUSTOM', timestamp, name: event.name, value: customValue(event, taskId) }];
   }
 }
 
 /** A custom event's value; USER_INPUT_REQUIRED also says where the client answers it. */
-function customValue(event: Extract<RunEvent, { type: 'CUSTOM' }>, threadId: string): Record<string, unknown> {
+function customValue(event: Extract<RunEvent, { type: 'CUSTOM' }>, taskId: string): Record<string, unknown> {
   if (event.name !== 'USER_INPUT_REQUIRED') return event.data;
-  return { ...event.data, answer_url: `/api/tasks/${encodeURIComponent(threadId)}/input`, pending_url: `/api/tasks/${encodeURIComponent(threadId)}/pending-input` };
+  return { ...event.data, answer_url: `/api/tasks/${encodeURIComponent(taskId)}/input`, pending_url: `/api/tasks/${encodeURIComponent(taskId)}/pending-input` };
 }

@@ -697,7 +697,7 @@ export interface paths {
         put?: never;
         /**
          * Run the agent for an AG-UI client (RunAgentInput in, AG-UI events out)
-         * @description The AG-UI protocol’s HTTP endpoint, for `@ag-ui/client`’s HttpAgent and CopilotKit: the same auth (JWT and `X-Agent-Id`), rate limit and workflow as POST /api/run, but the body is AG-UI’s RunAgentInput and the SSE stream carries AG-UI’s standard events in camelCase (`threadId`, `runId`, `messageId`, `toolCallId`, `toolCallName`, `snapshot`, `value` …). `threadId` is the task: an unknown one starts a task with that id, a known one of yours continues it (409 while its run is busy). Human input arrives as a CUSTOM `USER_INPUT_REQUIRED` event whose `value` carries the request (request_id, run_id, input_type, prompt, choices…) and `answer_url`; POST the answer there (as for POST /api/tasks/{task_id}/input) and the same stream continues. No HEARTBEAT events: silences are kept open with SSE comments. The snake_case endpoints are unchanged.
+         * @description The AG-UI protocol’s HTTP endpoint, for `@ag-ui/client`’s HttpAgent and CopilotKit: the same auth (JWT and `X-Agent-Id`), rate limit and workflow as POST /api/run, but the body is AG-UI’s RunAgentInput and the SSE stream carries AG-UI’s standard events in camelCase (`threadId`, `runId`, `messageId`, `toolCallId`, `toolCallName`, `snapshot`, `value` …). `threadId` names a thread of your organization: the first run of a threadId starts a task (its id is in the `X-Task-Id` header and RUN_STARTED's `metadata.task_id`), the next ones continue it (409 while its run is busy; 403 for another member's or another agent's thread). Threads are per organization: the same threadId in another organization is another thread, and nothing tells whether it exists there. A threadId that is the id of one of your tasks continues that task. Human input arrives as a CUSTOM `USER_INPUT_REQUIRED` event whose `value` carries the request (request_id, run_id, input_type, prompt, choices…) and `answer_url`; POST the answer there (as for POST /api/tasks/{task_id}/input) and the same stream continues. No HEARTBEAT events: silences are kept open with SSE comments. The snake_case endpoints are unchanged.
          */
         post: operations["runAgUiAgent"];
         delete?: never;
@@ -1658,9 +1658,9 @@ export interface components {
             };
         };
         RunAgentInput: {
-            /** @description The conversation: our task id. A new id starts a task with that id; an existing task of yours continues */
+            /** @description The conversation, a thread of your organization: a new id starts a task (its id in RUN_STARTED.metadata.task_id), a known one continues it; the same id in another organization is another thread. One of your task ids continues that task */
             threadId: string;
-            /** @description The client’s id of this run; RUN_STARTED and RUN_FINISHED carry it (our run id is in RUN_STARTED.metadata.run_id) */
+            /** @description The client’s id of this run; RUN_STARTED and RUN_FINISHED carry it (our run id is in RUN_STARTED.metadata.run_id, our task id in metadata.task_id) */
             runId: string;
             /** @description The conversation so far. A new thread stores its user, assistant and system messages; a continued one only the last user message (the stored conversation is the record). Tool, activity and reasoning messages are not read */
             messages: ({
