@@ -1,12 +1,7 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
 import type { TestProject } from 'vitest/node';
-import { projectRoot } from '../src/config.ts';
-import { workflowBundleOptions } from '../src/worker/workflow-code.ts';
 import { freeListenPort } from './support/ports.ts';
 import { startStack, type Stack } from './support/stack.ts';
+import { bundleWorkflowsOnce } from './support/workflow-bundle.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -90,19 +85,6 @@ function startTestStack(slackPort: number): Promise<Stack> {
       SLACK_API_URL: `http://127.0.0.1:${slackPort}/api`,
     },
   }));
-}
-
-/**
- * Bundles src/workflows once (seconds of CPU) into a file named by WORKFLOW_BUNDLE, which every
- * worker process the tests start inherits (src/worker/workflow-code.ts) instead of bundling again.
- */
-async function bundleWorkflowsOnce(): Promise<void> {
-  const dir = mkdtempSync(path.join(tmpdir(), 'ars-test-bundle-'));
-  const { code } = await bundleWorkflowCode({ ...workflowBundleOptions(path.join(projectRoot, 'src', 'workflows', 'index.ts')), logger: new DefaultLogger('WARN') });
-  const file = path.join(dir, 'workflow-bundle.js');
-  writeFileSync(file, code);
-  process.env.WORKFLOW_BUNDLE = file;
-  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
 }
 
 function provide(project: TestProject, stack: Stack, slackPort: number): void {
