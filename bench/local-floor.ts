@@ -9,8 +9,8 @@ import { cpuMeter, findTemporalServer, perRun } from './proc.ts';
 /**
  * `npm run bench:local-floor`: Temporal's floor (a bare workflow running one activity) against
  * the same workflow with a local activity, on one dev server, in alternating closed-loop rounds.
- * It shows what moving a run's model step into a local activity could gain, the lever README
- * "Performance" weighs and does not take. Knobs: LOCAL_FLOOR_CONCURRENCY (50), LOCAL_FLOOR_ROUNDS (4),
+ * It shows what moving a run's model step into a local activity could gain, the lever
+ * docs/performance.md weighs and does not take. Knobs: LOCAL_FLOOR_CONCURRENCY (50), LOCAL_FLOOR_ROUNDS (4),
  * LOCAL_FLOOR_RUNS (100 a round). Prints numbers, asserts nothing.
  */
 const knob = (name: string, fallback: number) => Number(process.env[name] ?? fallback);

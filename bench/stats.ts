@@ -30,7 +30,7 @@ export function perSecond(count: number, ms: number, unit: string): string {
 
 export const fmt = (ms: number | undefined) => (ms === undefined || Number.isNaN(ms) ? '' : ms >= 100 ? ms.toFixed(0) : ms.toFixed(1));
 
-/** A Markdown table, columns padded so the output reads in a terminal and pastes into the README as is. */
+/** A Markdown table, columns padded so the output reads in a terminal and pastes into docs/performance.md as is. */
 export function markdownTable(header: string[], lines: string[][], rightAligned: number[] = []): string {
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
   const right = (i: number) => rightAligned.includes(i);

@@ -15,7 +15,7 @@ export const envSchema = z.object({
   EMBEDDED_POSTGRES_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
   TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233'),
   TEMPORAL_NAMESPACE: z.string().default('default'),
-  /** A remote Temporal (self-hosted with TLS, Temporal Cloud): see README "Scaling out". */
+  /** A remote Temporal (self-hosted with TLS, Temporal Cloud): see docs/operations.md "Scaling out". */
   TEMPORAL_TLS: z.enum(['true', 'false']).optional(),
   TEMPORAL_TLS_CA_PATH: z.string().optional(),
   TEMPORAL_TLS_CERT_PATH: z.string().optional(),
@@ -107,7 +107,7 @@ export const envSchema = z.object({
   WEBHOOK_DISPATCH_INTERVAL_MS: z.coerce.number().int().positive().default(1_000),
   /** Slack's Web API, where messaging flows post answers (a local fake in tests). */
   SLACK_API_URL: z.string().url().default('https://slack.com/api'),
-  /** Sandbox limits (README "Sandbox"): per command unless noted. */
+  /** Sandbox limits (docs/api.md "The agent runtime"): per command unless noted. */
   SANDBOX_DEFAULT_TIMEOUT_SECONDS: z.coerce.number().int().positive().default(60),
   SANDBOX_MAX_TIMEOUT_SECONDS: z.coerce.number().int().positive().default(600),
   SANDBOX_MAX_OUTPUT_BYTES: z.coerce.number().int().positive().default(64 * 1024),
@@ -135,7 +135,7 @@ export const envSchema = z.object({
   /** How long a host holds a sandbox without renewing (every third of it): a dead host's sandboxes move after this. */
   SANDBOX_LEASE_SECONDS: z.coerce.number().int().min(2).default(30),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  /** When set, GET /metrics on the api needs `Authorization: Bearer <METRICS_TOKEN>`; unset, it is open, which NODE_ENV=production refuses (README "Observability"). */
+  /** When set, GET /metrics on the api needs `Authorization: Bearer <METRICS_TOKEN>`; unset, it is open, which NODE_ENV=production refuses (docs/operations.md "Observability"). */
   METRICS_TOKEN: z.string().min(16).optional(),
   /** The worker's Prometheus endpoint (Temporal SDK metrics and ours); port 0 turns it off. */
   WORKER_METRICS_HOST: z.string().default('127.0.0.1'),

@@ -15,7 +15,7 @@ export async function floorWorkflow(): Promise<number> {
 /**
  * The same with a local activity (run by the worker inside the workflow task, no task-queue round
  * trip): what the floor would be if a run's model step were a local activity
- * (`npm run bench:local-floor`, README "Performance").
+ * (`npm run bench:local-floor`, docs/performance.md).
  */
 export async function localFloorWorkflow(): Promise<number> {
   return await local.floorActivity();

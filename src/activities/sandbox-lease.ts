@@ -11,7 +11,7 @@ export interface LeaseSandboxInput {
 }
 
 /**
- * Routing of sandbox activities (README "Scaling out"): a sandbox's workspace is on the
+ * Routing of sandbox activities (docs/operations.md "Scaling out"): a sandbox's workspace is on the
  * disk of one host, so its operations go to that host's own task queue. The lease says
  * which host; any worker answers `leaseSandbox` on the shared queue, and takes a lapsed
  * (or missing) lease itself.

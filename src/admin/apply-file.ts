@@ -113,9 +113,9 @@ const orgContents = {
   users: z.array(userSchema).default([]),
   agents: z.array(agentSchema).default([]),
   keys: z.array(keySchema).default([]),
-  /** Outbound run webhooks of the org (README "Outbound webhooks"). */
+  /** Outbound run webhooks of the org (docs/api.md "Outbound webhooks"). */
   webhooks: z.array(webhookSchema).default([]),
-  /** Triggers that start runs (README "Flows"). */
+  /** Triggers that start runs (docs/api.md "Flows"). */
   flows: z.array(flowSchema).default([]),
   /** Publishable keys of the embedded chat widget (docs/widget.md). */
   widget_keys: z.array(widgetKeySchema).default([]),

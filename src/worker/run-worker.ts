@@ -22,7 +22,7 @@ export interface WorkerHandle {
 /**
  * Creates and runs the Temporal workers of one process: the shared task queue (workflows
  * and every activity) and this sandbox host's own queue (activities only), where the
- * workflow sends the operations of the sandboxes this host holds (README "Scaling out").
+ * workflow sends the operations of the sandboxes this host holds (docs/operations.md "Scaling out").
  * With `tracing`, workflow interceptors go into the workflow bundle (they create spans,
  * never commands, and add no awaits around handlers, so histories replay the same with
  * or without), activity interceptors continue the trace, and a sink exports workflow spans.
