@@ -4,7 +4,7 @@ import { AdminView } from './admin/admin-view.tsx';
 import { ApprovalsView } from './approvals.tsx';
 import { ChatView } from './chat/chat-view.tsx';
 import { InspectorView } from './inspector.tsx';
-import { errorText, isAdmin, savedKey, signIn, signOut, type Session } from './session.ts';
+import { errorText, isAdmin, mayHaveSession, restoreSession, signOut, type Session } from './session.ts';
 import { SignIn } from './sign-in.tsx';
 
 function useHash(): string {
@@ -19,20 +19,21 @@ function useHash(): string {
 
 export function App() {
   const [session, setSession] = useState<Session>();
-  const [restoring, setRestoring] = useState(() => savedKey() !== undefined);
+  const [restoring, setRestoring] = useState(mayHaveSession);
   const [error, setError] = useState<string>();
   const hash = useHash();
-  // A reload signs in again with this tab's key.
+  // A session that can no longer renew its token: back to the sign-in form, saying why.
+  const ended = (why: string) => (setSession(undefined), setError(why));
+  // A reload (or another tab) continues the browser's session, if it has one.
   useEffect(() => {
-    const key = savedKey();
-    if (key) signIn(key).then(setSession, (err) => (setError(errorText(err)), signOut())).finally(() => setRestoring(false));
+    if (restoring) restoreSession(ended).then(setSession, (err) => setError(errorText(err))).finally(() => setRestoring(false));
   }, []);
   if (restoring) return <p role="status">Signing in…</p>;
   if (!session)
     return (
       <>
         {error && <p role="alert" class="error">{error}</p>}
-        <SignIn onSession={setSession} />
+        <SignIn onSession={(s) => (setError(undefined), setSession(s))} onEnded={ended} />
       </>
     );
   const [, screen = 'chat', arg = ''] = hash.split('/');
@@ -53,8 +54,8 @@ export function App() {
           type="button"
           class="secondary"
           onClick={() => {
-            signOut();
             setSession(undefined);
+            signOut().catch((err: unknown) => setError(errorText(err)));
           }}
         >
           Sign out

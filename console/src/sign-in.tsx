@@ -1,8 +1,8 @@
-/** The sign-in form: an API key, exchanged for a JWT by the SDK. */
+/** The sign-in form: an API key, sent once to start the console session (the page keeps no key). */
 import { useState } from 'preact/hooks';
-import { errorText, signIn, type Session } from './session.ts';
+import { errorText, signIn, type OnSessionEnded, type Session } from './session.ts';
 
-export function SignIn({ onSession }: { onSession(session: Session): void }) {
+export function SignIn({ onSession, onEnded }: { onSession(session: Session): void; onEnded: OnSessionEnded }) {
   const [key, setKey] = useState('');
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
@@ -14,7 +14,7 @@ export function SignIn({ onSession }: { onSession(session: Session): void }) {
         onSubmit={(e) => {
           e.preventDefault();
           setBusy(true);
-          signIn(key.trim()).then(onSession, (err) => (setError(errorText(err)), setBusy(false)));
+          signIn(key.trim(), onEnded).then(onSession, (err) => (setError(errorText(err)), setBusy(false)));
         }}
       >
         <label>

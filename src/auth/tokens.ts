@@ -6,6 +6,15 @@ import type { Role } from '../db/users.ts';
 /** The only algorithm we sign with and the only one we accept. */
 export const JWT_ALGORITHM = 'HS256';
 export const TOKEN_LIFETIME_SECONDS = 3600;
+/** How long a web console sign-in lasts (a working day): its session cookie renews the hour-long tokens until then. */
+export const CONSOLE_SESSION_SECONDS = 12 * 3600;
+
+/** Who a console session is: the user, their org and the API key they signed in with (checked again at every renewal). */
+export interface ConsoleSessionClaims {
+  userId: string;
+  orgId: string;
+  apiKeyId: string;
+}
 
 export interface TokenClaims {
   userId: string;
@@ -49,6 +58,8 @@ export function createTokenService(jwt: Config['jwt']) {
    * read per request anyway (auth middleware), so a remembered token is never more than a checked signature.
    */
   const verified = new LRUCache<string, TokenClaims>({ max: VERIFIED_TOKENS });
+  // A console session token has an audience of its own: it is no bearer token, and no bearer token is a session.
+  const sessionAudience = `${jwt.audience}/console-session`;
   return {
     /** A token for `claims`; a visitor token when `claims.widget` is set, then usually with a shorter `lifetimeSeconds`. */
     async issue(claims: TokenClaims, now = new Date(), lifetimeSeconds = TOKEN_LIFETIME_SECONDS): Promise<IssuedToken> {
@@ -100,6 +111,38 @@ export function createTokenService(jwt: Config['jwt']) {
         if (err instanceof InvalidTokenError) throw err;
         if (err instanceof joseErrors.JWTExpired) throw new InvalidTokenError('token has expired; exchange your API key again');
         throw new InvalidTokenError('token is invalid');
+      }
+    },
+
+    /** The web console's session token (its HttpOnly cookie), valid `CONSOLE_SESSION_SECONDS` from sign-in. */
+    async issueConsoleSession(claims: ConsoleSessionClaims, now = new Date()): Promise<IssuedToken> {
+      const iat = Math.floor(now.getTime() / 1000);
+      const exp = iat + CONSOLE_SESSION_SECONDS;
+      const token = await new SignJWT({ org_id: claims.orgId, key_id: claims.apiKeyId })
+        .setProtectedHeader({ alg: JWT_ALGORITHM, kid: jwt.kid, typ: 'JWT' })
+        .setSubject(claims.userId)
+        .setIssuer(jwt.issuer)
+        .setAudience(sessionAudience)
+        .setIssuedAt(iat)
+        .setExpirationTime(exp)
+        .sign(await key);
+      return { token, expiresAt: new Date(exp * 1000) };
+    },
+
+    async verifyConsoleSession(token: string): Promise<ConsoleSessionClaims> {
+      try {
+        const { payload, protectedHeader } = await jwtVerify(token, await key, {
+          algorithms: [JWT_ALGORITHM],
+          issuer: jwt.issuer,
+          audience: sessionAudience,
+          requiredClaims: ['sub', 'exp', 'org_id', 'key_id'],
+        });
+        if (protectedHeader.kid !== jwt.kid || typeof payload.key_id !== 'string' || typeof payload.org_id !== 'string') throw new InvalidTokenError('session is invalid');
+        return { userId: String(payload.sub), orgId: payload.org_id, apiKeyId: payload.key_id };
+      } catch (err) {
+        if (err instanceof InvalidTokenError) throw err;
+        if (err instanceof joseErrors.JWTExpired) throw new InvalidTokenError('session has ended; sign in again');
+        throw new InvalidTokenError('session is invalid');
       }
     },
   };

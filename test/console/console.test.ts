@@ -27,7 +27,11 @@ afterAll(async () => {
 });
 
 async function useAgent(agentId: string): Promise<void> {
-  await page.getByLabel('Agent', { exact: true }).selectOption(agentId);
+  await useAgentOn(page, agentId);
+}
+
+async function useAgentOn(p: Page, agentId: string): Promise<void> {
+  await p.getByLabel('Agent', { exact: true }).selectOption(agentId);
 }
 
 /** Starts a new task with `message` in `mode`. */
@@ -158,6 +162,48 @@ describe('console', () => {
     expect(await page.locator('table.events tbody tr').first().textContent()).toContain('RUN_STARTED');
     expect(await page.getByRole('link', { name: /Temporal Web UI/ }).getAttribute('href')).toMatch(new RegExp(`/workflows/${runId}$`));
     await screenshot(page, 'inspector');
+  });
+});
+
+describe('sign-in', () => {
+  /** Every sessionStorage and localStorage entry of the page, and the cookies its scripts can read. */
+  const stored = (p: Page) => p.evaluate('JSON.stringify([Object.entries(sessionStorage), Object.entries(localStorage), document.cookie])') as Promise<string>;
+
+  it('keeps no API key in the browser: the session is an HttpOnly cookie; a reload renews through it; sign-out ends it', async () => {
+    const own = await browser.newContext();
+    const p = await own.newPage();
+    p.setDefaultTimeout(20_000);
+    await signIn(p, apiUrl(), tenant.keys.member, 'member');
+    await useAgentOn(p, tenant.agentId);
+    expect(await stored(p)).not.toContain('ars_');
+    expect(await stored(p)).not.toContain(tenant.keys.member);
+    const [cookie, ...others] = await own.cookies();
+    expect(others).toEqual([]);
+    expect(cookie).toMatchObject({ name: 'ars_console_session', httpOnly: true, sameSite: 'Strict', path: '/api/v1/auth/console' });
+    expect(cookie!.value).not.toContain(tenant.keys.member);
+
+    // A reload, and a new tab, sign in from the cookie: no key typed, none stored.
+    await p.reload();
+    await p.getByTestId('role').filter({ hasText: 'member' }).waitFor();
+    await p.getByLabel('Agent', { exact: true }).locator(`option[value="${tenant.agentId}"]`).waitFor({ state: 'attached' });
+    expect(await stored(p)).not.toContain('ars_');
+    const second = await own.newPage();
+    await second.goto(`${apiUrl()}/console/`);
+    await second.getByTestId('role').filter({ hasText: 'member' }).waitFor();
+    await second.close();
+    // A tab of an earlier console kept the key itself: its next load removes it.
+    await p.evaluate(`sessionStorage.setItem('ars.console.apiKey', ${JSON.stringify(tenant.keys.member)})`);
+    await p.reload();
+    await p.getByTestId('role').filter({ hasText: 'member' }).waitFor();
+    expect(await stored(p)).not.toContain('ars_');
+
+    await p.getByRole('button', { name: 'Sign out' }).click();
+    await p.getByLabel('API key').waitFor();
+    await expect.poll(async () => (await own.cookies()).length).toBe(0);
+    await p.reload();
+    await p.getByLabel('API key').waitFor();
+    expect(await stored(p)).not.toContain('ars_');
+    await own.close();
   });
 });
 

@@ -1,4 +1,4 @@
-import { AgentRunClient } from '@agent-run/client';
+import { AgentRunClient, type TokenExchangeResponse } from '@agent-run/client';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { apiUrl } from '../support/http.ts';
 import { createTenant, type Tenant } from '../support/tenant.ts';
@@ -24,6 +24,24 @@ describe('identity and the shared token exchange', () => {
     first.abort();
     await expect(aborted).rejects.toThrow();
     await expect(other).resolves.toMatchObject({ tasks: expect.any(Array) });
+  });
+
+  it('renewToken stands in for the key: it supplies the first token and a new one after a 401', async () => {
+    const exchanger = new AgentRunClient({ baseUrl: apiUrl(), apiKey: tenant.keys.member });
+    let renewals = 0;
+    const renewToken = async () => {
+      renewals++;
+      const res = await fetch(`${apiUrl()}/api/v1/auth/exchange/agent-token`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ api_key: tenant.keys.member }) });
+      return (await res.json()) as TokenExchangeResponse;
+    };
+    const client = new AgentRunClient({ baseUrl: apiUrl(), renewToken, agentId: tenant.agentId });
+    expect(await client.identity()).toEqual(await exchanger.identity());
+    await client.tasks.list();
+    expect(renewals).toBe(1);
+    const refusedFirst = new AgentRunClient({ baseUrl: apiUrl(), token: 'x.y.z', renewToken, agentId: tenant.agentId });
+    await expect(refusedFirst.tasks.list()).resolves.toMatchObject({ tasks: expect.any(Array) });
+    expect(renewals).toBe(2);
+    expect(() => new AgentRunClient({ baseUrl: apiUrl(), apiKey: tenant.keys.member, renewToken })).toThrow(TypeError);
   });
 
   it('a client built with only a token cannot tell its identity', async () => {

@@ -13,7 +13,7 @@ describe('TokenSource', () => {
   it('exchanges once for concurrent callers and renews a minute before expiry', async () => {
     vi.useFakeTimers({ now: new Date('2026-01-01T00:00:00Z') });
     let n = 0;
-    const source = new TokenSource('key', undefined, async () => issued(`t${++n}`, 3600));
+    const source = new TokenSource(async () => issued(`t${++n}`, 3600), undefined);
     expect(await Promise.all([source.token(), source.token(), source.token()])).toEqual(['t1', 't1', 't1']);
     vi.setSystemTime(new Date('2026-01-01T00:58:59Z'));
     expect(await source.token()).toBe('t1');
@@ -24,7 +24,7 @@ describe('TokenSource', () => {
 
   it('forgets a refused token, but not one another caller already replaced', async () => {
     let n = 0;
-    const source = new TokenSource('key', 'given', async () => issued(`t${++n}`, 3600));
+    const source = new TokenSource(async () => issued(`t${++n}`, 3600), 'given');
     expect(await source.token()).toBe('given');
     source.invalidate('given');
     expect(await source.token()).toBe('t1');
@@ -34,7 +34,7 @@ describe('TokenSource', () => {
   });
 
   it('keeps a bare token (no key to exchange)', async () => {
-    const source = new TokenSource(undefined, 'given', () => Promise.reject(new Error('no exchange')));
+    const source = new TokenSource(undefined, 'given');
     source.invalidate('given');
     expect(await source.token()).toBe('given');
     expect(source.canRenew).toBe(false);

@@ -1,8 +1,11 @@
-/** The bearer token of the client: an API key exchanged for a JWT, cached, and refreshed before it expires. */
+/**
+ * The bearer token of the client: an API key exchanged for a JWT (or a token from the caller's own
+ * `renewToken`, e.g. a browser session), cached, and renewed before it expires.
+ */
 import type { TokenExchangeResponse } from './types.ts';
 
-/** Exchanges a key for a token; the transport provides it (with its retries). */
-export type Exchange = (apiKey: string, signal?: AbortSignal) => Promise<TokenExchangeResponse>;
+/** Gets a fresh token: the key exchange (the transport provides it, with its retries) or the caller's renewal. */
+export type Renew = (signal?: AbortSignal) => Promise<TokenExchangeResponse>;
 
 interface Cached {
   token: string;
@@ -21,29 +24,29 @@ function renewAt(issued: TokenExchangeResponse, now: number): number {
 export class TokenSource {
   private cached: Cached | undefined;
   private pending: Promise<Cached> | undefined;
-  /** The last exchange's answer (who the key belongs to); undefined before the first exchange or with a fixed token. */
+  /** The last renewal's answer (who the key belongs to); undefined before the first one or with a fixed token. */
   issued: TokenExchangeResponse | undefined;
 
+  /** `renew`: undefined when the token cannot be renewed (a fixed token alone). */
   constructor(
-    private readonly apiKey: string | undefined,
+    private readonly renew: Renew | undefined,
     fixedToken: string | undefined,
-    private readonly exchange: Exchange,
   ) {
     if (fixedToken) this.cached = { token: fixedToken, renewAt: Number.POSITIVE_INFINITY };
   }
 
-  /** True when a refused token can be replaced (an API key is configured). */
+  /** True when a refused token can be replaced (an API key or a renewal is configured). */
   get canRenew(): boolean {
-    return this.apiKey !== undefined;
+    return this.renew !== undefined;
   }
 
-  /** A token for the next request: the cached one, or a fresh exchange (one at a time, shared by concurrent callers). */
+  /** A token for the next request: the cached one, or a fresh one (one renewal at a time, shared by concurrent callers). */
   async token(signal?: AbortSignal): Promise<string | undefined> {
-    if (this.cached && (Date.now() < this.cached.renewAt || !this.apiKey)) return this.cached.token;
-    if (!this.apiKey) return undefined;
-    // The exchange is shared by every caller waiting for it, so no one caller's signal may abort it:
+    if (this.cached && (Date.now() < this.cached.renewAt || !this.renew)) return this.cached.token;
+    if (!this.renew) return undefined;
+    // The renewal is shared by every caller waiting for it, so no one caller's signal may abort it:
     // each caller stops waiting on its own signal instead.
-    this.pending ??= this.exchange(this.apiKey)
+    this.pending ??= this.renew()
       .then((issued) => {
         this.issued = issued;
         return (this.cached = { token: issued.access_token, renewAt: renewAt(issued, Date.now()) });
@@ -52,9 +55,9 @@ export class TokenSource {
     return (await untilAborted(this.pending, signal)).token;
   }
 
-  /** Forgets `token` after a 401, so the next `token()` exchanges again (unless another caller already did). */
+  /** Forgets `token` after a 401, so the next `token()` renews it (unless another caller already did). */
   invalidate(token: string | undefined): void {
-    if (this.apiKey && this.cached?.token === token) this.cached = undefined;
+    if (this.renew && this.cached?.token === token) this.cached = undefined;
   }
 }
 

@@ -19,8 +19,13 @@ export interface AgentRunClientOptions {
   baseUrl: string;
   /** An API key, exchanged for a JWT at `authUrl` (cached, renewed before expiry and after a 401). */
   apiKey?: string;
-  /** A ready JWT instead (it cannot be renewed unless `apiKey` is given too). */
+  /** A ready JWT instead (it cannot be renewed unless `apiKey` or `renewToken` is given too). */
   token?: string;
+  /**
+   * Gets a fresh token in place of the key exchange (when none is cached, before expiry and after a
+   * 401), for a caller that holds no key: the web console renews through its session cookie.
+   */
+  renewToken?: (signal?: AbortSignal) => Promise<TokenExchangeResponse>;
   /** Base url of the auth api (default `baseUrl`). */
   authUrl?: string;
   /** The default `X-Agent-Id`; each call may override it. */
@@ -43,22 +48,26 @@ export class AgentRunClient {
   private readonly tokens: TokenSource;
 
   constructor(options: AgentRunClientOptions) {
-    if (!options.apiKey && !options.token) throw new TypeError('AgentRunClient needs an apiKey or a token');
+    if (!options.apiKey && !options.token && !options.renewToken) throw new TypeError('AgentRunClient needs an apiKey, a token or renewToken');
+    if (options.apiKey && options.renewToken) throw new TypeError('AgentRunClient takes an apiKey or renewToken, not both');
     const retry = retryPolicy(options.retry);
     // Bound to globalThis: browsers refuse a fetch called as a method of another object.
     const fetchImpl: typeof fetch = options.fetch ?? ((...args: Parameters<typeof fetch>) => globalThis.fetch(...args));
     const transport = new Transport({ baseUrl: options.baseUrl, fetch: fetchImpl, retry, agentId: options.agentId, userAgent: options.userAgent });
-    const tokens = new TokenSource(options.apiKey, options.token, (apiKey, signal) =>
-      transport.json<TokenExchangeResponse>({
-        method: 'POST',
-        path: '/api/v1/auth/exchange/agent-token',
-        baseUrl: options.authUrl ?? options.baseUrl,
-        body: { api_key: apiKey },
-        anonymous: true,
-        signal,
-        idempotent: true,
-      }),
-    );
+    const apiKey = options.apiKey;
+    const exchange = apiKey
+      ? (signal?: AbortSignal) =>
+          transport.json<TokenExchangeResponse>({
+            method: 'POST',
+            path: '/api/v1/auth/exchange/agent-token',
+            baseUrl: options.authUrl ?? options.baseUrl,
+            body: { api_key: apiKey },
+            anonymous: true,
+            signal,
+            idempotent: true,
+          })
+      : undefined;
+    const tokens = new TokenSource(options.renewToken ?? exchange, options.token);
     transport.tokens = tokens;
     this.tokens = tokens;
     this.runs = new Runs(transport, retry);
@@ -71,14 +80,14 @@ export class AgentRunClient {
   }
 
   /**
-   * Who the API key belongs to (`org_id`, `user_id`, `role`), from the token exchange; it exchanges
-   * the key if no token is cached yet (this is how a sign-in checks a key). Throws for a client built
-   * with only `token` (no exchange happens then).
+   * Who the API key belongs to (`org_id`, `user_id`, `role`), from the token exchange (or renewal); it
+   * exchanges the key if no token is cached yet (this is how a sign-in checks a key). Throws for a
+   * client built with only `token` (no exchange happens then).
    */
   async identity(opts: { signal?: AbortSignal } = {}): Promise<Identity> {
     await this.tokens.token(opts.signal);
     const issued = this.tokens.issued;
-    if (!issued) throw new TypeError('identity() needs an apiKey: a client built with only a token never exchanges one');
+    if (!issued) throw new TypeError('identity() needs an apiKey or renewToken: a client built with only a token never exchanges one');
     return { org_id: issued.org_id, user_id: issued.user_id, role: issued.role };
   }
 }

@@ -1,14 +1,11 @@
 import { z } from 'zod';
-import { hashApiKey, hashesEqual, looksLikeApiKey } from '../../auth/api-keys.ts';
-import { TOKEN_LIFETIME_SECONDS } from '../../auth/tokens.ts';
-import { findApiKeyByHash, markApiKeyUsed } from '../../db/api-keys.ts';
-import { unauthorized } from '../errors.ts';
 import { defineRoute } from '../route.ts';
 import { errorResponses, errorSchema } from '../schemas/common.ts';
+import { holderOfKey, tokenFor } from '../services/key-exchange.ts';
 
-const exchangeRequestSchema = z.strictObject({ api_key: z.string().min(1).max(512).describe('An API key made with the admin console (`ars_live_…`)') }).meta({ id: 'TokenExchangeRequest' });
+export const exchangeRequestSchema = z.strictObject({ api_key: z.string().min(1).max(512).describe('An API key made with the admin console (`ars_live_…`)') }).meta({ id: 'TokenExchangeRequest' });
 
-const exchangeResponseSchema = z
+export const exchangeResponseSchema = z
   .object({
     access_token: z.string().describe('JWT (HS256) for `Authorization: Bearer`'),
     token_type: z.literal('Bearer'),
@@ -45,28 +42,8 @@ export const authRoutes = [
       },
       422: errorResponses[422],
     },
-    async handler({ req, body }, { db, tokens, rateLimits }) {
-      const address = req.ip ?? 'unknown';
-      const hash = hashApiKey(body.api_key);
-      await rateLimits.exchange.check(address, hash);
-      const refuse = async () => {
-        await rateLimits.exchange.failed(address, hash);
-        return unauthorized('Invalid API key');
-      };
-      if (!looksLikeApiKey(body.api_key)) throw await refuse();
-      const key = await findApiKeyByHash(db, hash);
-      if (!key || !hashesEqual(key.hash, hash) || key.revokedAt) throw await refuse();
-      const issued = await tokens.issue({ userId: key.user.id, orgId: key.orgId, role: key.user.role, apiKeyId: key.id });
-      await markApiKeyUsed(db, key.id);
-      return {
-        access_token: issued.token,
-        token_type: 'Bearer',
-        expires_in: TOKEN_LIFETIME_SECONDS,
-        expires_at: issued.expiresAt.toISOString(),
-        org_id: key.orgId,
-        user_id: key.user.id,
-        role: key.user.role,
-      };
+    async handler({ req, body }, deps) {
+      return tokenFor(deps, await holderOfKey(deps, req.ip ?? 'unknown', body.api_key));
     },
   }),
 ];

@@ -7,6 +7,7 @@ import { approvalRoutes } from './approvals.ts';
 import { artifactRoutes } from './artifacts.ts';
 import { authRoutes } from './auth.ts';
 import { commentRoutes } from './comments.ts';
+import { consoleSessionRoutes } from './console-session.ts';
 import { eventRoutes } from './events.ts';
 import { flowRoutes } from './flows.ts';
 import { humanInputRoutes } from './human-input.ts';
@@ -20,4 +21,4 @@ import { webhookRoutes } from './webhooks.ts';
 import { widgetRoutes } from '../widget/routes.ts';
 
 /** Every documented operation of the API. The OpenAPI document is built from this list. */
-export const allRoutes: RouteSpec[] = [...authRoutes, ...runRoutes, ...runStatusRoutes, ...taskRoutes, ...commentRoutes, ...streamRoutes, ...eventRoutes, ...artifactRoutes, ...memoryRoutes, ...humanInputRoutes, ...approvalRoutes, ...runControlRoutes, ...webhookRoutes, ...flowRoutes, ...widgetRoutes, ...agUiRoutes, ...adminRoutes, ...adminOrgRoutes, ...adminSecretRoutes];
+export const allRoutes: RouteSpec[] = [...authRoutes, ...consoleSessionRoutes, ...runRoutes, ...runStatusRoutes, ...taskRoutes, ...commentRoutes, ...streamRoutes, ...eventRoutes, ...artifactRoutes, ...memoryRoutes, ...humanInputRoutes, ...approvalRoutes, ...runControlRoutes, ...webhookRoutes, ...flowRoutes, ...widgetRoutes, ...agUiRoutes, ...adminRoutes, ...adminOrgRoutes, ...adminSecretRoutes];

@@ -22,6 +22,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/auth/console/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign the web console in with an API key
+         * @description Exchanges the key exactly as POST /api/v1/auth/exchange/agent-token does (same answer, same failure budgets) and sets the console session, which POST /api/v1/auth/console/refresh turns into fresh tokens, so the page keeps no key. The session is an HttpOnly, SameSite=Strict cookie (`ars_console_session`, path `/api/v1/auth/console`, Secure over HTTPS) that lasts 12 hours from sign-in; it is no bearer token and names no key. Browsers may use it only from the same origin (`Sec-Fetch-Site`, else 403).
+         */
+        post: operations["signInConsole"];
+        /**
+         * Sign the web console out
+         * @description Clears the console session cookie. Tokens already issued last until they expire (an hour at most); revoking the API key ends them at once.
+         */
+        delete: operations["signOutConsole"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/console/refresh": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A fresh token for the signed-in web console
+         * @description A new one-hour token for the console session’s user, with their role as it is now. 401 (and the cookie cleared) when there is no session, it has ended, the user left the organization or the key was revoked: the console then asks for the key again. The session is an HttpOnly, SameSite=Strict cookie (`ars_console_session`, path `/api/v1/auth/console`, Secure over HTTPS) that lasts 12 hours from sign-in; it is no bearer token and names no key. Browsers may use it only from the same origin (`Sec-Fetch-Site`, else 403).
+         */
+        post: operations["refreshConsoleToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/run": {
         parameters: {
             query?: never;
@@ -2157,6 +2201,188 @@ export interface operations {
                 headers: {
                     /** @description Seconds until exchanges are accepted again */
                     "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PostgreSQL or Temporal is briefly unreachable (or a run could not be started). Wait `Retry-After` seconds, then retry; starting a run is safe to retry with the same `Idempotency-Key`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    signInConsole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TokenExchangeRequest"];
+            };
+        };
+        responses: {
+            /** @description A fresh token; the session cookie is set */
+            200: {
+                headers: {
+                    /** @description The console session */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenExchangeResponse"];
+                };
+            };
+            /** @description Bad request: the body is not valid JSON, or not a JSON object */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid or revoked API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A browser request from another origin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request failed schema validation */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Too many failed exchanges from this client address or for this key; wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds until exchanges are accepted again */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PostgreSQL or Temporal is briefly unreachable (or a run could not be started). Wait `Retry-After` seconds, then retry; starting a run is safe to retry with the same `Idempotency-Key`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    signOutConsole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Signed out; the session cookie is cleared */
+            204: {
+                headers: {
+                    /** @description The cleared console session */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A browser request from another origin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PostgreSQL or Temporal is briefly unreachable (or a run could not be started). Wait `Retry-After` seconds, then retry; starting a run is safe to retry with the same `Idempotency-Key`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    refreshConsoleToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A fresh token */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenExchangeResponse"];
+                };
+            };
+            /** @description No live console session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A browser request from another origin */
+            403: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
