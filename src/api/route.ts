@@ -1,7 +1,8 @@
 import type { Request, RequestHandler, Response, Router } from 'express';
 import type { z } from 'zod';
 import type { ApiDeps } from './deps.ts';
-import { authenticate, requireAgent, type AgentContext, type Caller } from './middleware/authenticate.ts';
+import type { AgentContext, Caller } from '../auth/caller.ts';
+import { authenticate, requireAgent } from './middleware/authenticate.ts';
 import { notAllowed } from './errors.ts';
 import { rateLimit, rateLimitClassesOf, type RateLimitClass } from './middleware/rate-limit.ts';
 import { parse } from './validation.ts';

@@ -2,32 +2,11 @@ import { parse as parseCookies } from 'cookie';
 import type { Request, RequestHandler } from 'express';
 import type { Db } from '../../db/client.ts';
 import type { AgentForUser } from '../../db/agents.ts';
-import { findUserStanding, findUserStandingWithAgent, type Role, type UserStanding } from '../../db/users.ts';
+import { findUserStanding, findUserStandingWithAgent, type UserStanding } from '../../db/users.ts';
 import { InvalidTokenError, type TokenClaims, type TokenService } from '../../auth/tokens.ts';
+import type { AgentContext, Caller } from '../../auth/caller.ts';
 import { forbidden, invalidValue, unauthorized } from '../errors.ts';
 import { loadUsableAgent, usableAgent } from '../services/agent-access.ts';
-
-export interface Caller {
-  userId: string;
-  orgId: string;
-  role: Role;
-  /** A widget visitor's widget key: its runs, streams and credits count per key too. */
-  widgetKeyId?: string;
-}
-
-export interface AgentContext {
-  id: string;
-  orgId: string;
-  name: string;
-  customerFacing: boolean;
-  /** The agent's stored model settings, as read with the access check (a run's policy comes from them). */
-  modelSettings: unknown;
-  /**
-   * The org's credit balance, read in the same statement as the caller and the agent (requests
-   * naming the agent in `X-Agent-Id`): a run start's pre-flight check then needs no read of its own.
-   */
-  orgCreditBalance?: bigint;
-}
 
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace

@@ -5,7 +5,7 @@ import { RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from 'r
 import type { Config } from '../../config.ts';
 import { HttpError, tooManyRequests } from '../errors.ts';
 import { rateLimitRejections } from '../metrics.ts';
-import type { Caller } from './authenticate.ts';
+import type { Caller } from '../../auth/caller.ts';
 
 /** The spec's two limited classes (starting runs, everything under /api/tasks) and ours: event history, memory search, approvals. */
 export type RateLimitClass = 'runs' | 'tasks' | 'events' | 'memories' | 'approvals';

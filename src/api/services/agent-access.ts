@@ -2,7 +2,7 @@ import { findAgentForUser, hasAgentAccess, type AgentForUser } from '../../db/ag
 import type { Db } from '../../db/client.ts';
 import { isOrgAdmin, mayUseAgentAs } from '../../shared/roles.ts';
 import { forbidden, notFound } from '../errors.ts';
-import type { Caller } from '../middleware/authenticate.ts';
+import type { Caller } from '../../auth/caller.ts';
 
 /** Owners and admins may use every agent of their org; members and guests need a grant (`granted`). */
 export function mayUseAgent(caller: Caller, granted: boolean): boolean {

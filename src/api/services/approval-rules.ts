@@ -3,7 +3,7 @@ import type { Db } from '../../db/client.ts';
 import type { Answer } from '../../shared/input-requests.ts';
 import { forbidden } from '../errors.ts';
 import { isOrgAdmin } from '../../shared/roles.ts';
-import type { Caller } from '../middleware/authenticate.ts';
+import type { Caller } from '../../auth/caller.ts';
 
 /**
  * Who may do what with approvals, one place for both ways of answering (POST

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { findIdempotencyKey, purgeIdempotencyKeys } from '../../db/idempotency.ts';
 import type { ApiDeps } from '../deps.ts';
 import { badRequest, invalidValue } from '../errors.ts';
-import type { Caller } from '../middleware/authenticate.ts';
+import type { Caller } from '../../auth/caller.ts';
 
 /** How long a key keeps returning its run. After that the same key starts a new run. */
 export const IDEMPOTENCY_TTL_HOURS = 24;

@@ -2,7 +2,7 @@ import type { Db } from '../../db/client.ts';
 import { listMemories, type MemoryRow } from '../../db/memories.ts';
 import { forbidden } from '../errors.ts';
 import { loadUsableAgent } from './agent-access.ts';
-import type { AgentContext, Caller } from '../middleware/authenticate.ts';
+import type { AgentContext, Caller } from '../../auth/caller.ts';
 import { decodeKeysetCursor, keysetPage } from './keyset-cursor.ts';
 
 /**

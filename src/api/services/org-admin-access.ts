@@ -1,6 +1,6 @@
 import { isOrgAdmin } from '../../shared/roles.ts';
 import { forbidden } from '../errors.ts';
-import type { Caller } from '../middleware/authenticate.ts';
+import type { Caller } from '../../auth/caller.ts';
 
 /** 403 unless the caller is an owner or admin of their org (the administration endpoints). */
 export function requireOrgAdmin(caller: Caller, what = 'administer the organization'): void {

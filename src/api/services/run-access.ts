@@ -2,7 +2,7 @@ import type { Db } from '../../db/client.ts';
 import { findRunWithOwner } from '../../db/runs.ts';
 import { notFound } from '../errors.ts';
 import { isOrgAdmin } from '../../shared/roles.ts';
-import type { AgentContext, Caller } from '../middleware/authenticate.ts';
+import type { AgentContext, Caller } from '../../auth/caller.ts';
 
 /**
  * A run the caller may see: its task is in the caller's org and belongs to the

@@ -13,7 +13,7 @@ import { runErrorCodes } from '../../shared/events.ts';
 import { injectFault } from '../../infra/faults.ts';
 import { runsEndedByApi, runsStarted } from '../metrics.ts';
 import { badRequest, conflict, notFound, paymentRequired, unavailable } from '../errors.ts';
-import type { AgentContext, Caller } from '../middleware/authenticate.ts';
+import type { AgentContext, Caller } from '../../auth/caller.ts';
 import { claimsExpiredBefore, runOfClaim, type IdempotencyClaim } from './idempotency.ts';
 import { loadAccessibleTask } from './task-access.ts';
 import { interruptRun, startNextQueuedRun } from './run-queue.ts';

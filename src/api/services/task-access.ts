@@ -2,7 +2,7 @@ import type { Db } from '../../db/client.ts';
 import { findTask } from '../../db/tasks.ts';
 import { forbidden, notFound } from '../errors.ts';
 import { isOrgAdmin } from '../../shared/roles.ts';
-import type { AgentContext, Caller } from '../middleware/authenticate.ts';
+import type { AgentContext, Caller } from '../../auth/caller.ts';
 
 /**
  * A task the caller may use through this agent. Unknown → 404. Another org's

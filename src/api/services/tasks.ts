@@ -8,7 +8,7 @@ import { isActiveStatus, taskRunStatus } from '../../shared/run-status.ts';
 import type { ApiDeps } from '../deps.ts';
 import { unavailable } from '../errors.ts';
 import { isOrgAdmin } from '../../shared/roles.ts';
-import type { AgentContext, Caller } from '../middleware/authenticate.ts';
+import type { AgentContext, Caller } from '../../auth/caller.ts';
 import { runsEndedByApi } from '../metrics.ts';
 
 const iso = (d: Date) => d.toISOString();

@@ -1,6 +1,6 @@
 import type { Response } from 'express';
 import { tooManyRequests } from '../errors.ts';
-import type { Caller } from '../middleware/authenticate.ts';
+import type { Caller } from '../../auth/caller.ts';
 import { openStreams, rateLimitRejections } from '../metrics.ts';
 
 /** What a refused stream is told to wait before reconnecting. */
