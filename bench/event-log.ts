@@ -1,6 +1,6 @@
 import type { Db } from '../src/db/client.ts';
 import { appendEvents } from '../src/db/event-log.ts';
-import { encodeCursor } from '../src/api/streaming/cursor.ts';
+import { encodeCursor } from '../src/api/cursors.ts';
 import type { RunEventInput } from '../src/shared/events.ts';
 import { newId } from '../src/shared/ids.ts';
 import { request, type BenchCaller } from './client.ts';

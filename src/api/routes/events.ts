@@ -6,7 +6,7 @@ import { defineRoute } from '../route.ts';
 import { errorResponses } from '../schemas/common.ts';
 import { EVENTS_PAGE_DEFAULT, EVENTS_PAGE_MAX, eventPageSchema, eventsQuerySchema, runIdParamsSchema } from '../schemas/events.ts';
 import { loadVisibleRun } from '../services/run-access.ts';
-import { decodeCursor, encodeCursor } from '../streaming/cursor.ts';
+import { decodeCursor, encodeCursor } from '../cursors.ts';
 import { eventId } from '../streaming/event-ids.ts';
 
 const badCursor = (msg: string) => invalidValue(['query', 'cursor'], msg);

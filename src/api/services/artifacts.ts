@@ -1,7 +1,7 @@
 import { findArtifact, listArtifacts, type ArtifactRow } from '../../db/artifacts.ts';
 import type { Db } from '../../db/client.ts';
 import { notFound } from '../errors.ts';
-import { decodeKeysetCursor, keysetPage } from './keyset-cursor.ts';
+import { decodeKeysetCursor, keysetPage } from '../cursors.ts';
 
 export function toArtifactRecord(a: ArtifactRow) {
   return {

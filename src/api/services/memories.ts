@@ -3,7 +3,7 @@ import { listMemories, type MemoryRow } from '../../db/memories.ts';
 import { forbidden } from '../errors.ts';
 import { loadUsableAgent } from './agent-access.ts';
 import type { AgentContext, Caller } from '../../auth/caller.ts';
-import { decodeKeysetCursor, keysetPage } from './keyset-cursor.ts';
+import { decodeKeysetCursor, keysetPage } from '../cursors.ts';
 
 /**
  * The agent whose memory the caller asks for. Guests never read memory: it holds
