@@ -13,10 +13,10 @@ import { watchActiveRuns } from './metrics.ts';
 import { createRateLimits } from './middleware/rate-limit.ts';
 import { readEvents } from '../db/event-log.ts';
 import { EventHub } from './streaming/event-hub.ts';
-import { startRunReconciler } from './services/reconcile-runs.ts';
+import { startRunReconciler } from './loops/reconcile-runs.ts';
 import { moveQueue } from './services/run-queue.ts';
-import { startWebhookDispatcher } from './services/webhook-dispatch.ts';
-import { startFlowDispatcher } from './services/flow-dispatch.ts';
+import { startWebhookDispatcher } from './loops/webhook-dispatch.ts';
+import { startFlowDispatcher } from './loops/flow-dispatch.ts';
 import { StreamSlots } from './streaming/stream-slots.ts';
 
 export interface ApiHandle {

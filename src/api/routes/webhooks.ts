@@ -10,7 +10,7 @@ import {
   webhookListSchema,
   webhookResendSchema,
 } from '../schemas/webhooks.ts';
-import { startDeliveryWorkflow } from '../services/webhook-dispatch.ts';
+import { startDeliveryWorkflow } from '../loops/webhook-dispatch.ts';
 import { requireOrgAdmin } from '../services/org-admin-access.ts';
 
 const ADMINS_ONLY = 'Organization-scoped; no X-Agent-Id needed. Owners and admins only (members and guests get 403).';

@@ -3,10 +3,10 @@ import { listStalledQueues } from '../../db/run-queue.ts';
 import { listPendingRunsBefore } from '../../db/runs.ts';
 import type { ApiDeps } from '../deps.ts';
 import { every } from './every.ts';
-import { purgeExpiredClaims } from './idempotency.ts';
-import { failUnstartedRun } from './start-run.ts';
-import { startNextQueuedRun } from './run-queue.ts';
-import { startRunWorkflow } from './workflow-start.ts';
+import { purgeExpiredClaims } from '../services/idempotency.ts';
+import { failUnstartedRun } from '../services/start-run.ts';
+import { startNextQueuedRun } from '../services/run-queue.ts';
+import { startRunWorkflow } from '../services/workflow-start.ts';
 
 export interface ReconcilerOptions {
   /** How often to look. */

@@ -5,7 +5,7 @@ import { flowScheduleId, type CronConfig } from '../../shared/flows.ts';
 import { flowReplyWorkflow, flowTickWorkflow } from '../../workflows/index.ts';
 import type { ApiDeps } from '../deps.ts';
 import { every } from './every.ts';
-import { startRecordedFlowEvent } from './flow-runs.ts';
+import { startRecordedFlowEvent } from '../services/flow-runs.ts';
 
 const BATCH = 100;
 /** An event younger than this may still be starting in the request that received it. */
