@@ -1,5 +1,4 @@
-import { randomBytes } from 'node:crypto';
-import { applyFile, parseApplyFile } from '../src/admin/apply.ts';
+import { seedOrg, seedTag } from '../src/admin/seed-org.ts';
 import type { Db } from '../src/db/client.ts';
 
 export interface Tenant {
@@ -14,22 +13,14 @@ export interface Tenant {
 
 /** One org with an owner, two agents on the offline model (paced, and instant) and a key, made by the admin code as an operator would. */
 export async function createBenchTenant(db: Db): Promise<Tenant> {
-  const tag = randomBytes(4).toString('hex');
+  const tag = seedTag();
   const email = `bench-${tag}@example.test`;
-  const result = await applyFile(
-    db,
-    parseApplyFile({
-      orgs: [
-        {
-          name: `bench-${tag}`,
-          credits: 1_000_000,
-          users: [{ email, role: 'owner' }],
-          agents: [{ name: 'bench' }, { name: 'bench-instant', settings: { provider: 'offline', model: 'instant' } }],
-          keys: [{ user: email, name: 'bench' }],
-        },
-      ],
-    }),
-  );
-  const org = result.orgs[0]!;
-  return { orgId: org.id, agentId: org.agents['bench']!, instantAgentId: org.agents['bench-instant']!, ownerId: org.users[email]!, ownerKey: org.keys[0]!.key! };
+  const org = await seedOrg(db, {
+    name: `bench-${tag}`,
+    credits: 1_000_000,
+    users: [{ email, role: 'owner' }],
+    agents: [{ name: 'bench' }, { name: 'bench-instant', settings: { provider: 'offline', model: 'instant' } }],
+    keys: [{ user: email, name: 'bench' }],
+  });
+  return { orgId: org.id, agentId: org.agents['bench']!, instantAgentId: org.agents['bench-instant']!, ownerId: org.users[email]!, ownerKey: org.keyOf(email) };
 }

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { applyFile, parseApplyFile } from '../admin/apply.ts';
+import { seedOrg } from '../admin/seed-org.ts';
 import type { Db } from '../db/client.ts';
 
 export interface DemoTenant {
@@ -29,20 +29,12 @@ export async function ensureDemoTenant(db: Db, dataDir: string): Promise<DemoTen
   return tenant;
 }
 
-async function applyDemo(db: Db, keyName: string) {
-  const result = await applyFile(
-    db,
-    parseApplyFile({
-      orgs: [
-        {
-          name: 'Demo',
-          credits: 1_000_000,
-          users: [{ email: 'owner@demo.local', name: 'Demo Owner', role: 'owner' }],
-          agents: [{ name: 'demo-agent', customer_facing: true, access: ['owner@demo.local'] }],
-          keys: [{ user: 'owner@demo.local', name: keyName }],
-        },
-      ],
-    }),
-  );
-  return result.orgs[0]!;
+function applyDemo(db: Db, keyName: string) {
+  return seedOrg(db, {
+    name: 'Demo',
+    credits: 1_000_000,
+    users: [{ email: 'owner@demo.local', name: 'Demo Owner', role: 'owner' }],
+    agents: [{ name: 'demo-agent', customer_facing: true, access: ['owner@demo.local'] }],
+    keys: [{ user: 'owner@demo.local', name: keyName }],
+  });
 }

@@ -1,5 +1,4 @@
-import { randomBytes } from 'node:crypto';
-import { applyFile, parseApplyFile } from '../../src/admin/apply.ts';
+import { seedOrg, seedTag } from '../../src/admin/seed-org.ts';
 import type { Db } from '../../src/db/client.ts';
 import { waitUntil } from '../../src/infra/processes.ts';
 
@@ -27,27 +26,19 @@ export const CONTRACT_WIDGET_ORIGIN = 'http://contract.example.test';
  * as a client would, except the org itself, which the admin code creates as an operator does.
  */
 export async function seedContractTenant(db: Db, apiUrl: string): Promise<ContractSeed> {
-  const tag = randomBytes(4).toString('hex');
+  const tag = seedTag();
   const email = `contract-${tag}@example.test`;
-  const result = await applyFile(
-    db,
-    parseApplyFile({
-      orgs: [
-        {
-          name: `contract-${tag}`,
-          credits: 10_000_000,
-          users: [{ email, role: 'owner' }],
-          agents: [
-            { name: 'agent', settings: { approval_required_tools: ['save_memory'] }, access: [email] },
-            { name: 'widget', customer_facing: true },
-          ],
-          keys: [{ user: email, name: 'contract' }],
-          widget_keys: [{ name: 'contract', agent: 'widget', origins: [CONTRACT_WIDGET_ORIGIN] }],
-        },
-      ],
-    }),
-  );
-  const org = result.orgs[0]!;
+  const org = await seedOrg(db, {
+    name: `contract-${tag}`,
+    credits: 10_000_000,
+    users: [{ email, role: 'owner' }],
+    agents: [
+      { name: 'agent', settings: { approval_required_tools: ['save_memory'] }, access: [email] },
+      { name: 'widget', customer_facing: true },
+    ],
+    keys: [{ user: email, name: 'contract' }],
+    widget_keys: [{ name: 'contract', agent: 'widget', origins: [CONTRACT_WIDGET_ORIGIN] }],
+  });
   const agentId = org.agents['agent']!;
   const http = async (method: string, path: string, body?: unknown, token?: string) => {
     const res = await fetch(`${apiUrl}${path}`, {

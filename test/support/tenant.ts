@@ -1,6 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
-import { applyFile, parseApplyFile } from '../../src/admin/apply.ts';
+import { seedOrg, seedTag } from '../../src/admin/seed-org.ts';
 import { createDb, type Db } from '../../src/db/client.ts';
 import type { AgentModelSettings } from '../../src/shared/agent-settings.ts';
 
@@ -32,36 +31,27 @@ export interface Tenant {
  * an owner, a member granted `agent`, a member granted nothing.
  */
 export async function createTenant(settings: AgentModelSettings = {}, db: Db = testDb()): Promise<Tenant> {
-  const tag = randomBytes(4).toString('hex');
+  const tag = seedTag();
   const email = (who: string) => `${who}-${tag}@example.test`;
-  const result = await applyFile(
-    db,
-    parseApplyFile({
-      orgs: [
-        {
-          name: `org-${tag}`,
-          credits: 100_000,
-          users: [
-            { email: email('owner'), role: 'owner' },
-            { email: email('member'), role: 'member' },
-            { email: email('outsider'), role: 'member' },
-          ],
-          agents: [
-            { name: 'agent', settings, access: [email('member')] },
-            { name: 'private', access: [] },
-          ],
-          keys: ['owner', 'member', 'outsider'].map((who) => ({ user: email(who), name: 'test' })),
-        },
-      ],
-    }),
-  );
-  const org = result.orgs[0]!;
-  const keyOf = (who: string) => org.keys.find((k) => k.user === email(who))!.key!;
+  const org = await seedOrg(db, {
+    name: `org-${tag}`,
+    credits: 100_000,
+    users: [
+      { email: email('owner'), role: 'owner' },
+      { email: email('member'), role: 'member' },
+      { email: email('outsider'), role: 'member' },
+    ],
+    agents: [
+      { name: 'agent', settings, access: [email('member')] },
+      { name: 'private', access: [] },
+    ],
+    keys: ['owner', 'member', 'outsider'].map((who) => ({ user: email(who), name: 'test' })),
+  });
   return {
     orgId: org.id,
     agentId: org.agents['agent']!,
     privateAgentId: org.agents['private']!,
-    keys: { owner: keyOf('owner'), member: keyOf('member'), outsider: keyOf('outsider') },
+    keys: { owner: org.keyOf(email('owner')), member: org.keyOf(email('member')), outsider: org.keyOf(email('outsider')) },
     users: { owner: org.users[email('owner')]!, member: org.users[email('member')]!, outsider: org.users[email('outsider')]! },
   };
 }
@@ -75,22 +65,14 @@ export interface GuestTenant {
 
 /** A fresh org whose only user is a guest with a key and access to one customer-facing agent. */
 export async function createGuestTenant(settings: AgentModelSettings = {}): Promise<GuestTenant> {
-  const tag = randomBytes(4).toString('hex');
+  const tag = seedTag();
   const guestEmail = `guest-${tag}@example.test`;
-  const result = await applyFile(
-    testDb(),
-    parseApplyFile({
-      orgs: [
-        {
-          name: `guests-${tag}`,
-          credits: 10_000,
-          users: [{ email: guestEmail, role: 'guest' }],
-          agents: [{ name: 'widget', customer_facing: true, access: [guestEmail], settings }],
-          keys: [{ user: guestEmail, name: 'widget' }],
-        },
-      ],
-    }),
-  );
-  const org = result.orgs[0]!;
-  return { orgId: org.id, agentId: org.agents['widget']!, guestKey: org.keys[0]!.key! };
+  const org = await seedOrg(testDb(), {
+    name: `guests-${tag}`,
+    credits: 10_000,
+    users: [{ email: guestEmail, role: 'guest' }],
+    agents: [{ name: 'widget', customer_facing: true, access: [guestEmail], settings }],
+    keys: [{ user: guestEmail, name: 'widget' }],
+  });
+  return { orgId: org.id, agentId: org.agents['widget']!, guestKey: org.keyOf(guestEmail) };
 }

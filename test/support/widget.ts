@@ -1,5 +1,4 @@
-import { randomBytes } from 'node:crypto';
-import { applyFile, parseApplyFile } from '../../src/admin/apply.ts';
+import { seedOrg, seedTag } from '../../src/admin/seed-org.ts';
 import { apiUrl } from './http.ts';
 import { testDb } from './tenant.ts';
 
@@ -17,27 +16,19 @@ export interface WidgetTenant {
 
 /** A fresh org with a customer-facing agent "support", one widget key "site" for `origins`, and an owner. */
 export async function createWidgetTenant(origins: string[]): Promise<WidgetTenant> {
-  const tag = randomBytes(4).toString('hex');
+  const tag = seedTag();
   const orgName = `widget-${tag}`;
   const owner = `owner-${tag}@example.test`;
-  const result = await applyFile(
-    testDb(),
-    parseApplyFile({
-      orgs: [
-        {
-          name: orgName,
-          credits: 100_000,
-          users: [{ email: owner, role: 'owner' }],
-          agents: [{ name: 'support', customer_facing: true }],
-          keys: [{ user: owner, name: 'owner' }],
-          widget_keys: [{ name: 'site', agent: 'support', origins }],
-        },
-      ],
-    }),
-  );
-  const org = result.orgs[0]!;
+  const org = await seedOrg(testDb(), {
+    name: orgName,
+    credits: 100_000,
+    users: [{ email: owner, role: 'owner' }],
+    agents: [{ name: 'support', customer_facing: true }],
+    keys: [{ user: owner, name: 'owner' }],
+    widget_keys: [{ name: 'site', agent: 'support', origins }],
+  });
   const widgetKey = org.widget_keys[0]!;
-  return { orgName, orgId: org.id, agentId: org.agents['support']!, key: widgetKey.key!, keyId: widgetKey.id, ownerKey: org.keys[0]!.key!, origins };
+  return { orgName, orgId: org.id, agentId: org.agents['support']!, key: widgetKey.key!, keyId: widgetKey.id, ownerKey: org.keyOf(owner), origins };
 }
 
 /** A widget gateway request as a browser on `origin` sends it. */
