@@ -5,13 +5,12 @@ import type * as HumanTools from '../shared/tools/human.ts';
 import type * as SandboxTools from '../shared/tools/sandbox.ts';
 
 /**
- * Modules that build zod schemas when they load, loaded only when a run needs them. The worker
- * evaluates the workflow bundle's modules afresh for every workflow (reuseV8Context shares only
- * the SDK's own), and building zod and our schemas cost about half of the worker's CPU per fast
- * run, which needs none of them. webpack turns each `require` into a load of the bundled module
- * on first call, synchronously, so replays run exactly as before. Workflow code only: this runs
- * inside the bundle, never under Node's ESM loader. The paths have no extension, so webpack finds the
- * .ts sources (tests, npm start) and the compiled .js (npm run build) alike.
+ * Modules that build zod schemas when they load. They stay out of the preloaded module graph the
+ * worker shares between workflows (src/worker/workflow-code.ts) and load on demand, once in each
+ * workflow that needs them: a fast run needs none. webpack turns each `require` into a synchronous
+ * load of the bundled module, so replays run exactly as the original run did. Workflow code only
+ * (inside the bundle, never under Node's ESM loader); the paths have no extension, so webpack finds
+ * the .ts sources (tests, npm start) and the compiled .js (npm run build) alike.
  */
 export const tools = (): typeof Tools => require('../shared/tools/index');
 export const humanTools = (): typeof HumanTools => require('../shared/tools/human');
