@@ -3,15 +3,13 @@ import { APPROVAL_ROLES_DOC, refuseSensitiveUnlessAdmin } from '../services/appr
 import { agentsGrantedTo } from '../../db/agents.ts';
 import { findApprovalWithRunStatus, listApprovals, type ListedApproval } from '../../db/approvals.ts';
 import { isActiveStatus } from '../../shared/run-status.ts';
-import { answerUpdate } from '../../workflows/run-messages.ts';
 import { conflict, forbidden, notFound } from '../errors.ts';
 import { isOrgAdmin } from '../../shared/roles.ts';
 import { defineRoute } from '../route.ts';
 import { errorResponses, errorSchema } from '../schemas/common.ts';
 import { approvalDecisionResultSchema, approvalDecisionSchema, approvalListQuerySchema, approvalListSchema } from '../schemas/human.ts';
-import { sendRunUpdate } from '../services/run-updates.ts';
 import { mayUseAgentOf } from '../services/agent-access.ts';
-import { sendAnswerWhenCaughtUp } from '../services/input-answers.ts';
+import { answerRequest, type ParsedAnswer } from '../services/input-answers.ts';
 
 function toApproval(a: ListedApproval) {
   return {
@@ -83,7 +81,8 @@ export const approvalRoutes = [
       ...errorResponses,
       409: { description: 'The approval is not pending', schema: errorSchema },
     },
-    async handler({ params, body, caller }, { db, temporal }) {
+    async handler({ params, body, caller }, deps) {
+      const { db } = deps;
       if (caller.role === 'guest') throw guestsRefused();
       const approval = await findApprovalWithRunStatus(db, params.approval_id);
       if (!approval || approval.orgId !== caller.orgId) throw notFound(`Approval ${params.approval_id} not found`);
@@ -97,14 +96,12 @@ export const approvalRoutes = [
         approval.kind === 'plan'
           ? { approved, feedback: body.feedback, modified_steps: body.modified_steps }
           : { approved, feedback: body.feedback, approve_always: body.approve_always, approve_run_scope: body.approve_run_scope };
-      const update = {
+      const result = await answerRequest(deps, caller, {
         requestId: approval.requestId,
         runId: approval.runId,
-        inputType: approval.kind === 'plan' ? ('plan_approval' as const) : ('action_approval' as const),
-        answer: JSON.parse(JSON.stringify(answer)),
-        answeredBy: { userId: caller.userId, role: caller.role },
-      };
-      const result = await sendAnswerWhenCaughtUp(db, approval.requestId, () => sendRunUpdate(temporal, approval.runId, answerUpdate, update));
+        inputType: approval.kind === 'plan' ? 'plan_approval' : 'action_approval',
+        answer: JSON.parse(JSON.stringify(answer)) as ParsedAnswer['answer'],
+      });
       return { success: true, message: result.message, approval_id: approval.id, status: approved ? 'approved' : 'rejected' };
     },
   }),

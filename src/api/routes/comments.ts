@@ -1,13 +1,7 @@
-import { WorkflowNotFoundError } from '@temporalio/client';
-import { deleteComment, findRunState, recordComment } from '../../db/runs.ts';
-import { newId } from '../../shared/ids.ts';
-import { isActiveStatus } from '../../shared/run-status.ts';
-import { commentSignal } from '../../workflows/run-messages.ts';
-import { conflict, notFound } from '../errors.ts';
 import { defineRoute } from '../route.ts';
 import { commentRequestSchema, commentResponseSchema, taskRunParamsSchema } from '../schemas/comments.ts';
 import { errorResponses, errorSchema } from '../schemas/common.ts';
-import { loadAccessibleTask } from '../services/task-access.ts';
+import { commentOnRun } from '../services/comments.ts';
 
 export const commentRoutes = [
   defineRoute({
@@ -34,22 +28,9 @@ export const commentRoutes = [
       ...errorResponses,
       409: { description: 'The run is not active', schema: errorSchema },
     },
-    async handler({ params, body, caller, agent }, { db, temporal }) {
-      const task = await loadAccessibleTask(db, params.task_id, caller, agent);
-      const run = await findRunState(db, params.run_id);
-      if (!run || run.taskId !== task.id) throw notFound(`Run ${params.run_id} not found in task ${task.id}`);
-      const notActive = () => conflict(`Run ${run.id} is not active (status ${run.status}); comments steer running agents only`);
-      if (!isActiveStatus(run.status)) throw notActive();
-      const comment = await recordComment(db, { id: newId('cmt'), runId: run.id, userId: caller.userId, content: body.content });
-      if (!comment) throw notActive(); // it ended after the check above
-      try {
-        await temporal.workflow.getHandle(run.id).signal(commentSignal, { commentId: comment.id, content: comment.content });
-      } catch (err) {
-        if (!(err instanceof WorkflowNotFoundError)) throw err;
-        await deleteComment(db, comment.id);
-        throw notActive(); // the run ended between our check and the signal
-      }
-      return { comment_id: comment.id, task_id: task.id, run_id: run.id, status: 'queued', created_at: comment.createdAt.toISOString() };
+    async handler({ params, body, caller, agent }, deps) {
+      const { comment, taskId, runId } = await commentOnRun(deps, caller, agent, { taskId: params.task_id, runId: params.run_id }, body.content);
+      return { comment_id: comment.id, task_id: taskId, run_id: runId, status: 'queued', created_at: comment.createdAt.toISOString() };
     },
   }),
 ];

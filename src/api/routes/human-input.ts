@@ -4,13 +4,11 @@ import { findOpenInputRequest } from '../../db/approvals.ts';
 import { findRunState } from '../../db/runs.ts';
 import type { RequestDetails } from '../../shared/input-requests.ts';
 import { isActiveStatus } from '../../shared/run-status.ts';
-import { answerUpdate } from '../../workflows/run-messages.ts';
 import { conflict, notFound } from '../errors.ts';
 import { defineRoute } from '../route.ts';
 import { errorResponses, errorSchema } from '../schemas/common.ts';
 import { inputAnswerSchema, inputResultSchema, pendingInputSchema } from '../schemas/human.ts';
-import { parseAnswerBody, sendAnswerWhenCaughtUp } from '../services/input-answers.ts';
-import { sendRunUpdate } from '../services/run-updates.ts';
+import { answerRequest, parseAnswerBody } from '../services/input-answers.ts';
 import { loadAccessibleTask } from '../services/task-access.ts';
 
 const taskParams = z.object({ task_id: z.string().min(1) });
@@ -43,15 +41,15 @@ export const humanInputRoutes = [
       ...errorResponses,
       409: { description: 'The request is not pending (answered, stale, or the run ended)', schema: errorSchema },
     },
-    async handler({ req, params, caller, agent }, { db, temporal }) {
+    async handler({ req, params, caller, agent }, deps) {
+      const { db } = deps;
       const answer = parseAnswerBody(req.body ?? {});
       const task = await loadAccessibleTask(db, params.task_id, caller, agent);
       const run = await findRunState(db, answer.runId);
       if (!run || run.taskId !== task.id) throw notFound(`Run ${answer.runId} not found in task ${task.id}`);
       if (!isActiveStatus(run.status)) throw conflict(`Run ${answer.runId} is not active (status ${run.status})`);
       await authorizeAnswer(db, caller, answer.requestId, answer.answer);
-      const update = { ...answer, answeredBy: { userId: caller.userId, role: caller.role } };
-      const result = await sendAnswerWhenCaughtUp(db, answer.requestId, () => sendRunUpdate(temporal, answer.runId, answerUpdate, update));
+      const result = await answerRequest(deps, caller, answer);
       return { success: true, message: result.message };
     },
   }),

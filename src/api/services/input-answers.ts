@@ -1,10 +1,14 @@
+import type { Client } from '@temporalio/client';
 import { z } from 'zod';
+import type { Caller } from '../../auth/caller.ts';
 import { isInputRequestOpen } from '../../db/approvals.ts';
 import type { Db } from '../../db/client.ts';
 import { answerSchemas } from '../../shared/answer-schemas.ts';
 import { inputTypes, type Answer, type InputType } from '../../shared/input-requests.ts';
 import { HttpError } from '../errors.ts';
 import { parse } from '../validation.ts';
+import { answerUpdate } from '../../workflows/run-messages.ts';
+import { sendRunUpdate } from './run-updates.ts';
 
 const envelope = z.object({ request_id: z.string().min(1), run_id: z.string().min(1), input_type: z.enum(inputTypes) });
 const dismissal = envelope.extend({ cancelled: z.literal(true) }).strict();
@@ -43,7 +47,7 @@ const CATCH_UP_LIMIT_MS = 10_000;
  * the answer is sent again, every 250 ms for up to 10 s; a request that was really answered or
  * ended gets its 409 at once.
  */
-export async function sendAnswerWhenCaughtUp<T>(db: Db, requestId: string, send: () => Promise<T>): Promise<T> {
+async function sendAnswerWhenCaughtUp<T>(db: Db, requestId: string, send: () => Promise<T>): Promise<T> {
   const deadline = Date.now() + CATCH_UP_LIMIT_MS;
   for (;;) {
     try {
@@ -54,4 +58,14 @@ export async function sendAnswerWhenCaughtUp<T>(db: Db, requestId: string, send:
       await new Promise((resolve) => setTimeout(resolve, CATCH_UP_MS));
     }
   }
+}
+
+/**
+ * Answers a pending request of a run as `caller` (POST /api/tasks/{task_id}/input and POST
+ * /api/approvals/{approval_id}/decide alike): the run's validator decides, and the answer is sent
+ * again while the workflow catches up with a question the client was already shown.
+ */
+export async function answerRequest(deps: { db: Db; temporal: Client }, caller: Caller, answer: ParsedAnswer): Promise<{ message: string }> {
+  const update = { ...answer, answeredBy: { userId: caller.userId, role: caller.role } };
+  return sendAnswerWhenCaughtUp(deps.db, answer.requestId, () => sendRunUpdate(deps.temporal, answer.runId, answerUpdate, update));
 }
