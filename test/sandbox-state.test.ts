@@ -39,16 +39,16 @@ describe('persistence', () => {
     const reported = statuses();
     await first.writeFile('src/hello.txt', 'hello from write_file', reported);
     expect(reported.seen).toEqual([{ status: 'sandbox_started', workspace: '/workspace' }]);
-    const r = await first.runCommand('cat src/hello.txt && echo from-command > out.txt && echo "export GREETING=kept" >> ~/.profile', reported);
+    const r = await first.runCommand('cat src/hello.txt && echo from-command > out.txt && mkdir -p ~/.config && echo kept > ~/.config/greeting', reported);
     expect(r).toMatchObject({ exit_code: 0, stdout: 'hello from write_file' });
     expect(reported.seen).toHaveLength(1);
 
     // Another process on the same host (same DATA_DIR) sees the same workspace.
     const second = sandboxHost(config).sandbox(tenant.orgId, tenant.agentId);
     expect((await second.readFile('out.txt')).content).toBe('from-command\n');
-    expect((await second.runCommand('echo $GREETING; pwd')).stdout).toBe('kept\n/workspace\n');
+    expect((await second.runCommand('cat ~/.config/greeting; pwd')).stdout).toBe('kept\n/workspace\n');
     const listing = await second.listFiles('.', { recursive: true });
-    expect(listing.entries.map((e) => e.path)).toEqual(expect.arrayContaining(['.home', '.home/.profile', 'out.txt', 'src', 'src/hello.txt']));
+    expect(listing.entries.map((e) => e.path)).toEqual(expect.arrayContaining(['.home', '.home/.config/greeting', 'out.txt', 'src', 'src/hello.txt']));
   });
 
   it("the workspace's own disk is mounted again after a restart (the machine's mounts gone)", async () => {

@@ -1,7 +1,11 @@
 import { existsSync, readdirSync, readFileSync, statfsSync, statSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { createServer, type AddressInfo, type Server } from 'node:net';
+import { networkInterfaces } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { detectCgroups } from '../src/sandbox/cgroups.ts';
+import { BLOCKED_IPV4, egressRules } from '../src/sandbox/sandbox-network.ts';
 import type { Sandbox } from '../src/sandbox/sandbox.ts';
 import { hostProcesses, sandboxConfig, sandboxHost, uniqueTag, removeSandboxDirs } from './support/sandbox.ts';
 import { createTenant, type Tenant } from './support/tenant.ts';
@@ -124,6 +128,86 @@ describe('no network, no secrets', () => {
     expect(r.stderr).toMatch(/Read-only file system|Permission denied/);
   });
 });
+
+describe('what runs is the command, nothing else', () => {
+  it("dotfiles in the shared workspace (write_file needs no approval) never run with a command", async () => {
+    const payload = 'echo PAYLOAD-RAN; touch /workspace/pwned';
+    const planted = ['.home/.bashrc', '.home/.profile', '.home/.bash_profile', '.home/.bash_login', '.home/.bash_logout'];
+    for (const file of planted) await mine.writeFile(file, `${payload}-${path.basename(file)}\n`);
+    // A program in the user's own bin directory never stands in for a system one.
+    await mine.writeFile('.home/.local/bin/ls', `#!/bin/sh\n${payload}-shim\n`);
+    await mine.runCommand('chmod +x ~/.local/bin/ls');
+    try {
+      const r = await mine.runCommand('ls -a /workspace; echo "BASH_ENV=${BASH_ENV-unset} ENV=${ENV-unset} $-"');
+      expect(r.exit_code, r.stderr).toBe(0);
+      expect(r.stdout).not.toContain('PAYLOAD');
+      expect(r.stdout).not.toContain('pwned');
+      expect(r.stdout).toContain('BASH_ENV=unset ENV=unset hBc\n'); // not interactive (no i), not a login shell
+      expect(existsSync(path.join(mine.dir, 'pwned'))).toBe(false);
+    } finally {
+      for (const file of [...planted, '.home/.local/bin/ls', 'pwned']) await rm(path.join(mine.dir, file), { force: true });
+    }
+  });
+});
+
+describe('a network of its own (sandbox.network)', () => {
+  /** Connects to each host:port from the sandbox; prints `open <target>` or the error. */
+  const probe = (targets: string[]) =>
+    `python3 -c "
+import socket, sys
+for t in sys.argv[1:]:
+    h, p = t.rsplit(':', 1)
+    try:
+        socket.create_connection((h.strip('[]'), int(p)), 3).close(); print('open', t)
+    except OSError as e:
+        print('refused', t, e.strerror)
+" ${targets.join(' ')}`;
+
+  it("reaches neither the host's loopback nor its own addresses; the filter refuses every private, shared, link-local and reserved range", async () => {
+    const servers = await Promise.all(['127.0.0.1', '0.0.0.0'].map(listen));
+    try {
+      const [loopbackPort, anyPort] = servers.map((s) => (s.address() as AddressInfo).port);
+      const own = Object.values(networkInterfaces()).flatMap((l) => l ?? []).filter((a) => a.family === 'IPv4' && !a.internal).map((a) => a.address);
+      // Only targets on this machine are tried: a filter that failed must not send a packet anywhere else.
+      // 10.0.2.2 (slirp's name for the host's loopback) is refused by the rule of the blocked ranges (10.0.0.0/8).
+      const blocked = [`10.0.2.2:${loopbackPort}`, ...own.map((a) => `${a}:${anyPort}`), `[fe80::1%tap0]:${anyPort}`];
+      const r = await mine.runCommand(probe([`127.0.0.1:${loopbackPort}`, ...blocked]), { network: true });
+      expect(r.stdout).not.toContain('open');
+      // 127.0.0.1 is the sandbox's own loopback; the rest are refused before they leave it.
+      expect(r.stdout).toContain(`refused 127.0.0.1:${loopbackPort} Connection refused`);
+      for (const target of blocked) expect(r.stdout).toMatch(new RegExp(`refused ${target.replace(/[[\].]/g, '\\$&')} (No route to host|Network is unreachable|Permission denied|Cannot assign requested address)`));
+    } finally {
+      for (const s of servers) s.close();
+    }
+    const rules = egressRules(['192.0.2.2']);
+    for (const range of ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '100.64.0.0/10', '169.254.0.0/16', '127.0.0.0/8']) expect(BLOCKED_IPV4).toContain(range);
+    expect(rules).toContain(`ip daddr { ${BLOCKED_IPV4.join(', ')} } reject`);
+    expect(rules).toContain('ip daddr { 192.0.2.2 } reject');
+    expect(rules).toContain('meta nfproto ipv6 reject');
+  });
+
+  const interfaces = "tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' ' | sort";
+
+  it('still has a network: its own interface and route, DNS through slirp4netns', async () => {
+    const r = await mine.runCommand(`${interfaces}; cat /etc/resolv.conf; awk '$2 == "00000000" {print $1, "default"}' /proc/net/route; ls /proc/self/fd | tr '\\n' ' '`, { network: true });
+    const [net, fds] = [r.stdout.slice(0, r.stdout.lastIndexOf('\n') + 1), r.stdout.slice(r.stdout.lastIndexOf('\n') + 1).trim().split(' ')];
+    expect(net).toBe('lo\ntap0\nnameserver 10.0.2.3\ntap0 default\n');
+    // The descriptors bwrap reported the pid on and waited on are not the command's.
+    expect(fds).toEqual(expect.arrayContaining(['0', '1', '2']));
+    expect(fds).not.toContain('4');
+    expect(fds).not.toContain('5');
+  });
+
+  it('without the agent setting, no network at all', async () => {
+    const r = await mine.runCommand(`${interfaces}; cat /etc/resolv.conf`);
+    expect(r.stdout).toBe('lo\n');
+  });
+});
+
+function listen(host: string): Promise<Server> {
+  const server = createServer((socket) => socket.on('error', () => {}).end('pong\n'));
+  return new Promise((resolve) => server.listen(0, host, () => resolve(server)));
+}
 
 describe('kernel surface', () => {
   it('a seccomp filter refuses new namespaces (user namespaces included), mounts and ptrace', async () => {

@@ -63,11 +63,13 @@ export function mayActAs(actorRole: Role | string, userRole: Role | string): boo
 /**
  * Agent settings only the service's operator sets (the `admin` CLI and apply files), never an org
  * through the api: where the worker sends an agent's model requests (`base_url`), which of the
- * worker's environment variables it sends along as the key (`api_key_env`), and whether sandbox
- * commands reach the worker host's network (`sandbox.network`). An org admin choosing them could
- * send the service's secrets to their own server or reach its internal network.
+ * worker's environment variables it sends along as the key (`api_key_env`), whether sandbox
+ * commands reach the internet (`sandbox.network`), and whether they run without an owner's or
+ * admin's approval (`sandbox.run_command_approval`). An org admin choosing them could send the
+ * service's secrets to their own server, or let any member (or a prompt-injected model) run
+ * commands in the shared workspace that nobody approved.
  */
-export const OPERATOR_AGENT_SETTINGS = ['base_url', 'api_key_env', 'sandbox.network'] as const;
+export const OPERATOR_AGENT_SETTINGS = ['base_url', 'api_key_env', 'sandbox.network', 'sandbox.run_command_approval'] as const;
 
 /** 403 when the document would set, change or clear an operator-only setting of an agent. */
 export function checkAgentSettings(current: ReadonlyMap<string, unknown>, wanted: OrgDocument['agents']): void {

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { projectRoot } from '../config.ts';
 import { ensureSchemathesis } from '../infra/schemathesis.ts';
 import { ensureTemporalBinary } from '../infra/temporal-cli.ts';
-import { ensureBubblewrap } from '../sandbox/ensure-bubblewrap.ts';
+import { ensureBubblewrap, ensureSandboxNetworking } from '../sandbox/ensure-bubblewrap.ts';
 import { ensureConsoleBuilt } from '../infra/console-build.ts';
 
 /**
@@ -19,6 +19,7 @@ const temporal = ensureTemporalBinary(log);
 log(`temporal CLI: ${temporal}`);
 
 ensureBubblewrap(log);
+ensureSandboxNetworking(log);
 
 const schema = path.join(projectRoot, 'prisma', 'schema.prisma');
 const generated = path.join(projectRoot, 'src', 'generated', 'prisma');

@@ -14,6 +14,7 @@ import { seccompFilter } from './seccomp.ts';
 import { canMountDisks, WorkspaceDisk } from './workspace-disk.ts';
 import { SandboxLock } from './sandbox-lock.ts';
 import { systemMountArgs } from './system-mounts.ts';
+import { probeNetworkSupport, SANDBOX_RESOLV_CONF } from './sandbox-network.ts';
 
 export interface SandboxHostDeps {
   db: Db;
@@ -123,9 +124,14 @@ export class SandboxHost {
     const canDisableUserns = !this.workerIsRoot && help.stdout.includes('--disable-userns');
     const cgroups = this.workerIsRoot ? detectCgroups() : { reason: 'the worker does not run as root' };
     if ('reason' in cgroups) this.deps.logger.warn({ reason: cgroups.reason }, 'no cgroups for sandbox commands: memory and processes are limited per process only');
-    this.probed = { systemMounts: systemMountArgs(), canDisableUserns, seccomp, cgroups: 'reason' in cgroups ? undefined : cgroups };
+    const network = probeNetworkSupport(this.workerIsRoot);
+    if (!network.ok) this.deps.logger.warn({ reason: network.reason }, 'sandbox commands of agents with sandbox.network will be refused: no filtered network on this host');
+    const resolvConf = path.join(this.env.identityDir, 'resolv.conf');
+    mkdirSync(this.env.identityDir, { recursive: true, mode: 0o755 });
+    writeFileSync(resolvConf, SANDBOX_RESOLV_CONF, { mode: 0o644 });
+    this.probed = { systemMounts: systemMountArgs(), canDisableUserns, seccomp, cgroups: 'reason' in cgroups ? undefined : cgroups, network, resolvConf };
     this.deps.logger.info(
-      { seccomp: seccomp !== undefined, disableUserns: canDisableUserns, rootMode: this.workerIsRoot, cgroups: 'reason' in cgroups ? false : `v${cgroups.version}` },
+      { seccomp: seccomp !== undefined, disableUserns: canDisableUserns, rootMode: this.workerIsRoot, cgroups: 'reason' in cgroups ? false : `v${cgroups.version}`, network: network.ok },
       'sandbox confinement available',
     );
     return this.probed;

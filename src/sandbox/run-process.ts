@@ -1,5 +1,5 @@
-import { spawn } from 'node:child_process';
-import type { Writable } from 'node:stream';
+import { spawn, type ChildProcess, type IOType } from 'node:child_process';
+import type { Readable, Writable } from 'node:stream';
 
 /** What a sandboxed command produced. Field names are the run_command tool's output. */
 export interface CommandResult {
@@ -22,7 +22,17 @@ export interface RunProcessOptions {
   env: Record<string, string>;
   /** Bytes the program reads from file descriptor 3 (bwrap --seccomp 3). */
   fd3?: Buffer;
+  /**
+   * Runs once bwrap has made the sandbox and before the command starts (bwrap
+   * `--info-fd 4 --block-fd 5`), with the pid of the sandbox's first process. A throw
+   * kills the sandbox, and runProcess rejects with it.
+   */
+  beforeRun?: (sandboxPid: number) => Promise<void>;
 }
+
+/** The descriptors bwrap reports the sandbox's pid on, and waits on before running the command. */
+export const INFO_FD = 4;
+export const BLOCK_FD = 5;
 
 /** Output past the cap is read and dropped until this many caps have arrived; then the command is flooding and is killed. */
 const FLOOD_FACTOR = 4;
@@ -36,13 +46,36 @@ const CLOSE_GRACE_MS = 2000;
 export function runProcess(file: string, args: string[], opts: RunProcessOptions): Promise<CommandResult> {
   if (opts.signal?.aborted) return Promise.reject(abortReason(opts.signal));
   const started = performance.now();
-  const child = spawn(file, args, { detached: true, stdio: ['ignore', 'pipe', 'pipe', opts.fd3 ? 'pipe' : 'ignore'], env: opts.env, cwd: '/' });
+  const stdio: IOType[] = ['ignore', 'pipe', 'pipe', opts.fd3 ? 'pipe' : 'ignore', ...(opts.beforeRun ? (['pipe', 'pipe'] as const) : [])];
+  const child: ChildProcess = spawn(file, args, { detached: true, stdio, env: opts.env, cwd: '/' });
   const stdout = child.stdout!;
   const stderr = child.stderr!;
   if (opts.fd3) {
     const fd3 = child.stdio[3] as Writable;
     fd3.on('error', () => {}); // a program that exits early closes it; its exit code says why
     fd3.end(opts.fd3);
+  }
+  let gateError: unknown;
+  if (opts.beforeRun) {
+    const before = opts.beforeRun;
+    const fds = child.stdio as unknown as (Readable & Writable)[];
+    const info: Readable = fds[INFO_FD]!;
+    const block: Writable = fds[BLOCK_FD]!;
+    block.on('error', () => {}); // bwrap gone before the release: its exit says why
+    let json = '';
+    info.on('data', (d: Buffer) => (json += d.toString('utf8')));
+    info.once('end', () => {
+      // No pid: bwrap failed before making the sandbox, and its exit code and stderr say why.
+      const pid = /"child-pid"\s*:\s*(\d+)/.exec(json)?.[1];
+      if (pid === undefined) return;
+      before(Number(pid)).then(
+        () => block.end('go'),
+        (err: unknown) => {
+          gateError = err;
+          killGroup();
+        },
+      );
+    });
   }
   const chunks = { stdout: [] as Buffer[], stderr: [] as Buffer[] };
   const cut = { stdout: false, stderr: false };
@@ -106,6 +139,7 @@ export function runProcess(file: string, args: string[], opts: RunProcessOptions
     child.once('close', (code) => {
       cleanup();
       if (aborted) return reject(abortReason(opts.signal!));
+      if (gateError !== undefined) return reject(gateError);
       const text = (stream: 'stdout' | 'stderr') =>
         Buffer.concat(chunks[stream]).toString('utf8') + (cut[stream] ? `\n[output truncated: stdout and stderr together are capped at ${opts.maxOutputBytes} bytes]` : '');
       resolve({

@@ -15,6 +15,7 @@ import type { WorkspaceDisk } from './workspace-disk.ts';
 import { overQuotaNote, workspaceBytes, type OverQuota } from './disk-usage.ts';
 import { ToolError } from '../shared/tools/tool-error.ts';
 import { CommandCgroups, inCgroups, type CgroupHost } from './cgroups.ts';
+import { attachNetwork, hostIpv4Addresses, networkUnavailable, type AttachedNetwork, type NetworkSupport } from './sandbox-network.ts';
 
 /** What every sandbox of one worker process shares (see SandboxHost). */
 export interface SandboxEnvironment {
@@ -38,6 +39,10 @@ export interface SandboxTooling {
   seccomp?: Buffer;
   /** Where per-command cgroups go, when the host lets us make them. */
   cgroups?: CgroupHost;
+  /** Whether commands of agents with `sandbox.network` can get their filtered network here. */
+  network: NetworkSupport;
+  /** The resolv.conf bound into networked sandboxes. */
+  resolvConf: string;
 }
 
 export interface OperationOptions {
@@ -50,7 +55,7 @@ export interface OperationOptions {
 
 export interface CommandOptions extends OperationOptions {
   timeoutMs?: number;
-  /** Share the host's network (the agent's `sandbox.network`); default off. */
+  /** A network of the sandbox's own, public addresses only (the agent's `sandbox.network`); default off. */
   network?: boolean;
   maxOutputBytes?: number;
 }
@@ -72,12 +77,14 @@ export class Sandbox {
     readonly disk?: WorkspaceDisk,
   ) {}
 
-  /** `bash -lc <command>` in bubblewrap, in /workspace (see bwrapArgs for the isolation). */
+  /** `bash -c <command>` in bubblewrap, in /workspace, reading no profile or rc file (see bwrapArgs for the isolation). */
   runCommand(command: string, opts: CommandOptions = {}): Promise<CommandResult> {
     const { limits } = this.env;
     const timeoutMs = Math.min(opts.timeoutMs ?? limits.defaultTimeoutSeconds * 1000, limits.maxTimeoutSeconds * 1000);
     return this.exclusive(opts, async (files) => {
-      const { systemMounts, canDisableUserns, seccomp, cgroups } = this.env.tooling();
+      const { systemMounts, canDisableUserns, seccomp, cgroups, network, resolvConf } = this.env.tooling();
+      // Refused rather than run with the worker's own network.
+      if (opts.network && !network.ok) throw networkUnavailable(network.reason);
       const overQuota = await this.overQuota(files);
       const args = bwrapArgs({
         workspaceDir: files.root,
@@ -85,12 +92,14 @@ export class Sandbox {
         identityFiles: identityFiles(this.env.identityDir, this.identity.uid),
         identity: this.identity,
         canDisableUserns,
-        network: opts.network ?? false,
+        network: opts.network ? { resolvConf } : false,
         seccompFd: seccomp ? 3 : undefined,
         limits: overQuota ? { ...limits, maxFileBytes: 0 } : limits,
         command,
       });
       const groups = cgroups && CommandCgroups.create(cgroups, { memoryBytes: limits.memoryBytes, maxProcesses: limits.maxProcesses, cpus: limits.cpus });
+      // A promise, so a network still being attached when the command ends (timeout, cancel) is closed too.
+      let attached: Promise<AttachedNetwork> | undefined;
       try {
         const [file, argv] = groups ? inCgroups(groups, 'bwrap', args) : ['bwrap', args];
         const result = await runProcess(file, argv, {
@@ -99,12 +108,14 @@ export class Sandbox {
           signal: opts.signal,
           env: { PATH: HOST_TOOL_PATH },
           fd3: seccomp,
+          beforeRun: opts.network ? async (pid) => void (await (attached = attachNetwork(pid, hostIpv4Addresses()))) : undefined,
         });
         const oomKills = groups?.oomKills() ?? 0;
         if (overQuota) result.stderr += `\n${overQuotaNote(overQuota)}`;
         if (oomKills > 0) result.stderr += `\n[out of memory: the sandbox's memory limit (${limits.memoryBytes} bytes for all its processes) killed ${oomKills} process(es)]`;
         return result;
       } finally {
+        await attached?.then((network) => network.close(), () => undefined);
         await groups?.remove();
       }
     });

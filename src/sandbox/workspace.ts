@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { Logger } from 'pino';
@@ -22,12 +22,6 @@ export interface WorkspaceTarget {
   /** Root mode: the sandbox's uid, which must own every file of the workspace. */
   ownerUid?: number;
 }
-
-const DEFAULT_PROFILE = `# Login profile of this sandbox, read by every run_command (bash -l).
-# The workspace, this HOME included, persists across runs: add exports here to keep them.
-if [ -f "$HOME/.bashrc" ]; then . "$HOME/.bashrc"; fi
-export PATH="$HOME/.local/bin:$PATH"
-`;
 
 /**
  * Makes sure this host has the workspace: nothing to do when it exists; otherwise
@@ -64,7 +58,6 @@ export async function ensureWorkspace(db: Db, target: WorkspaceTarget, logger: L
     }
     const home = path.join(staging, SANDBOX_HOME_DIR);
     await mkdir(home, { recursive: true, mode: 0o755 });
-    if (!existsSync(path.join(home, '.profile'))) await writeFile(path.join(home, '.profile'), DEFAULT_PROFILE, { mode: 0o644 });
     if (target.ownerUid !== undefined) await chownTree(staging, target.ownerUid);
     await rename(staging, target.dir);
     return status;

@@ -224,6 +224,20 @@ describe('GET /api/admin/org and POST /api/admin/apply', () => {
     }
   });
 
+  it("an org admin cannot turn run_command's approval off (sandbox.run_command_approval): 403, nothing changes", async () => {
+    const before = await snapshot();
+    const token = await exchange(adminKey);
+    for (const agents of [
+      [{ name: 'agent', settings: { sandbox: { run_command_approval: false } } }],
+      [{ name: 'unapproved-commands', settings: { model: 'instant', sandbox: { run_command_approval: false } } }],
+    ]) {
+      const res = await call('POST', '/api/admin/apply', { token, body: { agents } });
+      expect(res.status).toBe(403);
+      expect(await res.json()).toEqual({ detail: expect.stringContaining('sandbox.run_command_approval is set by the service\'s operator') });
+      expect(await snapshot()).toBe(before);
+    }
+  });
+
   it('members and guests get 403; nothing changes', async () => {
     const before = await snapshot();
     for (const key of [tenant.keys.member, guestKey]) {

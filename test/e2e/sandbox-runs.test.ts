@@ -1,4 +1,5 @@
-import { createServer, type AddressInfo } from 'node:net';
+import { createServer, type AddressInfo, type Server } from 'node:net';
+import { networkInterfaces } from 'node:os';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { call, exchange, readSse, userMessage, withoutHeartbeats, type SseFrame } from '../support/http.ts';
 import { answer, expectOneTerminal, expectReplays, readTaskStream, startBackgroundRun, waitForPending, waitForStatus, type Caller } from '../support/runs.ts';
@@ -86,21 +87,53 @@ describe('sandbox tools in runs', () => {
     expect(toolResults(frames)).toEqual([expect.objectContaining({ exit_code: 0, stdout: 'approved-and-ran\n' })]);
   }, 60_000);
 
-  it('the network is off unless the agent allows it', async () => {
-    const server = createServer((socket) => socket.end('pong-from-host\n'));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const port = (server.address() as AddressInfo).port;
-    const probe = `/tool run_command {"command":"exec 3<>/dev/tcp/127.0.0.1/${port} && cat <&3"}`;
+  it("a member's dotfiles in the shared workspace do not ride along with a command an owner approves", async () => {
+    const tenant = await createTenant();
+    const member = { token: await exchange(tenant.keys.member), agentId: tenant.agentId };
+    const owner = { token: await exchange(tenant.keys.owner), agentId: tenant.agentId };
+    // write_file needs no approval; HOME (/workspace/.home) is in the workspace every run shares.
+    const plant = (file: string) => `/tool write_file {"path":".home/${file}","content":"echo PAYLOAD-RAN; touch /workspace/pwned\\n"}`;
+    const { taskId, runId } = await startBackgroundRun(member, userMessage([plant('.bashrc'), plant('.profile'), plant('.bash_profile'), '/tool run_command {"command":"ls"}'].join('\n')));
+    const pending = await waitForPending(member, taskId);
+    // The approver is shown the command, and exactly that runs.
+    expect(pending).toMatchObject({ input_type: 'action_approval', action: { tool_name: 'run_command', arguments: { command: 'ls' } } });
+    const ok = await answer(owner, taskId, { request_id: pending.request_id, run_id: runId, input_type: 'action_approval', approved: true });
+    expect(ok.status).toBe(200);
+    const frames = await readTaskStream(member, taskId);
+    expect(expectOneTerminal(frames).type).toBe('RUN_FINISHED');
+    const ran = toolResults(frames).at(-1)!;
+    expect(ran).toMatchObject({ exit_code: 0 });
+    expect(ran.stdout).not.toContain('PAYLOAD-RAN');
+    expect(ran.stdout).not.toContain('pwned');
+  }, 60_000);
+
+  it('the network is off unless the agent allows it, and then it is its own: never the host\'s loopback or addresses', async () => {
+    const servers = await Promise.all(['127.0.0.1', '0.0.0.0'].map(listen));
+    const [loopbackPort, anyPort] = servers.map((s) => (s.address() as AddressInfo).port);
+    const hostAddress = Object.values(networkInterfaces()).flatMap((l) => l ?? []).find((a) => a.family === 'IPv4' && !a.internal)?.address ?? '127.0.0.1';
+    const probe = (host: string, port: number) => `/tool run_command {"command":"exec 3<>/dev/tcp/${host}/${port} && cat <&3"}`;
     try {
-      const offline = toolResults(await streamedRun(probe));
+      const offline = toolResults(await streamedRun(probe('127.0.0.1', loopbackPort!)));
       expect(offline).toEqual([expect.objectContaining({ exit_code: 1, stdout: '' })]);
       expect(offline[0]!.stderr).toContain('Connection refused');
 
       const tenant = await createTenant({ sandbox: { run_command_approval: false, network: true } });
       const networked = { token: await exchange(tenant.keys.member), agentId: tenant.agentId };
-      expect(toolResults(await streamedRun(probe, networked))).toEqual([expect.objectContaining({ exit_code: 0, stdout: 'pong-from-host\n' })]);
+      // 127.0.0.1 is the sandbox's own loopback; 10.0.2.2 the host's as slirp4netns names it; then the host's own address.
+      const results = toolResults(await streamedRun([probe('127.0.0.1', loopbackPort!), probe('10.0.2.2', loopbackPort!), probe(hostAddress, anyPort!)].join('\n'), networked));
+      expect(results).toHaveLength(3);
+      for (const r of results) expect(r).toMatchObject({ exit_code: 1, stdout: '' });
+      expect(results.map((r) => /Connection refused|No route to host/.exec(r.stderr as string)?.[0])).toEqual(['Connection refused', 'No route to host', 'No route to host']);
+      // It is a network all the same: an interface of its own and a resolver.
+      const [shown] = toolResults(await streamedRun('/tool run_command {"command":"tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d \' \' | sort; cat /etc/resolv.conf"}', networked));
+      expect(shown).toMatchObject({ exit_code: 0, stdout: 'lo\ntap0\nnameserver 10.0.2.3\n' });
     } finally {
-      server.close();
+      for (const s of servers) s.close();
     }
   }, 60_000);
 });
+
+function listen(host: string): Promise<Server> {
+  const server = createServer((socket) => socket.on('error', () => {}).end('pong-from-host\n'));
+  return new Promise((resolve) => server.listen(0, host, () => resolve(server)));
+}

@@ -75,13 +75,16 @@ describe('checkAgentSettings', () => {
   const stored = new Map<string, unknown>([['bot', { base_url: 'https://models.internal/v1', api_key_env: 'BOT_KEY', model: 'm' }]]);
   it('lets an org change its model settings and keep the operator-only ones as they are', () => {
     expect(refusal(() => checkAgentSettings(stored, [{ name: 'bot', settings: { base_url: 'https://models.internal/v1', api_key_env: 'BOT_KEY', model: 'other', temperature: 0.2 } }]))).toBeUndefined();
-    expect(refusal(() => checkAgentSettings(stored, [{ name: 'bot' }, { name: 'fresh', settings: { model: 'm', sandbox: { run_command_approval: false } } }]))).toBeUndefined();
+    expect(refusal(() => checkAgentSettings(stored, [{ name: 'bot' }, { name: 'fresh', settings: { model: 'm', sandbox: {} } }]))).toBeUndefined();
   });
 
-  it('refuses setting, changing or clearing base_url, api_key_env or sandbox.network', () => {
+  it('refuses setting, changing or clearing base_url, api_key_env, sandbox.network or sandbox.run_command_approval', () => {
     for (const settings of [{ base_url: 'https://elsewhere/v1', api_key_env: 'BOT_KEY' }, { base_url: 'https://models.internal/v1', api_key_env: 'JWT_SECRET' }, { model: 'm' }]) {
       expect(refusal(() => checkAgentSettings(stored, [{ name: 'bot', settings }]))?.kind).toBe('forbidden');
     }
     expect(refusal(() => checkAgentSettings(stored, [{ name: 'fresh', settings: { sandbox: { network: true } } }]))?.kind).toBe('forbidden');
+    // Turning the approval gate of run_command off lets any member run unapproved commands in the shared workspace.
+    expect(refusal(() => checkAgentSettings(stored, [{ name: 'fresh', settings: { sandbox: { run_command_approval: false } } }]))?.kind).toBe('forbidden');
+    expect(refusal(() => checkAgentSettings(new Map([['bot', { sandbox: { run_command_approval: false } }]]), [{ name: 'bot', settings: { sandbox: {} } }]))?.kind).toBe('forbidden');
   });
 });

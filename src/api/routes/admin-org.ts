@@ -20,7 +20,7 @@ const ROLE_RULES =
   'Role rules: only owners and admins may call it (others get 403); only an owner may give the owner role or change an ' +
   "owner's role or name (an admin gets 403 and nothing changes); only an owner may create an API key for an owner, or a flow whose runs act as an owner (403); " +
   'the organization keeps at least one owner (400); ' +
-  "an agent's `base_url`, `api_key_env` and `sandbox.network` are the operator's (admin CLI) and cannot be set, changed or cleared here (403, owners too); " +
+  "an agent's `base_url`, `api_key_env`, `sandbox.network` and `sandbox.run_command_approval` are the operator's (admin CLI) and cannot be set, changed or cleared here (403, owners too); " +
   'credits are never changed this way. Apply never deletes: access is removed by sending an agent\'s `access` without ' +
   'the user, flows and webhooks are stopped with `enabled: false` / `disabled: true`, widget keys revoked with `revoked: true`.';
 

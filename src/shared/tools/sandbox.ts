@@ -54,9 +54,9 @@ export const runCommandTool = defineTool({
   kind: 'activity',
   sensitive: true,
   description:
-    `Run a shell command (bash -lc) in the agent's sandbox, in /workspace. ${about} ` +
-    'There is no network access unless the agent allows it. Each command is a fresh login shell: files persist, but processes and exported variables ' +
-    'end with the command (append exports to ~/.profile to keep them). CPU, memory, process count, file size and output are ' +
+    `Run a shell command (bash -c) in the agent's sandbox, in /workspace. ${about} ` +
+    'There is no network access unless the agent allows it. Each command is a fresh shell that reads no profile or rc file (~/.profile and ~/.bashrc are ignored): ' +
+    'exactly the command given runs. Files persist, but processes and exported variables end with the command (set what a command needs in the command itself). CPU, memory, process count, file size and output are ' +
     'limited, and the workspace has a disk quota; a command still running at its timeout is killed. Returns {exit_code (null if killed), stdout, stderr, ' +
     'timed_out, truncated, duration_ms}.',
   input: z.object({
