@@ -1,9 +1,7 @@
 import { agentModelSettingsSchema, type AgentModelSettings } from './agent-settings.ts';
-import type { RunSettings } from './run-workflow-types.ts';
+import { DEFAULT_MAX_STEPS, type RunSettings } from './run-workflow-types.ts';
 import { toolCatalog } from './tools/index.ts';
 import { runCommandTool } from './tools/sandbox.ts';
-
-export const DEFAULT_MAX_STEPS = 10;
 
 /** The agent's list, plus run_command unless the agent turned its default gate off (`sandbox.run_command_approval: false`). */
 function approvalRequiredTools(s: AgentModelSettings): string[] {

@@ -80,3 +80,9 @@ export interface RunSettings {
   sensitiveTools: string[];
   requirePlanApproval: boolean;
 }
+
+/** Model steps a run takes before the agent must answer, unless its agent sets `max_steps`. */
+export const DEFAULT_MAX_STEPS = 10;
+
+/** The policy of an agent that sets none. */
+export const defaultRunSettings: RunSettings = { maxSteps: DEFAULT_MAX_STEPS, approvalRequiredTools: [], sensitiveTools: [], requirePlanApproval: false };

@@ -130,7 +130,7 @@ export class RunState {
     // Only a change is sent: the api starts the workflow showing its first status. (In every
     // older history each move changed the value, so this skips no upsert those runs made.)
     if (this.shownStatus !== to) {
-      upsertSearchAttributes({ [RunStatusAttr.name]: [to] });
+      upsertSearchAttributes([{ key: RunStatusAttr, value: to }]);
       this.shownStatus = to;
     }
     setCurrentDetails(

@@ -1,5 +1,6 @@
 import {
   ActivityFailure,
+  allHandlersFinished,
   ApplicationFailure,
   CancellationScope,
   condition,
@@ -12,7 +13,7 @@ import { runErrorCodes } from '../shared/run-error-codes.ts';
 import { isTerminalStatus } from '../shared/run-status.ts';
 import { FINISHED_KEY, runFinishedEvent, stoppingEvent, STOPPING_KEY } from '../shared/run-end.ts';
 import { RUN_STARTED_KEY, runStartedEvents } from '../shared/run-started.ts';
-import { failureTypes, type RunOutcome, type RunWorkflowInput } from '../shared/run-workflow-types.ts';
+import { defaultRunSettings, failureTypes, type RunOutcome, type RunWorkflowInput } from '../shared/run-workflow-types.ts';
 import { snapshotSandbox } from './activities.ts';
 import { runAgentLoop } from './agent-loop.ts';
 import { snapshotOnHost } from './sandbox-routing.ts';
@@ -36,7 +37,8 @@ export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> 
 }
 
 async function runAgent(input: RunWorkflowInput, paths: RunPaths): Promise<RunOutcome> {
-  const state = new RunState(input, { maxSteps: 10, approvalRequiredTools: [], sensitiveTools: [], requirePlanApproval: false }, paths);
+  // The run's own settings replace these before its first step (its input, or the agent's now).
+  const state = new RunState(input, defaultRunSettings, paths);
   const work = new CancellationScope();
   registerHandlers(state, work);
 
@@ -44,6 +46,8 @@ async function runAgent(input: RunWorkflowInput, paths: RunPaths): Promise<RunOu
     return await runToEnd(state, work);
   } finally {
     if (state.usedSandbox) await snapshotWorkspace(state);
+    // An update still writing (a cancel's STOPPING) answers its caller before the run closes.
+    await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
   }
 }
 
