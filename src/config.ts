@@ -128,7 +128,7 @@ export const envSchema = z.object({
   /** A workspace whose compressed snapshot exceeds this is not snapshotted (the previous snapshots stay). */
   SANDBOX_SNAPSHOT_MAX_BYTES: z.coerce.number().int().positive().default(64 * 1024 * 1024),
   SANDBOX_SNAPSHOTS_KEPT: z.coerce.number().int().positive().default(3),
-  /** When the worker runs as root, each sandbox runs as its own unprivileged uid in [base, base + 65536). */
+  /** When the worker runs as root, each sandbox runs as its own unprivileged uid: base + 65536 + its slot, allocated once per (org, agent) in PostgreSQL. */
   SANDBOX_UID_BASE: z.coerce.number().int().min(1000).default(200_000),
   /** This sandbox host's id (its workspaces' home); by default a random id kept in DATA_DIR, so a restart keeps it. */
   SANDBOX_HOST_ID: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/).optional(),

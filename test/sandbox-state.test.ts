@@ -142,7 +142,8 @@ describe('snapshots', () => {
       expect.objectContaining({ status: 'sandbox_restored', snapshot_id: saved.snapshot_id, size_bytes: (saved as { size_bytes: number }).size_bytes }),
     ]);
     // Restored files belong to the sandbox again: commands can change them, installed tools still run.
-    if (sandbox.identity.hostUid !== undefined) expect(statSync(`${sandbox.dir}/data/keep.txt`).uid).toBe(sandbox.identity.hostUid);
+    const { hostUid } = await sandbox.identity();
+    if (hostUid !== undefined) expect(statSync(`${sandbox.dir}/data/keep.txt`).uid).toBe(hostUid);
     const r = await sandbox.runCommand('echo more >> data/keep.txt && mytool');
     expect(r).toMatchObject({ exit_code: 0, stdout: 'tool-ok\n' });
 

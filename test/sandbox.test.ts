@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statfsSync, statSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { createServer, type AddressInfo, type Server } from 'node:net';
@@ -8,7 +9,7 @@ import { detectCgroups } from '../src/sandbox/cgroups.ts';
 import { BLOCKED_IPV4, egressRules } from '../src/sandbox/sandbox-network.ts';
 import type { Sandbox } from '../src/sandbox/sandbox.ts';
 import { hostProcesses, sandboxConfig, sandboxHost, uniqueTag, removeSandboxDirs } from './support/sandbox.ts';
-import { createTenant, type Tenant } from './support/tenant.ts';
+import { createTenant, testDb, type Tenant } from './support/tenant.ts';
 
 /** Isolation and limits of the sandbox, over real bubblewrap and real files. */
 let a: Tenant;
@@ -84,6 +85,29 @@ describe('workspaces are separate', () => {
     // The root holds only what bwrap mounted: no host directories beyond the system ones.
     expect(r.stdout.split('\n').slice(0, 12)).toEqual(expect.arrayContaining(['workspace', 'usr', 'tmp', 'etc', 'proc', 'dev']));
     expect(r.stdout).not.toMatch(/^(root|home|work|var\/lib|srv|opt)$/m);
+  });
+
+  it('sandboxes get uids of their own, also where a 16-bit hash of org and agent collided; a sandbox keeps its uid', async () => {
+    if (process.getuid?.() !== 0) return; // unprivileged, every sandbox is uid 1000 in a user namespace of its own
+    // Two agents of one org whose ids collide under the old scheme (uid base + the first 16 bits of sha256("org/agent")).
+    const hashed = (agentId: string) => createHash('sha256').update(`${a.orgId}/${agentId}`).digest().readUInt16BE(0);
+    const prefix = `agt_uid_${uniqueTag()}`;
+    const seen = new Map<number, string>();
+    let pair: [string, string] | undefined;
+    for (let i = 0; !pair; i++) {
+      const id = `${prefix}_${i}`;
+      const earlier = seen.get(hashed(id));
+      if (earlier) pair = [earlier, id];
+      else seen.set(hashed(id), id);
+    }
+    await testDb().agent.createMany({ data: pair.map((id) => ({ id, orgId: a.orgId, name: id })) });
+    const host = sandboxHost();
+    const uids = await Promise.all(pair.map(async (id) => (await host.sandbox(a.orgId, id).runCommand('id -u')).stdout.trim()));
+    expect(uids[0]).toMatch(/^\d+$/);
+    expect(uids[1]).not.toBe(uids[0]);
+    // The same sandbox keeps its uid, in another worker process too.
+    expect((await sandboxHost().sandbox(a.orgId, pair[0]).runCommand('id -u')).stdout.trim()).toBe(uids[0]);
+    expect(statSync(host.sandbox(a.orgId, pair[1]).dir).uid).toBe(Number(uids[1]));
   });
 
   it('files written in the sandbox cannot be read by another agent', async () => {

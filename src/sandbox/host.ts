@@ -6,7 +6,7 @@ import { ToolError } from '../shared/tools/tool-error.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
 import { resolveDatabaseUrl } from '../infra/postgres.ts';
-import { sandboxIdentity } from './identity.ts';
+import { sandboxIdentity, type SandboxIdentity } from './identity.ts';
 import { HOST_TOOL_PATH } from './limits.ts';
 import { Sandbox, type SandboxEnvironment, type SandboxTooling } from './sandbox.ts';
 import { detectCgroups } from './cgroups.ts';
@@ -45,6 +45,8 @@ export class SandboxHost {
   private readonly workerIsRoot = process.getuid?.() === 0;
   private probed?: SandboxTooling;
   private disks?: Promise<boolean>;
+  /** Sandbox identities by `org/agent`: a slot never changes once allocated. */
+  private readonly identities = new Map<string, Promise<SandboxIdentity>>();
 
   constructor(private readonly deps: SandboxHostDeps) {
     this.workspacesDir = path.join(deps.config.dataDir, 'workspaces');
@@ -71,10 +73,21 @@ export class SandboxHost {
     // Ids become directory names: never let one climb out of the workspaces directory.
     if (!SAFE_ID.test(orgId) || !SAFE_ID.test(agentId)) throw new Error(`unsafe sandbox id ${orgId}/${agentId}`);
     const { uidBase, diskBytes, diskImages } = this.deps.config.sandbox;
-    const identity = sandboxIdentity(orgId, agentId, uidBase, this.workerIsRoot);
+    const identity = () => this.identityOf(orgId, agentId, uidBase);
     if (!this.workerIsRoot || diskBytes === 0 || !diskImages) return new Sandbox(this.env, orgId, agentId, path.join(this.workspacesDir, orgId, agentId), identity);
     const disk = new WorkspaceDisk(path.join(this.disksDir, orgId, `${agentId}.ext4`), path.join(this.disksDir, orgId, agentId), diskBytes);
     return new Sandbox(this.env, orgId, agentId, path.join(disk.mountPoint, 'workspace'), identity, disk);
+  }
+
+  private identityOf(orgId: string, agentId: string, uidBase: number): Promise<SandboxIdentity> {
+    const key = `${orgId}/${agentId}`;
+    let identity = this.identities.get(key);
+    if (!identity) {
+      identity = sandboxIdentity(this.deps.db, orgId, agentId, uidBase, this.workerIsRoot);
+      this.identities.set(key, identity);
+      identity.catch(() => this.identities.delete(key)); // a database error is not remembered
+    }
+    return identity;
   }
 
   /** Probes (and logs) what this host supports; a host without bubblewrap logs why run_command will refuse. */

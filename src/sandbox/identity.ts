@@ -1,6 +1,7 @@
-import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import type { Db } from '../db/client.ts';
+import { sandboxSlot } from '../db/sandbox-identities.ts';
 import { SANDBOX_HOME } from './limits.ts';
 
 /**
@@ -8,9 +9,12 @@ import { SANDBOX_HOME } from './limits.ts';
  *
  * As root, the worker cannot rely on a user namespace: processes whose real uid
  * is root are exempt from RLIMIT_NPROC, so the process limit would not hold.
- * Each sandbox therefore runs as its own unprivileged host uid (derived from
- * org and agent, in [uidBase, uidBase + 65536)), dropped to with setpriv inside
- * bwrap. That uid owns the workspace files on the host.
+ * Each sandbox therefore runs as its own unprivileged host uid, dropped to with
+ * setpriv inside bwrap. That uid owns the workspace files on the host, and counts
+ * the sandbox's processes, so no two sandboxes may share it: it comes from the
+ * sandbox's slot in PostgreSQL (src/db/sandbox-identities.ts), allocated once per
+ * (org, agent) from a sequence, the same on every host. (It used to be a 16-bit hash
+ * of org and agent, which two sandboxes shared with even odds at about 300.)
  *
  * Not as root, bwrap makes a user namespace and maps uid 1000 inside to the
  * worker's uid; RLIMIT_NPROC then counts the sandbox's namespace only.
@@ -24,10 +28,24 @@ export interface SandboxIdentity {
 
 const UNPRIVILEGED_INSIDE_UID = 1000;
 
-export function sandboxIdentity(orgId: string, agentId: string, uidBase: number, workerIsRoot: boolean): SandboxIdentity {
+/**
+ * Slots start past the range the hashed uids took ([uidBase, uidBase + 65536)): a workspace
+ * made under a hashed uid is handed to its new uid on its next operation, and until then
+ * no other sandbox's uid owns its files.
+ */
+const HASHED_UIDS = 65_536;
+/** (uid_t)-1 means "no change" to setuid-family calls: never a sandbox's uid. */
+const MAX_UID = 0xffff_fffe;
+
+export function sandboxUid(uidBase: number, slot: number): number {
+  const uid = uidBase + HASHED_UIDS + slot;
+  if (uid > MAX_UID) throw new Error(`sandbox uid ${uid} is out of range: lower SANDBOX_UID_BASE`);
+  return uid;
+}
+
+export async function sandboxIdentity(db: Db, orgId: string, agentId: string, uidBase: number, workerIsRoot: boolean): Promise<SandboxIdentity> {
   if (!workerIsRoot) return { uid: UNPRIVILEGED_INSIDE_UID };
-  const digest = createHash('sha256').update(`${orgId}/${agentId}`).digest();
-  const uid = uidBase + digest.readUInt16BE(0);
+  const uid = sandboxUid(uidBase, await sandboxSlot(db, orgId, agentId));
   return { hostUid: uid, uid };
 }
 

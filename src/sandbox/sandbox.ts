@@ -72,7 +72,8 @@ export class Sandbox {
     readonly agentId: string,
     /** The workspace directory on the host. */
     readonly dir: string,
-    readonly identity: SandboxIdentity,
+    /** Who the sandbox's processes are; resolved (its uid allocated) on first use. */
+    readonly identity: () => Promise<SandboxIdentity>,
     /** The workspace's own file system (disk quota); `dir` is inside its mount point. */
     readonly disk?: WorkspaceDisk,
   ) {}
@@ -83,14 +84,15 @@ export class Sandbox {
     const timeoutMs = Math.min(opts.timeoutMs ?? limits.defaultTimeoutSeconds * 1000, limits.maxTimeoutSeconds * 1000);
     return this.exclusive(opts, async (files) => {
       const { systemMounts, canDisableUserns, seccomp, cgroups, network, resolvConf } = this.env.tooling();
+      const identity = await this.identity();
       // Refused rather than run with the worker's own network.
       if (opts.network && !network.ok) throw networkUnavailable(network.reason);
       const overQuota = await this.overQuota(files);
       const args = bwrapArgs({
         workspaceDir: files.root,
         systemMounts,
-        identityFiles: identityFiles(this.env.identityDir, this.identity.uid),
-        identity: this.identity,
+        identityFiles: identityFiles(this.env.identityDir, identity.uid),
+        identity,
         canDisableUserns,
         network: opts.network ? { resolvConf } : false,
         seccompFd: seccomp ? 3 : undefined,
@@ -178,13 +180,13 @@ export class Sandbox {
 
   /** Makes sure the workspace is here and belongs to the sandbox's uid. Under the lock. */
   private async prepare(opts: OperationOptions): Promise<WorkspaceFiles> {
-    const ownerUid = this.identity.hostUid;
+    const ownerUid = (await this.identity()).hostUid;
     await this.mountDisk(true);
     const status = await ensureWorkspace(this.env.db, { orgId: this.orgId, agentId: this.agentId, dir: this.dir, ownerUid }, this.env.logger);
     if (status.status !== 'sandbox_ready') {
       await opts.onStatus?.(status).catch((err: unknown) => this.env.logger.warn({ err: String(err) }, 'sandbox status not reported'));
     } else if (ownerUid !== undefined && (await stat(this.dir)).uid !== ownerUid) {
-      // SANDBOX_UID_BASE changed since the workspace was made: hand it to the new uid.
+      // SANDBOX_UID_BASE changed since the workspace was made, or it predates allocated uids: hand it to the new uid.
       await chownTree(this.dir, ownerUid);
     }
     return { root: await realpath(this.dir), ownerUid };
