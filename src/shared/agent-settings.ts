@@ -6,9 +6,9 @@ export type ModelProviderName = (typeof modelProviderNames)[number];
 /** The agent's sandbox policy. */
 export const agentSandboxSettingsSchema = z
   .object({
-    /** Commands may use the network (the worker host's; off by default: the sandbox has only its own loopback). */
+    /** Commands get a network of the sandbox's own that reaches public addresses only (off by default: only its own loopback). Set by the operator. */
     network: z.boolean().optional(),
-    /** run_command waits for an approval by an owner or admin (default true); false turns the gate off. */
+    /** run_command waits for an approval by an owner or admin (default true); false turns the gate off. Set by the operator. */
     run_command_approval: z.boolean().optional(),
   })
   .strict();
