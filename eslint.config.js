@@ -7,36 +7,109 @@ import tseslint from 'typescript-eslint';
  * named operations, passing the `Db`/`Tx` handle along (type imports of src/db/client.ts
  * are fine); model types come re-exported from src/db too.
  */
-const onlyDbTalksToPrisma = 'Only src/db talks to Prisma: call (or add) a named operation in src/db; model types are re-exported there.';
+const onlyDbTalksToPrisma =
+  'Only src/db talks to Prisma: call (or add) a named operation in src/db; model types are re-exported there.';
 const prismaImports = { group: ['@prisma/*', '**/generated/prisma/*'], message: onlyDbTalksToPrisma };
 /** The client is created where a process starts (src/main) and nowhere else. */
-const clientCreation = { group: ['**/db/client.ts'], importNames: ['createDb'], message: 'Only process entry points (src/main) create a Prisma client.' };
+const clientCreation = {
+  group: ['**/db/client.ts'],
+  importNames: ['createDb'],
+  message: 'Only process entry points (src/main) create a Prisma client.',
+};
 /** Prisma model delegates (`db.run`, `tx.approvalGrant`…), read from the schema so a new model is covered too. */
-const models = [...readFileSync(new URL('./prisma/schema.prisma', import.meta.url), 'utf8').matchAll(/^model (\w+)/gm)].map(([, m]) => m[0].toLowerCase() + m.slice(1));
-const delegateMethods = ['findUnique', 'findUniqueOrThrow', 'findFirst', 'findFirstOrThrow', 'findMany', 'create', 'createMany', 'createManyAndReturn', 'update', 'updateMany', 'updateManyAndReturn', 'upsert', 'delete', 'deleteMany', 'count', 'aggregate', 'groupBy'];
+const models = [
+  ...readFileSync(new URL('./prisma/schema.prisma', import.meta.url), 'utf8').matchAll(/^model (\w+)/gm),
+].map(([, m]) => m[0].toLowerCase() + m.slice(1));
+const delegateMethods = [
+  'findUnique',
+  'findUniqueOrThrow',
+  'findFirst',
+  'findFirstOrThrow',
+  'findMany',
+  'create',
+  'createMany',
+  'createManyAndReturn',
+  'update',
+  'updateMany',
+  'updateManyAndReturn',
+  'upsert',
+  'delete',
+  'deleteMany',
+  'count',
+  'aggregate',
+  'groupBy',
+];
 const prismaQueries = [
-  { selector: `CallExpression[callee.property.name=/^(${delegateMethods.join('|')})$/][callee.object.property.name=/^(${models.join('|')})$/]`, message: onlyDbTalksToPrisma },
-  { selector: 'MemberExpression[property.name=/^\\$(transaction|queryRaw|executeRaw|queryRawUnsafe|executeRawUnsafe)$/]', message: onlyDbTalksToPrisma },
+  {
+    selector: `CallExpression[callee.property.name=/^(${delegateMethods.join('|')})$/][callee.object.property.name=/^(${models.join('|')})$/]`,
+    message: onlyDbTalksToPrisma,
+  },
+  {
+    selector:
+      'MemberExpression[property.name=/^\\$(transaction|queryRaw|executeRaw|queryRawUnsafe|executeRawUnsafe)$/]',
+    message: onlyDbTalksToPrisma,
+  },
 ];
 
 /** Modules that must never load inside the Temporal workflow sandbox. */
 const notInWorkflows = [
   { group: ['node:*'], message: 'Workflow code is deterministic: no Node APIs.' },
   // Not even types: the database's shapes reach workflows through src/shared and activity types.
-  { group: ['@prisma/*', '**/generated/prisma/*', 'pg'], message: 'Workflows never touch the database; use an activity.', strict: true },
+  {
+    group: ['@prisma/*', '**/generated/prisma/*', 'pg'],
+    message: 'Workflows never touch the database; use an activity.',
+    strict: true,
+  },
   { group: ['express', 'jose', 'pino', 'ai', '@ai-sdk/*'], message: 'Server-side module: keep it out of workflows.' },
-  { group: ['@temporalio/client', '@temporalio/activity', '@temporalio/worker'], message: 'Workflows import only @temporalio/workflow (and @temporalio/common).' },
-  { group: ['**/api/*', '**/db/*', '**/infra/*', '**/auth/*', '**/admin/*', '**/config.ts'], message: 'Workflows import only src/shared and activity types.' },
-  { group: ['**/activities/*', '!**/activities/index.ts'], message: 'Import activity types from activities/index.ts only.' },
+  {
+    group: ['@temporalio/client', '@temporalio/activity', '@temporalio/worker'],
+    message: 'Workflows import only @temporalio/workflow (and @temporalio/common).',
+  },
+  {
+    group: ['**/api/*', '**/db/*', '**/infra/*', '**/auth/*', '**/admin/*', '**/config.ts'],
+    message: 'Workflows import only src/shared and activity types.',
+  },
+  {
+    group: ['**/activities/*', '!**/activities/index.ts'],
+    message: 'Import activity types from activities/index.ts only.',
+  },
 ];
-const nodeBuiltins = ['fs', 'path', 'crypto', 'child_process', 'http', 'https', 'net', 'os', 'process', 'worker_threads', 'stream', 'util', 'events'];
+const nodeBuiltins = [
+  'fs',
+  'path',
+  'crypto',
+  'child_process',
+  'http',
+  'https',
+  'net',
+  'os',
+  'process',
+  'worker_threads',
+  'stream',
+  'util',
+  'events',
+];
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'src/generated/', 'dist/', 'packages/*/dist/', 'packages/*/src/generated/', '.data/', '.tools/', '.scratch/'] },
+  {
+    ignores: [
+      'node_modules/',
+      'src/generated/',
+      'dist/',
+      'packages/*/dist/',
+      'packages/*/src/generated/',
+      '.data/',
+      '.tools/',
+      '.scratch/',
+    ],
+  },
   ...tseslint.configs.recommended,
   {
     rules: {
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' },
+      ],
       '@typescript-eslint/no-non-null-assertion': 'off',
     },
   },
@@ -72,7 +145,11 @@ export default tseslint.config(
         'error',
         {
           paths: nodeBuiltins.map((name) => ({ name, message: 'src/shared is pure: workflows import it.' })),
-          patterns: notInWorkflows.slice(0, 5).map(({ strict, ...p }) => ({ ...p, message: 'src/shared is pure: workflows import it.', allowTypeImports: !strict })),
+          patterns: notInWorkflows.slice(0, 5).map(({ strict, ...p }) => ({
+            ...p,
+            message: 'src/shared is pure: workflows import it.',
+            allowTypeImports: !strict,
+          })),
         },
       ],
     },
@@ -85,7 +162,10 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            { group: ['**/activities/*', '**/api/*', '**/workflows/*'], message: 'src/sandbox is called by activities; put what both need in src/shared.' },
+            {
+              group: ['**/activities/*', '**/api/*', '**/workflows/*'],
+              message: 'src/sandbox is called by activities; put what both need in src/shared.',
+            },
             prismaImports,
             clientCreation,
           ],

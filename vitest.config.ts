@@ -35,19 +35,40 @@ const UNIT = ['test/unit/**/*.test.ts', 'test/replay.test.ts'];
 
 export default defineConfig({
   // Tests use the SDK's source, never its possibly stale dist/.
-  resolve: { alias: { '@agent-run/client': fileURLToPath(new URL('./packages/client/src/index.ts', import.meta.url)) } },
+  resolve: {
+    alias: { '@agent-run/client': fileURLToPath(new URL('./packages/client/src/index.ts', import.meta.url)) },
+  },
   test: {
     setupFiles: ['test/support/close-clients.ts'],
     testTimeout: 60_000,
     hookTimeout: 180_000,
     projects: [
-      { extends: true, test: { name: 'unit', include: UNIT, globalSetup: ['test/unit-setup.ts'], sequence: { groupOrder: 0 } } },
+      {
+        extends: true,
+        test: { name: 'unit', include: UNIT, globalSetup: ['test/unit-setup.ts'], sequence: { groupOrder: 0 } },
+      },
       // Every test file makes its own org, users and agents on the one shared stack, so most can run two at a time.
       {
         extends: true,
-        test: { name: 'shared', include: ['test/**/*.test.ts'], exclude: [...UNIT, ...EXCLUSIVE], globalSetup: ['test/global-setup.ts'], maxWorkers: 2, sequence: { groupOrder: 1 } },
+        test: {
+          name: 'shared',
+          include: ['test/**/*.test.ts'],
+          exclude: [...UNIT, ...EXCLUSIVE],
+          globalSetup: ['test/global-setup.ts'],
+          maxWorkers: 2,
+          sequence: { groupOrder: 1 },
+        },
       },
-      { extends: true, test: { name: 'exclusive', include: EXCLUSIVE, globalSetup: ['test/global-setup.ts'], fileParallelism: false, sequence: { groupOrder: 2 } } },
+      {
+        extends: true,
+        test: {
+          name: 'exclusive',
+          include: EXCLUSIVE,
+          globalSetup: ['test/global-setup.ts'],
+          fileParallelism: false,
+          sequence: { groupOrder: 2 },
+        },
+      },
     ],
   },
 });

@@ -17,10 +17,21 @@ export async function exchangeKey(apiUrl: string, apiKey: string): Promise<strin
   return ((await res.json()) as { access_token: string }).access_token;
 }
 
-export function request(who: BenchCaller, method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<Response> {
+export function request(
+  who: BenchCaller,
+  method: string,
+  path: string,
+  body?: unknown,
+  signal?: AbortSignal,
+): Promise<Response> {
   const headers: Record<string, string> = { Authorization: `Bearer ${who.token}`, 'X-Agent-Id': who.agentId };
   if (body !== undefined) headers['Content-Type'] = 'application/json';
-  return fetch(`${who.apiUrl}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal });
+  return fetch(`${who.apiUrl}${path}`, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal,
+  });
 }
 
 export interface TimedFrame {
@@ -45,7 +56,13 @@ export async function readTimedSse(res: Response): Promise<TimedFrame[]> {
   const parser = createParser({
     onEvent(msg: EventSourceMessage) {
       const data = JSON.parse(msg.data) as { type: string; timestamp: number };
-      frames.push({ type: data.type, id: msg.id, timestamp: data.timestamp, receivedAt: Date.now(), receivedPerf: performance.now() });
+      frames.push({
+        type: data.type,
+        id: msg.id,
+        timestamp: data.timestamp,
+        receivedAt: Date.now(),
+        receivedPerf: performance.now(),
+      });
     },
   });
   const decoder = new TextDecoder();

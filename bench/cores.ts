@@ -15,7 +15,8 @@ export function giveTemporalItsOwnCore(temporalPid: number, ours: number[]): () 
   const cores = availableParallelism();
   if (cores < 2) throw new Error('BENCH_TEMPORAL_CORE needs at least 2 CPUs');
   const rest = `1-${cores - 1}`;
-  const taskset = (pid: number, cpus: string) => execFileSync('taskset', ['-a', '-p', '-c', cpus, String(pid)], { stdio: 'ignore' });
+  const taskset = (pid: number, cpus: string) =>
+    execFileSync('taskset', ['-a', '-p', '-c', cpus, String(pid)], { stdio: 'ignore' });
   const pin = (pid: number, cpus: string) => {
     try {
       taskset(pid, cpus);

@@ -38,7 +38,11 @@ export async function startExtraApi(stack: Stack, env: Record<string, string>): 
   const child = spawnMain('api', replicaEnv(stack, { ...env, API_PORT: String(port) }));
   child.stdout!.resume();
   const url = `http://127.0.0.1:${port}`;
-  await waitUntil(async () => (await fetch(`${url}/healthz`).catch(() => undefined))?.ok === true, 90_000, 'extra api').catch((err: unknown) => {
+  await waitUntil(
+    async () => (await fetch(`${url}/healthz`).catch(() => undefined))?.ok === true,
+    90_000,
+    'extra api',
+  ).catch((err: unknown) => {
     child.kill('SIGKILL');
     throw err;
   });

@@ -9,7 +9,17 @@ import { cpuMeter, findTemporalServer, memoryRows, perRun, residentMemory, rssSa
 import { offlineModelDelayMs, relayLags, RUN_MESSAGE, runThroughput, timedRun, type RunTiming } from './run-latency.ts';
 import { openStreamsMemory } from './sse-streams.ts';
 import { medianLegs } from './run-legs.ts';
-import { distribution, fmt, median, percentile, ratio, renderTable, renderTargets, type Row, type TargetRow } from './stats.ts';
+import {
+  distribution,
+  fmt,
+  median,
+  percentile,
+  ratio,
+  renderTable,
+  renderTargets,
+  type Row,
+  type TargetRow,
+} from './stats.ts';
 import { createBenchTenant } from './tenant.ts';
 import { waitForWorker } from './worker-ready.ts';
 import { rate } from './pool.ts';
@@ -43,7 +53,9 @@ const SEQUENTIAL_PAUSE_MS = 150;
 Runtime.install({ logger: new DefaultLogger('WARN') });
 const began = performance.now();
 const log = (m: string) => console.error(`[bench ${((performance.now() - began) / 1000).toFixed(1)}s] ${m}`);
-const database = process.env.DATABASE_URL ? `DATABASE_URL (${new URL(process.env.DATABASE_URL).host})` : 'embedded PostgreSQL';
+const database = process.env.DATABASE_URL
+  ? `DATABASE_URL (${new URL(process.env.DATABASE_URL).host})`
+  : 'embedded PostgreSQL';
 const loadBefore = loadAverage();
 const busyBefore = await busyProcesses();
 
@@ -59,10 +71,13 @@ const pids: Watched = { api: stack.api.pid!, worker: stack.worker.pid! };
 const temporalPid = findTemporalServer(stack.temporalAddress);
 if (temporalPid !== undefined) pids['Temporal dev server'] = temporalPid;
 const OWN_CORE = process.env.BENCH_TEMPORAL_CORE === '1';
-if (OWN_CORE && temporalPid === undefined) throw new Error('BENCH_TEMPORAL_CORE=1: the Temporal dev server process was not found');
+if (OWN_CORE && temporalPid === undefined)
+  throw new Error('BENCH_TEMPORAL_CORE=1: the Temporal dev server process was not found');
 const TEMPORAL_CPU = process.env.BENCH_TEMPORAL_CPU === undefined ? undefined : Number(process.env.BENCH_TEMPORAL_CPU);
 if (TEMPORAL_CPU !== undefined && !OWN_CORE) throw new Error('BENCH_TEMPORAL_CPU needs BENCH_TEMPORAL_CORE=1');
-const unpinCores = OWN_CORE ? giveTemporalItsOwnCore(temporalPid!, [process.pid, stack.api.pid!, stack.worker.pid!]) : undefined;
+const unpinCores = OWN_CORE
+  ? giveTemporalItsOwnCore(temporalPid!, [process.pid, stack.api.pid!, stack.worker.pid!])
+  : undefined;
 let uncap: (() => void) | undefined;
 try {
   uncap = TEMPORAL_CPU === undefined ? undefined : capTemporalCpu(temporalPid!, TEMPORAL_CPU);
@@ -79,10 +94,17 @@ let floor: Floor | undefined;
 let exitCode = 0;
 try {
   const tenant = await createBenchTenant(db);
-  const who: BenchCaller = { apiUrl: stack.apiUrl, token: await exchangeKey(stack.apiUrl, tenant.ownerKey), agentId: tenant.agentId };
+  const who: BenchCaller = {
+    apiUrl: stack.apiUrl,
+    token: await exchangeKey(stack.apiUrl, tenant.ownerKey),
+    agentId: tenant.agentId,
+  };
   const details: Row[] = [];
   const targets: TargetRow[] = [];
-  const [bare] = await Promise.all([Floor.start(stack.temporalAddress), waitForWorker({ address: stack.temporalAddress }, stack.taskQueue)]);
+  const [bare] = await Promise.all([
+    Floor.start(stack.temporalAddress),
+    waitForWorker({ address: stack.temporalAddress }, stack.taskQueue),
+  ]);
   floor = bare;
   // Let start-up work (JIT, pools, first polls) settle before the idle reading.
   await new Promise((r) => setTimeout(r, 3000));
@@ -97,8 +119,19 @@ try {
     n: streams.streams,
     note: `${streams.beforeMiB.toFixed(0)} → ${streams.afterMiB.toFixed(0)} → ${streams.settledMiB.toFixed(0)} MiB`,
   });
-  details.push({ section: 'streams', metric: 'api RSS per open stream, 2 s after the last opened (garbage of opening them included)', n: streams.streams, note: `${streams.kbPerStream.toFixed(1)} KB` });
-  details.push({ section: 'streams', metric: 'warm-up: the first 100 streams of the api, opened and closed before the 1,000 (code loaded on first use included): api RSS per stream', n: 100, note: `${streams.coldKbPerStream.toFixed(1)} KB` });
+  details.push({
+    section: 'streams',
+    metric: 'api RSS per open stream, 2 s after the last opened (garbage of opening them included)',
+    n: streams.streams,
+    note: `${streams.kbPerStream.toFixed(1)} KB`,
+  });
+  details.push({
+    section: 'streams',
+    metric:
+      'warm-up: the first 100 streams of the api, opened and closed before the 1,000 (code loaded on first use included): api RSS per stream',
+    n: 100,
+    note: `${streams.coldKbPerStream.toFixed(1)} KB`,
+  });
 
   // The targets' runs use the offline model's "instant" variant: a zero-latency model, as the
   // floor's activity is. The paced model (15 ms a word, like a real model's stream) is measured
@@ -117,7 +150,11 @@ try {
     return run();
   };
   for (let i = 0; i < WARM_UP + RUNS; i++) {
-    const turn = [await paused(() => bare.once()), await paused(() => timedRun(instant)), await paused(() => timedRun(who))] as const;
+    const turn = [
+      await paused(() => bare.once()),
+      await paused(() => timedRun(instant)),
+      await paused(() => timedRun(who)),
+    ] as const;
     if (i < WARM_UP) continue;
     floorSeq.push(turn[0]);
     oursSeq.push(turn[1]);
@@ -131,19 +168,52 @@ try {
   details.push(
     distribution('floor', 'bare workflow: client start → activity started', floorFirst),
     distribution('floor', 'bare 1-activity workflow: client start → result', floorResult),
-    distribution('ours', 'POST /api/run → response headers (instant model)', oursSeq.map((t) => t.headers)),
+    distribution(
+      'ours',
+      'POST /api/run → response headers (instant model)',
+      oursSeq.map((t) => t.headers),
+    ),
     distribution('ours', 'POST /api/run → RUN_STARTED received (instant model)', oursStarted),
     distribution('ours', 'POST /api/run → RUN_FINISHED received (instant model)', oursFinished),
-    distribution('ours', 'POST /api/run → RUN_FINISHED received (paced model)', pacedSeq.map((t) => t.runFinished), `includes the model's ${modelSleep} ms of pacing`),
+    distribution(
+      'ours',
+      'POST /api/run → RUN_FINISHED received (paced model)',
+      pacedSeq.map((t) => t.runFinished),
+      `includes the model's ${modelSleep} ms of pacing`,
+    ),
   );
   const legs = await medianLegs(bare.temporal, floorSeq, oursSeq);
   details.push(
-    { section: 'legs', metric: 'floor: where a run goes, median ms (client clock and workflow history)', n: floorSeq.length, note: legs.floor },
-    { section: 'legs', metric: 'ours (instant model): the same legs; RUN_FINISHED is stored by the model step (the activity leg)', n: oursSeq.length, note: legs.ours },
+    {
+      section: 'legs',
+      metric: 'floor: where a run goes, median ms (client clock and workflow history)',
+      n: floorSeq.length,
+      note: legs.floor,
+    },
+    {
+      section: 'legs',
+      metric: 'ours (instant model): the same legs; RUN_FINISHED is stored by the model step (the activity leg)',
+      n: oursSeq.length,
+      note: legs.ours,
+    },
   );
   targets.push(
-    { metric: 'start → RUN_STARTED at the client (median)', ours: `${fmt(median(oursStarted))} ms`, floor: `${fmt(median(floorFirst))} ms`, ratio: ratio(median(oursStarted) / median(floorFirst)), target: '≤ 1.5×', met: median(oursStarted) / median(floorFirst) <= 1.5 },
-    { metric: 'whole fast run, zero-latency model (median)', ours: `${fmt(median(oursFinished))} ms`, floor: `${fmt(median(floorResult))} ms`, ratio: ratio(median(oursFinished) / median(floorResult)), target: '≤ 1.5×', met: median(oursFinished) / median(floorResult) <= 1.5 },
+    {
+      metric: 'start → RUN_STARTED at the client (median)',
+      ours: `${fmt(median(oursStarted))} ms`,
+      floor: `${fmt(median(floorFirst))} ms`,
+      ratio: ratio(median(oursStarted) / median(floorFirst)),
+      target: '≤ 1.5×',
+      met: median(oursStarted) / median(floorFirst) <= 1.5,
+    },
+    {
+      metric: 'whole fast run, zero-latency model (median)',
+      ours: `${fmt(median(oursFinished))} ms`,
+      floor: `${fmt(median(floorResult))} ms`,
+      ratio: ratio(median(oursFinished) / median(floorResult)),
+      target: '≤ 1.5×',
+      met: median(oursFinished) / median(floorResult) <= 1.5,
+    },
   );
 
   // Throughput: rounds that alternate floor, ours (instant), ours (paced), 2 × c runs each, so a VM
@@ -153,17 +223,30 @@ try {
   for (const c of CONCURRENCY) {
     const perRound = 2 * c;
     const total = perRound * ROUNDS;
-    log(`throughput at ${c} concurrent: ${ROUNDS} rounds of ${perRound} runs each for the floor, ours (instant model), ours (paced model)`);
+    log(
+      `throughput at ${c} concurrent: ${ROUNDS} rounds of ${perRound} runs each for the floor, ours (instant model), ours (paced model)`,
+    );
     const floorTotals = { wallMs: 0, cpu: {} as Record<string, number> };
-    const ours = Object.fromEntries((['instant', 'paced'] as const).map((m) => [m, { wallMs: 0, cpu: {} as Record<string, number>, complete: 0, incomplete: 0, lost: 0, misordered: 0, peak: 0 }]));
+    const ours = Object.fromEntries(
+      (['instant', 'paced'] as const).map((m) => [
+        m,
+        { wallMs: 0, cpu: {} as Record<string, number>, complete: 0, incomplete: 0, lost: 0, misordered: 0, peak: 0 },
+      ]),
+    );
     const addCpu = (into: Record<string, number>, used: Record<string, number>) => {
       for (const [name, ms] of Object.entries(used)) into[name] = (into[name] ?? 0) + ms;
     };
     for (let round = 0; round < ROUNDS; round++) {
-      const floorCpu = cpuMeter({ 'Temporal dev server': pids['Temporal dev server']!, 'bench (its worker)': process.pid });
+      const floorCpu = cpuMeter({
+        'Temporal dev server': pids['Temporal dev server']!,
+        'bench (its worker)': process.pid,
+      });
       floorTotals.wallMs += await bare.throughput(perRound, c);
       addCpu(floorTotals.cpu, floorCpu());
-      for (const [model, caller] of [['instant', instant], ['paced', who]] as const) {
+      for (const [model, caller] of [
+        ['instant', instant],
+        ['paced', who],
+      ] as const) {
         const peak = rssSampler(pids.worker!);
         const oursCpu = cpuMeter({ ...pids, 'bench (its HTTP client)': process.pid }, { postgres: true });
         const result = await runThroughput(caller, db, perRound, c);
@@ -178,11 +261,26 @@ try {
       }
     }
     const floorRate = rate(total, floorTotals.wallMs);
-    details.push({ section: 'cpu', metric: `${c} concurrent, floor: CPU ms per run`, n: total, note: perRun(floorTotals.cpu, total) });
+    details.push({
+      section: 'cpu',
+      metric: `${c} concurrent, floor: CPU ms per run`,
+      n: total,
+      note: perRun(floorTotals.cpu, total),
+    });
     for (const [model, sums] of Object.entries(ours)) {
       const oursRate = rate(sums.complete, sums.wallMs);
-      details.push({ section: 'cpu', metric: `${c} concurrent, ours (${model} model): CPU ms per run (the bench's client on the same cores)`, n: total, note: perRun(sums.cpu, total) });
-      details.push({ section: 'ours', metric: `${c} concurrent (${model} model): worker RSS, highest`, n: total, note: `${sums.peak.toFixed(0)} MiB` });
+      details.push({
+        section: 'cpu',
+        metric: `${c} concurrent, ours (${model} model): CPU ms per run (the bench's client on the same cores)`,
+        n: total,
+        note: perRun(sums.cpu, total),
+      });
+      details.push({
+        section: 'ours',
+        metric: `${c} concurrent (${model} model): worker RSS, highest`,
+        n: total,
+        note: `${sums.peak.toFixed(0)} MiB`,
+      });
       if (c === 50) workerAt50 = Math.max(workerAt50 ?? 0, sums.peak);
       const ok = sums.incomplete === 0 && sums.lost === 0 && sums.misordered === 0;
       targets.push({
@@ -193,7 +291,12 @@ try {
         target: '≥ 0.8×, all complete, 0 lost',
         met: oursRate / floorRate >= 0.8 && ok,
       });
-      targets.push({ metric: `… runs complete / events lost / misordered`, ours: `${sums.complete}/${total} / ${sums.lost} / ${sums.misordered}`, target: `${total}/${total} / 0 / 0`, met: ok });
+      targets.push({
+        metric: `… runs complete / events lost / misordered`,
+        ours: `${sums.complete}/${total} / ${sums.lost} / ${sums.misordered}`,
+        target: `${total}/${total} / 0 / 0`,
+        met: ok,
+      });
     }
   }
 
@@ -202,16 +305,35 @@ try {
   const sortedLags = [...relay.lags].sort((a, b) => a - b);
   const p50 = percentile(sortedLags, 50);
   const p99 = percentile(sortedLags, 99);
-  details.push(distribution('ours', `event stored → SSE client, ${RELAY_RUNS} runs streaming`, relay.lags, `p99 ${fmt(p99)} ms; ${relay.replayed} replayed (not counted), ${relay.failed} runs failed`));
+  details.push(
+    distribution(
+      'ours',
+      `event stored → SSE client, ${RELAY_RUNS} runs streaming`,
+      relay.lags,
+      `p99 ${fmt(p99)} ms; ${relay.replayed} replayed (not counted), ${relay.failed} runs failed`,
+    ),
+  );
   targets.push(
     { metric: `relay p50, ${RELAY_RUNS} runs streaming`, ours: `${fmt(p50)} ms`, target: '≤ 5 ms', met: p50 <= 5 },
     { metric: `relay p99, ${RELAY_RUNS} runs streaming`, ours: `${fmt(p99)} ms`, target: '≤ 50 ms', met: p99 <= 50 },
-    { metric: `${streams.streams} open SSE streams, api RSS per stream (settled: ${STREAM_SETTLE_MS / 1000} s)`, ours: `${streams.settledKbPerStream.toFixed(1)} KB`, target: '≤ 25 KB', met: streams.settledKbPerStream <= 25 },
+    {
+      metric: `${streams.streams} open SSE streams, api RSS per stream (settled: ${STREAM_SETTLE_MS / 1000} s)`,
+      ours: `${streams.settledKbPerStream.toFixed(1)} KB`,
+      target: '≤ 25 KB',
+      met: streams.settledKbPerStream <= 25,
+    },
   );
 
   log(`history pages at ${HISTORY_SMALL} and ${HISTORY_LARGE} events`);
   const pages = await benchPaging(db, tenant, who, HISTORY_SMALL, HISTORY_LARGE, PAGE_SAMPLES);
-  for (const [label, samples] of Object.entries(pages)) details.push(distribution('history', `GET /api/runs/{id}/events?limit=100, ${label.replace('@', ' page of ')} events`, samples));
+  for (const [label, samples] of Object.entries(pages))
+    details.push(
+      distribution(
+        'history',
+        `GET /api/runs/{id}/events?limit=100, ${label.replace('@', ' page of ')} events`,
+        samples,
+      ),
+    );
   for (const which of ['first', 'deep'] as const) {
     const large = median(pages[`${which}@${HISTORY_LARGE}`]!);
     const small = median(pages[`${which}@${HISTORY_SMALL}`]!);
@@ -227,22 +349,37 @@ try {
 
   targets.push(
     { metric: 'worker RSS, idle', ours: `${idle.worker.toFixed(0)} MiB`, target: '≤ 300 MiB', met: idle.worker <= 300 },
-    { metric: 'worker RSS, 50 concurrent runs (highest)', ours: workerAt50 === undefined ? 'not measured' : `${workerAt50.toFixed(0)} MiB`, target: '≤ 400 MiB', met: workerAt50 !== undefined && workerAt50 <= 400 },
+    {
+      metric: 'worker RSS, 50 concurrent runs (highest)',
+      ours: workerAt50 === undefined ? 'not measured' : `${workerAt50.toFixed(0)} MiB`,
+      target: '≤ 400 MiB',
+      met: workerAt50 !== undefined && workerAt50 <= 400,
+    },
     { metric: 'api RSS, idle', ours: `${idle.api.toFixed(0)} MiB`, target: '≤ 150 MiB', met: idle.api <= 150 },
   );
   details.push(...memoryRows('at the end', pids));
   const busyAfter = await busyProcesses(Object.values(pids));
 
   console.log(`\nAgent Run Service benchmark (${new Date().toISOString()})`);
-  const placement = OWN_CORE ? `; the Temporal dev server alone on CPU 0${TEMPORAL_CPU === undefined ? '' : `, capped at ${Math.round(TEMPORAL_CPU * 100)}% of it`}` : '';
+  const placement = OWN_CORE
+    ? `; the Temporal dev server alone on CPU 0${TEMPORAL_CPU === undefined ? '' : `, capped at ${Math.round(TEMPORAL_CPU * 100)}% of it`}`
+    : '';
   console.log(`machine: ${describeMachine()}; load average before ${loadBefore}, after ${loadAverage()}${placement}`);
-  console.log(`other processes using > 5% of a core: just before the bench: ${busyBefore.join('; ') || 'none'}; just after: ${busyAfter.join('; ') || 'none'}`);
-  console.log(`database: ${database}; Temporal dev server (TestWorkflowEnvironment.createLocal); api + worker as child processes, ${processes}; floor: a bare 1-activity workflow, in-process Worker, same server`);
-  console.log(`model: offline, message "${RUN_MESSAGE}": "instant" (a zero-latency model) for the targets' runs; paced (${modelSleep} ms a run, 15 ms a word, like a real model's stream) for the relay and the paced rows\n`);
+  console.log(
+    `other processes using > 5% of a core: just before the bench: ${busyBefore.join('; ') || 'none'}; just after: ${busyAfter.join('; ') || 'none'}`,
+  );
+  console.log(
+    `database: ${database}; Temporal dev server (TestWorkflowEnvironment.createLocal); api + worker as child processes, ${processes}; floor: a bare 1-activity workflow, in-process Worker, same server`,
+  );
+  console.log(
+    `model: offline, message "${RUN_MESSAGE}": "instant" (a zero-latency model) for the targets' runs; paced (${modelSleep} ms a run, 15 ms a word, like a real model's stream) for the relay and the paced rows\n`,
+  );
   console.log(renderTargets(targets));
   console.log('');
   console.log(renderTable(details));
-  console.log(`\ntotal bench time ${((performance.now() - began) / 1000).toFixed(0)} s (including stack start-up and teardown below)`);
+  console.log(
+    `\ntotal bench time ${((performance.now() - began) / 1000).toFixed(0)} s (including stack start-up and teardown below)`,
+  );
 } catch (err) {
   console.error('bench failed:', err);
   exitCode = 1;

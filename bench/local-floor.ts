@@ -21,7 +21,11 @@ const TYPES: FloorWorkflowType[] = ['floorWorkflow', 'localFloorWorkflow'];
 
 Runtime.install({ logger: new DefaultLogger('WARN') });
 const env = await TestWorkflowEnvironment.createLocal({
-  server: { executable: { type: 'existing-path', path: ensureTemporalBinary() }, ip: '127.0.0.1', log: { format: 'pretty', level: 'error' } },
+  server: {
+    executable: { type: 'existing-path', path: ensureTemporalBinary() },
+    ip: '127.0.0.1',
+    log: { format: 'pretty', level: 'error' },
+  },
 });
 const floor = await Floor.start(env.address);
 try {
@@ -45,7 +49,9 @@ try {
   const base = rate(runs, totals.get('floorWorkflow')!.wallMs);
   for (const [type, { wallMs, cpu }] of totals) {
     const runsPerSecond = rate(runs, wallMs);
-    console.log(`${type.padEnd(20)} ${runsPerSecond.toFixed(1).padStart(6)} runs/s (${(runsPerSecond / base).toFixed(2)}× the floor); CPU ms per run: ${perRun(cpu, runs)}`);
+    console.log(
+      `${type.padEnd(20)} ${runsPerSecond.toFixed(1).padStart(6)} runs/s (${(runsPerSecond / base).toFixed(2)}× the floor); CPU ms per run: ${perRun(cpu, runs)}`,
+    );
   }
 } finally {
   await floor.stop();

@@ -7,7 +7,11 @@ export function describeMachine(): string {
   return `${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${os.cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version}`;
 }
 
-export const loadAverage = () => os.loadavg().map((l) => l.toFixed(2)).join(' ');
+export const loadAverage = () =>
+  os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
 
 function processCpu(): Map<number, number> {
   const cpu = new Map<number, number>();
@@ -41,7 +45,8 @@ export async function busyProcesses(exclude: number[] = [], sampleMs = 1000): Pr
   const busy: string[] = [];
   for (const [pid, ms] of after) {
     const share = (ms - (before.get(pid) ?? ms)) / sampleMs;
-    if (pid !== process.pid && !exclude.includes(pid) && share > 0.05) busy.push(`${commandOf(pid)} (${Math.round(share * 100)}%)`);
+    if (pid !== process.pid && !exclude.includes(pid) && share > 0.05)
+      busy.push(`${commandOf(pid)} (${Math.round(share * 100)}%)`);
   }
   return busy;
 }

@@ -2,7 +2,11 @@
  * Runs `total` jobs with at most `concurrency` in flight (a closed loop: a new one starts
  * as one ends). Returns every job's outcome and the wall time, for throughput figures.
  */
-export async function inFlight<T>(total: number, concurrency: number, job: (i: number) => Promise<T>): Promise<{ results: PromiseSettledResult<T>[]; wallMs: number }> {
+export async function inFlight<T>(
+  total: number,
+  concurrency: number,
+  job: (i: number) => Promise<T>,
+): Promise<{ results: PromiseSettledResult<T>[]; wallMs: number }> {
   const results: PromiseSettledResult<T>[] = [];
   let next = 0;
   const started = performance.now();

@@ -15,7 +15,12 @@ export function residentMemory(pid: number): { rss: number; peak: number } {
 export function memoryRows(moment: string, processes: Watched): Row[] {
   return Object.entries(processes).map(([name, pid]) => {
     const { rss, peak } = residentMemory(pid);
-    return { section: 'memory', metric: `${name} RSS, ${moment}`, n: 1, note: `${rss.toFixed(0)} MiB (peak so far ${peak.toFixed(0)} MiB)` };
+    return {
+      section: 'memory',
+      metric: `${name} RSS, ${moment}`,
+      n: 1,
+      note: `${rss.toFixed(0)} MiB (peak so far ${peak.toFixed(0)} MiB)`,
+    };
   });
 }
 

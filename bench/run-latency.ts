@@ -35,7 +35,15 @@ export async function timedRun(who: BenchCaller, message = RUN_MESSAGE): Promise
   };
   const runId = res.headers.get('x-run-id');
   if (!runId) throw new Error('run response had no X-Run-Id header');
-  return { runId, startedAt, headers, runStarted: at('RUN_STARTED'), runFinished: at('RUN_FINISHED'), subscribedAt, frames };
+  return {
+    runId,
+    startedAt,
+    headers,
+    runStarted: at('RUN_STARTED'),
+    runFinished: at('RUN_FINISHED'),
+    subscribedAt,
+    frames,
+  };
 }
 
 /** How much of a run the paced offline model spends sleeping on purpose: its words × 15 ms. */
@@ -71,7 +79,11 @@ export async function runThroughput(who: BenchCaller, db: Db, total: number, con
       received.set(runId, [...(received.get(runId) ?? []), Number(f.id.slice(cut + 1))]);
     }
   }
-  const stored = await db.runEvent.groupBy({ by: ['runId'], where: { runId: { in: [...received.keys()] } }, _count: { _all: true } });
+  const stored = await db.runEvent.groupBy({
+    by: ['runId'],
+    where: { runId: { in: [...received.keys()] } },
+    _count: { _all: true },
+  });
   let lost = 0;
   let misordered = 0;
   for (const { runId, _count } of stored) {
@@ -87,7 +99,10 @@ export async function runThroughput(who: BenchCaller, db: Db, total: number, con
  * `runs` streamed runs started at once: for every event stored after its client subscribed,
  * its stored timestamp (created_at) → its arrival at the client, in ms.
  */
-export async function relayLags(who: BenchCaller, runs: number): Promise<{ lags: number[]; replayed: number; failed: number }> {
+export async function relayLags(
+  who: BenchCaller,
+  runs: number,
+): Promise<{ lags: number[]; replayed: number; failed: number }> {
   const { results } = await inFlight(runs, runs, () => timedRun(who));
   const lags: number[] = [];
   let replayed = 0;

@@ -23,9 +23,17 @@ interface Legs {
  * the bench's explanation of the whole-run ratio. Ours stores RUN_FINISHED inside the 2nd workflow
  * task (the terminal write), so its last leg can be negative.
  */
-export async function medianLegs(client: Client, floor: FloorSample[], ours: RunTiming[]): Promise<{ floor: string; ours: string }> {
-  const floorLegs = await Promise.all(floor.map((s) => legsOf(client, s.workflowId, s.startedAt, s.startedAt + s.result)));
-  const oursLegs = await Promise.all(ours.map((t) => legsOf(client, t.runId, t.startedAt, t.startedAt + t.runFinished)));
+export async function medianLegs(
+  client: Client,
+  floor: FloorSample[],
+  ours: RunTiming[],
+): Promise<{ floor: string; ours: string }> {
+  const floorLegs = await Promise.all(
+    floor.map((s) => legsOf(client, s.workflowId, s.startedAt, s.startedAt + s.result)),
+  );
+  const oursLegs = await Promise.all(
+    ours.map((t) => legsOf(client, t.runId, t.startedAt, t.startedAt + t.runFinished)),
+  );
   return { floor: describe(floorLegs), ours: describe(oursLegs) };
 }
 
@@ -47,7 +55,8 @@ async function legsOf(client: Client, workflowId: string, startedAt: number, cli
     'client → workflow started': at(Event.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED) - startedAt,
     '1st workflow task: waiting for the worker': first.started - first.scheduled,
     '1st workflow task: worker': first.completed - first.started,
-    'activity: scheduled → completed': at(Event.EVENT_TYPE_ACTIVITY_TASK_COMPLETED) - at(Event.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED),
+    'activity: scheduled → completed':
+      at(Event.EVENT_TYPE_ACTIVITY_TASK_COMPLETED) - at(Event.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED),
     '2nd workflow task: waiting for the worker': second.started - second.scheduled,
     '2nd workflow task → workflow completed': completed - second.started,
     'workflow completed → client': clientDoneAt - completed,

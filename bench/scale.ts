@@ -36,7 +36,12 @@ let exitCode = 0;
 
 /** One streamed run through `apiUrl`; its frames stamped on arrival. */
 async function streamedRun(who: BenchCaller, apiUrl: string): Promise<TimedFrame[]> {
-  return readTimedSse(await request({ ...who, apiUrl }, 'POST', '/api/run', { messages: [{ role: 'user', content: MESSAGE }], mode: 'fast' }));
+  return readTimedSse(
+    await request({ ...who, apiUrl }, 'POST', '/api/run', {
+      messages: [{ role: 'user', content: MESSAGE }],
+      mode: 'fast',
+    }),
+  );
 }
 
 /** `count` runs, `CONCURRENCY` in flight, spread round-robin over the apis; every frame's relay lag collected. */
@@ -48,7 +53,8 @@ async function load(who: BenchCaller, apis: string[], count: number): Promise<{ 
     Array.from({ length: CONCURRENCY }, async () => {
       while (next < count) {
         const i = next++;
-        for (const f of await streamedRun(who, apis[i % apis.length]!)) if (f.type !== 'HEARTBEAT') lags.push(f.receivedAt - f.timestamp);
+        for (const f of await streamedRun(who, apis[i % apis.length]!))
+          if (f.type !== 'HEARTBEAT') lags.push(f.receivedAt - f.timestamp);
       }
     }),
   );
@@ -60,14 +66,33 @@ async function phase(label: string, who: BenchCaller, apis: string[]): Promise<R
   log(`${label}: ${RUNS} runs, ${CONCURRENCY} at a time`);
   const { ms, lags } = await load(who, apis, RUNS);
   return [
-    { section: label, metric: `${RUNS} streamed runs, ${CONCURRENCY} in flight: all done`, n: RUNS, note: `${perSecond(RUNS, ms, 'runs')} (${(ms / 1000).toFixed(1)} s)` },
-    distribution(label, 'event stored → received by the client (relay latency)', lags, `p99 ${Math.round(percentile(lags.sort((a, b) => a - b), 99))} ms`),
+    {
+      section: label,
+      metric: `${RUNS} streamed runs, ${CONCURRENCY} in flight: all done`,
+      n: RUNS,
+      note: `${perSecond(RUNS, ms, 'runs')} (${(ms / 1000).toFixed(1)} s)`,
+    },
+    distribution(
+      label,
+      'event stored → received by the client (relay latency)',
+      lags,
+      `p99 ${Math.round(
+        percentile(
+          lags.sort((a, b) => a - b),
+          99,
+        ),
+      )} ms`,
+    ),
   ];
 }
 
 try {
   const tenant = await createBenchTenant(db);
-  const who: BenchCaller = { apiUrl: stack.apiUrl, token: await exchangeKey(stack.apiUrl, tenant.ownerKey), agentId: tenant.agentId };
+  const who: BenchCaller = {
+    apiUrl: stack.apiUrl,
+    token: await exchangeKey(stack.apiUrl, tenant.ownerKey),
+    agentId: tenant.agentId,
+  };
   await waitForWorker({ address: stack.temporalAddress }, stack.taskQueue);
   const rows: Row[] = [];
   rows.push(...(await phase('1 api + 1 worker', who, [stack.apiUrl])));
@@ -87,8 +112,12 @@ try {
 
   console.log(`\nAgent Run Service scale-out benchmark (${new Date().toISOString()})`);
   console.log(`machine: ${describeMachine()}; load average before ${loadBefore}, after ${loadAverage()}`);
-  console.log(`other processes using > 5% of a core: before: ${busyBefore.join('; ') || 'none'}; after: ${busyAfter.join('; ') || 'none'}`);
-  console.log(`one Temporal dev server and one PostgreSQL for both setups; api and worker processes ${processes}; offline model; message "${MESSAGE}"\n`);
+  console.log(
+    `other processes using > 5% of a core: before: ${busyBefore.join('; ') || 'none'}; after: ${busyAfter.join('; ') || 'none'}`,
+  );
+  console.log(
+    `one Temporal dev server and one PostgreSQL for both setups; api and worker processes ${processes}; offline model; message "${MESSAGE}"\n`,
+  );
   console.log(renderTable(rows));
 } catch (err) {
   console.error('bench:scale failed:', err);

@@ -28,7 +28,14 @@ export interface StreamMemory {
  * with no workflow): first WARM_UP_STREAMS, closed again, then `count`, reading the api's
  * resident memory before and with them open (2 s and `settleMs` after the last opened); then closes them.
  */
-export async function openStreamsMemory(db: Db, tenant: Tenant, who: BenchCaller, apiPid: number, count: number, settleMs: number): Promise<StreamMemory> {
+export async function openStreamsMemory(
+  db: Db,
+  tenant: Tenant,
+  who: BenchCaller,
+  apiPid: number,
+  count: number,
+  settleMs: number,
+): Promise<StreamMemory> {
   const taskIds: string[] = [];
   for (let i = 0; i < Math.ceil(count / STREAMS_PER_RUN); i++) taskIds.push((await createRun(db, tenant)).taskId);
   const cold = await heldStreams(who, apiPid, taskIds, Math.min(WARM_UP_STREAMS, count), FIRST_READING_MS);
@@ -36,14 +43,28 @@ export async function openStreamsMemory(db: Db, tenant: Tenant, who: BenchCaller
   return { ...warm, coldKbPerStream: cold.kbPerStream };
 }
 
-async function heldStreams(who: BenchCaller, apiPid: number, taskIds: string[], count: number, settleMs: number): Promise<Omit<StreamMemory, 'coldKbPerStream'>> {
+async function heldStreams(
+  who: BenchCaller,
+  apiPid: number,
+  taskIds: string[],
+  count: number,
+  settleMs: number,
+): Promise<Omit<StreamMemory, 'coldKbPerStream'>> {
   await new Promise((r) => setTimeout(r, 1000));
   const before = residentMemory(apiPid).rss;
   const abort = new AbortController();
   const open: Response[] = [];
   for (let i = 0; i < count; i += 100) {
     const batch = await Promise.all(
-      Array.from({ length: Math.min(100, count - i) }, (_, j) => request(who, 'GET', `/api/tasks/${taskIds[Math.floor((i + j) / STREAMS_PER_RUN)]}/stream`, undefined, abort.signal)),
+      Array.from({ length: Math.min(100, count - i) }, (_, j) =>
+        request(
+          who,
+          'GET',
+          `/api/tasks/${taskIds[Math.floor((i + j) / STREAMS_PER_RUN)]}/stream`,
+          undefined,
+          abort.signal,
+        ),
+      ),
     );
     for (const res of batch) if (res.status !== 200) throw new Error(`task stream: ${res.status} ${await res.text()}`);
     open.push(...batch);
@@ -55,5 +76,12 @@ async function heldStreams(who: BenchCaller, apiPid: number, taskIds: string[], 
   abort.abort();
   await Promise.all(open.map((res) => res.body?.cancel().catch(() => {})));
   const perStream = (mib: number) => ((mib - before) * 1024) / open.length;
-  return { streams: open.length, beforeMiB: before, afterMiB: after, kbPerStream: perStream(after), settledMiB: settled, settledKbPerStream: perStream(settled) };
+  return {
+    streams: open.length,
+    beforeMiB: before,
+    afterMiB: after,
+    kbPerStream: perStream(after),
+    settledMiB: settled,
+    settledKbPerStream: perStream(settled),
+  };
 }

@@ -20,7 +20,15 @@ export function percentile(sorted: number[], p: number): number {
 /** Median, p95 and max of the samples as a table row. */
 export function distribution(section: string, metric: string, samples: number[], note?: string): Row {
   const sorted = [...samples].sort((a, b) => a - b);
-  return { section, metric, n: sorted.length, median: percentile(sorted, 50), p95: percentile(sorted, 95), max: sorted.at(-1), note };
+  return {
+    section,
+    metric,
+    n: sorted.length,
+    median: percentile(sorted, 50),
+    p95: percentile(sorted, 95),
+    max: sorted.at(-1),
+    note,
+  };
 }
 
 export function perSecond(count: number, ms: number, unit: string): string {
@@ -28,13 +36,15 @@ export function perSecond(count: number, ms: number, unit: string): string {
   return `${rate >= 100 ? Math.round(rate).toLocaleString('en-US') : rate.toFixed(1)} ${unit}/s`;
 }
 
-export const fmt = (ms: number | undefined) => (ms === undefined || Number.isNaN(ms) ? '' : ms >= 100 ? ms.toFixed(0) : ms.toFixed(1));
+export const fmt = (ms: number | undefined) =>
+  ms === undefined || Number.isNaN(ms) ? '' : ms >= 100 ? ms.toFixed(0) : ms.toFixed(1);
 
 /** A Markdown table, columns padded so the output reads in a terminal and pastes into docs/performance.md as is. */
 export function markdownTable(header: string[], lines: string[][], rightAligned: number[] = []): string {
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
   const right = (i: number) => rightAligned.includes(i);
-  const line = (cells: string[]) => `| ${cells.map((c, i) => (right(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join(' | ')} |`;
+  const line = (cells: string[]) =>
+    `| ${cells.map((c, i) => (right(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join(' | ')} |`;
   const rule = `|${widths.map((w, i) => (right(i) ? `${'-'.repeat(w + 1)}:` : '-'.repeat(w + 2))).join('|')}|`;
   return [line(header), rule, ...lines.map(line)].join('\n');
 }
@@ -42,7 +52,15 @@ export function markdownTable(header: string[], lines: string[][], rightAligned:
 /** The distribution rows as a Markdown table. */
 export function renderTable(rows: Row[]): string {
   const header = ['section', 'metric', 'n', 'median ms', 'p95 ms', 'max ms', 'throughput / value'];
-  const lines = rows.map((r) => [r.section, r.metric, String(r.n), fmt(r.median), fmt(r.p95), fmt(r.max), r.note ?? '']);
+  const lines = rows.map((r) => [
+    r.section,
+    r.metric,
+    String(r.n),
+    fmt(r.median),
+    fmt(r.p95),
+    fmt(r.max),
+    r.note ?? '',
+  ]);
   return markdownTable(header, lines, [2, 3, 4, 5]);
 }
 
@@ -63,5 +81,9 @@ export function renderTargets(rows: TargetRow[]): string {
   return markdownTable(header, lines, [1, 2, 3]);
 }
 
-export const median = (samples: number[]) => percentile([...samples].sort((a, b) => a - b), 50);
+export const median = (samples: number[]) =>
+  percentile(
+    [...samples].sort((a, b) => a - b),
+    50,
+  );
 export const ratio = (x: number) => `${x.toFixed(2)}×`;

@@ -22,5 +22,11 @@ export async function createBenchTenant(db: Db): Promise<Tenant> {
     agents: [{ name: 'bench' }, { name: 'bench-instant', settings: { provider: 'offline', model: 'instant' } }],
     keys: [{ user: email, name: 'bench' }],
   });
-  return { orgId: org.id, agentId: org.agents['bench']!, instantAgentId: org.agents['bench-instant']!, ownerId: org.users[email]!, ownerKey: org.keyOf(email) };
+  return {
+    orgId: org.id,
+    agentId: org.agents['bench']!,
+    instantAgentId: org.agents['bench-instant']!,
+    ownerId: org.users[email]!,
+    ownerKey: org.keyOf(email),
+  };
 }

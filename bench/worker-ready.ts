@@ -10,14 +10,23 @@ const TASK_QUEUE_TYPE_ACTIVITY = 2;
  * answers /healthz before the worker has bundled its workflows, and an "idle" memory
  * reading taken then would catch the worker mid-start.
  */
-export async function waitForWorker(temporal: TemporalConnectionOptions, taskQueue: string, timeoutMs = 90_000, namespace = 'default'): Promise<void> {
+export async function waitForWorker(
+  temporal: TemporalConnectionOptions,
+  taskQueue: string,
+  timeoutMs = 90_000,
+  namespace = 'default',
+): Promise<void> {
   const connection = await Connection.connect(temporal);
   const deadline = Date.now() + timeoutMs;
   try {
     while (Date.now() < deadline) {
       const polled = await Promise.all(
         [TASK_QUEUE_TYPE_WORKFLOW, TASK_QUEUE_TYPE_ACTIVITY].map(async (taskQueueType) => {
-          const res = await connection.workflowService.describeTaskQueue({ namespace, taskQueue: { name: taskQueue }, taskQueueType });
+          const res = await connection.workflowService.describeTaskQueue({
+            namespace,
+            taskQueue: { name: taskQueue },
+            taskQueueType,
+          });
           return (res.pollers?.length ?? 0) > 0;
         }),
       );

@@ -61,8 +61,12 @@
     '</style>' +
     '<button class="bubble" type="button" aria-label="Open chat" aria-expanded="false" aria-controls="ars-panel">' +
     '<svg width="26" height="26" viewBox="0 0 24 24" aria-hidden="true" focusable="false"><path fill="currentColor" d="M4 4h16a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2H9l-5 4v-4a2 2 0 0 1-2-2V6a2 2 0 0 1 2-2z"/></svg></button>' +
-    '<section class="panel" id="ars-panel" role="dialog" aria-label="' + escapeHtml(title) + '" hidden>' +
-    '<div class="head"><span>' + escapeHtml(title) + '</span><button type="button" class="close" aria-label="Close chat">&times;</button></div>' +
+    '<section class="panel" id="ars-panel" role="dialog" aria-label="' +
+    escapeHtml(title) +
+    '" hidden>' +
+    '<div class="head"><span>' +
+    escapeHtml(title) +
+    '</span><button type="button" class="close" aria-label="Close chat">&times;</button></div>' +
     '<div class="log" role="log" aria-live="polite" aria-label="Conversation"></div>' +
     '<form class="send"><label class="sr" for="ars-input">Your message</label>' +
     '<textarea id="ars-input" rows="2" name="message" placeholder="Type a message…"></textarea>' +
@@ -130,8 +134,20 @@
   function session() {
     var body = { widget_key: widgetKey };
     if (state.visitorToken) body.visitor_token = state.visitorToken;
-    return fetch(apiBase + '/api/v1/widget/session', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) }).then(function (res) {
-      if (!res.ok) return res.json().then(function (b) { throw new Error(b.detail || 'session refused'); }, function () { throw new Error('session refused (' + res.status + ')'); });
+    return fetch(apiBase + '/api/v1/widget/session', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+    }).then(function (res) {
+      if (!res.ok)
+        return res.json().then(
+          function (b) {
+            throw new Error(b.detail || 'session refused');
+          },
+          function () {
+            throw new Error('session refused (' + res.status + ')');
+          },
+        );
       return res.json().then(function (s) {
         state.visitorToken = s.visitor_token;
         state.expiresAt = s.expires_at;
@@ -147,29 +163,51 @@
   }
   /** A gateway call with the visitor token; on 401 the token is renewed once and the call repeated. */
   function api(method, path, body, headers, retried) {
-    return ensureSession().then(function () {
-      var h = { Authorization: 'Bearer ' + state.visitorToken };
-      if (body) h['Content-Type'] = 'application/json';
-      for (var k in headers || {}) h[k] = headers[k];
-      return fetch(apiBase + '/api/v1/widget' + path, { method: method, headers: h, body: body ? JSON.stringify(body) : undefined });
-    }).then(function (res) {
-      if (res.status === 401 && !retried) {
-        state.expiresAt = null;
-        return api(method, path, body, headers, true);
-      }
-      return res;
-    });
+    return ensureSession()
+      .then(function () {
+        var h = { Authorization: 'Bearer ' + state.visitorToken };
+        if (body) h['Content-Type'] = 'application/json';
+        for (var k in headers || {}) h[k] = headers[k];
+        return fetch(apiBase + '/api/v1/widget' + path, {
+          method: method,
+          headers: h,
+          body: body ? JSON.stringify(body) : undefined,
+        });
+      })
+      .then(function (res) {
+        if (res.status === 401 && !retried) {
+          state.expiresAt = null;
+          return api(method, path, body, headers, true);
+        }
+        return res;
+      });
   }
   // `detail` is a string, or for a 422 a list of {loc, msg, type}: its messages.
   function describeDetail(detail) {
-    if (Array.isArray(detail)) return detail.map(function (d) { return d && d.msg; }).filter(Boolean).join('; ');
+    if (Array.isArray(detail))
+      return detail
+        .map(function (d) {
+          return d && d.msg;
+        })
+        .filter(Boolean)
+        .join('; ');
     return typeof detail === 'string' ? detail : '';
   }
   function failure(res) {
-    return res.json().then(function (b) { return describeDetail(b.detail) || 'HTTP ' + res.status; }, function () { return 'HTTP ' + res.status; }).then(function (detail) {
-      var retry = res.headers.get('Retry-After');
-      throw new Error(res.status === 429 && retry ? 'Too many messages; try again in ' + retry + ' s.' : detail);
-    });
+    return res
+      .json()
+      .then(
+        function (b) {
+          return describeDetail(b.detail) || 'HTTP ' + res.status;
+        },
+        function () {
+          return 'HTTP ' + res.status;
+        },
+      )
+      .then(function (detail) {
+        var retry = res.headers.get('Retry-After');
+        throw new Error(res.status === 429 && retry ? 'Too many messages; try again in ' + retry + ' s.' : detail);
+      });
   }
 
   // ---- SSE over fetch: frames split by a blank line; `id:` and `data:` fields; comments ignored
@@ -242,7 +280,9 @@
       state.partial = '';
       save();
       answerBubble = null;
-      root.querySelectorAll('.prompt').forEach(function (p) { p.remove(); });
+      root.querySelectorAll('.prompt').forEach(function (p) {
+        p.remove();
+      });
     }
   }
 
@@ -265,8 +305,12 @@
     save();
     return api('POST', '/run', body)
       .then(follow)
-      .catch(function (err) { showError(err.message || String(err)); })
-      .then(function () { setBusy(false); });
+      .catch(function (err) {
+        showError(err.message || String(err));
+      })
+      .then(function () {
+        setBusy(false);
+      });
   }
 
   form.addEventListener('submit', function (e) {
@@ -290,22 +334,30 @@
     box.appendChild(row);
     var base = { request_id: req.request_id, run_id: req.run_id, input_type: req.input_type };
     function submit(answer) {
-      box.querySelectorAll('button,input,textarea').forEach(function (b) { b.disabled = true; });
+      box.querySelectorAll('button,input,textarea').forEach(function (b) {
+        b.disabled = true;
+      });
       var body = {};
       for (var k in base) body[k] = base[k];
       for (var a in answer) body[a] = answer[a];
-      api('POST', '/tasks/' + encodeURIComponent(state.taskId) + '/input', body).then(function (res) {
-        if (!res.ok) return failure(res);
-        box.remove();
-      }).catch(function (err) {
-        showError(err.message);
-        box.querySelectorAll('button,input,textarea').forEach(function (b) { b.disabled = false; });
-      });
+      api('POST', '/tasks/' + encodeURIComponent(state.taskId) + '/input', body)
+        .then(function (res) {
+          if (!res.ok) return failure(res);
+          box.remove();
+        })
+        .catch(function (err) {
+          showError(err.message);
+          box.querySelectorAll('button,input,textarea').forEach(function (b) {
+            b.disabled = false;
+          });
+        });
     }
     function button(label, cls, answer) {
       var b = el('button', cls, label);
       b.type = 'button';
-      b.addEventListener('click', function () { submit(answer()); });
+      b.addEventListener('click', function () {
+        submit(answer());
+      });
       row.appendChild(b);
       return b;
     }
@@ -318,27 +370,50 @@
     }
     var t = req.input_type;
     if (t === 'choice') {
-      (req.choices || []).forEach(function (c) { button(c, 'secondary', function () { return { value: c }; }); });
+      (req.choices || []).forEach(function (c) {
+        button(c, 'secondary', function () {
+          return { value: c };
+        });
+      });
     } else if (t === 'confirmation') {
-      button('Yes', 'primary', function () { return { confirmed: true }; });
-      button('No', 'secondary', function () { return { confirmed: false }; });
+      button('Yes', 'primary', function () {
+        return { confirmed: true };
+      });
+      button('No', 'secondary', function () {
+        return { confirmed: false };
+      });
     } else if (t === 'plan_approval' || t === 'action_approval') {
-      button('Approve', 'primary', function () { return { approved: true }; });
-      button('Reject', 'secondary', function () { return { approved: false }; });
+      button('Approve', 'primary', function () {
+        return { approved: true };
+      });
+      button('Reject', 'secondary', function () {
+        return { approved: false };
+      });
     } else if (t === 'structured_questions') {
-      var fields = (req.questions || []).map(function (q) { return [q.question, field('input', q.question)]; });
+      var fields = (req.questions || []).map(function (q) {
+        return [q.question, field('input', q.question)];
+      });
       button('Send', 'primary', function () {
         var answers = {};
-        fields.forEach(function (f) { answers[f[0]] = f[1].value; });
+        fields.forEach(function (f) {
+          answers[f[0]] = f[1].value;
+        });
         return { answers: answers };
       });
     } else if (t === 'text' || t === 'number' || t === 'multiline') {
       var f = field(t === 'multiline' ? 'textarea' : 'input', req.prompt);
       f.setAttribute('aria-describedby', question.id);
-      button('Send', 'primary', function () { return { value: String(f.value) }; });
-      box.addEventListener('submit', function (e) { e.preventDefault(); submit({ value: String(f.value) }); });
+      button('Send', 'primary', function () {
+        return { value: String(f.value) };
+      });
+      box.addEventListener('submit', function (e) {
+        e.preventDefault();
+        submit({ value: String(f.value) });
+      });
     }
-    button('Dismiss', 'secondary', function () { return { cancelled: true }; });
+    button('Dismiss', 'secondary', function () {
+      return { cancelled: true };
+    });
     log.appendChild(box);
     log.scrollTop = log.scrollHeight;
     var first = box.querySelector('input,textarea,button');
@@ -369,16 +444,29 @@
         if (state.partial && !partialStored) answerBubble = addMessage('assistant', state.partial);
         setBusy(true);
         return api('GET', taskPath + '/pending-input')
-          .then(function (r) { return r.ok ? r.json() : { pending: false }; })
-          .then(function (p) { if (p.pending && p.request) showPrompt(p.request); })
-          .then(function () { return api('GET', taskPath + '/stream', null, state.lastEventId ? { 'Last-Event-ID': state.lastEventId } : {}); })
+          .then(function (r) {
+            return r.ok ? r.json() : { pending: false };
+          })
+          .then(function (p) {
+            if (p.pending && p.request) showPrompt(p.request);
+          })
+          .then(function () {
+            return api(
+              'GET',
+              taskPath + '/stream',
+              null,
+              state.lastEventId ? { 'Last-Event-ID': state.lastEventId } : {},
+            );
+          })
           .then(function (res) {
             if (res.status !== 404 && res.status !== 422) return follow(res);
             // Nothing to resume (the run is gone, or the stored event id names no event of it).
             state.running = false;
             save();
           })
-          .then(function () { setBusy(false); });
+          .then(function () {
+            setBusy(false);
+          });
       });
     });
   }
@@ -389,15 +477,22 @@
     session()
       .then(function () {
         host.setAttribute('data-state', 'ready');
-        return restore().catch(function (err) { showError(err.message || String(err)); });
+        return restore().catch(function (err) {
+          showError(err.message || String(err));
+        });
       })
-      .then(function () { setBusy(false); })
+      .then(function () {
+        setBusy(false);
+      })
       .catch(function (err) {
         unavailable = true;
         input.disabled = true;
         setBusy(false);
         host.setAttribute('data-state', 'error');
-        showError('The chat is not available here. ' + (err && err.message && err.message !== 'Failed to fetch' ? err.message : ''));
+        showError(
+          'The chat is not available here. ' +
+            (err && err.message && err.message !== 'Failed to fetch' ? err.message : ''),
+        );
       });
   }
   if (document.body) start();

@@ -3,7 +3,11 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { projectRoot } from '../src/config.ts';
-import { WORKFLOW_BUNDLE_FILE, WORKFLOW_BUNDLE_TRACED_FILE, workflowBundleOptions } from '../src/worker/workflow-code.ts';
+import {
+  WORKFLOW_BUNDLE_FILE,
+  WORKFLOW_BUNDLE_TRACED_FILE,
+  workflowBundleOptions,
+} from '../src/worker/workflow-code.ts';
 
 /**
  * Second step of `npm run build` (after tsc): bundles the workflows twice, plain and with the

@@ -59,7 +59,11 @@ try {
   const db = createDb(stack.databaseUrl, 2);
   const tenant = await createBenchTenant(db);
   await db.$disconnect();
-  const who: Caller = { apiUrl: stack.apiUrl, token: await exchangeKey(stack.apiUrl, tenant.ownerKey), agentId: tenant.agentId };
+  const who: Caller = {
+    apiUrl: stack.apiUrl,
+    token: await exchangeKey(stack.apiUrl, tenant.ownerKey),
+    agentId: tenant.agentId,
+  };
 
   const runs: ClientRun[] = [];
   let faulting = true;
@@ -76,7 +80,9 @@ try {
       const t = performance.now();
       await inject(stack);
       injected++;
-      log(`round ${round}: ${name}, back in ${((performance.now() - t) / 1000).toFixed(1)} s (${runs.length} runs done)`);
+      log(
+        `round ${round}: ${name}, back in ${((performance.now() - t) / 1000).toFixed(1)} s (${runs.length} runs done)`,
+      );
     }
   }
   faulting = false;
@@ -84,7 +90,12 @@ try {
   await Promise.all(streaming);
 
   log(`checking ${runs.length} runs`);
-  const v = await checkRuns(who, { databaseUrl: stack.databaseUrl, temporalAddress: stack.temporalAddress }, tenant.orgId, runs);
+  const v = await checkRuns(
+    who,
+    { databaseUrl: stack.databaseUrl, temporalAddress: stack.temporalAddress },
+    tenant.orgId,
+    runs,
+  );
   const sum = (f: (r: ClientRun) => number) => runs.reduce((n, r) => n + f(r), 0);
   console.log(`faults=${injected} runs=${v.runs} lost=${v.lost} duplicated=${v.duplicated} reordered=${v.reordered}`);
   console.log(

@@ -110,28 +110,63 @@ export const envSchema = z.object({
   /** Sandbox limits (docs/api.md "The agent runtime"): per command unless noted. */
   SANDBOX_DEFAULT_TIMEOUT_SECONDS: z.coerce.number().int().positive().default(60),
   SANDBOX_MAX_TIMEOUT_SECONDS: z.coerce.number().int().positive().default(600),
-  SANDBOX_MAX_OUTPUT_BYTES: z.coerce.number().int().positive().default(64 * 1024),
+  SANDBOX_MAX_OUTPUT_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(64 * 1024),
   SANDBOX_CPU_SECONDS: z.coerce.number().int().positive().default(600),
   SANDBOX_MAX_PROCESSES: z.coerce.number().int().positive().default(128),
-  SANDBOX_MAX_FILE_BYTES: z.coerce.number().int().positive().default(512 * 1024 * 1024),
-  SANDBOX_MEMORY_BYTES: z.coerce.number().int().positive().default(4 * 1024 * 1024 * 1024),
-  SANDBOX_TMP_BYTES: z.coerce.number().int().positive().default(256 * 1024 * 1024),
+  SANDBOX_MAX_FILE_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(512 * 1024 * 1024),
+  SANDBOX_MEMORY_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(4 * 1024 * 1024 * 1024),
+  SANDBOX_TMP_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(256 * 1024 * 1024),
   /** CPU bandwidth of one command and all its processes, in CPUs (cgroups; where the host has none, only SANDBOX_CPU_SECONDS per process). */
   SANDBOX_CPUS: z.coerce.number().positive().max(1024).default(1),
   /** Per workspace (not per command): its own loop-mounted file system of this size, when the worker runs as root; 0 turns it off. */
-  SANDBOX_DISK_BYTES: z.coerce.number().int().min(0).default(2 * 1024 * 1024 * 1024),
+  SANDBOX_DISK_BYTES: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(2 * 1024 * 1024 * 1024),
   /** false: no disk images even as root; the quota is then only checked before writes (src/sandbox/disk-usage.ts). */
   SANDBOX_DISK_IMAGES: z.enum(['true', 'false']).default('true'),
   /** read_file returns at most this much of a file; write_file accepts at most SANDBOX_WRITE_MAX_BYTES. */
-  SANDBOX_READ_MAX_BYTES: z.coerce.number().int().positive().default(256 * 1024),
-  SANDBOX_WRITE_MAX_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
+  SANDBOX_READ_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(256 * 1024),
+  SANDBOX_WRITE_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(1024 * 1024),
   /** A workspace whose compressed snapshot exceeds this is not snapshotted (the previous snapshots stay). */
-  SANDBOX_SNAPSHOT_MAX_BYTES: z.coerce.number().int().positive().default(64 * 1024 * 1024),
+  SANDBOX_SNAPSHOT_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(64 * 1024 * 1024),
   SANDBOX_SNAPSHOTS_KEPT: z.coerce.number().int().positive().default(3),
   /** When the worker runs as root, each sandbox runs as its own unprivileged uid: base + 65536 + its slot, allocated once per (org, agent) in PostgreSQL. */
   SANDBOX_UID_BASE: z.coerce.number().int().min(1000).default(200_000),
   /** This sandbox host's id (its workspaces' home); by default a random id kept in DATA_DIR, so a restart keeps it. */
-  SANDBOX_HOST_ID: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/).optional(),
+  SANDBOX_HOST_ID: z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]{1,64}$/)
+    .optional(),
   /** How long a host holds a sandbox without renewing (every third of it): a dead host's sandboxes move after this. */
   SANDBOX_LEASE_SECONDS: z.coerce.number().int().min(2).default(30),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -163,14 +198,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
   const parsed = envSchema.safeParse(set);
   const problems = parsed.success ? [] : formatIssues(parsed.error.issues, { atRoot: '' }).map((line) => `  ${line}`);
   if (set.NODE_ENV === 'production' && !set.JWT_SECRET) {
-    problems.push('  JWT_SECRET: required when NODE_ENV=production (a random string of at least 32 characters, shared by every api replica)');
+    problems.push(
+      '  JWT_SECRET: required when NODE_ENV=production (a random string of at least 32 characters, shared by every api replica)',
+    );
   }
   if (set.NODE_ENV === 'production' && !set.SECRETS_KEY) {
-    problems.push('  SECRETS_KEY: required when NODE_ENV=production (a random string of at least 32 characters, shared by every api and worker)');
+    problems.push(
+      '  SECRETS_KEY: required when NODE_ENV=production (a random string of at least 32 characters, shared by every api and worker)',
+    );
   }
   // The api listens on every interface in a deployment (docker-compose.yml publishes it): an open /metrics would be public.
   if (set.NODE_ENV === 'production' && !set.METRICS_TOKEN) {
-    problems.push("  METRICS_TOKEN: required when NODE_ENV=production (a random string of at least 16 characters; the api's /metrics then answers only Authorization: Bearer <METRICS_TOKEN>)");
+    problems.push(
+      "  METRICS_TOKEN: required when NODE_ENV=production (a random string of at least 16 characters; the api's /metrics then answers only Authorization: Bearer <METRICS_TOKEN>)",
+    );
   }
   if (parsed.success) problems.push(...temporalSecurityProblems(parsed.data).map((p) => `  ${p}`));
   if (!parsed.success || problems.length) throw new ConfigError(`Invalid configuration:\n${problems.join('\n')}`);
@@ -219,10 +260,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       exchangeFailureWindowSeconds: e.EXCHANGE_FAILURE_WINDOW_SECONDS,
       flowFailuresPerAddress: e.FLOW_FAILURES_PER_ADDRESS,
     },
-    widget: { tokenLifetimeSeconds: e.WIDGET_TOKEN_LIFETIME_SECONDS, keyCreditsPerDay: e.WIDGET_KEY_CREDITS_PER_DAY, visitorDays: e.WIDGET_VISITOR_DAYS },
-    streams: { perUser: e.SSE_MAX_STREAMS_PER_USER, perProcess: e.SSE_MAX_STREAMS_PER_PROCESS, perWidgetKey: e.WIDGET_MAX_STREAMS_PER_KEY },
+    widget: {
+      tokenLifetimeSeconds: e.WIDGET_TOKEN_LIFETIME_SECONDS,
+      keyCreditsPerDay: e.WIDGET_KEY_CREDITS_PER_DAY,
+      visitorDays: e.WIDGET_VISITOR_DAYS,
+    },
+    streams: {
+      perUser: e.SSE_MAX_STREAMS_PER_USER,
+      perProcess: e.SSE_MAX_STREAMS_PER_PROCESS,
+      perWidgetKey: e.WIDGET_MAX_STREAMS_PER_KEY,
+    },
     http: {
-      corsOrigins: e.CORS_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean),
+      corsOrigins: e.CORS_ORIGINS.split(',')
+        .map((o) => o.trim())
+        .filter(Boolean),
       trustProxy: e.TRUST_PROXY,
     },
     sandbox: {
@@ -262,7 +313,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       metricsToken: e.METRICS_TOKEN,
       workerMetrics: { host: e.WORKER_METRICS_HOST, port: e.WORKER_METRICS_PORT },
       /** Tracing is on when an OTLP endpoint is configured; the exporter reads the standard OTEL_* variables itself. */
-      tracing: e.OTEL_EXPORTER_OTLP_ENDPOINT || e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ? { serviceName: e.OTEL_SERVICE_NAME } : undefined,
+      tracing:
+        e.OTEL_EXPORTER_OTLP_ENDPOINT || e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT
+          ? { serviceName: e.OTEL_SERVICE_NAME }
+          : undefined,
     },
   } as const;
 }
@@ -295,11 +349,27 @@ function temporalSecurity(e: Env): TemporalSecurity {
 /** Settings that cannot work together, found at boot rather than at the first connection. */
 function temporalSecurityProblems(e: Env): string[] {
   const problems: string[] = [];
-  if (e.TEMPORAL_TLS_CERT_PATH && !e.TEMPORAL_TLS_KEY_PATH) problems.push('TEMPORAL_TLS_KEY_PATH: required with TEMPORAL_TLS_CERT_PATH (mTLS needs the client certificate and its key)');
-  if (e.TEMPORAL_TLS_KEY_PATH && !e.TEMPORAL_TLS_CERT_PATH) problems.push('TEMPORAL_TLS_CERT_PATH: required with TEMPORAL_TLS_KEY_PATH (mTLS needs the client certificate and its key)');
-  const anyTls = e.TEMPORAL_TLS_CA_PATH || e.TEMPORAL_TLS_CERT_PATH || e.TEMPORAL_TLS_KEY_PATH || e.TEMPORAL_TLS_SERVER_NAME || e.TEMPORAL_API_KEY;
-  if (e.TEMPORAL_TLS === 'false' && anyTls) problems.push('TEMPORAL_TLS: is false, but TLS certificates or TEMPORAL_API_KEY are set (they need TLS)');
-  for (const [name, file] of [['TEMPORAL_TLS_CA_PATH', e.TEMPORAL_TLS_CA_PATH], ['TEMPORAL_TLS_CERT_PATH', e.TEMPORAL_TLS_CERT_PATH], ['TEMPORAL_TLS_KEY_PATH', e.TEMPORAL_TLS_KEY_PATH]] as const) {
+  if (e.TEMPORAL_TLS_CERT_PATH && !e.TEMPORAL_TLS_KEY_PATH)
+    problems.push(
+      'TEMPORAL_TLS_KEY_PATH: required with TEMPORAL_TLS_CERT_PATH (mTLS needs the client certificate and its key)',
+    );
+  if (e.TEMPORAL_TLS_KEY_PATH && !e.TEMPORAL_TLS_CERT_PATH)
+    problems.push(
+      'TEMPORAL_TLS_CERT_PATH: required with TEMPORAL_TLS_KEY_PATH (mTLS needs the client certificate and its key)',
+    );
+  const anyTls =
+    e.TEMPORAL_TLS_CA_PATH ||
+    e.TEMPORAL_TLS_CERT_PATH ||
+    e.TEMPORAL_TLS_KEY_PATH ||
+    e.TEMPORAL_TLS_SERVER_NAME ||
+    e.TEMPORAL_API_KEY;
+  if (e.TEMPORAL_TLS === 'false' && anyTls)
+    problems.push('TEMPORAL_TLS: is false, but TLS certificates or TEMPORAL_API_KEY are set (they need TLS)');
+  for (const [name, file] of [
+    ['TEMPORAL_TLS_CA_PATH', e.TEMPORAL_TLS_CA_PATH],
+    ['TEMPORAL_TLS_CERT_PATH', e.TEMPORAL_TLS_CERT_PATH],
+    ['TEMPORAL_TLS_KEY_PATH', e.TEMPORAL_TLS_KEY_PATH],
+  ] as const) {
     if (file && !existsSync(file)) problems.push(`${name}: no file at ${file}`);
   }
   return problems;

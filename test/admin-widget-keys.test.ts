@@ -22,7 +22,12 @@ function cli(...args: string[]) {
     cwd: projectRoot,
     encoding: 'utf8',
     timeout: 60_000,
-    env: { ...process.env, PATH: `${bin}${path.delimiter}${process.env.PATH ?? ''}`, DATABASE_URL: inject('databaseUrl'), DATA_DIR: path.join(scratch, 'data') },
+    env: {
+      ...process.env,
+      PATH: `${bin}${path.delimiter}${process.env.PATH ?? ''}`,
+      DATABASE_URL: inject('databaseUrl'),
+      DATA_DIR: path.join(scratch, 'data'),
+    },
   });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
@@ -31,7 +36,19 @@ describe('admin widget-key', () => {
   it('creates (key shown once, stored hashed), lists without the key, and revokes once', async () => {
     const org = await createOrg(testDb(), { name: `widget-cli-${Date.now()}` });
     const agent = await createAgent(testDb(), { orgId: org.id, name: 'support', customerFacing: true });
-    const created = cli('widget-key', 'create', '--org', org.id, '--agent', agent.id, '--name', 'site', '--origins', 'https://shop.example.com, https://www.example.com/', '--json');
+    const created = cli(
+      'widget-key',
+      'create',
+      '--org',
+      org.id,
+      '--agent',
+      agent.id,
+      '--name',
+      'site',
+      '--origins',
+      'https://shop.example.com, https://www.example.com/',
+      '--json',
+    );
     expect(created.stderr).toBe('');
     const key = JSON.parse(created.stdout) as { id: string; key: string; origins: string[] };
     expect(key.key).toMatch(/^ars_pub_/);
@@ -44,20 +61,48 @@ describe('admin widget-key', () => {
     expect(listed.stdout).toContain(key.id);
     expect(listed.stdout).not.toContain(key.key);
 
-    const revoked = JSON.parse(cli('widget-key', 'revoke', '--key', key.id, '--json').stdout) as { already_revoked: boolean; revoked_at: string };
+    const revoked = JSON.parse(cli('widget-key', 'revoke', '--key', key.id, '--json').stdout) as {
+      already_revoked: boolean;
+      revoked_at: string;
+    };
     expect(revoked.already_revoked).toBe(false);
-    const again = JSON.parse(cli('widget-key', 'revoke', '--key', key.id, '--json').stdout) as { already_revoked: boolean; revoked_at: string };
+    const again = JSON.parse(cli('widget-key', 'revoke', '--key', key.id, '--json').stdout) as {
+      already_revoked: boolean;
+      revoked_at: string;
+    };
     expect(again).toMatchObject({ already_revoked: true, revoked_at: revoked.revoked_at });
   });
 
   it('refuses an agent that is not customer-facing, and a path in an origin', async () => {
     const org = await createOrg(testDb(), { name: `widget-cli-bad-${Date.now()}` });
     const internal = await createAgent(testDb(), { orgId: org.id, name: 'internal' });
-    const refused = cli('widget-key', 'create', '--org', org.id, '--agent', internal.id, '--name', 'site', '--origins', 'https://shop.example.com');
+    const refused = cli(
+      'widget-key',
+      'create',
+      '--org',
+      org.id,
+      '--agent',
+      internal.id,
+      '--name',
+      'site',
+      '--origins',
+      'https://shop.example.com',
+    );
     expect(refused.status).toBe(1);
     expect(refused.stderr).toMatch(/not customer-facing/);
     const support = await createAgent(testDb(), { orgId: org.id, name: 'support', customerFacing: true });
-    const badOrigin = cli('widget-key', 'create', '--org', org.id, '--agent', support.id, '--name', 'site', '--origins', 'https://shop.example.com/shop');
+    const badOrigin = cli(
+      'widget-key',
+      'create',
+      '--org',
+      org.id,
+      '--agent',
+      support.id,
+      '--name',
+      'site',
+      '--origins',
+      'https://shop.example.com/shop',
+    );
     expect(badOrigin.status).toBe(1);
     expect(badOrigin.stderr).toMatch(/must be an origin/);
     expect(await testDb().widgetKey.count({ where: { orgId: org.id } })).toBe(0);

@@ -83,7 +83,9 @@ describe('admin operations', () => {
     await expect(createUser(db, { orgId: org.id, email: 'ann@example.test', role: 'member' })).rejects.toThrow(
       /already exists/,
     );
-    await expect(createUser(db, { orgId: org.id, email: 'bob@example.test', role: 'boss' })).rejects.toThrow(AdminError);
+    await expect(createUser(db, { orgId: org.id, email: 'bob@example.test', role: 'boss' })).rejects.toThrow(
+      AdminError,
+    );
     await expect(createUser(db, { orgId: org.id, email: 'not-an-email', role: 'member' })).rejects.toThrow(/email/);
     await expect(createUser(db, { orgId: 'org_missing', email: 'c@example.test', role: 'member' })).rejects.toThrow(
       /not found/,
@@ -111,7 +113,9 @@ describe('admin operations', () => {
       /settings\.temperature/,
     );
     await expect(createAgent(db, { orgId: org.id, name: 'bad', settings: { nope: 1 } })).rejects.toThrow(AdminError);
-    await expect(createAgent(db, { orgId: org.id, name: 'bad', access: [outsider.id] })).rejects.toThrow(/not a member/);
+    await expect(createAgent(db, { orgId: org.id, name: 'bad', access: [outsider.id] })).rejects.toThrow(
+      /not a member/,
+    );
     await expect(createAgent(db, { orgId: org.id, name: 'support' })).rejects.toThrow(/already exists/);
     expect((await listAgents(db, org.id)).map((a) => a.name)).toEqual(['support']);
 
@@ -279,7 +283,17 @@ describe('apply', () => {
     ]) {
       expect(message).toContain(path);
     }
-    const duplicates = { orgs: [{ name: 'X', users: [{ email: 'a@x.test', role: 'owner' }, { email: 'a@x.test', role: 'guest' }] }] };
+    const duplicates = {
+      orgs: [
+        {
+          name: 'X',
+          users: [
+            { email: 'a@x.test', role: 'owner' },
+            { email: 'a@x.test', role: 'guest' },
+          ],
+        },
+      ],
+    };
     expect(() => parseApplyFile(duplicates)).toThrow('orgs.0.users.1: duplicate email');
   });
 
@@ -385,7 +399,9 @@ describe('admin CLI', () => {
       String(user.id),
     ]);
     expect(agent).toMatchObject({ customer_facing: true, settings: { model: 'm1' }, access: [user.id] });
-    expect(json(['agent', 'revoke', '--agent', String(agent.id), '--user', String(user.id)])).toMatchObject({ revoked: true });
+    expect(json(['agent', 'revoke', '--agent', String(agent.id), '--user', String(user.id)])).toMatchObject({
+      revoked: true,
+    });
     const key = json(['key', 'create', '--user', String(user.id), '--name', 'ci']);
     expect(String(key.key)).toMatch(/^ars_live_/);
     const listed = cli('key', 'list', '--user', String(user.id), '--json');
@@ -433,7 +449,9 @@ describe('admin CLI', () => {
     expect(revoked.revoked_at).toEqual(expect.any(String));
     expect(await db.approvalGrant.count({ where: active })).toBe(0);
     expect(json(['grant', 'list', '--agent', agent.id])).toEqual([]);
-    expect(json(['grant', 'list', '--agent', agent.id, '--all'])).toEqual([{ ...summary, revoked_at: revoked.revoked_at }]);
+    expect(json(['grant', 'list', '--agent', agent.id, '--all'])).toEqual([
+      { ...summary, revoked_at: revoked.revoked_at },
+    ]);
 
     const twice = cli('grant', 'revoke', '--grant', String(created.id));
     expect(twice.status).toBe(0);
@@ -446,7 +464,11 @@ describe('admin CLI', () => {
     const member = await createUser(db, { orgId: org.id, email: 'mem@grants.test', role: 'member' });
     const other = await createOrg(db, { name: unique('GrantOther') });
     const outsider = await createUser(db, { orgId: other.id, email: 'out@grants.test', role: 'owner' });
-    const agent = await createAgent(db, { orgId: org.id, name: 'helper', settings: { sensitive_tools: ['save_memory'] } });
+    const agent = await createAgent(db, {
+      orgId: org.id,
+      name: 'helper',
+      settings: { sensitive_tools: ['save_memory'] },
+    });
     const refused = (args: string[], message: string | RegExp) => {
       const r = cli(...args, '--json');
       expect(r.status).toBe(1);
@@ -455,8 +477,14 @@ describe('admin CLI', () => {
       else expect(r.stderr).toMatch(message);
     };
 
-    refused(['grant', 'create', '--agent', agent.id, '--tool', 'nope', '--by', owner.id], /^error: unknown tool "nope"; known tools: .*run_command/);
-    refused(['grant', 'create', '--agent', 'agt_missing', '--tool', 'save_memory', '--by', owner.id], 'agent agt_missing not found');
+    refused(
+      ['grant', 'create', '--agent', agent.id, '--tool', 'nope', '--by', owner.id],
+      /^error: unknown tool "nope"; known tools: .*run_command/,
+    );
+    refused(
+      ['grant', 'create', '--agent', 'agt_missing', '--tool', 'save_memory', '--by', owner.id],
+      'agent agt_missing not found',
+    );
     refused(
       ['grant', 'create', '--agent', agent.id, '--tool', 'save_memory', '--by', outsider.id],
       `user ${outsider.id} is not a member of org ${org.id}`,
@@ -472,10 +500,12 @@ describe('admin CLI', () => {
     await expect(createGrant(db, { agentId: agent.id, toolName: 'save_memory', grantedBy: member.id })).rejects.toThrow(
       AdminError,
     );
-    expect(await createGrant(db, { agentId: agent.id, toolName: 'recall_memory', grantedBy: member.id })).toMatchObject({
-      granted_by: member.id,
-      already_granted: false,
-    });
+    expect(await createGrant(db, { agentId: agent.id, toolName: 'recall_memory', grantedBy: member.id })).toMatchObject(
+      {
+        granted_by: member.id,
+        already_granted: false,
+      },
+    );
     expect(await createGrant(db, { agentId: agent.id, toolName: 'run_command', grantedBy: owner.id })).toMatchObject({
       already_granted: false,
     });

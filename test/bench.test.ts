@@ -42,41 +42,62 @@ describe('the benchmark, shrunk', () => {
       expect(targets, report).toContain(metric);
     }
     // Both throughput phases: 8 of 8 runs complete, no event lost or out of order.
-    expect(targets.match(/\| … runs complete \/ events lost \/ misordered\s*\|\s*8\/8 \/ 0 \/ 0\s*\|/g), report).toHaveLength(2);
+    expect(
+      targets.match(/\| … runs complete \/ events lost \/ misordered\s*\|\s*8\/8 \/ 0 \/ 0\s*\|/g),
+      report,
+    ).toHaveLength(2);
     // The legs: the floor's and ours, from their workflow histories.
-    expect(stdout).toMatch(/floor: where a run goes.*client → workflow started \d+;.*workflow completed → client -?\d+/);
+    expect(stdout).toMatch(
+      /floor: where a run goes.*client → workflow started \d+;.*workflow completed → client -?\d+/,
+    );
     expect(stdout).toMatch(/ours \(instant model\): the same legs.*activity: scheduled → completed \d+/);
   }, 300_000);
 });
 
 describe('the local-activity floor (npm run bench:local-floor), shrunk', () => {
   it('prints both workflows with their rate, their ratio to the floor and their CPU a run', async () => {
-    const { code, stdout, stderr } = await runScript('bench/local-floor.ts', [], { LOCAL_FLOOR_ROUNDS: '1', LOCAL_FLOOR_RUNS: '10', LOCAL_FLOOR_CONCURRENCY: '5' });
+    const { code, stdout, stderr } = await runScript('bench/local-floor.ts', [], {
+      LOCAL_FLOOR_ROUNDS: '1',
+      LOCAL_FLOOR_RUNS: '10',
+      LOCAL_FLOOR_CONCURRENCY: '5',
+    });
     expect(code, `${stdout}\n${stderr.slice(-4000)}`).toBe(0);
-    expect(stdout).toMatch(/^floorWorkflow +[\d.]+ runs\/s \(1\.00× the floor\); CPU ms per run: Temporal dev server [\d.]+, bench \(worker and client\) [\d.]+$/m);
-    expect(stdout).toMatch(/^localFloorWorkflow +[\d.]+ runs\/s \([\d.]+× the floor\); CPU ms per run: Temporal dev server [\d.]+/m);
+    expect(stdout).toMatch(
+      /^floorWorkflow +[\d.]+ runs\/s \(1\.00× the floor\); CPU ms per run: Temporal dev server [\d.]+, bench \(worker and client\) [\d.]+$/m,
+    );
+    expect(stdout).toMatch(
+      /^localFloorWorkflow +[\d.]+ runs\/s \([\d.]+× the floor\); CPU ms per run: Temporal dev server [\d.]+/m,
+    );
   }, 120_000);
 });
 
 describe('BENCH_TEMPORAL_CPU (capTemporalCpu)', () => {
-  const cpuGroup = (pid: number) => readFileSync(`/proc/${pid}/cgroup`, 'utf8').split('\n').find((l) => /(^0::|[:,]cpu[,:])/.test(l)) ?? '';
+  const cpuGroup = (pid: number) =>
+    readFileSync(`/proc/${pid}/cgroup`, 'utf8')
+      .split('\n')
+      .find((l) => /(^0::|[:,]cpu[,:])/.test(l)) ?? '';
 
-  it.skipIf(process.getuid?.() !== 0)('puts the process in a cgroup of its own with that CPU quota, and undoes it', () => {
-    const sleeper = spawn('sleep', ['30'], { stdio: 'ignore' });
-    const pid = sleeper.pid!;
-    try {
-      const undo = capTemporalCpu(pid, 0.5);
-      expect(cpuGroup(pid)).toContain(`/ars-bench-temporal-${pid}`);
-      const v2 = cpuGroup(pid).startsWith('0::');
-      const group = v2 ? `/sys/fs/cgroup/ars-bench-temporal-${pid}` : `/sys/fs/cgroup/cpu/ars-bench-temporal-${pid}`;
-      const quota = v2 ? readFileSync(`${group}/cpu.max`, 'utf8').trim() : readFileSync(`${group}/cpu.cfs_quota_us`, 'utf8').trim();
-      expect(quota).toBe(v2 ? '50000 100000' : '50000');
-      undo();
-      expect(cpuGroup(pid)).not.toContain('ars-bench-temporal');
-      expect(() => readFileSync(`${group}/cgroup.procs`)).toThrow();
-    } finally {
-      sleeper.kill();
-    }
-    expect(() => capTemporalCpu(pid, 1.5)).toThrow(/between 0 and 1/);
-  });
+  it.skipIf(process.getuid?.() !== 0)(
+    'puts the process in a cgroup of its own with that CPU quota, and undoes it',
+    () => {
+      const sleeper = spawn('sleep', ['30'], { stdio: 'ignore' });
+      const pid = sleeper.pid!;
+      try {
+        const undo = capTemporalCpu(pid, 0.5);
+        expect(cpuGroup(pid)).toContain(`/ars-bench-temporal-${pid}`);
+        const v2 = cpuGroup(pid).startsWith('0::');
+        const group = v2 ? `/sys/fs/cgroup/ars-bench-temporal-${pid}` : `/sys/fs/cgroup/cpu/ars-bench-temporal-${pid}`;
+        const quota = v2
+          ? readFileSync(`${group}/cpu.max`, 'utf8').trim()
+          : readFileSync(`${group}/cpu.cfs_quota_us`, 'utf8').trim();
+        expect(quota).toBe(v2 ? '50000 100000' : '50000');
+        undo();
+        expect(cpuGroup(pid)).not.toContain('ars-bench-temporal');
+        expect(() => readFileSync(`${group}/cgroup.procs`)).toThrow();
+      } finally {
+        sleeper.kill();
+      }
+      expect(() => capTemporalCpu(pid, 1.5)).toThrow(/between 0 and 1/);
+    },
+  );
 });

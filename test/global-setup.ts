@@ -58,33 +58,35 @@ interface SharedStack {
 }
 
 function startTestStack(slackPort: number): Promise<Stack> {
-  return bundleWorkflowsOnce().then(() => startStack({
-    purpose: 'test',
-    env: {
-      HEARTBEAT_INTERVAL_MS: String(HEARTBEAT_MS),
-      LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn',
-      MODEL_PROVIDER: 'offline',
-      // The whole suite is one client address and few users: limits that are not under test stay out of the way
-      // (test/e2e/rate-limits.test.ts and edge.test.ts test each limit on api processes of their own).
-      RATE_LIMIT_EVENTS_PER_MINUTE: '100000',
-      RATE_LIMIT_MEMORIES_PER_MINUTE: '100000',
-      RATE_LIMIT_APPROVALS_PER_MINUTE: '100000',
-      EXCHANGE_FAILURES_PER_ADDRESS: '100000',
-      FLOW_FAILURES_PER_ADDRESS: '100000',
-      EXCHANGE_FAILURES_PER_KEY: '100000',
-      SSE_MAX_STREAMS_PER_USER: '1000',
-      WIDGET_RATE_LIMIT_PER_ADDRESS: '100000',
-      FLOW_EVENTS_PER_MINUTE: '100000',
-      // Webhook retries in tenths of seconds rather than seconds to an hour (test/e2e/webhooks.test.ts).
-      WEBHOOK_RETRY_INITIAL_MS: '300',
-      WEBHOOK_RETRY_MAX_MS: '1500',
-      WEBHOOK_DISPATCH_INTERVAL_MS: '200',
-      // Their receivers listen on 127.0.0.1 (test/infra/outbound-post.test.ts checks the refusal).
-      OUTBOUND_PRIVATE_TARGETS: 'allow',
-      // Messaging flows post their answers to a fake Slack that test/e2e/flows.test.ts runs.
-      SLACK_API_URL: `http://127.0.0.1:${slackPort}/api`,
-    },
-  }));
+  return bundleWorkflowsOnce().then(() =>
+    startStack({
+      purpose: 'test',
+      env: {
+        HEARTBEAT_INTERVAL_MS: String(HEARTBEAT_MS),
+        LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn',
+        MODEL_PROVIDER: 'offline',
+        // The whole suite is one client address and few users: limits that are not under test stay out of the way
+        // (test/e2e/rate-limits.test.ts and edge.test.ts test each limit on api processes of their own).
+        RATE_LIMIT_EVENTS_PER_MINUTE: '100000',
+        RATE_LIMIT_MEMORIES_PER_MINUTE: '100000',
+        RATE_LIMIT_APPROVALS_PER_MINUTE: '100000',
+        EXCHANGE_FAILURES_PER_ADDRESS: '100000',
+        FLOW_FAILURES_PER_ADDRESS: '100000',
+        EXCHANGE_FAILURES_PER_KEY: '100000',
+        SSE_MAX_STREAMS_PER_USER: '1000',
+        WIDGET_RATE_LIMIT_PER_ADDRESS: '100000',
+        FLOW_EVENTS_PER_MINUTE: '100000',
+        // Webhook retries in tenths of seconds rather than seconds to an hour (test/e2e/webhooks.test.ts).
+        WEBHOOK_RETRY_INITIAL_MS: '300',
+        WEBHOOK_RETRY_MAX_MS: '1500',
+        WEBHOOK_DISPATCH_INTERVAL_MS: '200',
+        // Their receivers listen on 127.0.0.1 (test/infra/outbound-post.test.ts checks the refusal).
+        OUTBOUND_PRIVATE_TARGETS: 'allow',
+        // Messaging flows post their answers to a fake Slack that test/e2e/flows.test.ts runs.
+        SLACK_API_URL: `http://127.0.0.1:${slackPort}/api`,
+      },
+    }),
+  );
 }
 
 function provide(project: TestProject, stack: Stack, slackPort: number): void {

@@ -7,7 +7,17 @@ import { expressPath } from '../src/api/route.ts';
 import { apiUrl } from './support/http.ts';
 
 /** Endpoints that are infrastructure, not API operations. */
-const UNDOCUMENTED = new Set(['GET /healthz', 'GET /readyz', 'GET /metrics', 'GET /openapi.json', 'GET /docs', 'GET /docs/scalar.js', 'GET /widget.js', 'GET /console/config.json', 'GET /console,/console/*rest']);
+const UNDOCUMENTED = new Set([
+  'GET /healthz',
+  'GET /readyz',
+  'GET /metrics',
+  'GET /openapi.json',
+  'GET /docs',
+  'GET /docs/scalar.js',
+  'GET /widget.js',
+  'GET /console/config.json',
+  'GET /console,/console/*rest',
+]);
 
 interface Layer {
   route?: { path: string; methods: Record<string, boolean> };
@@ -19,7 +29,9 @@ function expressRoutes(app: Express): string[] {
   const found: string[] = [];
   const walk = (stack: Layer[]) => {
     for (const layer of stack) {
-      if (layer.route) for (const method of Object.keys(layer.route.methods)) found.push(`${method.toUpperCase()} ${layer.route.path}`);
+      if (layer.route)
+        for (const method of Object.keys(layer.route.methods))
+          found.push(`${method.toUpperCase()} ${layer.route.path}`);
       else if (layer.handle?.stack) walk(layer.handle.stack);
     }
   };
@@ -29,27 +41,56 @@ function expressRoutes(app: Express): string[] {
 
 describe('the OpenAPI document', () => {
   it('documents every route the api serves, and nothing it does not serve', async () => {
-    const document = (await (await fetch(`${apiUrl()}/openapi.json`)).json()) as { openapi: string; paths: Record<string, Record<string, unknown>> };
+    const document = (await (await fetch(`${apiUrl()}/openapi.json`)).json()) as {
+      openapi: string;
+      paths: Record<string, Record<string, unknown>>;
+    };
     expect(document.openapi).toBe('3.1.0');
-    const documented = Object.entries(document.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${expressPath(path)}`));
+    const documented = Object.entries(document.paths).flatMap(([path, ops]) =>
+      Object.keys(ops).map((m) => `${m.toUpperCase()} ${expressPath(path)}`),
+    );
     // Building the app only wires routes; no dependency is called, so none is needed.
-    const served = expressRoutes(createApp({ config: { heartbeatIntervalMs: 15_000, http: { corsOrigins: [] }, observability: {}, temporal: { uiUrl: 'http://127.0.0.1:8233', namespace: 'default' } }, drain: new Drain() } as unknown as ApiDeps)).filter((r) => !UNDOCUMENTED.has(r));
+    const served = expressRoutes(
+      createApp({
+        config: {
+          heartbeatIntervalMs: 15_000,
+          http: { corsOrigins: [] },
+          observability: {},
+          temporal: { uiUrl: 'http://127.0.0.1:8233', namespace: 'default' },
+        },
+        drain: new Drain(),
+      } as unknown as ApiDeps),
+    ).filter((r) => !UNDOCUMENTED.has(r));
     expect(served.length).toBeGreaterThan(2);
     expect([...served].sort()).toEqual([...documented].sort());
   });
 
   it('gives every operation a description, an error response and schemas for its bodies', async () => {
     const document = (await (await fetch(`${apiUrl()}/openapi.json`)).json()) as {
-      paths: Record<string, Record<string, { description?: string; operationId?: string; responses: Record<string, { content?: Record<string, { schema?: unknown }> }> }>>;
+      paths: Record<
+        string,
+        Record<
+          string,
+          {
+            description?: string;
+            operationId?: string;
+            responses: Record<string, { content?: Record<string, { schema?: unknown }> }>;
+          }
+        >
+      >;
     };
     for (const [path, ops] of Object.entries(document.paths)) {
       for (const [method, op] of Object.entries(ops)) {
         const name = `${method.toUpperCase()} ${path}`;
         expect(op.description, name).toBeTruthy();
         expect(op.operationId, name).toBeTruthy();
-        expect(Object.keys(op.responses).some((s) => Number(s) >= 400), name).toBe(true);
+        expect(
+          Object.keys(op.responses).some((s) => Number(s) >= 400),
+          name,
+        ).toBe(true);
         for (const [status, response] of Object.entries(op.responses)) {
-          for (const [type, media] of Object.entries(response.content ?? {})) expect(media.schema, `${name} ${status} ${type}`).toBeTruthy();
+          for (const [type, media] of Object.entries(response.content ?? {}))
+            expect(media.schema, `${name} ${status} ${type}`).toBeTruthy();
         }
       }
     }
@@ -60,11 +101,14 @@ describe('the OpenAPI document', () => {
       paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, unknown> }> }>>;
       components: { schemas: Record<string, unknown> };
     };
-    const stream = document.paths['/api/run']!.post!.responses['200']!.content!['text/event-stream'] as { schema: unknown };
+    const stream = document.paths['/api/run']!.post!.responses['200']!.content!['text/event-stream'] as {
+      schema: unknown;
+    };
     // Each frame's data is one event of the named RunEvent schema, which code generators turn into a typed union.
     expect(JSON.stringify(stream.schema)).toContain('"contentSchema":{"$ref":"#/components/schemas/RunEvent"}');
     const text = JSON.stringify(document.components.schemas.RunEvent);
-    for (const type of ['RUN_STARTED', 'TEXT_MESSAGE_CONTENT', 'RUN_FINISHED', 'RUN_ERROR', 'CUSTOM']) expect(text).toContain(type);
+    for (const type of ['RUN_STARTED', 'TEXT_MESSAGE_CONTENT', 'RUN_FINISHED', 'RUN_ERROR', 'CUSTOM'])
+      expect(text).toContain(type);
     const page = await fetch(`${apiUrl()}/docs`);
     expect(page.headers.get('content-type')).toMatch(/text\/html/);
     const html = await page.text();

@@ -17,14 +17,53 @@ const REGULAR_BOOKKEEPING = 'regular-bookkeeping';
 const TERMINAL_WRITE = 'terminal-write';
 /** Histories of `runWorkflow`, the run's workflow type before `agentRun`: the patches asked, their markers recorded. */
 const RUN_WORKFLOW = 'run-workflow';
-const jsonIn = (dir: string) => readdirSync(path.join(historiesDir, dir)).filter((f) => f.endsWith('.json')).sort();
-const files = [...jsonIn('.'), ...[RUN_WORKFLOW, REGULAR_BOOKKEEPING, TERMINAL_WRITE].flatMap((dir) => jsonIn(dir).map((f) => path.join(dir, f)))];
-const workflowTypeOf = (file: string): string => JSON.parse(readFileSync(path.join(historiesDir, file), 'utf8')).events[0].workflowExecutionStartedEventAttributes.workflowType.name;
-const paths = ['input-answered', 'input-dismissed', 'action-approved', 'action-rejected', 'grant-reused', 'plan-approved-modified', 'plan-rejected', 'cancelled-while-blocked', 'cancelled-mid-stream', 'paused-and-resumed', 'worker-crash-while-waiting', 'cancel-wins-over-finish', 'sandbox-routed', 'sandbox-host-died', 'sandbox-snapshot-before-waiting'];
+const jsonIn = (dir: string) =>
+  readdirSync(path.join(historiesDir, dir))
+    .filter((f) => f.endsWith('.json'))
+    .sort();
+const files = [
+  ...jsonIn('.'),
+  ...[RUN_WORKFLOW, REGULAR_BOOKKEEPING, TERMINAL_WRITE].flatMap((dir) => jsonIn(dir).map((f) => path.join(dir, f))),
+];
+const workflowTypeOf = (file: string): string =>
+  JSON.parse(readFileSync(path.join(historiesDir, file), 'utf8')).events[0].workflowExecutionStartedEventAttributes
+    .workflowType.name;
+const paths = [
+  'input-answered',
+  'input-dismissed',
+  'action-approved',
+  'action-rejected',
+  'grant-reused',
+  'plan-approved-modified',
+  'plan-rejected',
+  'cancelled-while-blocked',
+  'cancelled-mid-stream',
+  'paused-and-resumed',
+  'worker-crash-while-waiting',
+  'cancel-wins-over-finish',
+  'sandbox-routed',
+  'sandbox-host-died',
+  'sandbox-snapshot-before-waiting',
+];
 /** The paths whose run ends with the agent's answer (in fast mode): its last model step now stores the run's end. */
-const endedByTheirAnswer = ['input-answered', 'input-dismissed', 'action-approved', 'action-rejected', 'grant-reused', 'paused-and-resumed', 'worker-crash-while-waiting', 'sandbox-routed', 'sandbox-host-died', 'sandbox-snapshot-before-waiting'];
+const endedByTheirAnswer = [
+  'input-answered',
+  'input-dismissed',
+  'action-approved',
+  'action-rejected',
+  'grant-reused',
+  'paused-and-resumed',
+  'worker-crash-while-waiting',
+  'sandbox-routed',
+  'sandbox-host-died',
+  'sandbox-snapshot-before-waiting',
+];
 /** Paths that only exist since the last model step stores the run's end. */
-const pathsOfTheStepEnd = ['cancel-refused-after-step-ended', 'comment-held-the-end', 'operator-cancel-after-step-ended'];
+const pathsOfTheStepEnd = [
+  'cancel-refused-after-step-ended',
+  'comment-held-the-end',
+  'operator-cancel-after-step-ended',
+];
 /** Histories of the other workflows: a webhook delivery retried until the receiver is back, a cron flow's tick, a Slack answer. */
 const otherWorkflows = ['webhook-delivered-after-retries', 'flow-tick', 'flow-reply'];
 
@@ -45,20 +84,35 @@ describe('replay of saved run histories', () => {
 
   it('has a history for every path, with local bookkeeping and from before it, and from before the last model step stored the end', () => {
     // Every path as today's code runs it, plus the plain fast run (its commands changed most).
-    expect(jsonIn('.').map((f) => path.basename(f, '.json'))).toEqual([...paths, ...pathsOfTheStepEnd, 'fast-run-completed', ...otherWorkflows].sort());
+    expect(jsonIn('.').map((f) => path.basename(f, '.json'))).toEqual(
+      [...paths, ...pathsOfTheStepEnd, 'fast-run-completed', ...otherWorkflows].sort(),
+    );
     // Today's runs are agentRun; every path runWorkflow took before it stays, markers and all.
-    expect(jsonIn('.').filter((f) => !otherWorkflows.includes(path.basename(f, '.json'))).map(workflowTypeOf)).toEqual(Array(paths.length + pathsOfTheStepEnd.length + 1).fill('agentRun'));
-    expect(jsonIn(RUN_WORKFLOW).map((f) => path.basename(f, '.json'))).toEqual([...paths, ...pathsOfTheStepEnd, 'fast-run-completed'].sort());
-    expect(jsonIn(RUN_WORKFLOW).map((f) => workflowTypeOf(path.join(RUN_WORKFLOW, f)))).toEqual(Array(paths.length + pathsOfTheStepEnd.length + 1).fill('runWorkflow'));
+    expect(
+      jsonIn('.')
+        .filter((f) => !otherWorkflows.includes(path.basename(f, '.json')))
+        .map(workflowTypeOf),
+    ).toEqual(Array(paths.length + pathsOfTheStepEnd.length + 1).fill('agentRun'));
+    expect(jsonIn(RUN_WORKFLOW).map((f) => path.basename(f, '.json'))).toEqual(
+      [...paths, ...pathsOfTheStepEnd, 'fast-run-completed'].sort(),
+    );
+    expect(jsonIn(RUN_WORKFLOW).map((f) => workflowTypeOf(path.join(RUN_WORKFLOW, f)))).toEqual(
+      Array(paths.length + pathsOfTheStepEnd.length + 1).fill('runWorkflow'),
+    );
     expect(jsonIn(REGULAR_BOOKKEEPING).map((f) => path.basename(f, '.json'))).toEqual([...paths].sort());
-    expect(jsonIn(TERMINAL_WRITE).map((f) => path.basename(f, '.json'))).toEqual([...endedByTheirAnswer, 'fast-run-completed'].sort());
+    expect(jsonIn(TERMINAL_WRITE).map((f) => path.basename(f, '.json'))).toEqual(
+      [...endedByTheirAnswer, 'fast-run-completed'].sort(),
+    );
   });
 
   it("a fast agentRun's history is the floor's (a bare 1-activity workflow) plus the one RunStatus change: no patch marker, no TemporalChangeVersion", () => {
-    const history = JSON.parse(readFileSync(path.join(historiesDir, 'fast-run-completed.json'), 'utf8')) as { events: Record<string, unknown>[] };
+    const history = JSON.parse(readFileSync(path.join(historiesDir, 'fast-run-completed.json'), 'utf8')) as {
+      events: Record<string, unknown>[];
+    };
     const shape = history.events.map((e) => {
       const type = String(e.eventType).replace(/^EVENT_TYPE_/, '');
-      const upsert = e.upsertWorkflowSearchAttributesEventAttributes as { searchAttributes: { indexedFields: Record<string, unknown> } } | undefined;
+      const upsert = e.upsertWorkflowSearchAttributesEventAttributes as
+        { searchAttributes: { indexedFields: Record<string, unknown> } } | undefined;
       return upsert ? `${type} ${Object.keys(upsert.searchAttributes.indexedFields).join(',')}` : type;
     });
     const workflowTask = ['WORKFLOW_TASK_SCHEDULED', 'WORKFLOW_TASK_STARTED', 'WORKFLOW_TASK_COMPLETED'];
@@ -81,19 +135,28 @@ describe('replay of saved run histories', () => {
 
   it('every history replays the same with the tracing interceptors in the bundle (they make spans, never commands)', async () => {
     const spans = new InMemorySpanExporter();
-    const traced = tracingWorkerOptions({ tracer: trace.getTracer('replay'), resource: new Resource({ 'service.name': 'replay' }), spanProcessor: new SimpleSpanProcessor(spans) });
+    const traced = tracingWorkerOptions({
+      tracer: trace.getTracer('replay'),
+      resource: new Resource({ 'service.name': 'replay' }),
+      spanProcessor: new SimpleSpanProcessor(spans),
+    });
     const histories = files.map((file) => ({
       workflowId: file,
       history: historyFromJSON(JSON.parse(readFileSync(path.join(historiesDir, file), 'utf8'))),
     }));
     const results = [];
     // Sinks are skipped during replay; this one runs anyway, to show the interceptors were in the bundle.
-    const exporter = (traced.sinks as unknown as { exporter: { export: { fn: (...args: unknown[]) => void } } }).exporter.export;
+    const exporter = (traced.sinks as unknown as { exporter: { export: { fn: (...args: unknown[]) => void } } })
+      .exporter.export;
     const sinks = { exporter: { export: { fn: exporter.fn, callDuringReplay: true } } };
     const options = { workflowsPath, interceptors: { workflowModules: traced.workflowModules }, sinks };
     for await (const result of Worker.runReplayHistories(options, histories)) results.push(result);
     expect(results.map((r) => [r.workflowId, r.error ? String(r.error) : 'ok'])).toEqual(files.map((f) => [f, 'ok']));
     // the interceptors ran, for both run types
-    expect(['RunWorkflow:agentRun', 'RunWorkflow:runWorkflow'].map((name) => spans.getFinishedSpans().some((s) => s.name === name))).toEqual([true, true]);
+    expect(
+      ['RunWorkflow:agentRun', 'RunWorkflow:runWorkflow'].map((name) =>
+        spans.getFinishedSpans().some((s) => s.name === name),
+      ),
+    ).toEqual([true, true]);
   });
 });

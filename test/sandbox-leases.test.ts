@@ -37,13 +37,21 @@ describe('sandbox leases', () => {
     expect(await claimSandboxLease(db, b)).toEqual({ mine: false, hostId: 'host-a', taskQueue: 'q-a' });
     expect(await renewSandboxLease(db, b)).toBe(false);
     expect(await renewSandboxLease(db, a)).toBe(true);
-    await expect.poll(() => claimSandboxLease(db, b), { timeout: 5000, interval: 200 }).toEqual({ mine: true, hostId: 'host-b', taskQueue: 'q-b', takenFrom: 'host-a' });
+    await expect
+      .poll(() => claimSandboxLease(db, b), { timeout: 5000, interval: 200 })
+      .toEqual({ mine: true, hostId: 'host-b', taskQueue: 'q-b', takenFrom: 'host-a' });
     expect(await renewSandboxLease(db, a)).toBe(false);
   });
 
   it('concurrent claims agree on one holder', async () => {
     const other = await createTenant();
-    const claims = Array.from({ length: 6 }, (_, i) => ({ orgId: other.orgId, agentId: other.agentId, hostId: `host-${i}`, taskQueue: `q-${i}`, ttlSeconds: 30 }));
+    const claims = Array.from({ length: 6 }, (_, i) => ({
+      orgId: other.orgId,
+      agentId: other.agentId,
+      hostId: `host-${i}`,
+      taskQueue: `q-${i}`,
+      ttlSeconds: 30,
+    }));
     const results = await Promise.all(claims.map((c) => claimSandboxLease(testDb(), c)));
     expect(results.filter((r) => r.mine)).toHaveLength(1);
     expect(new Set(results.map((r) => r.hostId)).size).toBe(1);
@@ -52,23 +60,35 @@ describe('sandbox leases', () => {
   it('a host that takes a sandbox over drops its stale copy; the host that lost it refuses calls on its host queue', async () => {
     const [first, second] = [workerDeps(), workerDeps()];
     const input = { orgId: tenant.orgId, agentId: tenant.agentId };
-    const lease = (deps: ActivityDeps) => new MockActivityEnvironment().run(createSandboxLeaseActivities(deps).leaseSandbox, input);
-    const onHostQueue = (deps: ActivityDeps) => new MockActivityEnvironment({ taskQueue: sandboxHostIdentity(deps.config).taskQueue });
+    const lease = (deps: ActivityDeps) =>
+      new MockActivityEnvironment().run(createSandboxLeaseActivities(deps).leaseSandbox, input);
+    const onHostQueue = (deps: ActivityDeps) =>
+      new MockActivityEnvironment({ taskQueue: sandboxHostIdentity(deps.config).taskQueue });
 
     // The second host holds the sandbox first and has a copy; then the first host takes it.
     expect(await lease(second)).toEqual({ taskQueue: sandboxHostIdentity(second.config).taskQueue, waitSeconds: 2 });
     await sandboxHostFor(second).sandbox(input.orgId, input.agentId).writeFile('old.txt', 'stale\n');
-    await expect.poll(() => lease(first), { timeout: 6000, interval: 250 }).toEqual({ taskQueue: sandboxHostIdentity(first.config).taskQueue, waitSeconds: 2 });
+    await expect
+      .poll(() => lease(first), { timeout: 6000, interval: 250 })
+      .toEqual({ taskQueue: sandboxHostIdentity(first.config).taskQueue, waitSeconds: 2 });
     await sandboxHostFor(first).sandbox(input.orgId, input.agentId).writeFile('new.txt', 'fresh\n');
 
     // The second host, whose lease lapsed, refuses to work on (or snapshot) its stale copy ...
     const snapshot = createSandboxActivities(second).snapshotSandbox;
-    await expect(onHostQueue(second).run(snapshot, { ...input, runId: 'run_none' })).rejects.toMatchObject({ type: 'SandboxMoved' });
+    await expect(onHostQueue(second).run(snapshot, { ...input, runId: 'run_none' })).rejects.toMatchObject({
+      type: 'SandboxMoved',
+    });
     // ... and drops it when the sandbox comes back to it, so it restores what the first host saved.
-    expect(await onHostQueue(first).run(createSandboxActivities(first).snapshotSandbox, { ...input, runId: 'run_none' })).toMatchObject({ snapshot_id: expect.any(String) });
-    await expect.poll(() => lease(second), { timeout: 6000, interval: 250 }).toMatchObject({ taskQueue: sandboxHostIdentity(second.config).taskQueue });
+    expect(
+      await onHostQueue(first).run(createSandboxActivities(first).snapshotSandbox, { ...input, runId: 'run_none' }),
+    ).toMatchObject({ snapshot_id: expect.any(String) });
+    await expect
+      .poll(() => lease(second), { timeout: 6000, interval: 250 })
+      .toMatchObject({ taskQueue: sandboxHostIdentity(second.config).taskQueue });
     const seen: string[] = [];
-    const files = await sandboxHostFor(second).sandbox(input.orgId, input.agentId).listFiles('.', {}, { onStatus: async (s) => void seen.push(s.status) });
+    const files = await sandboxHostFor(second)
+      .sandbox(input.orgId, input.agentId)
+      .listFiles('.', {}, { onStatus: async (s) => void seen.push(s.status) });
     expect(seen).toEqual(['sandbox_restored']);
     expect(JSON.stringify(files)).toContain('new.txt');
     expect(JSON.stringify(files)).not.toContain('old.txt');

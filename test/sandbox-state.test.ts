@@ -39,7 +39,10 @@ describe('persistence', () => {
     const reported = statuses();
     await first.writeFile('src/hello.txt', 'hello from write_file', reported);
     expect(reported.seen).toEqual([{ status: 'sandbox_started', workspace: '/workspace' }]);
-    const r = await first.runCommand('cat src/hello.txt && echo from-command > out.txt && mkdir -p ~/.config && echo kept > ~/.config/greeting', reported);
+    const r = await first.runCommand(
+      'cat src/hello.txt && echo from-command > out.txt && mkdir -p ~/.config && echo kept > ~/.config/greeting',
+      reported,
+    );
     expect(r).toMatchObject({ exit_code: 0, stdout: 'hello from write_file' });
     expect(reported.seen).toHaveLength(1);
 
@@ -48,7 +51,9 @@ describe('persistence', () => {
     expect((await second.readFile('out.txt')).content).toBe('from-command\n');
     expect((await second.runCommand('cat ~/.config/greeting; pwd')).stdout).toBe('kept\n/workspace\n');
     const listing = await second.listFiles('.', { recursive: true });
-    expect(listing.entries.map((e) => e.path)).toEqual(expect.arrayContaining(['.home', '.home/.config/greeting', 'out.txt', 'src', 'src/hello.txt']));
+    expect(listing.entries.map((e) => e.path)).toEqual(
+      expect.arrayContaining(['.home', '.home/.config/greeting', 'out.txt', 'src', 'src/hello.txt']),
+    );
   });
 
   it("the workspace's own disk is mounted again after a restart (the machine's mounts gone)", async () => {
@@ -69,7 +74,10 @@ describe('persistence', () => {
 
     // A larger SANDBOX_DISK_BYTES grows the image when it is mounted next, files kept.
     unmountDisksBelow(config.dataDir);
-    const bigger = sandboxHost({ ...config, sandbox: { ...config.sandbox, diskBytes: 128 * 1024 * 1024 } }).sandbox(tenant.orgId, tenant.agentId);
+    const bigger = sandboxHost({ ...config, sandbox: { ...config.sandbox, diskBytes: 128 * 1024 * 1024 } }).sandbox(
+      tenant.orgId,
+      tenant.agentId,
+    );
     const grown = await bigger.runCommand('cat kept.txt; echo; df -B1 --output=size . | tail -1');
     const [kept, grownSize] = grown.stdout.trim().split('\n');
     expect(kept).toBe('on the image');
@@ -81,7 +89,7 @@ describe('persistence', () => {
 describe("the worker's start-up disk probe", () => {
   const mounted = (dir: string) => readFileSync('/proc/self/mounts', 'utf8').includes(` ${dir}/`);
 
-  it('unmounts and removes the probe a killed worker left mounted, and leaves a running worker\'s probe alone', async () => {
+  it("unmounts and removes the probe a killed worker left mounted, and leaves a running worker's probe alone", async () => {
     const deadPid = spawnSync('true').pid;
     const left = path.join(tmpdir(), `ars-disk-probe-${deadPid}-${uniqueTag()}`);
     await new WorkspaceDisk(path.join(left, 'probe.ext4'), path.join(left, 'mnt'), 8 * 1024 * 1024).mount(true);
@@ -107,7 +115,9 @@ describe('one operation at a time per sandbox', () => {
     const hosts = [sandboxHost(config), sandboxHost(config)];
     const sandboxes = hosts.map((h) => h.sandbox(tenant.orgId, tenant.privateAgentId));
     await Promise.all(
-      [0, 1, 2, 3, 4, 5].map((i) => sandboxes[i % 2]!.runCommand(`echo start-${i} >> log; sleep 0.3; echo end-${i} >> log`)),
+      [0, 1, 2, 3, 4, 5].map((i) =>
+        sandboxes[i % 2]!.runCommand(`echo start-${i} >> log; sleep 0.3; echo end-${i} >> log`),
+      ),
     );
     const lines = (await sandboxes[0]!.readFile('log')).content.trim().split('\n');
     expect(lines).toHaveLength(12);
@@ -131,7 +141,9 @@ describe('snapshots', () => {
     const t = await createTenant();
     const sandbox = sandboxHost().sandbox(t.orgId, t.agentId);
     await sandbox.writeFile('data/keep.txt', 'survives restarts');
-    await sandbox.runCommand('mkdir -p .home/.local/bin && printf "#!/bin/sh\\necho tool-ok\\n" > .home/.local/bin/mytool && chmod +x .home/.local/bin/mytool');
+    await sandbox.runCommand(
+      'mkdir -p .home/.local/bin && printf "#!/bin/sh\\necho tool-ok\\n" > .home/.local/bin/mytool && chmod +x .home/.local/bin/mytool',
+    );
     const saved = await sandbox.snapshot(undefined);
     expect(saved).toMatchObject({ snapshot_id: expect.stringMatching(/^snap_/), size_bytes: expect.any(Number) });
 
@@ -139,7 +151,11 @@ describe('snapshots', () => {
     const reported = statuses();
     expect((await sandbox.readFile('data/keep.txt', reported)).content).toBe('survives restarts');
     expect(reported.seen).toEqual([
-      expect.objectContaining({ status: 'sandbox_restored', snapshot_id: saved.snapshot_id, size_bytes: (saved as { size_bytes: number }).size_bytes }),
+      expect.objectContaining({
+        status: 'sandbox_restored',
+        snapshot_id: saved.snapshot_id,
+        size_bytes: (saved as { size_bytes: number }).size_bytes,
+      }),
     ]);
     // Restored files belong to the sandbox again: commands can change them, installed tools still run.
     const { hostUid } = await sandbox.identity();
@@ -160,7 +176,10 @@ describe('snapshots', () => {
       await sandbox.writeFile('n.txt', String(i));
       ids.push((await sandbox.snapshot(undefined)).snapshot_id!);
     }
-    const kept = await testDb().sandboxSnapshot.findMany({ where: { orgId: t.orgId, agentId: t.agentId }, orderBy: { createdAt: 'desc' } });
+    const kept = await testDb().sandboxSnapshot.findMany({
+      where: { orgId: t.orgId, agentId: t.agentId },
+      orderBy: { createdAt: 'desc' },
+    });
     expect(kept.map((s) => s.id)).toEqual(ids.slice(2).reverse());
   });
 
@@ -169,7 +188,11 @@ describe('snapshots', () => {
     const sandbox = sandboxHost(sandboxConfig({ SANDBOX_SNAPSHOT_MAX_BYTES: '4096' })).sandbox(t.orgId, t.agentId);
     expect(await sandbox.snapshot(undefined)).toEqual({ snapshot_id: null, skipped: 'no_workspace' });
     await sandbox.runCommand('head -c 100000 /dev/urandom > noise.bin');
-    expect(await sandbox.snapshot(undefined)).toEqual({ snapshot_id: null, skipped: 'too_large', size_limit_bytes: 4096 });
+    expect(await sandbox.snapshot(undefined)).toEqual({
+      snapshot_id: null,
+      skipped: 'too_large',
+      size_limit_bytes: 4096,
+    });
     expect(await testDb().sandboxSnapshot.count({ where: { orgId: t.orgId, agentId: t.agentId } })).toBe(0);
   });
 });
@@ -183,7 +206,11 @@ describe('the tools, through the runTool activity', () => {
     deps = { db: testDb(), config: sandboxConfig(), logger: pino({ level: 'silent' }), env: {}, deltaFlushMs: 25 };
     // A real run, so SYSTEM_STATUS events have a log to go to.
     const token = await exchange(tenant.keys.member);
-    const res = await call('POST', '/api/run', { token, agentId: tenant.agentId, body: { ...userMessage('sandbox tools'), stream: false } });
+    const res = await call('POST', '/api/run', {
+      token,
+      agentId: tenant.agentId,
+      body: { ...userMessage('sandbox tools'), stream: false },
+    });
     expect(res.status).toBe(202);
     ({ id: runId, task_id: taskId } = (await res.json()) as { id: string; task_id: string });
   });
@@ -200,7 +227,12 @@ describe('the tools, through the runTool activity', () => {
     });
 
   it('are in the catalog; run_command is sensitive', () => {
-    expect(['read_file', 'write_file', 'list_files', 'run_command'].map((n) => toolCatalog.get(n)?.kind)).toEqual(['activity', 'activity', 'activity', 'activity']);
+    expect(['read_file', 'write_file', 'list_files', 'run_command'].map((n) => toolCatalog.get(n)?.kind)).toEqual([
+      'activity',
+      'activity',
+      'activity',
+      'activity',
+    ]);
     expect(toolCatalog.get('run_command')?.sensitive).toBe(true);
   });
 
@@ -213,14 +245,23 @@ describe('the tools, through the runTool activity', () => {
       ok: true,
       output: { path: 'app', entries: [{ path: 'app/main.py', type: 'file', size_bytes: 13 }], truncated: false },
     });
-    expect(await runTool('read_file', { path: '/workspace/app/main.py' })).toMatchObject({ ok: true, output: { content: 'print(6 * 7)\n', encoding: 'utf-8' } });
+    expect(await runTool('read_file', { path: '/workspace/app/main.py' })).toMatchObject({
+      ok: true,
+      output: { content: 'print(6 * 7)\n', encoding: 'utf-8' },
+    });
     expect(await runTool('run_command', { command: 'python3 app/main.py', timeout_seconds: 10 })).toMatchObject({
       ok: true,
       output: { exit_code: 0, stdout: '42\n', stderr: '', timed_out: false, truncated: false },
     });
     const events = await readEvents(testDb(), runId, 0, 1000);
     const status = events.filter((e) => e.name === 'SYSTEM_STATUS').map((e) => e.payload);
-    expect(status).toEqual([expect.objectContaining({ type: 'CUSTOM', name: 'SYSTEM_STATUS', data: { status: 'sandbox_started', workspace: '/workspace' } })]);
+    expect(status).toEqual([
+      expect.objectContaining({
+        type: 'CUSTOM',
+        name: 'SYSTEM_STATUS',
+        data: { status: 'sandbox_started', workspace: '/workspace' },
+      }),
+    ]);
   });
 
   it('refusals reach the model as tool errors', async () => {
@@ -228,8 +269,14 @@ describe('the tools, through the runTool activity', () => {
       ok: false,
       error: { code: 'PATH_OUTSIDE_WORKSPACE', message: expect.stringContaining('outside the workspace') },
     });
-    expect(await runTool('read_file', { path: 'missing.txt' })).toMatchObject({ ok: false, error: { code: 'NOT_FOUND' } });
-    expect(await runTool('run_command', { command: 'true', timeout_seconds: 100000 })).toMatchObject({ ok: false, error: { code: 'INVALID_ARGUMENTS' } });
+    expect(await runTool('read_file', { path: 'missing.txt' })).toMatchObject({
+      ok: false,
+      error: { code: 'NOT_FOUND' },
+    });
+    expect(await runTool('run_command', { command: 'true', timeout_seconds: 100000 })).toMatchObject({
+      ok: false,
+      error: { code: 'INVALID_ARGUMENTS' },
+    });
     const long = await runTool('read_file', { path: 'x'.repeat(3000) });
     expect(long).toMatchObject({ ok: false, error: { code: 'ENAMETOOLONG' } });
     expect(JSON.stringify(long)).not.toContain(deps.config.dataDir);
@@ -248,7 +295,11 @@ describe('the tools, through the runTool activity', () => {
 
   it('snapshotSandbox saves the workspace the tools used', async () => {
     const { snapshotSandbox } = createSandboxActivities(deps);
-    const result = (await new MockActivityEnvironment().run(snapshotSandbox, { orgId: tenant.orgId, agentId: tenant.agentId, runId })) as SnapshotResult;
+    const result = (await new MockActivityEnvironment().run(snapshotSandbox, {
+      orgId: tenant.orgId,
+      agentId: tenant.agentId,
+      runId,
+    })) as SnapshotResult;
     expect(result.snapshot_id).toMatch(/^snap_/);
     const row = await testDb().sandboxSnapshot.findUniqueOrThrow({ where: { id: result.snapshot_id! } });
     expect(row).toMatchObject({ orgId: tenant.orgId, agentId: tenant.agentId, runId });

@@ -83,7 +83,9 @@ describe('workspaces are separate', () => {
     expect(r.stdout).not.toContain('neighbour');
     expect(r.stderr).toContain('No such file or directory');
     // The root holds only what bwrap mounted: no host directories beyond the system ones.
-    expect(r.stdout.split('\n').slice(0, 12)).toEqual(expect.arrayContaining(['workspace', 'usr', 'tmp', 'etc', 'proc', 'dev']));
+    expect(r.stdout.split('\n').slice(0, 12)).toEqual(
+      expect.arrayContaining(['workspace', 'usr', 'tmp', 'etc', 'proc', 'dev']),
+    );
     expect(r.stdout).not.toMatch(/^(root|home|work|var\/lib|srv|opt)$/m);
   });
 
@@ -102,7 +104,9 @@ describe('workspaces are separate', () => {
     }
     await testDb().agent.createMany({ data: pair.map((id) => ({ id, orgId: a.orgId, name: id })) });
     const host = sandboxHost();
-    const uids = await Promise.all(pair.map(async (id) => (await host.sandbox(a.orgId, id).runCommand('id -u')).stdout.trim()));
+    const uids = await Promise.all(
+      pair.map(async (id) => (await host.sandbox(a.orgId, id).runCommand('id -u')).stdout.trim()),
+    );
     expect(uids[0]).toMatch(/^\d+$/);
     expect(uids[1]).not.toBe(uids[0]);
     // The same sandbox keeps its uid, in another worker process too.
@@ -139,14 +143,32 @@ describe('no network, no secrets', () => {
     delete process.env.SANDBOX_TEST_CANARY;
     expect(r.stdout).not.toContain('canary-value');
     expect(r.stdout).not.toMatch(/DATABASE_URL|JWT_SECRET|TEMPORAL|MODEL_API_KEY|postgres/);
-    const names = r.stdout.split('\n').filter((l) => /^[A-Z_]+=/.test(l)).map((l) => l.split('=')[0]!);
-    const allowed = ['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'LANG', 'TERM', 'TMPDIR', 'PWD', 'SHLVL', '_', 'OLDPWD'];
+    const names = r.stdout
+      .split('\n')
+      .filter((l) => /^[A-Z_]+=/.test(l))
+      .map((l) => l.split('=')[0]!);
+    const allowed = [
+      'PATH',
+      'HOME',
+      'USER',
+      'LOGNAME',
+      'SHELL',
+      'LANG',
+      'TERM',
+      'TMPDIR',
+      'PWD',
+      'SHLVL',
+      '_',
+      'OLDPWD',
+    ];
     expect(names.filter((n) => !allowed.includes(n))).toEqual([]);
     expect(r.stdout).toContain('HOME=/workspace/.home');
   });
 
   it('runs unprivileged, without capabilities', async () => {
-    const r = await mine.runCommand('id -u; grep -E "^(CapEff|CapBnd|NoNewPrivs)" /proc/self/status; touch /usr/x; echo x > /etc/x');
+    const r = await mine.runCommand(
+      'id -u; grep -E "^(CapEff|CapBnd|NoNewPrivs)" /proc/self/status; touch /usr/x; echo x > /etc/x',
+    );
     expect(r.stdout).not.toMatch(/^0$/m);
     expect(r.stdout).toContain('CapEff:\t0000000000000000');
     expect(r.stderr).toMatch(/Read-only file system|Permission denied/);
@@ -154,9 +176,15 @@ describe('no network, no secrets', () => {
 });
 
 describe('what runs is the command, nothing else', () => {
-  it("dotfiles in the shared workspace (write_file needs no approval) never run with a command", async () => {
+  it('dotfiles in the shared workspace (write_file needs no approval) never run with a command', async () => {
     const payload = 'echo PAYLOAD-RAN; touch /workspace/pwned';
-    const planted = ['.home/.bashrc', '.home/.profile', '.home/.bash_profile', '.home/.bash_login', '.home/.bash_logout'];
+    const planted = [
+      '.home/.bashrc',
+      '.home/.profile',
+      '.home/.bash_profile',
+      '.home/.bash_login',
+      '.home/.bash_logout',
+    ];
     for (const file of planted) await mine.writeFile(file, `${payload}-${path.basename(file)}\n`);
     // A program in the user's own bin directory never stands in for a system one.
     await mine.writeFile('.home/.local/bin/ls', `#!/bin/sh\n${payload}-shim\n`);
@@ -169,7 +197,8 @@ describe('what runs is the command, nothing else', () => {
       expect(r.stdout).toContain('BASH_ENV=unset ENV=unset hBc\n'); // not interactive (no i), not a login shell
       expect(existsSync(path.join(mine.dir, 'pwned'))).toBe(false);
     } finally {
-      for (const file of [...planted, '.home/.local/bin/ls', 'pwned']) await rm(path.join(mine.dir, file), { force: true });
+      for (const file of [...planted, '.home/.local/bin/ls', 'pwned'])
+        await rm(path.join(mine.dir, file), { force: true });
     }
   });
 });
@@ -191,7 +220,10 @@ for t in sys.argv[1:]:
     const servers = await Promise.all(['127.0.0.1', '0.0.0.0'].map(listen));
     try {
       const [loopbackPort, anyPort] = servers.map((s) => (s.address() as AddressInfo).port);
-      const own = Object.values(networkInterfaces()).flatMap((l) => l ?? []).filter((a) => a.family === 'IPv4' && !a.internal).map((a) => a.address);
+      const own = Object.values(networkInterfaces())
+        .flatMap((l) => l ?? [])
+        .filter((a) => a.family === 'IPv4' && !a.internal)
+        .map((a) => a.address);
       // Only targets on this machine are tried: a filter that failed must not send a packet anywhere else.
       // 10.0.2.2 (slirp's name for the host's loopback) is refused by the rule of the blocked ranges (10.0.0.0/8).
       const blocked = [`10.0.2.2:${loopbackPort}`, ...own.map((a) => `${a}:${anyPort}`), `[fe80::1%tap0]:${anyPort}`];
@@ -199,12 +231,25 @@ for t in sys.argv[1:]:
       expect(r.stdout).not.toContain('open');
       // 127.0.0.1 is the sandbox's own loopback; the rest are refused before they leave it.
       expect(r.stdout).toContain(`refused 127.0.0.1:${loopbackPort} Connection refused`);
-      for (const target of blocked) expect(r.stdout).toMatch(new RegExp(`refused ${target.replace(/[[\].]/g, '\\$&')} (No route to host|Network is unreachable|Permission denied|Cannot assign requested address)`));
+      for (const target of blocked)
+        expect(r.stdout).toMatch(
+          new RegExp(
+            `refused ${target.replace(/[[\].]/g, '\\$&')} (No route to host|Network is unreachable|Permission denied|Cannot assign requested address)`,
+          ),
+        );
     } finally {
       for (const s of servers) s.close();
     }
     const rules = egressRules(['192.0.2.2']);
-    for (const range of ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '100.64.0.0/10', '169.254.0.0/16', '127.0.0.0/8']) expect(BLOCKED_IPV4).toContain(range);
+    for (const range of [
+      '10.0.0.0/8',
+      '172.16.0.0/12',
+      '192.168.0.0/16',
+      '100.64.0.0/10',
+      '169.254.0.0/16',
+      '127.0.0.0/8',
+    ])
+      expect(BLOCKED_IPV4).toContain(range);
     expect(rules).toContain(`ip daddr { ${BLOCKED_IPV4.join(', ')} } reject`);
     expect(rules).toContain('ip daddr { 192.0.2.2 } reject');
     expect(rules).toContain('meta nfproto ipv6 reject');
@@ -213,8 +258,17 @@ for t in sys.argv[1:]:
   const interfaces = "tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' ' | sort";
 
   it('still has a network: its own interface and route, DNS through slirp4netns', async () => {
-    const r = await mine.runCommand(`${interfaces}; cat /etc/resolv.conf; awk '$2 == "00000000" {print $1, "default"}' /proc/net/route; ls /proc/self/fd | tr '\\n' ' '`, { network: true });
-    const [net, fds] = [r.stdout.slice(0, r.stdout.lastIndexOf('\n') + 1), r.stdout.slice(r.stdout.lastIndexOf('\n') + 1).trim().split(' ')];
+    const r = await mine.runCommand(
+      `${interfaces}; cat /etc/resolv.conf; awk '$2 == "00000000" {print $1, "default"}' /proc/net/route; ls /proc/self/fd | tr '\\n' ' '`,
+      { network: true },
+    );
+    const [net, fds] = [
+      r.stdout.slice(0, r.stdout.lastIndexOf('\n') + 1),
+      r.stdout
+        .slice(r.stdout.lastIndexOf('\n') + 1)
+        .trim()
+        .split(' '),
+    ];
     expect(net).toBe('lo\ntap0\nnameserver 10.0.2.3\ntap0 default\n');
     // The descriptors bwrap reported the pid on and waited on are not the command's.
     expect(fds).toEqual(expect.arrayContaining(['0', '1', '2']));
@@ -266,7 +320,10 @@ describe('limits', () => {
 
   it('contains a fork bomb with the process limit, then kills it', async () => {
     const tag = uniqueTag();
-    const r = await mine.runCommand(`for i in $(seq 1000); do sleep 100.${tag} & done; sleep 1; ps -e --no-headers | wc -l`, { timeoutMs: 5000 });
+    const r = await mine.runCommand(
+      `for i in $(seq 1000); do sleep 100.${tag} & done; sleep 1; ps -e --no-headers | wc -l`,
+      { timeoutMs: 5000 },
+    );
     expect(r.stderr).toContain('Resource temporarily unavailable');
     const counted = Number(r.stdout.trim());
     if (!r.timed_out && counted > 0) expect(counted).toBeLessThanOrEqual(64 + 2);
@@ -288,21 +345,31 @@ describe('limits', () => {
     const looped = await mine.runCommand('while :; do :; done', { timeoutMs: 1000 });
     expect(looped).toMatchObject({ timed_out: true, exit_code: null });
     const cpuCapped = sandboxHost(sandboxConfig({ SANDBOX_CPU_SECONDS: '1' })).sandbox(a.orgId, a.agentId);
-    const r = await cpuCapped.runCommand('bash -c "while :; do :; done"; echo "loop ended with $?"', { timeoutMs: 20_000 });
+    const r = await cpuCapped.runCommand('bash -c "while :; do :; done"; echo "loop ended with $?"', {
+      timeoutMs: 20_000,
+    });
     // Killed after one second of CPU time (SIGKILL, as the soft and hard limits are equal).
     expect(r).toMatchObject({ timed_out: false, exit_code: 0, stdout: 'loop ended with 137\n' });
     expect(r.duration_ms).toBeLessThan(10_000);
   }, 30_000);
 
   it('a memory hog spread over processes is killed at the limit for all of them together', async () => {
-    const small = sandboxHost(sandboxConfig({ SANDBOX_MEMORY_BYTES: String(256 * 1024 * 1024) })).sandbox(a.orgId, a.agentId);
+    const small = sandboxHost(sandboxConfig({ SANDBOX_MEMORY_BYTES: String(256 * 1024 * 1024) })).sandbox(
+      a.orgId,
+      a.agentId,
+    );
     // Four processes of 100 MB each: each is under the per-process limit, together they are over it.
     const hog = 'python3 -c "import time; b = bytearray(100 * 1024 ** 2); time.sleep(1.5)"';
-    const r = await small.runCommand(`for i in 1 2 3 4; do ${hog} & done; for j in $(jobs -p); do wait $j; echo "exit=$?"; done`, { timeoutMs: 20_000 });
+    const r = await small.runCommand(
+      `for i in 1 2 3 4; do ${hog} & done; for j in $(jobs -p); do wait $j; echo "exit=$?"; done`,
+      { timeoutMs: 20_000 },
+    );
     const exits = r.stdout.trim().split('\n');
     expect(exits).toHaveLength(4);
     expect(exits).toContain('exit=137');
-    expect(r.stderr).toMatch(/out of memory: the sandbox's memory limit \(268435456 bytes for all its processes\) killed \d process/);
+    expect(r.stderr).toMatch(
+      /out of memory: the sandbox's memory limit \(268435456 bytes for all its processes\) killed \d process/,
+    );
   }, 30_000);
 
   it('each command runs in its own cgroups, with the limits set, removed afterwards', async () => {
@@ -310,9 +377,12 @@ describe('limits', () => {
     if ('reason' in cgroups) throw new Error(`this host should have cgroups: ${cgroups.reason}`);
     const mineNow = () => readdirSync(cgroups.parents.pids).filter((n) => n.startsWith(`cmd-${process.pid}-`));
     const running = mine.runCommand('sleep 1.5');
-    const read = (c: 'memory' | 'pids' | 'cpu', name: string, file: string) => readFileSync(path.join(cgroups.parents[c], name, file), 'utf8').trim();
+    const read = (c: 'memory' | 'pids' | 'cpu', name: string, file: string) =>
+      readFileSync(path.join(cgroups.parents[c], name, file), 'utf8').trim();
     // The group is made first, then the command's first process joins it.
-    await expect.poll(() => mineNow().filter((n) => read('pids', n, 'cgroup.procs') !== ''), { timeout: 1500, interval: 50 }).toHaveLength(1);
+    await expect
+      .poll(() => mineNow().filter((n) => read('pids', n, 'cgroup.procs') !== ''), { timeout: 1500, interval: 50 })
+      .toHaveLength(1);
     const name = mineNow()[0]!;
     expect(read('pids', name, 'cgroup.procs')).toMatch(/^\d+$/m);
     expect(read('pids', name, 'pids.max')).toBe('64');
@@ -350,7 +420,9 @@ describe('limits', () => {
     const quota = 64 * 1024 * 1024;
     const hostFreeBefore = statfsSync(mine.disk!.image).bavail;
     // Files of 1 MB each (the per-file limit), until the disk is full.
-    const r = await mine.runCommand('for i in $(seq 100); do head -c 1000000 /dev/zero > fill.$i || break; done; ls fill.* | wc -l; df -B1 --output=size . | tail -1');
+    const r = await mine.runCommand(
+      'for i in $(seq 100); do head -c 1000000 /dev/zero > fill.$i || break; done; ls fill.* | wc -l; df -B1 --output=size . | tail -1',
+    );
     expect(r.stderr).toContain('No space left on device');
     const [files, size] = r.stdout.trim().split('\n').map(Number);
     expect(files).toBeGreaterThan(40);
@@ -359,18 +431,28 @@ describe('limits', () => {
     // The host holds at most the image, and its disk did not fill.
     expect(statSync(mine.disk!.image).blocks * 512).toBeLessThanOrEqual(quota);
     expect(hostFreeBefore - statfsSync(mine.disk!.image).bavail).toBeLessThan(quota);
-    await expect(mine.writeFile('more.txt', 'x'.repeat(100_000))).rejects.toMatchObject({ code: 'ENOSPC', message: expect.stringContaining('disk quota is full') });
+    await expect(mine.writeFile('more.txt', 'x'.repeat(100_000))).rejects.toMatchObject({
+      code: 'ENOSPC',
+      message: expect.stringContaining('disk quota is full'),
+    });
     expect((await mine.runCommand('rm fill.* && echo freed')).stdout).toBe('freed\n');
     expect(await mine.writeFile('more.txt', 'x')).toMatchObject({ size_bytes: 1 });
   });
 
   it('without a disk image, the quota is checked before writes', async () => {
-    const capped = sandboxHost(sandboxConfig({ SANDBOX_DISK_IMAGES: 'false', SANDBOX_DISK_BYTES: String(3 * 1024 * 1024) })).sandbox(a.orgId, a.agentId);
+    const capped = sandboxHost(
+      sandboxConfig({ SANDBOX_DISK_IMAGES: 'false', SANDBOX_DISK_BYTES: String(3 * 1024 * 1024) }),
+    ).sandbox(a.orgId, a.agentId);
     expect(capped.disk).toBeUndefined();
     // One command can still go past it (the weakness of the fallback)…
-    expect((await capped.runCommand('for i in 1 2 3 4; do head -c 1000000 /dev/zero > f.$i; done; echo written')).stdout).toBe('written\n');
+    expect(
+      (await capped.runCommand('for i in 1 2 3 4; do head -c 1000000 /dev/zero > f.$i; done; echo written')).stdout,
+    ).toBe('written\n');
     // …then nothing grows until files are deleted.
-    await expect(capped.writeFile('x.txt', 'x')).rejects.toMatchObject({ code: 'EDQUOT', message: expect.stringContaining('over its disk quota') });
+    await expect(capped.writeFile('x.txt', 'x')).rejects.toMatchObject({
+      code: 'EDQUOT',
+      message: expect.stringContaining('over its disk quota'),
+    });
     const blocked = await capped.runCommand('head -c 10 /dev/zero > more.bin; echo "exit=$?"; rm f.*; ls');
     expect(blocked.stdout).toBe('exit=153\nmore.bin\n');
     expect(blocked.stderr).toContain('[the workspace is over its disk quota');
@@ -395,7 +477,10 @@ describe('limits', () => {
     const large = await mine.readFile('large.txt', { maxBytes: 1000 });
     expect(large).toMatchObject({ size_bytes: 300000, truncated: true, encoding: 'utf-8' });
     expect(large.content.length).toBe(1000);
-    expect(await mine.readFile('bin.dat')).toMatchObject({ encoding: 'base64', content: Buffer.from([0xff, 0xfe, 0]).toString('base64') });
+    expect(await mine.readFile('bin.dat')).toMatchObject({
+      encoding: 'base64',
+      content: Buffer.from([0xff, 0xfe, 0]).toString('base64'),
+    });
     await expect(mine.writeFile('huge.txt', 'x'.repeat(1024 * 1024 + 1))).rejects.toMatchObject({ code: 'TOO_LARGE' });
     await mine.runCommand('mkfifo pipe');
     await expect(mine.readFile('pipe')).rejects.toMatchObject({ code: 'NOT_A_FILE' });

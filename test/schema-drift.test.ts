@@ -96,7 +96,8 @@ describe('schema.prisma and prisma/migrations', () => {
     const [table, description] = Object.entries(expected.tables)[0] ?? [];
     const [enumName, labels] = Object.entries(expected.enums)[0] ?? [];
     const column = Object.keys(description?.columns ?? {}).at(-1);
-    if (!table || !column || !enumName || !labels) throw new Error('schema.prisma has no table, column or enum to tamper with');
+    if (!table || !column || !enumName || !labels)
+      throw new Error('schema.prisma has no table, column or enum to tamper with');
 
     await withClient(drifted.url, async (client) => {
       await client.query(`ALTER TABLE "${table}" DROP COLUMN "${column}" CASCADE`);
@@ -121,12 +122,14 @@ describe('schema.prisma and prisma/migrations', () => {
     const differences = findDifferences(describePrismaSchema(schema), await describeDatabase(migrated.url));
 
     expect(differences).toHaveLength(2);
-    expect(differences).toEqual(expect.arrayContaining([
-      expect.stringMatching(
-        /^tables\.\w+\.columns\.drift_probe: in schema\.prisma but not in the database \(\{"type":"integer","nullable":false,"default":"literal \\"7\\""\}\)$/,
-      ),
-      'tables.drift_probe: in schema.prisma but not in the database ({"columns":{"id":{"type":"text","nullable":false,"default":null}},"primaryKey":"drift_probe_pkey (id)","uniqueIndexes":[],"indexes":[],"foreignKeys":[]})',
-    ]));
+    expect(differences).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(
+          /^tables\.\w+\.columns\.drift_probe: in schema\.prisma but not in the database \(\{"type":"integer","nullable":false,"default":"literal \\"7\\""\}\)$/,
+        ),
+        'tables.drift_probe: in schema.prisma but not in the database ({"columns":{"id":{"type":"text","nullable":false,"default":null}},"primaryKey":"drift_probe_pkey (id)","uniqueIndexes":[],"indexes":[],"foreignKeys":[]})',
+      ]),
+    );
   });
 
   // Both sides below are read from the database, to show that each attribute it reads takes part in the comparison.
@@ -179,8 +182,12 @@ describe('schema.prisma and prisma/migrations', () => {
   });
 
   it('the event trigger notifies the channels the event hub listens on', async () => {
-    const body = await withClient(migrated.url, async (client) =>
-      (await client.query<{ body: string }>(`SELECT prosrc AS body FROM pg_proc WHERE proname = 'notify_run_event'`)).rows[0]?.body);
+    const body = await withClient(
+      migrated.url,
+      async (client) =>
+        (await client.query<{ body: string }>(`SELECT prosrc AS body FROM pg_proc WHERE proname = 'notify_run_event'`))
+          .rows[0]?.body,
+    );
     expect(body).toContain(`pg_notify('${EVENTS_CHANNEL}',`);
     expect(body).toContain(`pg_notify('${QUEUES_CHANNEL}',`);
   });
@@ -195,12 +202,16 @@ describe('schema.prisma and prisma/migrations', () => {
     const names = listMigrations();
     expect(names.length).toBeGreaterThan(0);
     expect(appliedNames).toEqual(names);
-    const rows = await withClient(migrated.url, async (client) =>
-      (await client.query(
-        `SELECT migration_name, checksum, finished_at IS NOT NULL AS finished,
+    const rows = await withClient(
+      migrated.url,
+      async (client) =>
+        (
+          await client.query(
+            `SELECT migration_name, checksum, finished_at IS NOT NULL AS finished,
                 rolled_back_at IS NULL AS not_rolled_back, applied_steps_count
          FROM "_prisma_migrations" ORDER BY migration_name`,
-      )).rows,
+          )
+        ).rows,
     );
     expect(rows).toEqual(
       names.map((name) => ({

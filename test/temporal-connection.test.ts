@@ -12,7 +12,8 @@ beforeAll(() => {
   certs = makeCertificates(SERVER_NAME);
 });
 
-const options = (env: Record<string, string>) => temporalConnectionOptions(loadConfig({ DATA_DIR: certs.dir, ...env }).temporal);
+const options = (env: Record<string, string>) =>
+  temporalConnectionOptions(loadConfig({ DATA_DIR: certs.dir, ...env }).temporal);
 
 describe('Temporal connection options from the environment', () => {
   it('is plaintext by default, TLS with system roots for TEMPORAL_TLS=true', () => {
@@ -21,11 +22,20 @@ describe('Temporal connection options from the environment', () => {
   });
 
   it('an API key implies TLS (Temporal Cloud)', () => {
-    expect(options({ TEMPORAL_ADDRESS: 'ns.acct.tmprl.cloud:7233', TEMPORAL_API_KEY: 'k' })).toEqual({ address: 'ns.acct.tmprl.cloud:7233', tls: {}, apiKey: 'k' });
+    expect(options({ TEMPORAL_ADDRESS: 'ns.acct.tmprl.cloud:7233', TEMPORAL_API_KEY: 'k' })).toEqual({
+      address: 'ns.acct.tmprl.cloud:7233',
+      tls: {},
+      apiKey: 'k',
+    });
   });
 
   it('reads the CA, the client pair and the server name for mTLS', () => {
-    const o = options({ TEMPORAL_TLS_CA_PATH: certs.caPath, TEMPORAL_TLS_CERT_PATH: certs.clientCertPath, TEMPORAL_TLS_KEY_PATH: certs.clientKeyPath, TEMPORAL_TLS_SERVER_NAME: SERVER_NAME });
+    const o = options({
+      TEMPORAL_TLS_CA_PATH: certs.caPath,
+      TEMPORAL_TLS_CERT_PATH: certs.clientCertPath,
+      TEMPORAL_TLS_KEY_PATH: certs.clientKeyPath,
+      TEMPORAL_TLS_SERVER_NAME: SERVER_NAME,
+    });
     expect(o.tls?.serverNameOverride).toBe(SERVER_NAME);
     expect(Buffer.from(o.tls!.serverRootCACertificate!).toString()).toContain('BEGIN CERTIFICATE');
     expect(Buffer.from(o.tls!.clientCertPair!.key).toString()).toContain('PRIVATE KEY');
@@ -33,7 +43,9 @@ describe('Temporal connection options from the environment', () => {
 
   it('refuses at boot a certificate without its key, a missing file, and TLS settings with TEMPORAL_TLS=false', () => {
     const boot = (env: Record<string, string>) => () => loadConfig({ DATA_DIR: certs.dir, ...env });
-    expect(boot({ TEMPORAL_TLS_CERT_PATH: certs.clientCertPath })).toThrow(/TEMPORAL_TLS_KEY_PATH: required with TEMPORAL_TLS_CERT_PATH/);
+    expect(boot({ TEMPORAL_TLS_CERT_PATH: certs.clientCertPath })).toThrow(
+      /TEMPORAL_TLS_KEY_PATH: required with TEMPORAL_TLS_CERT_PATH/,
+    );
     expect(boot({ TEMPORAL_TLS_KEY_PATH: certs.clientKeyPath })).toThrow(/TEMPORAL_TLS_CERT_PATH: required/);
     expect(boot({ TEMPORAL_TLS_CA_PATH: '/nonexistent/ca.pem' })).toThrow(/TEMPORAL_TLS_CA_PATH: no file at/);
     expect(boot({ TEMPORAL_TLS: 'false', TEMPORAL_API_KEY: 'k' })).toThrow(/TEMPORAL_TLS: is false/);
@@ -76,9 +88,17 @@ describe('a real mTLS connection (TLS-terminating proxy in front of the dev serv
 
   it('is refused without the client certificate, and when the server name does not match', async () => {
     const noClientCert = { ...mtls(), TEMPORAL_TLS_CERT_PATH: '', TEMPORAL_TLS_KEY_PATH: '' };
-    await expect(Connection.connect({ ...options(noClientCert), connectTimeout: 3000 }).then((c) => c.workflowService.getSystemInfo({}))).rejects.toThrow();
+    await expect(
+      Connection.connect({ ...options(noClientCert), connectTimeout: 3000 }).then((c) =>
+        c.workflowService.getSystemInfo({}),
+      ),
+    ).rejects.toThrow();
     const wrongName = { ...mtls(), TEMPORAL_TLS_SERVER_NAME: 'other.name' };
-    await expect(Connection.connect({ ...options(wrongName), connectTimeout: 3000 }).then((c) => c.workflowService.getSystemInfo({}))).rejects.toThrow();
+    await expect(
+      Connection.connect({ ...options(wrongName), connectTimeout: 3000 }).then((c) =>
+        c.workflowService.getSystemInfo({}),
+      ),
+    ).rejects.toThrow();
   });
 });
 
@@ -90,7 +110,12 @@ describe('a real TLS connection with an API key (as to Temporal Cloud)', () => {
   afterAll(() => proxy?.close());
 
   it('the api client and the worker connection reach Temporal over TLS, sending the key (the dev server does not check it)', async () => {
-    const env = { TEMPORAL_ADDRESS: proxy.address, TEMPORAL_API_KEY: 'test-api-key', TEMPORAL_TLS_CA_PATH: certs.caPath, TEMPORAL_TLS_SERVER_NAME: SERVER_NAME };
+    const env = {
+      TEMPORAL_ADDRESS: proxy.address,
+      TEMPORAL_API_KEY: 'test-api-key',
+      TEMPORAL_TLS_CA_PATH: certs.caPath,
+      TEMPORAL_TLS_SERVER_NAME: SERVER_NAME,
+    };
     expect(options(env)).toMatchObject({ apiKey: 'test-api-key', tls: { serverNameOverride: SERVER_NAME } });
     const connection = await Connection.connect(options(env));
     try {

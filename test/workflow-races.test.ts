@@ -30,7 +30,9 @@ describe('cancel accepted while the agent finishes', () => {
     const { outcome, cancel } = await race.run();
     expect(cancel).toMatchObject({ message: expect.stringMatching(/ends cancelled/) });
     expect(outcome.status).toBe('cancelled');
-    const terminal = race.written.flatMap((w) => w.events).filter((e) => e.type === 'RUN_FINISHED' || e.type === 'RUN_ERROR');
+    const terminal = race.written
+      .flatMap((w) => w.events)
+      .filter((e) => e.type === 'RUN_FINISHED' || e.type === 'RUN_ERROR');
     expect(terminal).toEqual([expect.objectContaining({ type: 'RUN_ERROR', code: 'CANCELLED' })]);
     expect(race.written.at(-1)!.status).toBe('cancelled');
     await expectReplays(race.runId, 'cancel-wins-over-finish');
@@ -43,7 +45,11 @@ describe('cancel accepted while the agent finishes', () => {
     expect(cancel).toBeInstanceOf(WorkflowUpdateFailedError);
     expect((cancel as WorkflowUpdateFailedError).cause).toMatchObject({ type: refusals.notActive });
     expect(outcome.status).toBe('completed');
-    expect(race.steps[0]!.finish).toMatchObject({ usage: { inputTokens: 0, outputTokens: 0 }, label: 'main:0', stepCount: 1 });
+    expect(race.steps[0]!.finish).toMatchObject({
+      usage: { inputTokens: 0, outputTokens: 0 },
+      label: 'main:0',
+      stepCount: 1,
+    });
     // After its first events the workflow wrote nothing: no STOPPING, no second end.
     expect(race.written.flatMap((w) => w.events).map((e) => e.type)).toEqual(['RUN_STARTED', 'STATE_SNAPSHOT']);
     await expectReplays(race.runId, 'cancel-refused-after-step-ended');
@@ -51,7 +57,12 @@ describe('cancel accepted while the agent finishes', () => {
 
   it('an operator cancels the workflow in Temporal while its last model step stores the end: the run completes', async () => {
     // The workflow's own STOPPING is refused (the run ended): it mirrors the stored end instead of writing a cancelled one.
-    const race = cancelRace({ stoppingTakes: 500, stoppingStored: { refused: 'run_ended' }, answer: { ended: true }, cancelWith: 'operator' });
+    const race = cancelRace({
+      stoppingTakes: 500,
+      stoppingStored: { refused: 'run_ended' },
+      answer: { ended: true },
+      cancelWith: 'operator',
+    });
     const { outcome } = await race.run();
     expect(outcome.status).toBe('completed');
     expect(race.written.flatMap((w) => w.events).map((e) => e.type)).toEqual(['RUN_STARTED', 'STATE_SNAPSHOT']);
@@ -78,7 +89,12 @@ function cancelRace({ stoppingTakes, stoppingStored, answer, cancelWith = 'updat
   const stopping = new Promise<void>((resolve) => (stoppingStarted = resolve));
   let modelCalled!: () => void;
   const modelStarted = new Promise<void>((resolve) => (modelCalled = resolve));
-  const settings: RunSettings = { maxSteps: 10, approvalRequiredTools: [], sensitiveTools: [], requirePlanApproval: false };
+  const settings: RunSettings = {
+    maxSteps: 10,
+    approvalRequiredTools: [],
+    sensitiveTools: [],
+    requirePlanApproval: false,
+  };
   const activities = {
     loadRunSettings: async () => settings,
     recordProgress: async (input: RecordProgressInput): Promise<ProgressStored> => {
@@ -94,7 +110,14 @@ function cancelRace({ stoppingTakes, stoppingStored, answer, cancelWith = 'updat
       steps.push(input);
       modelCalled();
       await stopping;
-      return { text: 'done', messageId: 'msg_race', toolCalls: [], usage: { inputTokens: 1, outputTokens: 1 }, model: 'race-model', ...answer };
+      return {
+        text: 'done',
+        messageId: 'msg_race',
+        toolCalls: [],
+        usage: { inputTokens: 1, outputTokens: 1 },
+        model: 'race-model',
+        ...answer,
+      };
     },
     snapshotSandbox: async () => ({ snapshot_id: null }),
   };
@@ -105,17 +128,26 @@ function cancelRace({ stoppingTakes, stoppingStored, answer, cancelWith = 'updat
     const connection = await Connection.connect({ address: inject('temporalAddress') });
     const workerConnection = await NativeConnection.connect({ address: inject('temporalAddress') });
     try {
-      const worker = await Worker.create({ connection: workerConnection, taskQueue, workflowsPath: require.resolve('../src/workflows/index.ts'), activities });
+      const worker = await Worker.create({
+        connection: workerConnection,
+        taskQueue,
+        workflowsPath: require.resolve('../src/workflows/index.ts'),
+        activities,
+      });
       return await worker.runUntil(async () => {
         const handle: WorkflowHandle<typeof agentRun> = await new Client({ connection }).workflow.start(agentRun, {
           taskQueue,
           workflowId: runId,
-          args: [{ runId, taskId: 'task_race', orgId: 'org_race', agentId: 'agt_race', mode: 'fast', routingReason: 'test' }],
+          args: [
+            { runId, taskId: 'task_race', orgId: 'org_race', agentId: 'agt_race', mode: 'fast', routingReason: 'test' },
+          ],
           typedSearchAttributes: [{ key: RunStatusAttr, value: firstRunStatus('fast') }], // as the api starts it
         });
         await modelStarted;
         const cancel =
-          cancelWith === 'update' ? await handle.executeUpdate(cancelUpdate, { args: [{ requestedBy: 'test' }] }).catch((err: unknown) => err) : await handle.cancel();
+          cancelWith === 'update'
+            ? await handle.executeUpdate(cancelUpdate, { args: [{ requestedBy: 'test' }] }).catch((err: unknown) => err)
+            : await handle.cancel();
         return { outcome: await handle.result(), cancel };
       });
     } finally {

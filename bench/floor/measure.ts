@@ -50,13 +50,20 @@ export class Floor {
   async once(workflowType: FloorWorkflowType = 'floorWorkflow'): Promise<FloorSample> {
     const t0 = Date.now();
     const workflowId = `floor-${randomBytes(6).toString('hex')}`;
-    const handle = await this.client.workflow.start<typeof floorWorkflow | typeof localFloorWorkflow>(workflowType, { taskQueue: this.taskQueue, workflowId });
+    const handle = await this.client.workflow.start<typeof floorWorkflow | typeof localFloorWorkflow>(workflowType, {
+      taskQueue: this.taskQueue,
+      workflowId,
+    });
     const activityStartedAt = await handle.result();
     return { workflowId, startedAt: t0, firstActivity: activityStartedAt - t0, result: Date.now() - t0 };
   }
 
   /** `total` workflows with `concurrency` in flight: the wall time they took (ms). */
-  async throughput(total: number, concurrency: number, workflowType: FloorWorkflowType = 'floorWorkflow'): Promise<number> {
+  async throughput(
+    total: number,
+    concurrency: number,
+    workflowType: FloorWorkflowType = 'floorWorkflow',
+  ): Promise<number> {
     const { results, wallMs } = await inFlight(total, concurrency, () => this.once(workflowType));
     const failed = results.filter((r) => r.status === 'rejected').length;
     if (failed > 0) throw new Error(`${failed} floor workflows failed`);

@@ -26,13 +26,20 @@ export function App() {
   const ended = (why: string) => (setSession(undefined), setError(why));
   // A reload (or another tab) continues the browser's session, if it has one.
   useEffect(() => {
-    if (restoring) restoreSession(ended).then(setSession, (err) => setError(errorText(err))).finally(() => setRestoring(false));
+    if (restoring)
+      restoreSession(ended)
+        .then(setSession, (err) => setError(errorText(err)))
+        .finally(() => setRestoring(false));
   }, []);
   if (restoring) return <p role="status">Signing in…</p>;
   if (!session)
     return (
       <>
-        {error && <p role="alert" class="error">{error}</p>}
+        {error && (
+          <p role="alert" class="error">
+            {error}
+          </p>
+        )}
         <SignIn onSession={(s) => (setError(undefined), setSession(s))} onEnded={ended} />
       </>
     );
@@ -44,12 +51,26 @@ export function App() {
       <header>
         <strong>Agent Run Console</strong>
         <nav aria-label="Screens">
-          <a href="#/chat" aria-current={screen === 'chat' ? 'page' : undefined}>Chat</a>
-          {!guest && <a href="#/approvals" aria-current={screen === 'approvals' ? 'page' : undefined}>Approvals</a>}
-          <a href="#/inspect" aria-current={screen === 'inspect' ? 'page' : undefined}>Inspector</a>
-          {admin && <a href="#/admin" aria-current={screen === 'admin' ? 'page' : undefined}>Admin</a>}
+          <a href="#/chat" aria-current={screen === 'chat' ? 'page' : undefined}>
+            Chat
+          </a>
+          {!guest && (
+            <a href="#/approvals" aria-current={screen === 'approvals' ? 'page' : undefined}>
+              Approvals
+            </a>
+          )}
+          <a href="#/inspect" aria-current={screen === 'inspect' ? 'page' : undefined}>
+            Inspector
+          </a>
+          {admin && (
+            <a href="#/admin" aria-current={screen === 'admin' ? 'page' : undefined}>
+              Admin
+            </a>
+          )}
         </nav>
-        <span class="who" data-testid="role">{session.identity.role}</span>
+        <span class="who" data-testid="role">
+          {session.identity.role}
+        </span>
         <button
           type="button"
           class="secondary"

@@ -27,7 +27,11 @@ export function ApprovalsView({ session }: { session: Session }) {
           ))}
         </select>
       </label>
-      {error && <p role="alert" class="error">{error}</p>}
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
       {approvals.length === 0 && !error && <p>No approvals.</p>}
       <ul class="cards">
         {approvals.map((a) => (
@@ -54,12 +58,14 @@ function ApprovalCard({ approval, session, onDecided }: { approval: Approval; se
   return (
     <li class="card" data-approval-id={approval.id} aria-label={`Approval ${approval.tool_name ?? approval.kind}`}>
       <p>
-        <strong>{approval.kind === 'plan' ? 'Plan' : approval.tool_name}</strong> {approval.sensitive && <span class="badge sensitive">sensitive</span>}{' '}
+        <strong>{approval.kind === 'plan' ? 'Plan' : approval.tool_name}</strong>{' '}
+        {approval.sensitive && <span class="badge sensitive">sensitive</span>}{' '}
         <span class="badge">{approval.status}</span>
       </p>
       <p>{approval.prompt}</p>
       <p class="meta">
-        Agent {approval.agent_id} · <a href={`#/inspect/${approval.run_id}`}>run {approval.run_id}</a> · {new Date(approval.created_at).toLocaleString()}
+        Agent {approval.agent_id} · <a href={`#/inspect/${approval.run_id}`}>run {approval.run_id}</a> ·{' '}
+        {new Date(approval.created_at).toLocaleString()}
       </p>
       <details>
         <summary>Details</summary>
@@ -73,8 +79,12 @@ function ApprovalCard({ approval, session, onDecided }: { approval: Approval; se
             <input value={feedback} onInput={(e) => setFeedback(e.currentTarget.value)} />
           </label>
           <div class="buttons">
-            <button type="button" onClick={() => void decide('approve')}>Approve</button>
-            <button type="button" class="danger" onClick={() => void decide('reject')}>Reject</button>
+            <button type="button" onClick={() => void decide('approve')}>
+              Approve
+            </button>
+            <button type="button" class="danger" onClick={() => void decide('reject')}>
+              Reject
+            </button>
           </div>
         </div>
       )}

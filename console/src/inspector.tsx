@@ -38,7 +38,10 @@ export function InspectorView({ session, runId: initialRun }: { session: Session
     setError(undefined);
     if (!shown.runId || !shown.agentId) return;
     const abort = new AbortController();
-    pages.current = session.forAgent(shown.agentId).runs.events(shown.runId, { limit: PAGE, follow: false, signal: abort.signal })[Symbol.asyncIterator]();
+    pages.current = session
+      .forAgent(shown.agentId)
+      .runs.events(shown.runId, { limit: PAGE, follow: false, signal: abort.signal })
+      [Symbol.asyncIterator]();
     void loadPage();
     void consoleConfig().then((c) => setTemporalUrl(`${c.temporal_workflows_url}/${encodeURIComponent(shown.runId)}`));
     return () => abort.abort();
@@ -72,7 +75,11 @@ export function InspectorView({ session, runId: initialRun }: { session: Session
           </a>
         </p>
       )}
-      {error && <p role="alert" class="error">{error}</p>}
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
       <table class="events">
         <caption>Events ({records.length})</caption>
         <thead>

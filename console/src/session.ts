@@ -65,7 +65,8 @@ function sessionOf(first: TokenExchangeResponse, onEnded: OnSessionEnded): Sessi
     renewing ??= post(REFRESH_PATH)
       .then((issued) => {
         // The cookie is the browser's, not the tab's: a sign-in in another tab replaced it.
-        if (issued.user_id !== identity.user_id || issued.org_id !== identity.org_id) throw new SessionError(401, 'Signed in as someone else in another tab: sign in again');
+        if (issued.user_id !== identity.user_id || issued.org_id !== identity.org_id)
+          throw new SessionError(401, 'Signed in as someone else in another tab: sign in again');
         current = { issued, until: Date.now() + issued.expires_in * 1000 - RENEW_BEFORE_MS };
         return issued;
       })

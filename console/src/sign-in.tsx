@@ -19,10 +19,23 @@ export function SignIn({ onSession, onEnded }: { onSession(session: Session): vo
       >
         <label>
           API key
-          <input type="password" autocomplete="off" value={key} required placeholder="ars_live_…" onInput={(e) => setKey(e.currentTarget.value)} />
+          <input
+            type="password"
+            autocomplete="off"
+            value={key}
+            required
+            placeholder="ars_live_…"
+            onInput={(e) => setKey(e.currentTarget.value)}
+          />
         </label>
-        <button type="submit" disabled={busy}>Sign in</button>
-        {error && <p role="alert" class="error">{error}</p>}
+        <button type="submit" disabled={busy}>
+          Sign in
+        </button>
+        {error && (
+          <p role="alert" class="error">
+            {error}
+          </p>
+        )}
       </form>
     </main>
   );

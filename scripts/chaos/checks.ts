@@ -32,13 +32,33 @@ interface HistoryRecord {
 }
 
 /** Checks every run the clients followed against the durable history and the database. */
-export async function checkRuns(who: Caller, where: { databaseUrl: string; temporalAddress: string }, orgId: string, runs: ClientRun[]): Promise<Verdict> {
-  const v: Verdict = { runs: runs.length, notCompleted: 0, lost: 0, duplicated: 0, reordered: 0, historyMismatch: 0, textMismatch: 0, orphans: 0, abandonedMessages: 0, problems: [] };
-  const problem = (run: ClientRun, what: string) => v.problems.push(`${run.runId ?? `(key ${run.idempotencyKey})`}: ${what}`);
+export async function checkRuns(
+  who: Caller,
+  where: { databaseUrl: string; temporalAddress: string },
+  orgId: string,
+  runs: ClientRun[],
+): Promise<Verdict> {
+  const v: Verdict = {
+    runs: runs.length,
+    notCompleted: 0,
+    lost: 0,
+    duplicated: 0,
+    reordered: 0,
+    historyMismatch: 0,
+    textMismatch: 0,
+    orphans: 0,
+    abandonedMessages: 0,
+    problems: [],
+  };
+  const problem = (run: ClientRun, what: string) =>
+    v.problems.push(`${run.runId ?? `(key ${run.idempotencyKey})`}: ${what}`);
   for (const run of runs) {
     if (!run.runId || run.terminal?.type !== 'RUN_FINISHED') {
       v.notCompleted++;
-      problem(run, `not completed at the client (terminal ${run.terminal?.type ?? 'none'}${run.terminal?.message ? `: ${String(run.terminal.message)}` : ''}; last client errors: ${run.errors.slice(-2).join(' | ')})`);
+      problem(
+        run,
+        `not completed at the client (terminal ${run.terminal?.type ?? 'none'}${run.terminal?.message ? `: ${String(run.terminal.message)}` : ''}; last client errors: ${run.errors.slice(-2).join(' | ')})`,
+      );
       if (!run.runId) continue;
     }
     const history = await readHistory(who, run.runId);
@@ -73,7 +93,10 @@ export async function checkRuns(who: Caller, where: { databaseUrl: string; tempo
       v.historyMismatch += seen.size - history.length;
       problem(run, `the client got ${seen.size} events, the history has ${history.length}`);
     }
-    const text = checkText(run.received.map((r) => r.event), run.terminal);
+    const text = checkText(
+      run.received.map((r) => r.event),
+      run.terminal,
+    );
     v.abandonedMessages += text.abandoned;
     if (text.problem) {
       v.textMismatch++;
@@ -117,7 +140,8 @@ async function openWorkflows(temporal: TemporalConnectionOptions): Promise<strin
   const connection = await Connection.connect(temporal);
   try {
     const ids: string[] = [];
-    for await (const wf of new Client({ connection }).workflow.list({ query: 'ExecutionStatus = "Running"' })) ids.push(wf.workflowId);
+    for await (const wf of new Client({ connection }).workflow.list({ query: 'ExecutionStatus = "Running"' }))
+      ids.push(wf.workflowId);
     return ids;
   } finally {
     await connection.close();
@@ -125,7 +149,10 @@ async function openWorkflows(temporal: TemporalConnectionOptions): Promise<strin
 }
 
 /** The final message (RUN_FINISHED result.message_id), from its deltas, must be the result text exactly. */
-function checkText(events: Received['event'][], terminal: Received['event'] | undefined): { problem?: string; abandoned: number } {
+function checkText(
+  events: Received['event'][],
+  terminal: Received['event'] | undefined,
+): { problem?: string; abandoned: number } {
   const deltas = new Map<string, string>();
   const ended = new Set<string>();
   for (const e of events) {
@@ -136,8 +163,10 @@ function checkText(events: Received['event'][], terminal: Received['event'] | un
   const result = terminal?.result as { text?: string; message_id?: string } | undefined;
   const abandoned = [...deltas.keys()].filter((id) => id !== result?.message_id).length;
   if (!result) return { abandoned };
-  if (!result.message_id || !deltas.has(result.message_id)) return { problem: 'the result names no streamed message', abandoned };
-  if (deltas.get(result.message_id) !== result.text) return { problem: 'streamed text != result text (duplicated or lost deltas)', abandoned };
+  if (!result.message_id || !deltas.has(result.message_id))
+    return { problem: 'the result names no streamed message', abandoned };
+  if (deltas.get(result.message_id) !== result.text)
+    return { problem: 'streamed text != result text (duplicated or lost deltas)', abandoned };
   if (!ended.has(result.message_id)) return { problem: 'the final message has no TEXT_MESSAGE_END', abandoned };
   return { abandoned };
 }
@@ -156,7 +185,8 @@ async function readHistory(who: Caller, runId: string): Promise<HistoryRecord[]>
     const page = (await res.json()) as { events: HistoryRecord[]; next_cursor: string | null };
     records.push(...page.events);
     cursor = page.next_cursor;
-    if (page.events.length === 0 && cursor !== null) throw new Error(`history of ${runId} has no tail: the run is not finished`);
+    if (page.events.length === 0 && cursor !== null)
+      throw new Error(`history of ${runId} has no tail: the run is not finished`);
   }
   return records;
 }

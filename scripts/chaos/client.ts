@@ -39,7 +39,14 @@ const STALL_MS = 30_000;
  * resumes on GET /api/tasks/{task_id}/stream with `Last-Event-ID` = the last id it got.
  */
 export async function followRun(who: Caller, message: string, deadline: number): Promise<ClientRun> {
-  const run: ClientRun = { idempotencyKey: randomUUID(), received: [], postRetries: 0, resumes: 0, foreignFrames: 0, errors: [] };
+  const run: ClientRun = {
+    idempotencyKey: randomUUID(),
+    received: [],
+    postRetries: 0,
+    resumes: 0,
+    foreignFrames: 0,
+    errors: [],
+  };
   let backoffMs = 250;
   let lastId: string | undefined;
   let attempt = 0;
@@ -57,7 +64,9 @@ export async function followRun(who: Caller, message: string, deadline: number):
       stall = setTimeout(() => abort.abort(new Error('stream stalled')), STALL_MS);
     };
     try {
-      const res = run.taskId ? await resume(who, run.taskId, lastId, abort.signal) : await post(who, run.idempotencyKey, message, abort.signal);
+      const res = run.taskId
+        ? await resume(who, run.taskId, lastId, abort.signal)
+        : await post(who, run.idempotencyKey, message, abort.signal);
       if (res.status !== 200 || !res.body) {
         run.errors.push(`${run.taskId ? 'resume' : 'POST'} ${res.status}: ${(await res.text()).slice(0, 200)}`);
         continue;
@@ -105,7 +114,10 @@ function post(who: Caller, key: string, message: string, signal: AbortSignal): P
 }
 
 function resume(who: Caller, taskId: string, lastId: string | undefined, signal: AbortSignal): Promise<Response> {
-  return fetch(`${who.apiUrl}/api/tasks/${taskId}/stream`, { headers: { ...auth(who), ...(lastId ? { 'Last-Event-ID': lastId } : {}) }, signal });
+  return fetch(`${who.apiUrl}/api/tasks/${taskId}/stream`, {
+    headers: { ...auth(who), ...(lastId ? { 'Last-Event-ID': lastId } : {}) },
+    signal,
+  });
 }
 
 export function auth(who: Caller): Record<string, string> {

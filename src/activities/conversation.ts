@@ -16,12 +16,21 @@ export async function loadConversation(db: Db, taskId: string): Promise<ChatMess
         messages.push({ role: row.role, content: row.content });
         break;
       case 'assistant': {
-        const toolCalls: ToolCall[] | undefined = parts.tool_calls?.map((c) => ({ id: c.id, name: c.name, args: c.input }));
+        const toolCalls: ToolCall[] | undefined = parts.tool_calls?.map((c) => ({
+          id: c.id,
+          name: c.name,
+          args: c.input,
+        }));
         messages.push({ role: 'assistant', content: row.content, ...(toolCalls?.length ? { toolCalls } : {}) });
         break;
       }
       case 'tool':
-        messages.push({ role: 'tool', toolCallId: parts.tool_call_id ?? '', toolName: parts.tool_name ?? '', content: row.content });
+        messages.push({
+          role: 'tool',
+          toolCallId: parts.tool_call_id ?? '',
+          toolName: parts.tool_name ?? '',
+          content: row.content,
+        });
         break;
     }
   }

@@ -20,9 +20,17 @@ export class EventBatcher {
   push(event: RunEventInput): void {
     if (this.failure) throw this.failure;
     const last = this.pending.at(-1);
-    if (last?.type === 'TEXT_MESSAGE_CONTENT' && event.type === 'TEXT_MESSAGE_CONTENT' && last.message_id === event.message_id) {
+    if (
+      last?.type === 'TEXT_MESSAGE_CONTENT' &&
+      event.type === 'TEXT_MESSAGE_CONTENT' &&
+      last.message_id === event.message_id
+    ) {
       last.delta += event.delta;
-    } else if (last?.type === 'TOOL_CALL_ARGS' && event.type === 'TOOL_CALL_ARGS' && last.tool_call_id === event.tool_call_id) {
+    } else if (
+      last?.type === 'TOOL_CALL_ARGS' &&
+      event.type === 'TOOL_CALL_ARGS' &&
+      last.tool_call_id === event.tool_call_id
+    ) {
       last.delta += event.delta;
     } else {
       this.pending.push({ ...event });
@@ -49,9 +57,11 @@ export class EventBatcher {
     const batch = this.pending;
     this.pending = [];
     if (batch.length > 0) {
-      this.chain = this.chain.then(() => this.sink(batch)).catch((err: unknown) => {
-        this.failure = err;
-      });
+      this.chain = this.chain
+        .then(() => this.sink(batch))
+        .catch((err: unknown) => {
+          this.failure = err;
+        });
     }
     await this.chain;
     if (this.failure) throw this.failure;

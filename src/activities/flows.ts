@@ -6,13 +6,30 @@ import type { ActivityDeps } from './deps.ts';
 import { orgSecretReader } from './org-secrets.ts';
 
 /** Slack answers that no retry can fix. */
-const SLACK_FINAL_ERRORS = new Set(['invalid_auth', 'not_authed', 'account_inactive', 'token_revoked', 'channel_not_found', 'not_in_channel', 'is_archived', 'msg_too_long']);
+const SLACK_FINAL_ERRORS = new Set([
+  'invalid_auth',
+  'not_authed',
+  'account_inactive',
+  'token_revoked',
+  'channel_not_found',
+  'not_in_channel',
+  'is_archived',
+  'msg_too_long',
+]);
 
 /** The activities of flows: a cron tick becomes an event; a messaging run's answer is posted back. */
 export function createFlowActivities({ db, config, logger }: ActivityDeps) {
   const readOrgSecret = orgSecretReader(db, config);
   return {
-    async recordFlowTick({ flowId, tickId, scheduledAt }: { flowId: string; tickId: string; scheduledAt: string }): Promise<void> {
+    async recordFlowTick({
+      flowId,
+      tickId,
+      scheduledAt,
+    }: {
+      flowId: string;
+      tickId: string;
+      scheduledAt: string;
+    }): Promise<void> {
       const flow = await findFlow(db, flowId);
       if (!flow || !flow.enabled) return; // deleted or disabled since the schedule fired
       const payload = { flow: flow.name, scheduled_at: scheduledAt };
@@ -25,7 +42,8 @@ export function createFlowActivities({ db, config, logger }: ActivityDeps) {
       if (!material) return;
       // A config stored before bot_token_secret is refused here, never read as anything else.
       const { bot_token_secret: secretName } = material.config as { bot_token_secret?: unknown };
-      if (typeof secretName !== 'string') throw ApplicationFailure.nonRetryable("the flow's messaging.bot_token_secret is not set", 'SlackRefused');
+      if (typeof secretName !== 'string')
+        throw ApplicationFailure.nonRetryable("the flow's messaging.bot_token_secret is not set", 'SlackRefused');
       const token = await readOrgSecret(material.orgId, secretName, "the flow's Slack bot token");
       const event = (material.payload as { event?: { channel?: string } }).event;
       const thread = (material.payload as { thread_ts?: string }).thread_ts;
@@ -42,11 +60,13 @@ export function createFlowActivities({ db, config, logger }: ActivityDeps) {
       }).catch((err: unknown) => {
         throw err instanceof RefusedTargetError ? ApplicationFailure.nonRetryable(err.message, 'SlackRefused') : err;
       });
-      if (res.status === 429 || res.status >= 500) throw ApplicationFailure.retryable(`Slack answered ${res.status}`, 'SlackUnavailable');
+      if (res.status === 429 || res.status >= 500)
+        throw ApplicationFailure.retryable(`Slack answered ${res.status}`, 'SlackUnavailable');
       const body = parsedJson(res.text) as { ok?: boolean; error?: string };
       if (!body.ok) {
         const error = body.error ?? `HTTP ${res.status}`;
-        if (SLACK_FINAL_ERRORS.has(error)) throw ApplicationFailure.nonRetryable(`Slack refused the reply: ${error}`, 'SlackRefused');
+        if (SLACK_FINAL_ERRORS.has(error))
+          throw ApplicationFailure.nonRetryable(`Slack refused the reply: ${error}`, 'SlackRefused');
         throw ApplicationFailure.retryable(`Slack refused the reply: ${error}`, 'SlackUnavailable');
       }
       logger.info({ flowId, externalId }, 'posted the run’s answer to Slack');

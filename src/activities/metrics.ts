@@ -17,7 +17,11 @@ function meter(): MetricMeter | undefined {
 
 /** Tokens a model call used (every attempt, also those a retry discards: they were spent), by direction and model. */
 export function countModelTokens(usage: TokenUsage, model: string): void {
-  const counter = meter()?.createCounter('ars_model_tokens', 'tokens', 'Model tokens used, by direction (input/output) and model');
+  const counter = meter()?.createCounter(
+    'ars_model_tokens',
+    'tokens',
+    'Model tokens used, by direction (input/output) and model',
+  );
   counter?.add(usage.inputTokens, { direction: 'input', model });
   counter?.add(usage.outputTokens, { direction: 'output', model });
 }

@@ -20,23 +20,43 @@ export function attemptMessageId({ runId, activityId, attempt }: AttemptRef): st
 }
 
 /** Closing events and the `retrying` status for a retried attempt; marks earlier attempts' tokens as discarded. */
-export async function retryPreamble(db: Db, ref: AttemptRef, step: number, operation: string): Promise<RunEventInput[]> {
+export async function retryPreamble(
+  db: Db,
+  ref: AttemptRef,
+  step: number,
+  operation: string,
+): Promise<RunEventInput[]> {
   const earlierIds = Array.from({ length: ref.attempt - 1 }, (_, i) => attemptMessageId({ ...ref, attempt: i + 1 }));
   const rows = await findStreamMarkers(db, ref.runId, earlierIds);
-  const has = (type: string, key: 'message_id' | 'tool_call_id', id: string) => rows.some((r) => r.type === type && r[key] === id);
+  const has = (type: string, key: 'message_id' | 'tool_call_id', id: string) =>
+    rows.some((r) => r.type === type && r[key] === id);
   const messages = earlierIds.filter((id) => has('TEXT_MESSAGE_START', 'message_id', id));
   // Tool calls this step streamed before that never got a result: the earlier attempt's.
   const toolCalls = rows
-    .filter((r) => r.type === 'TOOL_CALL_START' && r.step === step && !has('TOOL_CALL_RESULT', 'tool_call_id', r.tool_call_id!))
+    .filter(
+      (r) =>
+        r.type === 'TOOL_CALL_START' && r.step === step && !has('TOOL_CALL_RESULT', 'tool_call_id', r.tool_call_id!),
+    )
     .map((r) => r.tool_call_id!);
   await discardEarlierAttempts(db, ref);
   return [
-    ...messages.filter((id) => !has('TEXT_MESSAGE_END', 'message_id', id)).map((id): RunEventInput => ({ type: 'TEXT_MESSAGE_END', message_id: id })),
-    ...toolCalls.filter((id) => !has('TOOL_CALL_END', 'tool_call_id', id)).map((id): RunEventInput => ({ type: 'TOOL_CALL_END', tool_call_id: id })),
+    ...messages
+      .filter((id) => !has('TEXT_MESSAGE_END', 'message_id', id))
+      .map((id): RunEventInput => ({ type: 'TEXT_MESSAGE_END', message_id: id })),
+    ...toolCalls
+      .filter((id) => !has('TOOL_CALL_END', 'tool_call_id', id))
+      .map((id): RunEventInput => ({ type: 'TOOL_CALL_END', tool_call_id: id })),
     {
       type: 'CUSTOM',
       name: 'SYSTEM_STATUS',
-      data: { status: 'retrying', operation, step, attempt: ref.attempt, discarded_message_ids: messages, discarded_tool_call_ids: toolCalls },
+      data: {
+        status: 'retrying',
+        operation,
+        step,
+        attempt: ref.attempt,
+        discarded_message_ids: messages,
+        discarded_tool_call_ids: toolCalls,
+      },
     },
   ];
 }

@@ -79,7 +79,11 @@ export function createModelStepActivities(deps: ActivityDeps) {
      */
     async modelStep(input: ModelStepInput): Promise<ModelStepResult> {
       const ctx = Context.current();
-      const limit = { attempt: ctx.info.attempt, attempts: CALL_ATTEMPTS, cancelled: () => ctx.cancellationSignal.aborted };
+      const limit = {
+        attempt: ctx.info.attempt,
+        attempts: CALL_ATTEMPTS,
+        cancelled: () => ctx.cancellationSignal.aborted,
+      };
       return withAttemptLimit('model call', failureTypes.model, limit, () => streamModelStep(input));
     },
   };
@@ -95,7 +99,14 @@ export function createModelStepActivities(deps: ActivityDeps) {
     // A retry of a step that had stored the run's end (its completion never reached Temporal) answers with that end.
     if (input.finish && attempt.attempt > 1) {
       const ended = await findCompletedEnd(db, input.runId);
-      if (ended) return { ...answerOf(ended), toolCalls: [], usage: await keptAttemptUsage(db, attempt), model: resolved.provider.label, ended: true };
+      if (ended)
+        return {
+          ...answerOf(ended),
+          toolCalls: [],
+          usage: await keptAttemptUsage(db, attempt),
+          model: resolved.provider.label,
+          ended: true,
+        };
     }
     const tools = input.allowTools ? enabledTools(settings) : [];
     // No heartbeat per batch: the SDK sends a step's first heartbeat at once, and each one is a write
@@ -127,10 +138,20 @@ export function createModelStepActivities(deps: ActivityDeps) {
     };
     // A span per model call (a no-op unless tracing is on), child of the activity's span.
     const span = trace.getTracer('agent-run-service').startSpan('model call', {
-      attributes: { 'gen_ai.request.model': resolved.provider.label, 'ars.run_id': input.runId, 'ars.step': input.step, 'ars.attempt': attempt.attempt },
+      attributes: {
+        'gen_ai.request.model': resolved.provider.label,
+        'ars.run_id': input.runId,
+        'ars.step': input.step,
+        'ars.attempt': attempt.attempt,
+      },
     });
     try {
-      const stream = resolved.provider.stream({ system: resolved.systemPrompt, messages, tools, signal: ctx.cancellationSignal });
+      const stream = resolved.provider.stream({
+        system: resolved.systemPrompt,
+        messages,
+        tools,
+        signal: ctx.cancellationSignal,
+      });
       for await (const chunk of stream) {
         switch (chunk.type) {
           case 'text':
@@ -146,7 +167,12 @@ export function createModelStepActivities(deps: ActivityDeps) {
             break;
           case 'tool-start':
             started.add(chunk.id);
-            batcher.push({ type: 'TOOL_CALL_START', tool_call_id: chunk.id, tool_call_name: chunk.name, metadata: { step: input.step } });
+            batcher.push({
+              type: 'TOOL_CALL_START',
+              tool_call_id: chunk.id,
+              tool_call_name: chunk.name,
+              metadata: { step: input.step },
+            });
             break;
           case 'tool-args':
             batcher.push({ type: 'TOOL_CALL_ARGS', tool_call_id: chunk.id, delta: chunk.delta });
@@ -154,7 +180,12 @@ export function createModelStepActivities(deps: ActivityDeps) {
           case 'tool-call':
             if (!started.has(chunk.id)) {
               started.add(chunk.id);
-              batcher.push({ type: 'TOOL_CALL_START', tool_call_id: chunk.id, tool_call_name: chunk.name, metadata: { step: input.step } });
+              batcher.push({
+                type: 'TOOL_CALL_START',
+                tool_call_id: chunk.id,
+                tool_call_name: chunk.name,
+                metadata: { step: input.step },
+              });
               batcher.push({ type: 'TOOL_CALL_ARGS', tool_call_id: chunk.id, delta: JSON.stringify(chunk.args ?? {}) });
             }
             ended.add(chunk.id);
@@ -195,10 +226,20 @@ export function createModelStepActivities(deps: ActivityDeps) {
       throw modelCallFailure('model call', err, ctx.info.attempt);
     } finally {
       clearInterval(beat);
-      span.setAttributes({ 'gen_ai.usage.input_tokens': usage.inputTokens, 'gen_ai.usage.output_tokens': usage.outputTokens });
+      span.setAttributes({
+        'gen_ai.usage.input_tokens': usage.inputTokens,
+        'gen_ai.usage.output_tokens': usage.outputTokens,
+      });
       span.end();
     }
-    return { messageId, text, toolCalls, usage, model: resolved.provider.label, ...(interrupted ? { interrupted } : {}) };
+    return {
+      messageId,
+      text,
+      toolCalls,
+      usage,
+      model: resolved.provider.label,
+      ...(interrupted ? { interrupted } : {}),
+    };
   }
 
   /**
@@ -206,9 +247,23 @@ export function createModelStepActivities(deps: ActivityDeps) {
    * workflow's terminal write (run-workflow.ts `finish`) stores it. When a cancel or a comment came
    * first, nothing is stored (`refused`), and the caller writes `pending` as any batch.
    */
-  function storeRunEnd(deps: ActivityDeps, input: ModelStepInput, before: RunEndSoFar, answer: RunAnswer, pending: RunEventInput[]) {
+  function storeRunEnd(
+    deps: ActivityDeps,
+    input: ModelStepInput,
+    before: RunEndSoFar,
+    answer: RunAnswer,
+    pending: RunEventInput[],
+  ) {
     const usage = addUsage(before.usage, answer.usage);
-    const steps = [...before.steps, { step: before.label, model: answer.model, input_tokens: answer.usage.inputTokens, output_tokens: answer.usage.outputTokens }];
+    const steps = [
+      ...before.steps,
+      {
+        step: before.label,
+        model: answer.model,
+        input_tokens: answer.usage.inputTokens,
+        output_tokens: answer.usage.outputTokens,
+      },
+    ];
     const result = { outcome: 'completed', text: answer.text, message_id: answer.messageId, steps: before.stepCount };
     return recordRunProgress(deps, {
       runId: input.runId,
@@ -234,7 +289,10 @@ interface RunAnswer {
 
 /** The answer a completed run stored in its `result`. */
 function answerOf(result: Record<string, unknown>): { text: string; messageId?: string } {
-  return { text: typeof result.text === 'string' ? result.text : '', ...(typeof result.message_id === 'string' ? { messageId: result.message_id } : {}) };
+  return {
+    text: typeof result.text === 'string' ? result.text : '',
+    ...(typeof result.message_id === 'string' ? { messageId: result.message_id } : {}),
+  };
 }
 
 /** Each catalog tool as the model is shown it; its JSON Schema is made once per process, not per step. */
@@ -242,7 +300,11 @@ const toolSpecs = new Map<string, ToolSpec>();
 function toolSpec(t: ToolDefinition): ToolSpec {
   let spec = toolSpecs.get(t.name);
   if (!spec) {
-    spec = { name: t.name, description: t.description, parameters: z.toJSONSchema(t.input, { io: 'input' }) as Record<string, unknown> };
+    spec = {
+      name: t.name,
+      description: t.description,
+      parameters: z.toJSONSchema(t.input, { io: 'input' }) as Record<string, unknown>,
+    };
     toolSpecs.set(t.name, spec);
   }
   return spec;

@@ -12,7 +12,11 @@ export function orgSecretReader(db: Db, config: Config) {
   let box: SecretBox | undefined;
   return async function readOrgSecret(orgId: string, name: string, usedFor: string): Promise<string> {
     const sealed = await findSealedOrgSecret(db, orgId, name);
-    if (!sealed) throw ApplicationFailure.nonRetryable(`the org has no secret named ${name} (${usedFor}); set it with PUT /api/admin/secrets/${name}`, 'SecretMissing');
+    if (!sealed)
+      throw ApplicationFailure.nonRetryable(
+        `the org has no secret named ${name} (${usedFor}); set it with PUT /api/admin/secrets/${name}`,
+        'SecretMissing',
+      );
     try {
       return (box ??= createSecretBox(config.secrets.key)).open(orgId, name, sealed);
     } catch (err) {

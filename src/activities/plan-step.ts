@@ -32,7 +32,11 @@ export function createPlanStepActivities(deps: ActivityDeps) {
     /** Deep mode's planning step: one model call that returns the plan's steps. */
     async planStep(input: { runId: string; taskId: string; agentId: string }): Promise<PlanStepResult> {
       const ctx = Context.current();
-      const limit = { attempt: ctx.info.attempt, attempts: CALL_ATTEMPTS, cancelled: () => ctx.cancellationSignal.aborted };
+      const limit = {
+        attempt: ctx.info.attempt,
+        attempts: CALL_ATTEMPTS,
+        cancelled: () => ctx.cancellationSignal.aborted,
+      };
       return withAttemptLimit('planning call', failureTypes.model, limit, () => plan(input));
     },
   };
@@ -48,7 +52,13 @@ export function createPlanStepActivities(deps: ActivityDeps) {
     if (attempt.attempt > 1) await discardEarlierAttempts(deps.db, attempt);
     const beat = setInterval(() => ctx.heartbeat(), 1000);
     try {
-      for await (const chunk of resolved.provider.stream({ system, messages, tools: [], purpose: 'plan', signal: ctx.cancellationSignal })) {
+      for await (const chunk of resolved.provider.stream({
+        system,
+        messages,
+        tools: [],
+        purpose: 'plan',
+        signal: ctx.cancellationSignal,
+      })) {
         if (chunk.type === 'text') text += chunk.text;
         else if (chunk.type === 'finish') {
           usage = chunk.usage;

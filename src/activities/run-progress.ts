@@ -18,12 +18,23 @@ export interface RecordProgressInput extends RunStep {
  * transaction, so a client never sees an event whose state is not stored. Billed: the
  * steps' tokens plus those of attempts a retry discarded (model-attempts.ts).
  */
-export async function recordRunProgress({ db, config }: Pick<ActivityDeps, 'db' | 'config'>, { bill, ...step }: RecordProgressInput): Promise<ProgressStored> {
+export async function recordRunProgress(
+  { db, config }: Pick<ActivityDeps, 'db' | 'config'>,
+  { bill, ...step }: RecordProgressInput,
+): Promise<ProgressStored> {
   const price = bill
     ? (discarded: TokenUsage) => {
         const usage = addUsage(bill.usage, discarded);
         const credits = creditsFor(usage, config.creditsPer1kTokens);
-        return { usage, credits, event: { type: 'CUSTOM', name: 'USAGE', data: usageEventData(usage, credits, bill.model, bill.steps, discarded) } as const };
+        return {
+          usage,
+          credits,
+          event: {
+            type: 'CUSTOM',
+            name: 'USAGE',
+            data: usageEventData(usage, credits, bill.model, bill.steps, discarded),
+          } as const,
+        };
       }
     : undefined;
   const { endedMode, refused } = await nonRetryableIfRunGone(() => storeRunStep(db, step, price));

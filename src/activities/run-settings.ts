@@ -12,7 +12,15 @@ export function createRunSettingsActivities({ db }: ActivityDeps) {
     },
 
     /** Whether an owner or admin chose "approve always" for this agent's tool in the org. */
-    async hasStandingGrant({ orgId, agentId, toolName }: { orgId: string; agentId: string; toolName: string }): Promise<boolean> {
+    async hasStandingGrant({
+      orgId,
+      agentId,
+      toolName,
+    }: {
+      orgId: string;
+      agentId: string;
+      toolName: string;
+    }): Promise<boolean> {
       return hasActiveGrant(db, { orgId, agentId, toolName });
     },
   };

@@ -20,7 +20,11 @@ export function createRunToolActivities(deps: ActivityDeps) {
      */
     async runTool(call: ToolCallInput): Promise<ToolOutcome> {
       const activity = Context.current();
-      const limit = { attempt: activity.info.attempt, attempts: CALL_ATTEMPTS, cancelled: () => activity.cancellationSignal.aborted };
+      const limit = {
+        attempt: activity.info.attempt,
+        attempts: CALL_ATTEMPTS,
+        cancelled: () => activity.cancellationSignal.aborted,
+      };
       return withAttemptLimit(`tool ${call.name}`, failureTypes.tool, limit, () => runToolCall(call));
     },
   };
@@ -28,7 +32,8 @@ export function createRunToolActivities(deps: ActivityDeps) {
   async function runToolCall(call: ToolCallInput): Promise<ToolOutcome> {
     const definition = toolCatalog.get(call.name);
     const implementation = toolImplementations.get(call.name);
-    if (!definition || !implementation) return { ok: false, error: { code: 'UNKNOWN_TOOL', message: `no tool named ${call.name}` } };
+    if (!definition || !implementation)
+      return { ok: false, error: { code: 'UNKNOWN_TOOL', message: `no tool named ${call.name}` } };
     const parsed = definition.input.safeParse(call.args);
     if (!parsed.success) {
       const message = formatIssues(parsed.error.issues, { atRoot: 'input' }).join('; ');
@@ -43,12 +48,28 @@ export function createRunToolActivities(deps: ActivityDeps) {
       toolCallId: call.toolCallId,
       signal: activity.cancellationSignal,
       heartbeat: (details) => activity.heartbeat(details),
-      emit: async (events, key) => void (await appendEvents(deps.db, call.runId, events, key && `tool:${call.toolCallId}:${key}`)),
+      emit: async (events, key) =>
+        void (await appendEvents(deps.db, call.runId, events, key && `tool:${call.toolCallId}:${key}`)),
       requester: once(() => findTaskRequester(deps.db, call.taskId)),
       deps,
     };
     if (activity.info.attempt > 1) {
-      await ctx.emit([{ type: 'CUSTOM', name: 'SYSTEM_STATUS', data: { status: 'retrying', operation: 'tool_call', tool_call_id: call.toolCallId, tool: call.name, attempt: activity.info.attempt } }], `retry:${activity.info.attempt}`);
+      await ctx.emit(
+        [
+          {
+            type: 'CUSTOM',
+            name: 'SYSTEM_STATUS',
+            data: {
+              status: 'retrying',
+              operation: 'tool_call',
+              tool_call_id: call.toolCallId,
+              tool: call.name,
+              attempt: activity.info.attempt,
+            },
+          },
+        ],
+        `retry:${activity.info.attempt}`,
+      );
     }
     const execute = async (): Promise<ToolOutcome> => {
       // Every tool beats while it runs: the silence of a dead worker is what hands the call on (activity-options.ts).
@@ -72,4 +93,3 @@ function once<T>(load: () => Promise<T>): () => Promise<T> {
   let value: Promise<T> | undefined;
   return () => (value ??= load());
 }
-

@@ -25,7 +25,10 @@ export function createSandboxLeaseActivities(deps: ActivityDeps) {
       if (lease.mine && lease.takenFrom) {
         // Our copy, if we have one from an earlier lease, missed what the other host did since.
         const discarded = await sandboxHostFor(deps).sandbox(input.orgId, input.agentId).discardLocalCopy();
-        deps.logger.info({ ...input, hostId, from: lease.takenFrom, discardedStaleCopy: discarded }, 'sandbox moved to this host');
+        deps.logger.info(
+          { ...input, hostId, from: lease.takenFrom, discardedStaleCopy: discarded },
+          'sandbox moved to this host',
+        );
       }
       // Waiting a whole lease period for the holder to pick the call up means it is gone: its lease has lapsed by then.
       return { taskQueue: lease.taskQueue, waitSeconds: ttlSeconds };
@@ -42,6 +45,10 @@ export function createSandboxLeaseActivities(deps: ActivityDeps) {
 export async function assertSandboxHere(deps: ActivityDeps, orgId: string, agentId: string): Promise<void> {
   const { hostId, taskQueue } = sandboxHostIdentity(deps.config);
   if (Context.current().info.taskQueue !== taskQueue) return;
-  if (await renewSandboxLease(deps.db, { orgId, agentId, hostId, ttlSeconds: deps.config.sandbox.leaseSeconds })) return;
-  throw ApplicationFailure.nonRetryable(`the sandbox of ${orgId}/${agentId} is no longer held by host ${hostId}`, failureTypes.sandboxMoved);
+  if (await renewSandboxLease(deps.db, { orgId, agentId, hostId, ttlSeconds: deps.config.sandbox.leaseSeconds }))
+    return;
+  throw ApplicationFailure.nonRetryable(
+    `the sandbox of ${orgId}/${agentId} is no longer held by host ${hostId}`,
+    failureTypes.sandboxMoved,
+  );
 }

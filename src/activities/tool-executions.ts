@@ -1,5 +1,10 @@
 import type { Db } from '../db/client.ts';
-import { deleteToolExecution, findToolExecution, finishToolExecution, insertRunningToolExecution } from '../db/tool-executions.ts';
+import {
+  deleteToolExecution,
+  findToolExecution,
+  finishToolExecution,
+  insertRunningToolExecution,
+} from '../db/tool-executions.ts';
 import type { ToolCallInput, ToolOutcome } from '../shared/run-workflow-types.ts';
 
 /**
@@ -13,7 +18,12 @@ import type { ToolCallInput, ToolOutcome } from '../shared/run-workflow-types.ts
  * A call that failed in our own code before or after the tool (an exception, retried by the
  * activity's policy) removes its row: the retry runs it as a fresh attempt.
  */
-export async function executeOnce(db: Db, call: ToolCallInput, attempt: number, execute: () => Promise<ToolOutcome>): Promise<ToolOutcome> {
+export async function executeOnce(
+  db: Db,
+  call: ToolCallInput,
+  attempt: number,
+  execute: () => Promise<ToolOutcome>,
+): Promise<ToolOutcome> {
   const earlier = await findToolExecution(db, call);
   if (earlier && earlier.status !== 'running') return earlier.output as ToolOutcome;
   if (earlier) {
@@ -27,7 +37,12 @@ export async function executeOnce(db: Db, call: ToolCallInput, attempt: number, 
     await finishToolExecution(db, call, 'failed', interrupted);
     return interrupted;
   }
-  await insertRunningToolExecution(db, { runId: call.runId, toolCallId: call.toolCallId, toolName: call.name, attempt });
+  await insertRunningToolExecution(db, {
+    runId: call.runId,
+    toolCallId: call.toolCallId,
+    toolName: call.name,
+    attempt,
+  });
   let outcome: ToolOutcome;
   try {
     outcome = await execute();

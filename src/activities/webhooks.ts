@@ -52,8 +52,14 @@ export function createWebhookActivities({ db, logger, config }: ActivityDeps) {
       // The address policy will refuse every later attempt too: fail the delivery now, not after the retry window.
       if (refused) throw ApplicationFailure.nonRetryable(`webhook ${deliveryId}: ${error}`, 'WebhookTargetRefused');
       if (error !== null) {
-        logger.info({ deliveryId, resend, attempt, statusCode, error }, 'webhook attempt failed; retrying with backoff');
-        throw ApplicationFailure.retryable(`webhook ${deliveryId} attempt ${attempt}: ${error}`, 'WebhookAttemptFailed');
+        logger.info(
+          { deliveryId, resend, attempt, statusCode, error },
+          'webhook attempt failed; retrying with backoff',
+        );
+        throw ApplicationFailure.retryable(
+          `webhook ${deliveryId} attempt ${attempt}: ${error}`,
+          'WebhookAttemptFailed',
+        );
       }
     },
 

@@ -78,10 +78,14 @@ export interface UsableAgent {
 }
 
 /** The agents of the caller's org that the caller may use (the rule of mayUseAgentAs), oldest first. */
-export async function listUsableAgents(db: DbOrTx, caller: { orgId: string; userId: string; role: string }): Promise<UsableAgent[]> {
+export async function listUsableAgents(
+  db: DbOrTx,
+  caller: { orgId: string; userId: string; role: string },
+): Promise<UsableAgent[]> {
   const agents = await listAgentsWithAccess(db, caller.orgId);
   const usable = agents.filter((a) => mayUseAgentAs(caller.role, a.access.includes(caller.userId)));
-  if (!isOrgAdmin(caller.role)) return usable.map((a) => ({ id: a.id, name: a.name, customer_facing: a.customerFacing }));
+  if (!isOrgAdmin(caller.role))
+    return usable.map((a) => ({ id: a.id, name: a.name, customer_facing: a.customerFacing }));
   const emails = new Map((await listUsersOfOrg(db, caller.orgId)).map((u) => [u.id, u.email]));
   return usable.map((a) => ({
     id: a.id,

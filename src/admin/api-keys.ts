@@ -1,5 +1,11 @@
 import { generateApiKey } from '../auth/api-keys.ts';
-import { findApiKey, insertApiKey, listApiKeys as listApiKeyRows, revokeApiKeyOnce, type ApiKey } from '../db/api-keys.ts';
+import {
+  findApiKey,
+  insertApiKey,
+  listApiKeys as listApiKeyRows,
+  revokeApiKeyOnce,
+  type ApiKey,
+} from '../db/api-keys.ts';
 import type { DbOrTx } from '../db/client.ts';
 import { newId } from '../shared/ids.ts';
 import { AdminError } from './errors.ts';
@@ -26,7 +32,14 @@ export interface CreatedApiKey extends ApiKeySummary {
 export async function createApiKey(db: DbOrTx, input: { userId: string; name?: string }): Promise<CreatedApiKey> {
   const user = await requireUser(db, input.userId);
   const { key, prefix, hash } = generateApiKey();
-  const row = await insertApiKey(db, { id: newId('key'), orgId: user.orgId, userId: user.id, name: input.name?.trim() ?? '', prefix, hash });
+  const row = await insertApiKey(db, {
+    id: newId('key'),
+    orgId: user.orgId,
+    userId: user.id,
+    name: input.name?.trim() ?? '',
+    prefix,
+    hash,
+  });
   return { ...toSummary(row), key };
 }
 

@@ -54,7 +54,10 @@ const webhookSchema = z.strictObject({
   /** Name of an agent of the org: only its runs. Left out: every agent's. */
   agent: nameSchema.optional(),
   /** A Standard Webhooks secret (`whsec_` + base64 of 24–64 bytes); generated when a subscription is created without one. */
-  secret: z.string().regex(/^whsec_[A-Za-z0-9+/]{32,88}={0,2}$/, 'must be whsec_ followed by base64 of 24 to 64 bytes').optional(),
+  secret: z
+    .string()
+    .regex(/^whsec_[A-Za-z0-9+/]{32,88}={0,2}$/, 'must be whsec_ followed by base64 of 24 to 64 bytes')
+    .optional(),
   disabled: z.boolean().optional(),
 });
 
@@ -86,12 +89,28 @@ const flowSchema = z
   .superRefine((flow, ctx) => {
     for (const kind of ['cron', 'repository', 'messaging'] as const) {
       if ((flow.kind === kind) !== (flow[kind] !== undefined)) {
-        ctx.addIssue({ code: 'custom', path: [kind], message: flow.kind === kind ? `a ${kind} flow needs its ${kind} settings` : `only a ${kind} flow takes ${kind} settings` });
+        ctx.addIssue({
+          code: 'custom',
+          path: [kind],
+          message:
+            flow.kind === kind
+              ? `a ${kind} flow needs its ${kind} settings`
+              : `only a ${kind} flow takes ${kind} settings`,
+        });
       }
     }
-    if (flow.kind === 'cron' && flow.secret) ctx.addIssue({ code: 'custom', path: ['secret'], message: 'a cron flow takes no secret' });
-    if ((flow.kind === 'webhook' || flow.kind === 'email') && flow.secret && !/^whsec_[A-Za-z0-9+/]{32,88}={0,2}$/.test(flow.secret)) {
-      ctx.addIssue({ code: 'custom', path: ['secret'], message: 'must be whsec_ followed by base64 of 24 to 64 bytes' });
+    if (flow.kind === 'cron' && flow.secret)
+      ctx.addIssue({ code: 'custom', path: ['secret'], message: 'a cron flow takes no secret' });
+    if (
+      (flow.kind === 'webhook' || flow.kind === 'email') &&
+      flow.secret &&
+      !/^whsec_[A-Za-z0-9+/]{32,88}={0,2}$/.test(flow.secret)
+    ) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['secret'],
+        message: 'must be whsec_ followed by base64 of 24 to 64 bytes',
+      });
     }
   });
 
@@ -134,7 +153,8 @@ function checkOrgContents(org: OrgContents, ctx: z.RefinementCtx) {
     const access = a.access ?? [];
     const seen = new Set<string>();
     access.forEach((email, j) => {
-      if (seen.has(email)) ctx.addIssue({ code: 'custom', path: ['agents', i, 'access', j], message: `duplicate email ${email}` });
+      if (seen.has(email))
+        ctx.addIssue({ code: 'custom', path: ['agents', i, 'access', j], message: `duplicate email ${email}` });
       seen.add(email);
     });
   });

@@ -55,10 +55,14 @@ export async function applyFlows(
     const agent = await findAgentByName(tx, org.id, flow.agent);
     if (!agent) throw new AdminError(`${at}.agent: no agent named "${flow.agent}" in org "${org.name}"`);
     if (flow.kind === 'messaging' && !agent.customerFacing) {
-      throw new AdminError(`${at}.agent: agent "${flow.agent}" is not customer-facing; a messaging flow may only use a customer-facing agent`);
+      throw new AdminError(
+        `${at}.agent: agent "${flow.agent}" is not customer-facing; a messaging flow may only use a customer-facing agent`,
+      );
     }
     if (flow.messaging && !(await orgSecretExists(tx, org.id, flow.messaging.bot_token_secret))) {
-      throw new AdminError(`${at}.messaging.bot_token_secret: org "${org.name}" has no secret named ${flow.messaging.bot_token_secret} (set it first: PUT /api/admin/secrets/{name} or \`admin secret set\`)`);
+      throw new AdminError(
+        `${at}.messaging.bot_token_secret: org "${org.name}" has no secret named ${flow.messaging.bot_token_secret} (set it first: PUT /api/admin/secrets/{name} or \`admin secret set\`)`,
+      );
     }
     const userId = users.get(flow.user);
     if (!userId) throw new AdminError(`${at}.user: no user with email ${flow.user} in org "${org.name}"`);
@@ -75,14 +79,24 @@ export async function applyFlows(
     };
     const current = await findFlowNamed(tx, org.id, flow.name);
     if (!current) {
-      if (flow.kind === 'messaging' && !flow.secret) throw new AdminError(`${at}.secret: a messaging flow needs Slack's signing secret`);
+      if (flow.kind === 'messaging' && !flow.secret)
+        throw new AdminError(`${at}.secret: a messaging flow needs Slack's signing secret`);
       const secret = flow.secret ?? generatedSecret(flow.kind);
       const created = await insertFlow(tx, { id: newId('flw'), orgId: org.id, secret, ...wanted });
-      applied.push({ name: flow.name, id: created.id, kind: flow.kind, path: inboundPath(flow.kind, created.id), ...(flow.secret || !secret ? {} : { secret }) });
+      applied.push({
+        name: flow.name,
+        id: created.id,
+        kind: flow.kind,
+        path: inboundPath(flow.kind, created.id),
+        ...(flow.secret || !secret ? {} : { secret }),
+      });
       changes.push(`created ${flow.kind} flow "${flow.name}" in org "${org.name}" (${created.id})`);
       continue;
     }
-    if (current.kind !== flow.kind) throw new AdminError(`${at}.kind: flow "${flow.name}" is a ${current.kind} flow; a flow's kind cannot change (give the new one another name)`);
+    if (current.kind !== flow.kind)
+      throw new AdminError(
+        `${at}.kind: flow "${flow.name}" is a ${current.kind} flow; a flow's kind cannot change (give the new one another name)`,
+      );
     const change: Partial<FlowFields> & { secret?: string } = {};
     for (const key of ['agentId', 'userId', 'enabled', 'senderAccess', 'messageTemplate', 'taskKeyTemplate'] as const) {
       if (current[key] !== wanted[key]) Object.assign(change, { [key]: wanted[key] });
@@ -92,7 +106,10 @@ export async function applyFlows(
     if (Object.keys(change).length > 0) {
       // A flow's runs act as its user: changing what an owner's flow does is acting as that owner.
       if (actor && !mayActAs(actor.role, roleOf.get(current.userId) ?? '')) {
-        throw new AdminError(`${at}: only an owner may change a flow whose runs act as an owner (${flow.name})`, 'forbidden');
+        throw new AdminError(
+          `${at}: only an owner may change a flow whose runs act as an owner (${flow.name})`,
+          'forbidden',
+        );
       }
       await updateFlow(tx, current.id, change);
       changes.push(`updated flow "${flow.name}" in org "${org.name}": ${Object.keys(change).join(', ')}`);

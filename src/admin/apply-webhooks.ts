@@ -23,7 +23,13 @@ export function newWebhookSecret(): string {
  * Creates and updates the org's webhook subscriptions named in the file (by name); never
  * deletes one (`disabled: true` stops it).
  */
-export async function applyWebhooks(tx: Tx, org: { id: string; name: string }, spec: Pick<ApplyOrg, 'webhooks'>, path: string, changes: string[]): Promise<AppliedWebhook[]> {
+export async function applyWebhooks(
+  tx: Tx,
+  org: { id: string; name: string },
+  spec: Pick<ApplyOrg, 'webhooks'>,
+  path: string,
+  changes: string[],
+): Promise<AppliedWebhook[]> {
   const applied: AppliedWebhook[] = [];
   for (const [i, hook] of spec.webhooks.entries()) {
     const wanted: WebhookSubscriptionFields = {

@@ -1,5 +1,12 @@
 import { inAdminTransaction } from '../db/admin-lock.ts';
-import { deleteAgentAccess, findAgentByName, insertAgent, insertAgentAccess, listAgentsWithAccess, updateAgent } from '../db/agents.ts';
+import {
+  deleteAgentAccess,
+  findAgentByName,
+  insertAgent,
+  insertAgentAccess,
+  listAgentsWithAccess,
+  updateAgent,
+} from '../db/agents.ts';
 import { findActiveApiKeyNamed } from '../db/api-keys.ts';
 import type { Db, Tx } from '../db/client.ts';
 import { findOrg, findOrgsNamed, insertOrg, type Org } from '../db/orgs.ts';
@@ -85,14 +92,22 @@ export interface OrgApplyResult {
  * same admin transaction and dry-run rollback. With `actor` the role rules of
  * ./org-roles.ts are checked first. Error paths start with `body`.
  */
-export async function applyToOrg(db: Db, orgId: string, doc: OrgDocument, opts: { dryRun?: boolean; actor?: Actor } = {}): Promise<OrgApplyResult> {
+export async function applyToOrg(
+  db: Db,
+  orgId: string,
+  doc: OrgDocument,
+  opts: { dryRun?: boolean; actor?: Actor } = {},
+): Promise<OrgApplyResult> {
   const result = await inApplyTransaction(db, opts.dryRun, async (tx, changes) => {
     const org = await findOrg(tx, orgId);
     if (!org) throw new AdminError(`no org ${orgId}`, 'not_found');
     if (opts.actor) {
       const flows = new Map((await listFlowsOfOrg(tx, orgId)).map((f) => [f.name, f.user.email]));
       checkRoleChanges(await listUsersOfOrg(tx, orgId), doc, opts.actor, flows);
-      checkAgentSettings(new Map((await listAgentsWithAccess(tx, orgId)).map((a) => [a.name, a.modelSettings])), doc.agents);
+      checkAgentSettings(
+        new Map((await listAgentsWithAccess(tx, orgId)).map((a) => [a.name, a.modelSettings])),
+        doc.agents,
+      );
     }
     return [await applyOrgContents(tx, org, doc, 'body', changes, opts.actor)];
   });
@@ -100,7 +115,11 @@ export async function applyToOrg(db: Db, orgId: string, doc: OrgDocument, opts: 
 }
 
 /** Runs an apply in one admin transaction; a dry run is rolled back and shows no secret. */
-async function inApplyTransaction(db: Db, dryRun: boolean | undefined, fn: (tx: Tx, changes: string[]) => Promise<AppliedOrg[]>): Promise<ApplyResult> {
+async function inApplyTransaction(
+  db: Db,
+  dryRun: boolean | undefined,
+  fn: (tx: Tx, changes: string[]) => Promise<AppliedOrg[]>,
+): Promise<ApplyResult> {
   try {
     return await inAdminTransaction(db, async (tx) => {
       const changes: string[] = [];
@@ -123,7 +142,9 @@ async function inApplyTransaction(db: Db, dryRun: boolean | undefined, fn: (tx: 
 async function applyOrg(tx: Tx, spec: ApplyOrg, path: string, changes: string[]): Promise<AppliedOrg> {
   const matches = await findOrgsNamed(tx, spec.name);
   if (matches.length > 1) {
-    throw new AdminError(`${path}.name: ${matches.length} orgs are named "${spec.name}"; the name must identify one org`);
+    throw new AdminError(
+      `${path}.name: ${matches.length} orgs are named "${spec.name}"; the name must identify one org`,
+    );
   }
   let org = matches[0];
   if (!org) {
@@ -134,7 +155,14 @@ async function applyOrg(tx: Tx, spec: ApplyOrg, path: string, changes: string[])
 }
 
 /** Everything but the org row itself: users, agents, keys, webhooks, flows, widget keys. */
-async function applyOrgContents(tx: Tx, org: Org, spec: OrgDocument, path: string, changes: string[], actor?: Actor): Promise<AppliedOrg> {
+async function applyOrgContents(
+  tx: Tx,
+  org: Org,
+  spec: OrgDocument,
+  path: string,
+  changes: string[],
+  actor?: Actor,
+): Promise<AppliedOrg> {
   const label = `in org "${org.name}"`;
   const userIds = await applyUsers(tx, org.id, spec, label, changes);
   const resolve = (email: string, at: string): string => {
@@ -166,7 +194,17 @@ async function applyOrgContents(tx: Tx, org: Org, spec: OrgDocument, path: strin
   const widgetKeys = await applyWidgetKeys(tx, org.id, spec.widget_keys, `${path}.widget_keys`, label, changes);
 
   const users = Object.fromEntries(spec.users.map((u) => [u.email, userIds.get(u.email) ?? '']));
-  return { name: org.name, id: org.id, credits: org.creditBalance.toString(), users, agents, keys, webhooks, flows, widget_keys: widgetKeys };
+  return {
+    name: org.name,
+    id: org.id,
+    credits: org.creditBalance.toString(),
+    users,
+    agents,
+    keys,
+    webhooks,
+    flows,
+    widget_keys: widgetKeys,
+  };
 }
 
 /** Creates and updates the file's users; returns email → id for every user of the org. */
@@ -176,7 +214,13 @@ async function applyUsers(tx: Tx, orgId: string, spec: OrgDocument, label: strin
   for (const u of spec.users) {
     const current = existing.get(u.email);
     if (!current) {
-      const created = await insertUser(tx, { id: newId('usr'), orgId, email: u.email, name: u.name ?? '', role: u.role });
+      const created = await insertUser(tx, {
+        id: newId('usr'),
+        orgId,
+        email: u.email,
+        name: u.name ?? '',
+        role: u.role,
+      });
       ids.set(u.email, created.id);
       changes.push(`created user ${u.email} (${u.role}) ${label} (${created.id})`);
       continue;
@@ -249,7 +293,8 @@ async function applyAgent(
     const extra = [...have].filter((id) => !want.has(id));
     if (extra.length) {
       await deleteAgentAccess(tx, current.id, extra);
-      for (const email of await emailsOfUsers(tx, extra)) changes.push(`revoked agent "${spec.name}" ${label} from ${email}`);
+      for (const email of await emailsOfUsers(tx, extra))
+        changes.push(`revoked agent "${spec.name}" ${label} from ${email}`);
     }
   }
   return current.id;

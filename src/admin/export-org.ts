@@ -27,7 +27,15 @@ export interface OrgConfiguration {
   webhooks: { name: string; id: string }[];
   flows: { name: string; id: string; kind: string; enabled: boolean; path: string | null }[];
   /** Every widget key, revoked ones too (the document lists only unrevoked keys: a name is reused after a revoke). */
-  widget_keys: { name: string; id: string; agent: string; origins: string[]; prefix: string; revoked: boolean; created_at: string }[];
+  widget_keys: {
+    name: string;
+    id: string;
+    agent: string;
+    origins: string[];
+    prefix: string;
+    revoked: boolean;
+    created_at: string;
+  }[];
   /** The tool catalog, for an agent's `tools`, `approval_required_tools` and `sensitive_tools`; `sensitive`: of the sensitive class already. */
   tools: { name: string; description: string; sensitive: boolean }[];
 }
@@ -71,7 +79,12 @@ export async function exportOrg(db: Db, orgId: string): Promise<OrgConfiguration
       ...(f.taskKeyTemplate === null ? {} : { task_key: f.taskKeyTemplate }),
       ...(f.kind === 'cron' || f.kind === 'repository' || f.kind === 'messaging' ? { [f.kind]: f.config } : {}),
     })),
-    widget_keys: firstPerName(widgetKeys.filter((k) => !k.revokedAt)).map((k) => ({ name: k.name, agent: agentName.get(k.agentId)!, origins: k.origins, ...(k.creditsPerDay === null ? {} : { credits_per_day: k.creditsPerDay }) })),
+    widget_keys: firstPerName(widgetKeys.filter((k) => !k.revokedAt)).map((k) => ({
+      name: k.name,
+      agent: agentName.get(k.agentId)!,
+      origins: k.origins,
+      ...(k.creditsPerDay === null ? {} : { credits_per_day: k.creditsPerDay }),
+    })),
   };
   return {
     id: org.id,
@@ -81,7 +94,13 @@ export async function exportOrg(db: Db, orgId: string): Promise<OrgConfiguration
     users: users.map((u) => ({ email: u.email, id: u.id })),
     agents: agents.map((a) => ({ name: a.name, id: a.id })),
     webhooks: webhooks.map((w) => ({ name: w.name, id: w.id })),
-    flows: flows.map((f) => ({ name: f.name, id: f.id, kind: f.kind, enabled: f.enabled, path: inboundPath(f.kind, f.id) ?? null })),
+    flows: flows.map((f) => ({
+      name: f.name,
+      id: f.id,
+      kind: f.kind,
+      enabled: f.enabled,
+      path: inboundPath(f.kind, f.id) ?? null,
+    })),
     widget_keys: widgetKeys.map((k) => ({
       name: k.name,
       id: k.id,
@@ -91,7 +110,11 @@ export async function exportOrg(db: Db, orgId: string): Promise<OrgConfiguration
       revoked: k.revokedAt !== null,
       created_at: k.createdAt.toISOString(),
     })),
-    tools: [...toolCatalog.values()].map((t) => ({ name: t.name, description: t.description, sensitive: t.sensitive ?? false })),
+    tools: [...toolCatalog.values()].map((t) => ({
+      name: t.name,
+      description: t.description,
+      sensitive: t.sensitive ?? false,
+    })),
   };
 }
 

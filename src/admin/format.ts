@@ -11,7 +11,11 @@ import type { WidgetKeySummary } from './widget-keys.ts';
 export function table(headers: string[], rows: string[][]): string {
   if (rows.length === 0) return '(none)';
   const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i] ?? 0))
+      .join('  ')
+      .trimEnd();
   return [line(headers), ...rows.map(line)].join('\n');
 }
 
@@ -22,18 +26,35 @@ export const orgTable = (orgs: OrgSummary[]) =>
   );
 
 export const userTable = (users: UserSummary[]) =>
-  table(['ID', 'EMAIL', 'ROLE', 'NAME', 'CREATED'], users.map((u) => [u.id, u.email, u.role, u.name, u.created_at]));
+  table(
+    ['ID', 'EMAIL', 'ROLE', 'NAME', 'CREATED'],
+    users.map((u) => [u.id, u.email, u.role, u.name, u.created_at]),
+  );
 
 export const agentTable = (agents: AgentSummary[]) =>
   table(
     ['ID', 'NAME', 'CUSTOMER-FACING', 'ACCESS', 'SETTINGS'],
-    agents.map((a) => [a.id, a.name, a.customer_facing ? 'yes' : 'no', a.access.join(',') || '-', JSON.stringify(a.settings)]),
+    agents.map((a) => [
+      a.id,
+      a.name,
+      a.customer_facing ? 'yes' : 'no',
+      a.access.join(',') || '-',
+      JSON.stringify(a.settings),
+    ]),
   );
 
 export const keyTable = (keys: ApiKeySummary[]) =>
   table(
     ['ID', 'USER', 'NAME', 'PREFIX', 'CREATED', 'LAST USED', 'REVOKED'],
-    keys.map((k) => [k.id, k.user_id, k.name || '-', `${k.prefix}…`, k.created_at, k.last_used_at ?? '-', k.revoked_at ?? '-']),
+    keys.map((k) => [
+      k.id,
+      k.user_id,
+      k.name || '-',
+      `${k.prefix}…`,
+      k.created_at,
+      k.last_used_at ?? '-',
+      k.revoked_at ?? '-',
+    ]),
   );
 
 export const widgetKeyTable = (keys: WidgetKeySummary[]) =>
@@ -57,11 +78,20 @@ export function applySummary(result: ApplyResult): string {
     for (const [email, id] of Object.entries(org.users)) lines.push(`  user  ${id}  ${email}`);
     for (const [name, id] of Object.entries(org.agents)) lines.push(`  agent ${id}  ${name}`);
     for (const k of org.keys) lines.push(`  key   ${k.id}  ${k.user} "${k.name}"${k.key ? `  NEW: ${k.key}` : ''}`);
-    for (const w of org.webhooks) lines.push(`  webhook ${w.id}  "${w.name}"${w.secret ? `  NEW SECRET: ${w.secret}` : ''}`);
-    for (const f of org.flows) lines.push(`  flow  ${f.id}  ${f.kind} "${f.name}"${f.path ? `  POST ${f.path}` : ''}${f.secret ? `  NEW SECRET: ${f.secret}` : ''}`);
-    for (const w of org.widget_keys) lines.push(`  widget-key ${w.id}  "${w.name}" ${w.revoked ? 'revoked' : w.origins.join(',')}${w.key ? `  NEW: ${w.key}` : ''}`);
+    for (const w of org.webhooks)
+      lines.push(`  webhook ${w.id}  "${w.name}"${w.secret ? `  NEW SECRET: ${w.secret}` : ''}`);
+    for (const f of org.flows)
+      lines.push(
+        `  flow  ${f.id}  ${f.kind} "${f.name}"${f.path ? `  POST ${f.path}` : ''}${f.secret ? `  NEW SECRET: ${f.secret}` : ''}`,
+      );
+    for (const w of org.widget_keys)
+      lines.push(
+        `  widget-key ${w.id}  "${w.name}" ${w.revoked ? 'revoked' : w.origins.join(',')}${w.key ? `  NEW: ${w.key}` : ''}`,
+      );
   }
-  if (result.orgs.some((o) => o.keys.some((k) => k.key) || o.widget_keys.some((w) => w.key))) lines.push('', 'Store the NEW keys now: they are not shown again.');
-  if (result.orgs.some((o) => o.webhooks.some((w) => w.secret) || o.flows.some((f) => f.secret))) lines.push('', 'Give each NEW secret to its sender or receiver now: it is not shown again.');
+  if (result.orgs.some((o) => o.keys.some((k) => k.key) || o.widget_keys.some((w) => w.key)))
+    lines.push('', 'Store the NEW keys now: they are not shown again.');
+  if (result.orgs.some((o) => o.webhooks.some((w) => w.secret) || o.flows.some((f) => f.secret)))
+    lines.push('', 'Give each NEW secret to its sender or receiver now: it is not shown again.');
   return lines.join('\n');
 }

@@ -1,4 +1,11 @@
-import { findGrant, insertGrantOnce, listGrants as listGrantRows, revokeGrantOnce, type ApprovalGrant, type GrantFilter } from '../db/approvals.ts';
+import {
+  findGrant,
+  insertGrantOnce,
+  listGrants as listGrantRows,
+  revokeGrantOnce,
+  type ApprovalGrant,
+  type GrantFilter,
+} from '../db/approvals.ts';
 import type { Db, DbOrTx } from '../db/client.ts';
 import { agentModelSettingsSchema } from '../shared/agent-settings.ts';
 import { newId } from '../shared/ids.ts';
@@ -45,7 +52,10 @@ export interface CreateGrantInput {
  * a duplicate. Sensitive-class tools need an owner or admin as `grantedBy`,
  * the same rule the api applies to approving them.
  */
-export async function createGrant(db: Db, input: CreateGrantInput): Promise<GrantSummary & { already_granted: boolean }> {
+export async function createGrant(
+  db: Db,
+  input: CreateGrantInput,
+): Promise<GrantSummary & { already_granted: boolean }> {
   const tool = toolCatalog.get(input.toolName);
   if (!tool) {
     throw new AdminError(`unknown tool "${input.toolName}"; known tools: ${[...toolCatalog.keys()].sort().join(', ')}`);
@@ -53,9 +63,17 @@ export async function createGrant(db: Db, input: CreateGrantInput): Promise<Gran
   const agent = await requireAgent(db, input.agentId);
   const user = await requireMember(db, agent.orgId, input.grantedBy);
   if (isSensitive(tool.name, tool.sensitive, agent.modelSettings) && !isOrgAdmin(user.role)) {
-    throw new AdminError(`${tool.name} is a sensitive tool: only an owner or admin of org ${agent.orgId} may grant it, ${user.id} is a ${user.role}`);
+    throw new AdminError(
+      `${tool.name} is a sensitive tool: only an owner or admin of org ${agent.orgId} may grant it, ${user.id} is a ${user.role}`,
+    );
   }
-  const { grant, created } = await insertGrantOnce(db, { id: newId('grt'), orgId: agent.orgId, agentId: agent.id, toolName: tool.name, grantedBy: user.id });
+  const { grant, created } = await insertGrantOnce(db, {
+    id: newId('grt'),
+    orgId: agent.orgId,
+    agentId: agent.id,
+    toolName: tool.name,
+    grantedBy: user.id,
+  });
   return { ...toSummary(grant), already_granted: !created };
 }
 

@@ -28,7 +28,8 @@ export function checkRoleChanges(
   currentFlows: ReadonlyMap<string, string> = new Map(),
 ): void {
   const wanted = doc.users;
-  if (!isOrgAdmin(actor.role)) throw new AdminError('Only organization owners and admins may administer the organization', 'forbidden');
+  if (!isOrgAdmin(actor.role))
+    throw new AdminError('Only organization owners and admins may administer the organization', 'forbidden');
   const byEmail = new Map(current.map((u) => [u.email, u]));
   const roles = new Map(current.map((u) => [u.email, u.role as string]));
   for (const u of wanted) {
@@ -44,15 +45,21 @@ export function checkRoleChanges(
   }
   for (const key of doc.keys) {
     const role = roles.get(key.user);
-    if (role && !mayActAs(actor.role, role)) throw new AdminError(`keys: only an owner may create a key for an owner (${key.user})`, 'forbidden');
+    if (role && !mayActAs(actor.role, role))
+      throw new AdminError(`keys: only an owner may create a key for an owner (${key.user})`, 'forbidden');
   }
   // A flow stated as it is (a document read back) is no new grant; a new one, or a new user, is.
   for (const flow of doc.flows.filter((f) => currentFlows.get(f.name) !== f.user)) {
     const role = roles.get(flow.user);
-    if (role && !mayActAs(actor.role, role)) throw new AdminError(`flows: only an owner may make a flow whose runs act as an owner (${flow.name}: ${flow.user})`, 'forbidden');
+    if (role && !mayActAs(actor.role, role))
+      throw new AdminError(
+        `flows: only an owner may make a flow whose runs act as an owner (${flow.name}: ${flow.user})`,
+        'forbidden',
+      );
   }
   const hadOwner = current.some((u) => u.role === 'owner');
-  if (hadOwner && ![...roles.values()].includes('owner')) throw new AdminError('users: the organization must keep at least one owner');
+  if (hadOwner && ![...roles.values()].includes('owner'))
+    throw new AdminError('users: the organization must keep at least one owner');
 }
 
 /** Whether a user of role `actorRole` may create what acts as a user of role `userRole` (an API key, a flow's runs). */
@@ -69,7 +76,12 @@ export function mayActAs(actorRole: Role | string, userRole: Role | string): boo
  * service's secrets to their own server, or let any member (or a prompt-injected model) run
  * commands in the shared workspace that nobody approved.
  */
-export const OPERATOR_AGENT_SETTINGS = ['base_url', 'api_key_env', 'sandbox.network', 'sandbox.run_command_approval'] as const;
+export const OPERATOR_AGENT_SETTINGS = [
+  'base_url',
+  'api_key_env',
+  'sandbox.network',
+  'sandbox.run_command_approval',
+] as const;
 
 /** 403 when the document would set, change or clear an operator-only setting of an agent. */
 export function checkAgentSettings(current: ReadonlyMap<string, unknown>, wanted: OrgDocument['agents']): void {
@@ -78,7 +90,10 @@ export function checkAgentSettings(current: ReadonlyMap<string, unknown>, wanted
     const before = current.get(agent.name) ?? {};
     for (const field of OPERATOR_AGENT_SETTINGS) {
       if (stableJson(settingAt(agent.settings, field)) !== stableJson(settingAt(before, field))) {
-        throw new AdminError(`agents: ${agent.name}: ${field} is set by the service's operator (admin CLI), not through the api`, 'forbidden');
+        throw new AdminError(
+          `agents: ${agent.name}: ${field} is set by the service's operator (admin CLI), not through the api`,
+          'forbidden',
+        );
       }
     }
   }
@@ -86,6 +101,7 @@ export function checkAgentSettings(current: ReadonlyMap<string, unknown>, wanted
 
 function settingAt(settings: unknown, dotted: string): unknown {
   let value: unknown = settings;
-  for (const key of dotted.split('.')) value = value && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined;
+  for (const key of dotted.split('.'))
+    value = value && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined;
   return value ?? null;
 }

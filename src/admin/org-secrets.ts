@@ -19,7 +19,13 @@ export interface OrgSecretSummary {
  * Sets the org's secret `name` (created or replaced). The value is sealed before it is stored and is
  * never shown again: listings give names and dates only, and only the worker opens it, by name.
  */
-export async function setOrgSecret(db: DbOrTx, box: SecretBox, orgId: string, name: string, value: string): Promise<{ name: string; created: boolean }> {
+export async function setOrgSecret(
+  db: DbOrTx,
+  box: SecretBox,
+  orgId: string,
+  name: string,
+  value: string,
+): Promise<{ name: string; created: boolean }> {
   parseOrThrow(secretNameSchema, name, 'name');
   parseOrThrow(secretValueSchema, value, 'value');
   await requireOrg(db, orgId);
@@ -28,7 +34,11 @@ export async function setOrgSecret(db: DbOrTx, box: SecretBox, orgId: string, na
 
 export async function listSecrets(db: DbOrTx, orgId: string): Promise<OrgSecretSummary[]> {
   await requireOrg(db, orgId);
-  return (await listOrgSecrets(db, orgId)).map((s) => ({ name: s.name, created_at: s.createdAt.toISOString(), updated_at: s.updatedAt.toISOString() }));
+  return (await listOrgSecrets(db, orgId)).map((s) => ({
+    name: s.name,
+    created_at: s.createdAt.toISOString(),
+    updated_at: s.updatedAt.toISOString(),
+  }));
 }
 
 export async function removeOrgSecret(db: DbOrTx, orgId: string, name: string): Promise<void> {

@@ -33,7 +33,13 @@ export async function createUser(db: DbOrTx, input: CreateUserInput): Promise<Us
     throw new AdminError(`a user with email ${email} already exists in org ${input.orgId}`);
   }
   try {
-    const user = await insertUser(db, { id: newId('usr'), orgId: input.orgId, email, name: input.name?.trim() ?? '', role });
+    const user = await insertUser(db, {
+      id: newId('usr'),
+      orgId: input.orgId,
+      email,
+      name: input.name?.trim() ?? '',
+      role,
+    });
     return toSummary(user);
   } catch (err) {
     if (isUniqueViolation(err)) throw new AdminError(`a user with email ${email} already exists in org ${input.orgId}`);
@@ -53,6 +59,20 @@ export async function requireUser(db: DbOrTx, userId: string) {
   return user;
 }
 
-export function toSummary(u: { id: string; orgId: string; email: string; name: string; role: Role; createdAt: Date }): UserSummary {
-  return { id: u.id, org_id: u.orgId, email: u.email, name: u.name, role: u.role, created_at: u.createdAt.toISOString() };
+export function toSummary(u: {
+  id: string;
+  orgId: string;
+  email: string;
+  name: string;
+  role: Role;
+  createdAt: Date;
+}): UserSummary {
+  return {
+    id: u.id,
+    org_id: u.orgId,
+    email: u.email,
+    name: u.name,
+    role: u.role,
+    created_at: u.createdAt.toISOString(),
+  };
 }

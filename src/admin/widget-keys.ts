@@ -2,7 +2,13 @@ import { z } from 'zod';
 import { generateWidgetKey } from '../auth/api-keys.ts';
 import { findAgent } from '../db/agents.ts';
 import type { DbOrTx } from '../db/client.ts';
-import { findWidgetKey, insertWidgetKey, listWidgetKeys as listWidgetKeyRows, revokeWidgetKeyOnce, type WidgetKey } from '../db/widget-keys.ts';
+import {
+  findWidgetKey,
+  insertWidgetKey,
+  listWidgetKeys as listWidgetKeyRows,
+  revokeWidgetKeyOnce,
+  type WidgetKey,
+} from '../db/widget-keys.ts';
 import { newId } from '../shared/ids.ts';
 import { AdminError, parseOrThrow } from './errors.ts';
 import { requireOrg } from './orgs.ts';
@@ -20,7 +26,9 @@ export const originSchema = z
       return false;
     }
   }, 'must be an origin like https://shop.example.com (scheme, host and port only)')
-  .describe('A browser origin exactly as the Origin header sends it: http(s)://host[:port], lowercase host, no default port, no path');
+  .describe(
+    'A browser origin exactly as the Origin header sends it: http(s)://host[:port], lowercase host, no default port, no path',
+  );
 
 export const originsSchema = z.array(originSchema).min(1, 'list at least one allowed origin');
 
@@ -45,16 +53,28 @@ export interface CreatedWidgetKey extends WidgetKeySummary {
  * Creates a widget key for one customer-facing agent of the org. An agent that is not
  * customer-facing is refused: the widget talks to the org's customers.
  */
-export async function createWidgetKey(db: DbOrTx, input: { orgId: string; agentId: string; name: string; origins: string[] }): Promise<CreatedWidgetKey> {
+export async function createWidgetKey(
+  db: DbOrTx,
+  input: { orgId: string; agentId: string; name: string; origins: string[] },
+): Promise<CreatedWidgetKey> {
   const name = input.name.trim();
   if (!name) throw new AdminError('widget key name must not be empty');
   const origins = [...new Set(parseOrThrow(originsSchema, input.origins, 'origins'))];
   await requireOrg(db, input.orgId);
   const agent = await findAgent(db, input.agentId);
-  if (!agent || agent.orgId !== input.orgId) throw new AdminError(`agent ${input.agentId} not found in org ${input.orgId}`);
+  if (!agent || agent.orgId !== input.orgId)
+    throw new AdminError(`agent ${input.agentId} not found in org ${input.orgId}`);
   if (!agent.customerFacing) throw new AdminError(notCustomerFacing(agent.name));
   const { key, prefix, hash } = generateWidgetKey();
-  const row = await insertWidgetKey(db, { id: newId('wgk'), orgId: input.orgId, agentId: agent.id, name, prefix, hash, origins });
+  const row = await insertWidgetKey(db, {
+    id: newId('wgk'),
+    orgId: input.orgId,
+    agentId: agent.id,
+    name,
+    prefix,
+    hash,
+    origins,
+  });
   return { ...toWidgetKeySummary(row), key };
 }
 
@@ -63,7 +83,10 @@ export function notCustomerFacing(agentName: string): string {
 }
 
 /** Revokes a key; revoking it again keeps the first revocation time. */
-export async function revokeWidgetKey(db: DbOrTx, keyId: string): Promise<WidgetKeySummary & { already_revoked: boolean }> {
+export async function revokeWidgetKey(
+  db: DbOrTx,
+  keyId: string,
+): Promise<WidgetKeySummary & { already_revoked: boolean }> {
   const row = await findWidgetKey(db, keyId);
   if (!row) throw new AdminError(`widget key ${keyId} not found`);
   if (row.revokedAt) return { ...toWidgetKeySummary(row), already_revoked: true };

@@ -42,7 +42,13 @@ export function createApp(deps: ApiDeps): Express {
     helmet({
       contentSecurityPolicy: {
         useDefaults: false,
-        directives: { defaultSrc: ["'none'"], styleSrc: ["'unsafe-inline'"], frameAncestors: ["'none'"], baseUri: ["'none'"], formAction: ["'none'"] },
+        directives: {
+          defaultSrc: ["'none'"],
+          styleSrc: ["'unsafe-inline'"],
+          frameAncestors: ["'none'"],
+          baseUri: ["'none'"],
+          formAction: ["'none'"],
+        },
       },
     }),
   );
@@ -106,7 +112,13 @@ export function createApp(deps: ApiDeps): Express {
  * fields here and in runLogFields do not.
  */
 const requestLineSerializers = {
-  req: (req: { id: unknown; method: string; url: string; remoteAddress?: string; headers: IncomingMessage['headers'] }) => ({
+  req: (req: {
+    id: unknown;
+    method: string;
+    url: string;
+    remoteAddress?: string;
+    headers: IncomingMessage['headers'];
+  }) => ({
     id: req.id,
     method: req.method,
     url: req.url,

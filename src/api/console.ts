@@ -41,13 +41,16 @@ export function mountConsole(app: Express, settings: ConsoleSettings): void {
     next();
   };
   app.get('/console/config.json', (_req, res) => {
-    res.json({ temporal_workflows_url: `${settings.temporalUiUrl}/namespaces/${encodeURIComponent(settings.temporalNamespace)}/workflows` });
+    res.json({
+      temporal_workflows_url: `${settings.temporalUiUrl}/namespaces/${encodeURIComponent(settings.temporalNamespace)}/workflows`,
+    });
   });
   app.use('/console', withCsp, express.static(dir, { index: false, maxAge: '5m' }));
   app.get(['/console', '/console/*rest'], withCsp, (req, res, next) => {
     // A missing script or stylesheet is a 404, not the page.
     if (/\.\w+$/.test(req.path)) return next();
-    if (!existsSync(index)) return next(new HttpError(503, 'The console is not built: run `npm run setup` (or `npm run build`)'));
+    if (!existsSync(index))
+      return next(new HttpError(503, 'The console is not built: run `npm run setup` (or `npm run build`)'));
     res.setHeader('Cache-Control', 'no-cache');
     res.sendFile(index);
   });

@@ -16,7 +16,11 @@ export function encodeOpaqueCursor(json: object): string {
 }
 
 /** The cursor's JSON as `schema` reads it, or undefined when the text is not a cursor we could have issued. */
-export function decodeOpaqueCursor<S extends z.ZodType>(value: string, schema: S, maxLength: number): z.infer<S> | undefined {
+export function decodeOpaqueCursor<S extends z.ZodType>(
+  value: string,
+  schema: S,
+  maxLength: number,
+): z.infer<S> | undefined {
   if (value.length === 0 || value.length > maxLength || !/^[A-Za-z0-9_-]+$/.test(value)) return undefined;
   let json: unknown;
   try {
@@ -38,7 +42,10 @@ export interface EventCursor {
   seq: number;
 }
 
-const eventCursorJson = z.strictObject({ r: z.string().min(1), s: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER) });
+const eventCursorJson = z.strictObject({
+  r: z.string().min(1),
+  s: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+});
 
 export function encodeCursor({ runId, seq }: EventCursor): string {
   return encodeOpaqueCursor({ r: runId, s: seq });
@@ -61,7 +68,11 @@ export interface KeysetPosition {
   id: string;
 }
 
-const keysetCursorJson = z.strictObject({ s: z.string().min(1), t: z.number().int().min(0).max(8.64e15), i: z.string().min(1).max(200) });
+const keysetCursorJson = z.strictObject({
+  s: z.string().min(1),
+  t: z.number().int().min(0).max(8.64e15),
+  i: z.string().min(1).max(200),
+});
 
 export function encodeKeysetCursor(scope: string, last: KeysetPosition): string {
   return encodeOpaqueCursor({ s: scope, t: last.createdAt.getTime(), i: last.id });
@@ -78,7 +89,12 @@ export function decodeKeysetCursor(scope: string, value: string): KeysetPosition
 }
 
 /** Splits the `limit + 1` rows a page query fetched into the page and the cursor of what follows (null at the end). */
-export function keysetPage<T>(scope: string, rows: T[], limit: number, positionOf: (row: T) => KeysetPosition): { items: T[]; nextCursor: string | null } {
+export function keysetPage<T>(
+  scope: string,
+  rows: T[],
+  limit: number,
+  positionOf: (row: T) => KeysetPosition,
+): { items: T[]; nextCursor: string | null } {
   const items = rows.slice(0, limit);
   return { items, nextCursor: rows.length > limit ? encodeKeysetCursor(scope, positionOf(items.at(-1)!)) : null };
 }

@@ -56,7 +56,12 @@ export function mountDocs(app: Express, title: string): void {
   const script = scriptFile();
   app.get(DOCS_SCRIPT_PATH, (_req, res, next) => {
     if (!script) {
-      next(new HttpError(503, `The API reference script is not installed: copy ${DOCS_SCRIPT_SOURCE} to ${DOCS_SCRIPT_FILE} next to docs.js`));
+      next(
+        new HttpError(
+          503,
+          `The API reference script is not installed: copy ${DOCS_SCRIPT_SOURCE} to ${DOCS_SCRIPT_FILE} next to docs.js`,
+        ),
+      );
       return;
     }
     res.setHeader('Cache-Control', 'public, max-age=3600');
@@ -69,13 +74,17 @@ function render(page: RequestHandler): string {
   let html = '';
   const res = { type: () => res, send: (body: string) => void (html = body) };
   void page({} as Parameters<RequestHandler>[0], res as unknown as Parameters<RequestHandler>[1], () => {});
-  if (!html.includes(DOCS_SCRIPT_PATH)) throw new Error('the API reference page does not load its script from our origin');
+  if (!html.includes(DOCS_SCRIPT_PATH))
+    throw new Error('the API reference page does not load its script from our origin');
   return html;
 }
 
 function docsCsp(html: string): string {
   const hashes = [...html.matchAll(/<script(?![^>]*\bsrc=)[^>]*>([\s\S]*?)<\/script>/g)].map(
-    (m) => `'sha256-${createHash('sha256').update(m[1] ?? '').digest('base64')}'`,
+    (m) =>
+      `'sha256-${createHash('sha256')
+        .update(m[1] ?? '')
+        .digest('base64')}'`,
   );
   return [
     "default-src 'none'",

@@ -30,17 +30,24 @@ export const notFound = (detail: string) => new HttpError(404, detail);
 export const conflict = (detail: string) => new HttpError(409, detail);
 export const paymentRequired = (detail: string) => new HttpError(402, detail);
 export const notAllowed = (detail: string, allow: string) => new HttpError(405, detail, { Allow: allow });
-export const tooManyRequests = (detail: string, retryAfterSeconds: number) => new HttpError(429, detail, { 'Retry-After': String(retryAfterSeconds) });
-export const unavailable = (detail: string, retryAfterSeconds: number) => new HttpError(503, detail, { 'Retry-After': String(retryAfterSeconds) });
+export const tooManyRequests = (detail: string, retryAfterSeconds: number) =>
+  new HttpError(429, detail, { 'Retry-After': String(retryAfterSeconds) });
+export const unavailable = (detail: string, retryAfterSeconds: number) =>
+  new HttpError(503, detail, { 'Retry-After': String(retryAfterSeconds) });
 
 /** 422 about one value; `loc` says where it came from (`['query', 'cursor']`, `['header', 'x-agent-id']`). */
-export const invalidValue = (loc: (string | number)[], msg: string, type = 'value_error') => new HttpError(422, [{ loc, msg, type }]);
+export const invalidValue = (loc: (string | number)[], msg: string, type = 'value_error') =>
+  new HttpError(422, [{ loc, msg, type }]);
 
 /** 422 with one entry per zod issue; `loc` starts with where the value came from (body, query, path, header). */
 export function validationError(where: string, error: ZodError): HttpError {
   return new HttpError(
     422,
-    error.issues.map((issue) => ({ loc: [where, ...issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p))], msg: issue.message, type: issue.code })),
+    error.issues.map((issue) => ({
+      loc: [where, ...issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p))],
+      msg: issue.message,
+      type: issue.code,
+    })),
   );
 }
 

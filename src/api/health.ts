@@ -21,11 +21,17 @@ export function mountHealth(app: Express, deps: Pick<ApiDeps, 'db' | 'temporal' 
     if (deps.drain.draining) return void res.status(503).json({ status: 'draining', down: ['draining'] });
     const [postgres, temporal] = await Promise.all([
       check(() => pingDatabase(deps.db)),
-      check(() => deps.temporal.connection.withDeadline(Date.now() + READY_CHECK_TIMEOUT_MS, () => deps.temporal.workflowService.getSystemInfo({}))),
+      check(() =>
+        deps.temporal.connection.withDeadline(Date.now() + READY_CHECK_TIMEOUT_MS, () =>
+          deps.temporal.workflowService.getSystemInfo({}),
+        ),
+      ),
     ]);
     const checks: Record<string, CheckState> = { postgres, temporal, listen: deps.hub.listening ? 'up' : 'down' };
     const down = Object.keys(checks).filter((k) => checks[k] === 'down');
-    res.status(down.length ? 503 : 200).json({ status: down.length ? 'unavailable' : 'ready', checks, ...(down.length ? { down } : {}) });
+    res
+      .status(down.length ? 503 : 200)
+      .json({ status: down.length ? 'unavailable' : 'ready', checks, ...(down.length ? { down } : {}) });
   });
 }
 
@@ -35,7 +41,13 @@ async function check(probe: () => Promise<unknown>): Promise<CheckState> {
     timer = setTimeout(() => resolve('down'), READY_CHECK_TIMEOUT_MS);
   });
   try {
-    return await Promise.race([probe().then((): CheckState => 'up', (): CheckState => 'down'), timeout]);
+    return await Promise.race([
+      probe().then(
+        (): CheckState => 'up',
+        (): CheckState => 'down',
+      ),
+      timeout,
+    ]);
   } finally {
     clearTimeout(timer);
   }

@@ -87,7 +87,11 @@ export const httpMetrics: RequestHandler = (req, res, next) => {
   res.once('close', () => {
     // req.route is the matched route; unmatched requests (404s, probes of random paths) share one label.
     const route = (req.route as { path?: string } | undefined)?.path;
-    end({ method: req.method, route: route ? `${req.baseUrl}${route}` : 'unmatched', status_code: String(res.statusCode) });
+    end({
+      method: req.method,
+      route: route ? `${req.baseUrl}${route}` : 'unmatched',
+      status_code: String(res.statusCode),
+    });
   });
   next();
 };

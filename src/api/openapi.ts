@@ -14,7 +14,8 @@ export function buildOpenApiDocument(routes: RouteSpec[], serverUrl?: string) {
   registry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
   registry.registerComponent('securitySchemes', 'session', { type: 'apiKey', in: 'cookie', name: 'auth_session' });
   for (const route of routes) {
-    const security: Record<string, string[]>[] = route.auth === 'none' ? [] : route.cookie ? [{ bearer: [] }, { session: [] }] : [{ bearer: [] }];
+    const security: Record<string, string[]>[] =
+      route.auth === 'none' ? [] : route.cookie ? [{ bearer: [] }, { session: [] }] : [{ bearer: [] }];
     registry.registerPath({
       method: route.method,
       path: route.path,
@@ -27,7 +28,10 @@ export function buildOpenApiDocument(routes: RouteSpec[], serverUrl?: string) {
         params: route.params as never,
         query: route.query as never,
         headers: requestHeaders(route),
-        body: (route.body ?? route.bodyDoc) ? { content: { 'application/json': { schema: (route.body ?? route.bodyDoc)! } }, required: true } : undefined,
+        body:
+          (route.body ?? route.bodyDoc)
+            ? { content: { 'application/json': { schema: (route.body ?? route.bodyDoc)! } }, required: true }
+            : undefined,
       },
       responses: {
         ...Object.fromEntries(
@@ -35,9 +39,23 @@ export function buildOpenApiDocument(routes: RouteSpec[], serverUrl?: string) {
             status,
             {
               description: r.description,
-              content: r.schema ? { [r.contentType ?? 'application/json']: { schema: r.contentType === 'text/event-stream' ? (sseEventSchema(registry, r.schema) as never) : r.schema } } : undefined,
+              content: r.schema
+                ? {
+                    [r.contentType ?? 'application/json']: {
+                      schema:
+                        r.contentType === 'text/event-stream'
+                          ? (sseEventSchema(registry, r.schema) as never)
+                          : r.schema,
+                    },
+                  }
+                : undefined,
               headers: r.headers
-                ? Object.fromEntries(Object.entries(r.headers).map(([name, description]) => [name, { description, schema: { type: 'string' as const } }]))
+                ? Object.fromEntries(
+                    Object.entries(r.headers).map(([name, description]) => [
+                      name,
+                      { description, schema: { type: 'string' as const } },
+                    ]),
+                  )
                 : undefined,
             },
           ]),
@@ -74,7 +92,11 @@ function requestHeaders(route: RouteSpec): z.ZodObject | undefined {
  * generators (the typed client in packages/client) get the event union by name.
  */
 function sseEventSchema(registry: OpenAPIRegistry, eventSchema: z.ZodType): Record<string, unknown> {
-  const { $schema: _, ...event } = z.toJSONSchema(eventSchema, { target: 'draft-2020-12', io: 'output', unrepresentable: 'any' });
+  const { $schema: _, ...event } = z.toJSONSchema(eventSchema, {
+    target: 'draft-2020-12',
+    io: 'output',
+    unrepresentable: 'any',
+  });
   const id = z.globalRegistry.get(eventSchema)?.id;
   if (!id) return sseFrame(event);
   // A root with an id comes out as {$ref: '#/$defs/<id>', $defs}; the definition becomes the component.
@@ -114,7 +136,12 @@ function outageResponse(): Record<number, ResponseConfig> {
       description:
         'PostgreSQL or Temporal is briefly unreachable (or a run could not be started). Wait `Retry-After` seconds, then ' +
         'retry; starting a run is safe to retry with the same `Idempotency-Key`.',
-      headers: { 'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer' as const, minimum: 1 } } },
+      headers: {
+        'Retry-After': {
+          description: 'Seconds to wait before retrying',
+          schema: { type: 'integer' as const, minimum: 1 },
+        },
+      },
       content: { 'application/json': { schema: errorSchema } },
     },
   };
@@ -128,7 +155,12 @@ function rateLimitResponse(route: RouteSpec): Record<number, ResponseConfig> {
   return {
     429: {
       description: `Rate limit exceeded, counted per organization and user across all api replicas (${limits}). Wait \`Retry-After\` seconds, then retry.`,
-      headers: { 'Retry-After': { description: 'Seconds until the limit allows another request', schema: { type: 'integer' as const, minimum: 1 } } },
+      headers: {
+        'Retry-After': {
+          description: 'Seconds until the limit allows another request',
+          schema: { type: 'integer' as const, minimum: 1 },
+        },
+      },
       content: { 'application/json': { schema: errorSchema } },
     },
   };

@@ -40,7 +40,11 @@ export interface RouteContext<P, Q, B> {
  * route are both built from this. The handler either returns a JSON body
  * (sent with `status`, default 200) or writes the response itself and returns undefined.
  */
-export interface RouteSpec<P extends z.ZodType = z.ZodType, Q extends z.ZodType = z.ZodType, B extends z.ZodType = z.ZodType> {
+export interface RouteSpec<
+  P extends z.ZodType = z.ZodType,
+  Q extends z.ZodType = z.ZodType,
+  B extends z.ZodType = z.ZodType,
+> {
   method: 'get' | 'post' | 'put' | 'delete';
   /** OpenAPI-style path, e.g. `/api/tasks/{task_id}`. */
   path: string;
@@ -71,7 +75,9 @@ export interface RouteSpec<P extends z.ZodType = z.ZodType, Q extends z.ZodType 
 }
 
 /** Keeps the handler's parameter types tied to the schemas. */
-export function defineRoute<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType>(spec: RouteSpec<P, Q, B>): RouteSpec {
+export function defineRoute<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType>(
+  spec: RouteSpec<P, Q, B>,
+): RouteSpec {
   return spec as unknown as RouteSpec;
 }
 
@@ -84,7 +90,10 @@ export function mountRoutes(router: Router, routes: RouteSpec[], deps: ApiDeps):
   for (const route of routes) {
     const chain: RequestHandler[] = [];
     if (route.auth === 'visitor') chain.push(authenticateVisitor(deps));
-    else if (route.auth !== 'none') chain.push(authenticate(deps.tokens, deps.db, { allowCookie: route.cookie ?? false, withAgent: route.auth === 'agent' }));
+    else if (route.auth !== 'none')
+      chain.push(
+        authenticate(deps.tokens, deps.db, { allowCookie: route.cookie ?? false, withAgent: route.auth === 'agent' }),
+      );
     // Right after authentication: every authenticated request counts, even one refused later.
     for (const cls of rateLimitClassesOf(route)) chain.push(rateLimit(deps.rateLimits, cls));
     if (route.auth === 'agent') chain.push(requireAgent(deps.db));
@@ -139,7 +148,13 @@ export function methodNotAllowed(routes: RouteSpec[]): RequestHandler {
   }
   return (req, _res, next) => {
     const entry = [...paths.values()].find((p) => p.pattern.test(req.path));
-    if (!entry || entry.methods.has(req.method) || req.method === 'OPTIONS' || (req.method === 'HEAD' && entry.methods.has('GET'))) return next();
+    if (
+      !entry ||
+      entry.methods.has(req.method) ||
+      req.method === 'OPTIONS' ||
+      (req.method === 'HEAD' && entry.methods.has('GET'))
+    )
+      return next();
     const allow = [...entry.methods, ...(entry.methods.has('GET') ? ['HEAD'] : [])].join(', ');
     next(notAllowed(`Method ${req.method} is not allowed on ${req.path}; allowed: ${allow}`, allow));
   };

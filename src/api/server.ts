@@ -38,13 +38,30 @@ export async function startApi(config: Config, databaseUrl: string, db: Db, logg
   // With tracing on, starting a workflow (and every update, signal, query) carries the request's trace to the worker.
   // Imported only with tracing on, like the SDK (startTracing).
   const interceptors = tracing
-    ? { workflow: [new (await import('@temporalio/interceptors-opentelemetry')).OpenTelemetryWorkflowClientInterceptor({ tracer: tracing.tracer })] }
+    ? {
+        workflow: [
+          new (await import('@temporalio/interceptors-opentelemetry')).OpenTelemetryWorkflowClientInterceptor({
+            tracer: tracing.tracer,
+          }),
+        ],
+      }
     : undefined;
   const temporal = new Client({ connection, namespace: config.temporal.namespace, interceptors });
   const rateLimits = createRateLimits(config.rateLimits, databaseUrl, logger);
   const streams = new StreamSlots(config.streams);
   const drain = new Drain();
-  const deps = { db, config, temporal, tokens: createTokenService(config.jwt), secrets: createSecretBox(config.secrets.key), hub, logger, rateLimits, streams, drain };
+  const deps = {
+    db,
+    config,
+    temporal,
+    tokens: createTokenService(config.jwt),
+    secrets: createSecretBox(config.secrets.key),
+    hub,
+    logger,
+    rateLimits,
+    streams,
+    drain,
+  };
   const app = createApp(deps);
   const reconciler = startRunReconciler(deps);
   hub.onQueueToMove((taskId) => void moveQueue(deps, taskId));
@@ -65,7 +82,10 @@ export async function startApi(config: Config, databaseUrl: string, db: Db, logg
     await flowDispatcher.stop();
     const streamsTold = streams.open;
     const drained = await drain.drain(graceMs);
-    logger.info({ drained, streamsTold, requestsLeft: drain.requestsInFlight }, drained ? 'api drained' : 'api drain timed out; closing the requests left');
+    logger.info(
+      { drained, streamsTold, requestsLeft: drain.requestsInFlight },
+      drained ? 'api drained' : 'api drain timed out; closing the requests left',
+    );
     server.closeAllConnections();
     await closed;
     await hub.stop();

@@ -10,7 +10,11 @@ import type { RequestHandler } from 'express';
 export const httpTracing: RequestHandler = (req, res, next) => {
   const tracer = trace.getTracer('agent-run-service');
   const parent = propagation.extract(context.active(), req.headers);
-  const span = tracer.startSpan(req.method, { kind: SpanKind.SERVER, attributes: { 'http.request.method': req.method, 'url.path': req.path } }, parent);
+  const span = tracer.startSpan(
+    req.method,
+    { kind: SpanKind.SERVER, attributes: { 'http.request.method': req.method, 'url.path': req.path } },
+    parent,
+  );
   res.once('close', () => {
     const route = (req.route as { path?: string } | undefined)?.path;
     if (route) {

@@ -27,12 +27,15 @@ export function createSecretBox(secretsKey: string) {
 
     open(orgId: string, name: string, sealed: Uint8Array): string {
       const bytes = Buffer.from(sealed);
-      if (bytes[0] !== VERSION || bytes.length < 1 + NONCE_BYTES + TAG_BYTES) throw new SecretUnreadableError(`secret ${name} is not in a format this service reads`);
+      if (bytes[0] !== VERSION || bytes.length < 1 + NONCE_BYTES + TAG_BYTES)
+        throw new SecretUnreadableError(`secret ${name} is not in a format this service reads`);
       const nonce = bytes.subarray(1, 1 + NONCE_BYTES);
       const tag = bytes.subarray(1 + NONCE_BYTES, 1 + NONCE_BYTES + TAG_BYTES);
       try {
         const decipher = createDecipheriv(ALGORITHM, key, nonce).setAAD(boundTo(orgId, name)).setAuthTag(tag);
-        return Buffer.concat([decipher.update(bytes.subarray(1 + NONCE_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
+        return Buffer.concat([decipher.update(bytes.subarray(1 + NONCE_BYTES + TAG_BYTES)), decipher.final()]).toString(
+          'utf8',
+        );
       } catch {
         throw new SecretUnreadableError(`secret ${name} does not open with this SECRETS_KEY (was the key changed?)`);
       }

@@ -48,7 +48,13 @@ const VERIFIED_TOKENS = 10_000;
 
 export function createTokenService(jwt: Config['jwt']) {
   // Imported once: given the raw bytes, jose imports a CryptoKey on every sign and verify (~0.2 ms of CPU per request).
-  const key = crypto.subtle.importKey('raw', new TextEncoder().encode(jwt.secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
+  const key = crypto.subtle.importKey(
+    'raw',
+    new TextEncoder().encode(jwt.secret),
+    { name: 'HMAC', hash: 'SHA-256' },
+    false,
+    ['sign', 'verify'],
+  );
   key.catch(() => {}); // a bad secret fails each sign and verify, where it is used
   /**
    * Claims of tokens verified lately, by the token's whole text (its signature included, so only a
@@ -65,7 +71,9 @@ export function createTokenService(jwt: Config['jwt']) {
     async issue(claims: TokenClaims, now = new Date(), lifetimeSeconds = TOKEN_LIFETIME_SECONDS): Promise<IssuedToken> {
       const iat = Math.floor(now.getTime() / 1000);
       const exp = iat + lifetimeSeconds;
-      const widget = claims.widget ? { scope: WIDGET_SCOPE, wkey: claims.widget.keyId, agent_id: claims.widget.agentId } : {};
+      const widget = claims.widget
+        ? { scope: WIDGET_SCOPE, wkey: claims.widget.keyId, agent_id: claims.widget.agentId }
+        : {};
       const token = await new SignJWT({ org_id: claims.orgId, role: claims.role, key_id: claims.apiKeyId, ...widget })
         .setProtectedHeader({ alg: JWT_ALGORITHM, kid: jwt.kid, typ: 'JWT' })
         .setSubject(claims.userId)
@@ -94,9 +102,11 @@ export function createTokenService(jwt: Config['jwt']) {
         });
         if (protectedHeader.kid !== jwt.kid) throw new InvalidTokenError('token was signed with an unknown key');
         const isWidget = payload.scope === WIDGET_SCOPE;
-        if (isWidget && (typeof payload.wkey !== 'string' || typeof payload.agent_id !== 'string')) throw new InvalidTokenError('token is invalid');
+        if (isWidget && (typeof payload.wkey !== 'string' || typeof payload.agent_id !== 'string'))
+          throw new InvalidTokenError('token is invalid');
         // Every request checks that the token's key still stands: a token naming no key would skip that check.
-        if (!isWidget && (typeof payload.key_id !== 'string' || payload.key_id === '')) throw new InvalidTokenError('token is invalid');
+        if (!isWidget && (typeof payload.key_id !== 'string' || payload.key_id === ''))
+          throw new InvalidTokenError('token is invalid');
         const claims: TokenClaims = Object.freeze({
           userId: String(payload.sub),
           orgId: String(payload.org_id),
@@ -109,7 +119,8 @@ export function createTokenService(jwt: Config['jwt']) {
         return claims;
       } catch (err) {
         if (err instanceof InvalidTokenError) throw err;
-        if (err instanceof joseErrors.JWTExpired) throw new InvalidTokenError('token has expired; exchange your API key again');
+        if (err instanceof joseErrors.JWTExpired)
+          throw new InvalidTokenError('token has expired; exchange your API key again');
         throw new InvalidTokenError('token is invalid');
       }
     },
@@ -137,7 +148,8 @@ export function createTokenService(jwt: Config['jwt']) {
           audience: sessionAudience,
           requiredClaims: ['sub', 'exp', 'org_id', 'key_id'],
         });
-        if (protectedHeader.kid !== jwt.kid || typeof payload.key_id !== 'string' || typeof payload.org_id !== 'string') throw new InvalidTokenError('session is invalid');
+        if (protectedHeader.kid !== jwt.kid || typeof payload.key_id !== 'string' || typeof payload.org_id !== 'string')
+          throw new InvalidTokenError('session is invalid');
         return { userId: String(payload.sub), orgId: payload.org_id, apiKeyId: payload.key_id };
       } catch (err) {
         if (err instanceof InvalidTokenError) throw err;

@@ -10,7 +10,15 @@ import { createAgent, grantAccess, listAgents, revokeAccess } from '../admin/age
 import { createApiKey, listApiKeys, revokeApiKey } from '../admin/api-keys.ts';
 import { applyFile, parseApplyFile } from '../admin/apply.ts';
 import { AdminError } from '../admin/errors.ts';
-import { agentTable, applySummary, grantTable, keyTable, orgTable, userTable, widgetKeyTable } from '../admin/format.ts';
+import {
+  agentTable,
+  applySummary,
+  grantTable,
+  keyTable,
+  orgTable,
+  userTable,
+  widgetKeyTable,
+} from '../admin/format.ts';
 import { createGrant, listGrants, revokeGrant } from '../admin/grants.ts';
 import { createOrg, listOrgs, parseCredits } from '../admin/orgs.ts';
 import { createUser, listUsers, roles } from '../admin/users.ts';
@@ -63,7 +71,10 @@ leaf(user, 'create', 'create a user')
         name: opt(o.name),
         role: str(o.role),
       });
-      return { data: created, text: `created user ${created.id} ${created.email} (${created.role}) in org ${created.org_id}` };
+      return {
+        data: created,
+        text: `created user ${created.id} ${created.email} (${created.role}) in org ${created.org_id}`,
+      };
     }),
   );
 leaf(user, 'list', "list an org's users")
@@ -119,7 +130,10 @@ leaf(agent, 'revoke', "remove a user's access to an agent")
     run(async (db, o) => {
       const r = await revokeAccess(await db(), str(o.agent), str(o.user));
       const data = { agent_id: str(o.agent), user_id: str(o.user), ...r };
-      return { data, text: r.revoked ? `revoked ${data.user_id}'s access to ${data.agent_id}` : 'had no explicit access' };
+      return {
+        data,
+        text: r.revoked ? `revoked ${data.user_id}'s access to ${data.agent_id}` : 'had no explicit access',
+      };
     }),
   );
 
@@ -157,16 +171,33 @@ leaf(key, 'list', 'list API keys (never the keys themselves)')
     }),
   );
 
-const widgetKey = program.command('widget-key').description('publishable keys of the embedded chat widget (docs/widget.md)');
+const widgetKey = program
+  .command('widget-key')
+  .description('publishable keys of the embedded chat widget (docs/widget.md)');
 leaf(widgetKey, 'create', 'create a widget key for a customer-facing agent; the key is printed once')
   .requiredOption('--org <org_id>', 'org id')
   .requiredOption('--agent <agent_id>', 'a customer-facing agent of the org')
   .requiredOption('--name <name>', 'name, e.g. the site it is for')
-  .requiredOption('--origins <origins>', 'comma-separated browser origins allowed to use it, e.g. https://shop.example.com')
+  .requiredOption(
+    '--origins <origins>',
+    'comma-separated browser origins allowed to use it, e.g. https://shop.example.com',
+  )
   .action(
     run(async (db, o) => {
-      const created = await createWidgetKey(await db(), { orgId: str(o.org), agentId: str(o.agent), name: str(o.name), origins: list(str(o.origins)) });
-      return { data: created, text: [`created widget key ${created.id} for agent ${created.agent_id}:`, created.key, 'It is publishable (it goes into your page) but is not shown again.'].join('\n') };
+      const created = await createWidgetKey(await db(), {
+        orgId: str(o.org),
+        agentId: str(o.agent),
+        name: str(o.name),
+        origins: list(str(o.origins)),
+      });
+      return {
+        data: created,
+        text: [
+          `created widget key ${created.id} for agent ${created.agent_id}:`,
+          created.key,
+          'It is publishable (it goes into your page) but is not shown again.',
+        ].join('\n'),
+      };
     }),
   );
 leaf(widgetKey, 'ls', "list an org's widget keys (never the keys themselves)")
@@ -183,7 +214,10 @@ leaf(widgetKey, 'revoke', 'revoke a widget key: new sessions and visitor tokens 
   .action(
     run(async (db, o) => {
       const r = await revokeWidgetKey(await db(), str(o.key));
-      return { data: r, text: `${r.already_revoked ? 'already revoked' : 'revoked'} widget key ${r.id} at ${r.revoked_at}` };
+      return {
+        data: r,
+        text: `${r.already_revoked ? 'already revoked' : 'revoked'} widget key ${r.id} at ${r.revoked_at}`,
+      };
     }),
   );
 
@@ -194,14 +228,21 @@ leaf(grant, 'list', 'list approval grants (active ones unless --all)')
   .option('--all', 'include revoked grants')
   .action(
     run(async (db, o) => {
-      const grants = await listGrants(await db(), { orgId: opt(o.org), agentId: opt(o.agent), includeRevoked: o.all === true });
+      const grants = await listGrants(await db(), {
+        orgId: opt(o.org),
+        agentId: opt(o.agent),
+        includeRevoked: o.all === true,
+      });
       return { data: grants, text: grantTable(grants) };
     }),
   );
 leaf(grant, 'create', 'pre-approve a tool for an agent, as "approve always" does')
   .requiredOption('--agent <agent_id>', 'agent id')
   .requiredOption('--tool <tool>', 'tool name from the catalog, e.g. run_command')
-  .requiredOption('--by <user_id>', 'user recorded as granting it (of the agent’s org; owner or admin for sensitive tools)')
+  .requiredOption(
+    '--by <user_id>',
+    'user recorded as granting it (of the agent’s org; owner or admin for sensitive tools)',
+  )
   .action(
     run(async (db, o) => {
       const g = await createGrant(await db(), { agentId: str(o.agent), toolName: str(o.tool), grantedBy: str(o.by) });
@@ -220,14 +261,22 @@ leaf(grant, 'revoke', 'revoke an approval grant; calls of the tool need approval
     }),
   );
 
-const secret = program.command('secret').description("an org's secrets (Slack bot tokens, tool-server keys): set, listed by name, never shown");
+const secret = program
+  .command('secret')
+  .description("an org's secrets (Slack bot tokens, tool-server keys): set, listed by name, never shown");
 leaf(secret, 'set', 'set a secret; the value is read from stdin (never from the command line, which others can see)')
   .requiredOption('--org <org_id>', 'org id')
   .requiredOption('--name <name>', 'secret name, e.g. SLACK_BOT_TOKEN')
   .action(
     run(async (db, o) => {
       const value = (await text(process.stdin)).replace(/\r?\n$/, '');
-      const r = await setOrgSecret(await db(), createSecretBox(loadConfig().secrets.key), str(o.org), str(o.name), value);
+      const r = await setOrgSecret(
+        await db(),
+        createSecretBox(loadConfig().secrets.key),
+        str(o.org),
+        str(o.name),
+        value,
+      );
       return { data: r, text: `${r.created ? 'created' : 'replaced'} secret ${r.name} of org ${str(o.org)}` };
     }),
   );
@@ -236,7 +285,10 @@ leaf(secret, 'list', "list an org's secrets by name")
   .action(
     run(async (db, o) => {
       const secrets = await listSecrets(await db(), str(o.org));
-      return { data: secrets, text: secrets.length ? secrets.map((s) => `${s.name}  (updated ${s.updated_at})`).join('\n') : 'no secrets' };
+      return {
+        data: secrets,
+        text: secrets.length ? secrets.map((s) => `${s.name}  (updated ${s.updated_at})`).join('\n') : 'no secrets',
+      };
     }),
   );
 leaf(secret, 'delete', 'delete a secret')

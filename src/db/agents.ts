@@ -10,14 +10,20 @@ export async function findAgent(db: DbOrTx, agentId: string): Promise<Agent | nu
 
 /** The agent's model settings as stored (unparsed). Throws when the agent is gone. */
 export async function agentModelSettings(db: Db, agentId: string): Promise<Agent['modelSettings']> {
-  const [agent] = await sqlOfPool(db).query<{ model_settings: Agent['modelSettings'] }>('SELECT model_settings FROM agents WHERE id = $1', [agentId]);
+  const [agent] = await sqlOfPool(db).query<{ model_settings: Agent['modelSettings'] }>(
+    'SELECT model_settings FROM agents WHERE id = $1',
+    [agentId],
+  );
   if (!agent) throw new Error(`agent ${agentId} not found`);
   return agent.model_settings;
 }
 
 /** The agent of that name in the org, with the ids of the users given access. */
 export async function findAgentByName(db: DbOrTx, orgId: string, name: string) {
-  return db.agent.findUnique({ where: { orgId_name: { orgId, name } }, include: { access: { select: { userId: true } } } });
+  return db.agent.findUnique({
+    where: { orgId_name: { orgId, name } },
+    include: { access: { select: { userId: true } } },
+  });
 }
 
 export interface NewAgent {
@@ -34,7 +40,11 @@ export async function insertAgent(db: DbOrTx, { access, ...agent }: NewAgent): P
   return db.agent.create({ data: { ...agent, access: { create: access.map((userId) => ({ userId })) } } });
 }
 
-export async function updateAgent(db: DbOrTx, agentId: string, change: { customerFacing?: boolean; modelSettings?: object }): Promise<void> {
+export async function updateAgent(
+  db: DbOrTx,
+  agentId: string,
+  change: { customerFacing?: boolean; modelSettings?: object },
+): Promise<void> {
   await db.agent.update({ where: { id: agentId }, data: change });
 }
 
@@ -60,14 +70,28 @@ export interface AgentForUser {
 
 /** The agent for `userId` (AgentForUser); null when the agent does not exist. */
 export async function findAgentForUser(db: Db, agentId: string, userId: string): Promise<AgentForUser | null> {
-  const [agent] = await sqlOfPool(db).query<{ id: string; org_id: string; name: string; customer_facing: boolean; model_settings: Agent['modelSettings']; granted: boolean }>(
+  const [agent] = await sqlOfPool(db).query<{
+    id: string;
+    org_id: string;
+    name: string;
+    customer_facing: boolean;
+    model_settings: Agent['modelSettings'];
+    granted: boolean;
+  }>(
     `SELECT a.id, a.org_id, a.name, a.customer_facing, a.model_settings,
        EXISTS (SELECT 1 FROM agent_access g WHERE g.agent_id = a.id AND g.user_id = $2) AS granted
      FROM agents a WHERE a.id = $1`,
     [agentId, userId],
   );
   if (!agent) return null;
-  return { id: agent.id, orgId: agent.org_id, name: agent.name, customerFacing: agent.customer_facing, modelSettings: agent.model_settings, granted: agent.granted };
+  return {
+    id: agent.id,
+    orgId: agent.org_id,
+    name: agent.name,
+    customerFacing: agent.customer_facing,
+    modelSettings: agent.model_settings,
+    granted: agent.granted,
+  };
 }
 
 export async function hasAgentAccess(db: DbOrTx, agentId: string, userId: string): Promise<boolean> {

@@ -17,22 +17,48 @@ export async function findApiKey(db: DbOrTx, keyId: string): Promise<ApiKey | nu
 }
 
 /** The key with that hash and its user's id and role. */
-export async function findApiKeyByHash(db: Db, hash: string): Promise<{ id: string; orgId: string; hash: string; revokedAt: Date | null; user: { id: string; role: Role } } | undefined> {
-  const [key] = await sqlOfPool(db).query<{ id: string; org_id: string; hash: string; revoked_at: Date | null; user_id: string; role: Role }>(
+export async function findApiKeyByHash(
+  db: Db,
+  hash: string,
+): Promise<
+  { id: string; orgId: string; hash: string; revokedAt: Date | null; user: { id: string; role: Role } } | undefined
+> {
+  const [key] = await sqlOfPool(db).query<{
+    id: string;
+    org_id: string;
+    hash: string;
+    revoked_at: Date | null;
+    user_id: string;
+    role: Role;
+  }>(
     'SELECT k.id, k.org_id, k.hash, k.revoked_at, u.id AS user_id, u.role::text AS role FROM api_keys k JOIN users u ON u.id = k.user_id WHERE k.hash = $1',
     [hash],
   );
-  return key && { id: key.id, orgId: key.org_id, hash: key.hash, revokedAt: key.revoked_at, user: { id: key.user_id, role: key.role } };
+  return (
+    key && {
+      id: key.id,
+      orgId: key.org_id,
+      hash: key.hash,
+      revokedAt: key.revoked_at,
+      user: { id: key.user_id, role: key.role },
+    }
+  );
 }
 
 /** The user's oldest unrevoked key of that name. */
 export async function findActiveApiKeyNamed(db: DbOrTx, userId: string, name: string): Promise<ApiKey | null> {
-  return db.apiKey.findFirst({ where: { userId, name, revokedAt: null }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+  return db.apiKey.findFirst({
+    where: { userId, name, revokedAt: null },
+    orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+  });
 }
 
 /** Keys of a user and/or an org, oldest first. */
 export async function listApiKeys(db: DbOrTx, filter: { userId?: string; orgId?: string }): Promise<ApiKey[]> {
-  return db.apiKey.findMany({ where: { userId: filter.userId, orgId: filter.orgId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+  return db.apiKey.findMany({
+    where: { userId: filter.userId, orgId: filter.orgId },
+    orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+  });
 }
 
 /** Revokes the key unless it already is (a concurrent revoke cannot move the revocation time); returns it after. */

@@ -28,7 +28,18 @@ export async function insertInputRequest(sql: Sql, runId: string, open: OpenRequ
     await sql.query(
       `INSERT INTO approvals (id, org_id, agent_id, task_id, run_id, request_id, kind, tool_name, sensitive, details)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::boolean, $10::jsonb)`,
-      [a.id, a.orgId, a.agentId, open.taskId, runId, request.requestId, a.kind, a.toolName ?? null, request.sensitive, details],
+      [
+        a.id,
+        a.orgId,
+        a.agentId,
+        open.taskId,
+        runId,
+        request.requestId,
+        a.kind,
+        a.toolName ?? null,
+        request.sensitive,
+        details,
+      ],
     );
   }
 }
@@ -52,7 +63,13 @@ export async function resolveInputRequest(sql: Sql, resolve: ResolveRequest): Pr
   const now = new Date();
   await sql.query(
     `UPDATE input_requests SET status = $2, answer = COALESCE($3::jsonb, answer), answered_by = $4, answered_at = $5::timestamptz WHERE id = $1 AND status = 'pending'`,
-    [resolve.requestId, resolve.status, resolve.answer === undefined ? null : JSON.stringify(resolve.answer), resolve.answeredBy ?? null, now],
+    [
+      resolve.requestId,
+      resolve.status,
+      resolve.answer === undefined ? null : JSON.stringify(resolve.answer),
+      resolve.answeredBy ?? null,
+      now,
+    ],
   );
   if (resolve.approval) {
     await sql.query(
@@ -165,8 +182,15 @@ async function insertGrantOnceWith(sql: Sql, grant: NewGrant): Promise<{ grant: 
 }
 
 /** Whether an owner or admin chose "approve always" for this agent's tool in the org (an active grant). */
-export async function hasActiveGrant(db: DbOrTx, grant: { orgId: string; agentId: string; toolName: string }): Promise<boolean> {
-  return (await db.approvalGrant.count({ where: { orgId: grant.orgId, agentId: grant.agentId, toolName: grant.toolName, revokedAt: null } })) > 0;
+export async function hasActiveGrant(
+  db: DbOrTx,
+  grant: { orgId: string; agentId: string; toolName: string },
+): Promise<boolean> {
+  return (
+    (await db.approvalGrant.count({
+      where: { orgId: grant.orgId, agentId: grant.agentId, toolName: grant.toolName, revokedAt: null },
+    })) > 0
+  );
 }
 
 export async function findGrant(db: DbOrTx, grantId: string): Promise<ApprovalGrant | null> {

@@ -24,7 +24,9 @@ export async function listArtifacts(db: Db, taskId: string, filter: ArtifactFilt
       taskId,
       ...(filter.runId === undefined ? {} : { runId: filter.runId }),
       ...(filter.kind === undefined ? {} : { kind: filter.kind }),
-      ...(after ? { OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }] } : {}),
+      ...(after
+        ? { OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }] }
+        : {}),
     },
     orderBy: newestFirst,
     take: filter.limit,
@@ -48,7 +50,10 @@ export interface NewArtifact {
 
 /** Stores the artifact as a draft unless a row with its id exists (then stores nothing). */
 export async function insertDraftArtifactOnce(db: Db, artifact: NewArtifact): Promise<void> {
-  await db.artifact.createMany({ data: [{ ...artifact, content: artifact.content as Prisma.InputJsonObject, status: 'draft' }], skipDuplicates: true });
+  await db.artifact.createMany({
+    data: [{ ...artifact, content: artifact.content as Prisma.InputJsonObject, status: 'draft' }],
+    skipDuplicates: true,
+  });
 }
 
 /** A draft becomes completed; an artifact already completed stays as it is. */

@@ -19,7 +19,12 @@ export function appendMessages(tx: Tx, taskId: string, runId: string, messages: 
  * position, and marks the task updated, in one statement. Runs inside the caller's
  * transaction: the start of a run (which holds the task's lock) or a run's progress step.
  */
-export async function appendMessagesWith(sql: Sql, taskId: string, runId: string, messages: NewMessage[]): Promise<void> {
+export async function appendMessagesWith(
+  sql: Sql,
+  taskId: string,
+  runId: string,
+  messages: NewMessage[],
+): Promise<void> {
   await sql.query(
     `WITH touched AS (UPDATE tasks SET updated_at = now() WHERE id = $1)
      INSERT INTO messages (id, task_id, run_id, role, content, parts, position)
@@ -31,7 +36,12 @@ export async function appendMessagesWith(sql: Sql, taskId: string, runId: string
 
 /** A statement's values for `unnest(ids, roles, contents, parts)` of new messages (here, and a new task's run start). */
 export function messageColumns(messages: NewMessage[]): [string[], string[], string[], (string | null)[]] {
-  return [messages.map((m) => m.id), messages.map((m) => m.role), messages.map((m) => m.content), messages.map((m) => (m.parts == null ? null : JSON.stringify(m.parts)))];
+  return [
+    messages.map((m) => m.id),
+    messages.map((m) => m.role),
+    messages.map((m) => m.content),
+    messages.map((m) => (m.parts == null ? null : JSON.stringify(m.parts))),
+  ];
 }
 
 /** A task's conversation in order (every model step reads it: on the pg pool). */

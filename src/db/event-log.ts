@@ -41,8 +41,14 @@ export interface StoredEvent {
  * With an idempotency key, a repeated call (a retried activity) returns the
  * events written the first time instead of writing them again.
  */
-export async function appendEvents(db: Db, runId: string, events: RunEventInput[], idempotencyKey?: string): Promise<AppendResult> {
-  if (idempotencyKey === undefined && events.length > 0) return { events: await appendUnkeyed(db, runId, events), duplicate: false };
+export async function appendEvents(
+  db: Db,
+  runId: string,
+  events: RunEventInput[],
+  idempotencyKey?: string,
+): Promise<AppendResult> {
+  if (idempotencyKey === undefined && events.length > 0)
+    return { events: await appendUnkeyed(db, runId, events), duplicate: false };
   return inPgTransaction(db, (sql) => appendEventsWith(sql, runId, events, idempotencyKey));
 }
 
@@ -65,12 +71,26 @@ async function appendUnkeyed(db: Db, runId: string, events: RunEventInput[]): Pr
     SELECT $1, bumped.last_event_seq - $2 + e.ord::int, e.type, e.name, e.payload::jsonb, $6
     FROM bumped, unnest($3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS e(type, name, payload, ord)
     RETURNING seq`,
-      [runId, events.length, events.map((e) => e.type), events.map(eventName), payloads.map((p) => JSON.stringify(p)), now],
+      [
+        runId,
+        events.length,
+        events.map((e) => e.type),
+        events.map(eventName),
+        payloads.map((p) => JSON.stringify(p)),
+        now,
+      ],
     ),
   );
   if (rows.length === 0) throw new RunGoneError(runId);
   const seqs = rows.map((r) => r.seq).sort((a, b) => a - b);
-  return payloads.map((payload, i) => ({ runId, seq: seqs[i]!, type: payload.type, name: eventName(payload), payload, createdAt: now }));
+  return payloads.map((payload, i) => ({
+    runId,
+    seq: seqs[i]!,
+    type: payload.type,
+    name: eventName(payload),
+    payload,
+    createdAt: now,
+  }));
 }
 
 export interface AppendResult {
@@ -80,7 +100,12 @@ export interface AppendResult {
 }
 
 /** Appends in the caller's Prisma transaction (see appendEventsWith). */
-export function appendEventsInTx(tx: Tx, runId: string, events: RunEventInput[], idempotencyKey?: string): Promise<AppendResult> {
+export function appendEventsInTx(
+  tx: Tx,
+  runId: string,
+  events: RunEventInput[],
+  idempotencyKey?: string,
+): Promise<AppendResult> {
   return appendEventsWith(sqlOfTx(tx), runId, events, idempotencyKey);
 }
 
@@ -88,9 +113,15 @@ export function appendEventsInTx(tx: Tx, runId: string, events: RunEventInput[],
  * Appends in the caller's transaction, in two statements: the first locks the run row (and
  * finds an earlier write of the same key), the second bumps the counter and inserts the rows.
  */
-export async function appendEventsWith(sql: Sql, runId: string, events: RunEventInput[], idempotencyKey?: string): Promise<AppendResult> {
+export async function appendEventsWith(
+  sql: Sql,
+  runId: string,
+  events: RunEventInput[],
+  idempotencyKey?: string,
+): Promise<AppendResult> {
   const run = await lockRunLog(sql, runId, idempotencyKey);
-  if (run.earlier !== null) return { events: await readEarlierWrite(sql, runId, run.earlier, events.length), duplicate: true };
+  if (run.earlier !== null)
+    return { events: await readEarlierWrite(sql, runId, run.earlier, events.length), duplicate: true };
   return { events: await insertLocked(sql, run, events, idempotencyKey), duplicate: false };
 }
 
@@ -103,11 +134,15 @@ export interface LockedLog {
   earlier: number | null;
 }
 
-const keyOf = (idempotencyKey: string | undefined, i: number) => (idempotencyKey === undefined ? null : `${idempotencyKey}#${i}`);
+const keyOf = (idempotencyKey: string | undefined, i: number) =>
+  idempotencyKey === undefined ? null : `${idempotencyKey}#${i}`;
 
 /** Locks the run row until the transaction ends: writers of one run's log take turns, so commit order is seq order. */
 export async function lockRunLog(sql: Sql, runId: string, idempotencyKey?: string): Promise<LockedLog> {
-  const [run] = await sql.query<{ last_event_seq: number; earlier: number | null; status: RunStatus }>(LOCK_RUN_LOG, [runId, keyOf(idempotencyKey, 0)]);
+  const [run] = await sql.query<{ last_event_seq: number; earlier: number | null; status: RunStatus }>(LOCK_RUN_LOG, [
+    runId,
+    keyOf(idempotencyKey, 0),
+  ]);
   if (!run) throw new RunGoneError(runId);
   return { runId, lastSeq: run.last_event_seq, status: run.status, earlier: run.earlier };
 }
@@ -133,7 +168,12 @@ export interface LockedLogToEnd extends LockedLog {
  * row is read as committed: when it is not the version the snapshot sees (`stale`), the statement
  * runs again, now holding the lock, on a fresh snapshot.
  */
-export async function lockRunLogToEnd(sql: Sql, runId: string, idempotencyKey: string, keys: { stoppingKey: string; commentKeyPrefix: string }): Promise<LockedLogToEnd> {
+export async function lockRunLogToEnd(
+  sql: Sql,
+  runId: string,
+  idempotencyKey: string,
+  keys: { stoppingKey: string; commentKeyPrefix: string },
+): Promise<LockedLogToEnd> {
   let run = await readRunLogToEnd(sql, runId, idempotencyKey, keys);
   if (run?.stale) run = await readRunLogToEnd(sql, runId, idempotencyKey, keys);
   if (!run) throw new RunGoneError(runId);
@@ -148,7 +188,12 @@ export async function lockRunLogToEnd(sql: Sql, runId: string, idempotencyKey: s
   };
 }
 
-async function readRunLogToEnd(sql: Sql, runId: string, idempotencyKey: string, keys: { stoppingKey: string; commentKeyPrefix: string }) {
+async function readRunLogToEnd(
+  sql: Sql,
+  runId: string,
+  idempotencyKey: string,
+  keys: { stoppingKey: string; commentKeyPrefix: string },
+) {
   const [run] = await sql.query<{
     last_event_seq: number;
     earlier: number | null;
@@ -175,11 +220,20 @@ async function readRunLogToEnd(sql: Sql, runId: string, idempotencyKey: string, 
 }
 
 async function readEarlierWrite(sql: Sql, runId: string, first: number, count: number): Promise<StoredEvent[]> {
-  const again = await sql.query<{ run_id: string; seq: number; type: string; name: string; payload: unknown; created_at: Date }>(
+  const again = await sql.query<{
+    run_id: string;
+    seq: number;
+    type: string;
+    name: string;
+    payload: unknown;
+    created_at: Date;
+  }>(
     'SELECT run_id, seq, type, name, payload, created_at FROM run_events WHERE run_id = $1 AND seq >= $2::int AND seq < $3::int ORDER BY seq',
     [runId, first, first + count],
   );
-  return again.map((r) => toStored({ runId: r.run_id, seq: r.seq, type: r.type, name: r.name, payload: r.payload, createdAt: r.created_at }));
+  return again.map((r) =>
+    toStored({ runId: r.run_id, seq: r.seq, type: r.type, name: r.name, payload: r.payload, createdAt: r.created_at }),
+  );
 }
 
 /**
@@ -187,7 +241,12 @@ async function readEarlierWrite(sql: Sql, runId: string, first: number, count: n
  * caller that has more to write in the transaction writes it first, so the stamp is as close to
  * the commit, and so to the notification, as it can be.
  */
-export async function insertLocked(sql: Sql, log: LockedLog, events: RunEventInput[], idempotencyKey?: string): Promise<StoredEvent[]> {
+export async function insertLocked(
+  sql: Sql,
+  log: LockedLog,
+  events: RunEventInput[],
+  idempotencyKey?: string,
+): Promise<StoredEvent[]> {
   if (events.length === 0) return [];
   const rows = stampEvents(log, events, idempotencyKey);
   await sql.query(
@@ -205,13 +264,30 @@ export async function insertLocked(sql: Sql, log: LockedLog, events: RunEventInp
  * statement values `created_at, types[], names[], payloads[], keys[]` of an insert that numbers
  * them `lastSeq + ordinality` (insertLocked; a run step's closing statement, run-steps.ts).
  */
-export function stampEvents(log: Pick<LockedLog, 'runId' | 'lastSeq'>, events: RunEventInput[], idempotencyKey?: string): { stored: StoredEvent[]; values: unknown[] } {
+export function stampEvents(
+  log: Pick<LockedLog, 'runId' | 'lastSeq'>,
+  events: RunEventInput[],
+  idempotencyKey?: string,
+): { stored: StoredEvent[]; values: unknown[] } {
   const now = new Date();
   const stored = events.map((event, i): StoredEvent => {
     const payload = { ...event, timestamp: now.getTime() } as RunEvent;
-    return { runId: log.runId, seq: log.lastSeq + 1 + i, type: event.type, name: eventName(event), payload, createdAt: now };
+    return {
+      runId: log.runId,
+      seq: log.lastSeq + 1 + i,
+      type: event.type,
+      name: eventName(event),
+      payload,
+      createdAt: now,
+    };
   });
-  const values = [now, stored.map((e) => e.type), stored.map((e) => e.name), stored.map((e) => JSON.stringify(e.payload)), stored.map((_, i) => keyOf(idempotencyKey, i))];
+  const values = [
+    now,
+    stored.map((e) => e.type),
+    stored.map((e) => e.name),
+    stored.map((e) => JSON.stringify(e.payload)),
+    stored.map((_, i) => keyOf(idempotencyKey, i)),
+  ];
   return { stored, values };
 }
 
@@ -219,25 +295,56 @@ export function stampEvents(log: Pick<LockedLog, 'runId' | 'lastSeq'>, events: R
  * The first events of a run this transaction inserted: no other transaction sees the run yet, and
  * it has no events, so its log needs no lock and no check for an earlier write of the key.
  */
-export function insertFirstEvents(sql: Sql, runId: string, events: RunEventInput[], idempotencyKey?: string): Promise<StoredEvent[]> {
+export function insertFirstEvents(
+  sql: Sql,
+  runId: string,
+  events: RunEventInput[],
+  idempotencyKey?: string,
+): Promise<StoredEvent[]> {
   return insertLocked(sql, { runId, lastSeq: 0, status: 'pending', earlier: null }, events, idempotencyKey);
 }
 
 /** Events with seq > afterSeq, in order. The primary key (run_id, seq) makes this a range scan. */
 export async function readEvents(db: Db, runId: string, afterSeq: number, limit: number): Promise<StoredEvent[]> {
-  const rows = await sqlOfPool(db).query<{ run_id: string; seq: number; type: string; name: string; payload: unknown; created_at: Date }>(
+  const rows = await sqlOfPool(db).query<{
+    run_id: string;
+    seq: number;
+    type: string;
+    name: string;
+    payload: unknown;
+    created_at: Date;
+  }>(
     'SELECT run_id, seq, type, name, payload, created_at FROM run_events WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT $3',
     [runId, afterSeq, limit],
   );
-  return rows.map((r) => toStored({ runId: r.run_id, seq: r.seq, type: r.type, name: r.name, payload: r.payload, createdAt: r.created_at }));
+  return rows.map((r) =>
+    toStored({ runId: r.run_id, seq: r.seq, type: r.type, name: r.name, payload: r.payload, createdAt: r.created_at }),
+  );
 }
 
-function toStored(row: { runId: string; seq: number; type: string; name: string; payload: unknown; createdAt: Date }): StoredEvent {
-  return { runId: row.runId, seq: row.seq, type: row.type, name: row.name, payload: row.payload as RunEvent, createdAt: row.createdAt };
+function toStored(row: {
+  runId: string;
+  seq: number;
+  type: string;
+  name: string;
+  payload: unknown;
+  createdAt: Date;
+}): StoredEvent {
+  return {
+    runId: row.runId,
+    seq: row.seq,
+    type: row.type,
+    name: row.name,
+    payload: row.payload as RunEvent,
+    createdAt: row.createdAt,
+  };
 }
 
 /** The type of the run's event at `seq`, or undefined when the run has no such event. */
 export async function eventTypeAt(db: Db, runId: string, seq: number): Promise<string | undefined> {
-  const [row] = await sqlOfPool(db).query<{ type: string }>('SELECT type FROM run_events WHERE run_id = $1 AND seq = $2', [runId, seq]);
+  const [row] = await sqlOfPool(db).query<{ type: string }>(
+    'SELECT type FROM run_events WHERE run_id = $1 AND seq = $2',
+    [runId, seq],
+  );
   return row?.type;
 }

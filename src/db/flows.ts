@@ -46,14 +46,26 @@ export function listFlowsOfOrg(db: DbOrTx, orgId: string) {
 export function findFlow(db: Db, id: string) {
   return db.flow.findUnique({
     where: { id },
-    include: { agent: { select: { id: true, name: true, customerFacing: true, modelSettings: true } }, user: { select: { id: true, role: true } } },
+    include: {
+      agent: { select: { id: true, name: true, customerFacing: true, modelSettings: true } },
+      user: { select: { id: true, role: true } },
+    },
   });
 }
 export type LoadedFlow = NonNullable<Awaited<ReturnType<typeof findFlow>>>;
 
 /** Records a trigger event; false when the flow had it already (the same external id). */
 /** Records an event unless the flow has it (by external id, or by payload hash when given); true when new. */
-export async function recordFlowEvent(db: Db, event: { flowId: string; externalId: string; payload: Prisma.InputJsonValue; taskKey: string | null; payloadHash?: string }): Promise<boolean> {
+export async function recordFlowEvent(
+  db: Db,
+  event: {
+    flowId: string;
+    externalId: string;
+    payload: Prisma.InputJsonValue;
+    taskKey: string | null;
+    payloadHash?: string;
+  },
+): Promise<boolean> {
   const inserted = await db.$executeRaw`
     INSERT INTO flow_events (flow_id, external_id, payload, task_key, payload_hash)
     VALUES (${event.flowId}, ${event.externalId}, ${JSON.stringify(event.payload)}::jsonb, ${event.taskKey}, ${event.payloadHash ?? null})
@@ -69,16 +81,27 @@ export function findFlowEvent(db: Db, flowId: string, externalId: string) {
 export async function findRecordedFlowEvent(db: Db, flowId: string, externalId: string, payloadHash?: string) {
   return (
     (await findFlowEvent(db, flowId, externalId)) ??
-    (payloadHash === undefined ? null : await db.flowEvent.findUnique({ where: { flowId_payloadHash: { flowId, payloadHash } } }))
+    (payloadHash === undefined
+      ? null
+      : await db.flowEvent.findUnique({ where: { flowId_payloadHash: { flowId, payloadHash } } }))
   );
 }
 
-export async function setFlowEventOutcome(db: Db, flowId: string, externalId: string, outcome: { taskId?: string; runId?: string; error?: string }): Promise<void> {
+export async function setFlowEventOutcome(
+  db: Db,
+  flowId: string,
+  externalId: string,
+  outcome: { taskId?: string; runId?: string; error?: string },
+): Promise<void> {
   await db.flowEvent.update({ where: { flowId_externalId: { flowId, externalId } }, data: outcome });
 }
 
 /** Events whose run was not started (a cron tick, or a request that died first), oldest first. */
-export function listUnstartedFlowEvents(db: Db, limit: number, createdBefore: Date): Promise<{ flowId: string; externalId: string }[]> {
+export function listUnstartedFlowEvents(
+  db: Db,
+  limit: number,
+  createdBefore: Date,
+): Promise<{ flowId: string; externalId: string }[]> {
   return sqlOfPool(db).query(
     `SELECT flow_id AS "flowId", external_id AS "externalId" FROM flow_events
      WHERE run_id IS NULL AND error IS NULL AND created_at < $1 ORDER BY created_at LIMIT $2`,
@@ -92,9 +115,16 @@ export async function taskOfKey(db: Db, flowId: string, key: string): Promise<st
 }
 
 /** Binds a key to the task its first event started (the task itself was stored with its source). */
-export async function bindFlowTask(db: Db, binding: { flowId: string; key: string | null; taskId: string }): Promise<void> {
+export async function bindFlowTask(
+  db: Db,
+  binding: { flowId: string; key: string | null; taskId: string },
+): Promise<void> {
   if (binding.key === null) return;
-  await db.flowTask.upsert({ where: { flowId_key: { flowId: binding.flowId, key: binding.key } }, create: { flowId: binding.flowId, key: binding.key, taskId: binding.taskId }, update: {} });
+  await db.flowTask.upsert({
+    where: { flowId_key: { flowId: binding.flowId, key: binding.key } },
+    create: { flowId: binding.flowId, key: binding.key, taskId: binding.taskId },
+    update: {},
+  });
 }
 
 /** Whether a run the flow started is still unfinished (a cron tick's `skip` overlap). */
@@ -106,7 +136,17 @@ export async function flowHasUnfinishedRun(db: Db, flowId: string): Promise<bool
 }
 
 /** Cron flows whose schedule on Temporal may differ from their settings (`schedule_synced` is not `desired`). */
-export function listCronFlows(db: Db): Promise<{ id: string; name: string; enabled: boolean; config: unknown; scheduleSynced: string | null; orgId: string; agentId: string }[]> {
+export function listCronFlows(db: Db): Promise<
+  {
+    id: string;
+    name: string;
+    enabled: boolean;
+    config: unknown;
+    scheduleSynced: string | null;
+    orgId: string;
+    agentId: string;
+  }[]
+> {
   return sqlOfPool(db).query(
     `SELECT id, name, enabled, config, schedule_synced AS "scheduleSynced", org_id AS "orgId", agent_id AS "agentId" FROM flows WHERE kind = 'cron'`,
   );
@@ -130,16 +170,33 @@ export async function listRepliesDue(db: Db, limit: number): Promise<{ flowId: s
 }
 
 export async function markReplyStarted(db: Db, flowId: string, externalId: string): Promise<void> {
-  await db.flowEvent.update({ where: { flowId_externalId: { flowId, externalId } }, data: { replyStartedAt: new Date() } });
+  await db.flowEvent.update({
+    where: { flowId_externalId: { flowId, externalId } },
+    data: { replyStartedAt: new Date() },
+  });
 }
 
 /** What posting a run's answer back needs: the event's payload, the run's outcome and its last assistant message. */
 export async function replyMaterial(db: Db, flowId: string, externalId: string) {
-  const event = await db.flowEvent.findUnique({ where: { flowId_externalId: { flowId, externalId } }, include: { flow: { select: { config: true, orgId: true } } } });
+  const event = await db.flowEvent.findUnique({
+    where: { flowId_externalId: { flowId, externalId } },
+    include: { flow: { select: { config: true, orgId: true } } },
+  });
   if (!event?.runId) return undefined;
   const [run, answer] = await Promise.all([
     db.run.findUnique({ where: { id: event.runId }, select: { status: true, error: true } }),
-    db.message.findFirst({ where: { runId: event.runId, role: 'assistant' }, orderBy: { position: 'desc' }, select: { content: true } }),
+    db.message.findFirst({
+      where: { runId: event.runId, role: 'assistant' },
+      orderBy: { position: 'desc' },
+      select: { content: true },
+    }),
   ]);
-  return { orgId: event.flow.orgId, payload: event.payload, config: event.flow.config, status: run?.status, error: run?.error, answer: answer?.content };
+  return {
+    orgId: event.flow.orgId,
+    payload: event.payload,
+    config: event.flow.config,
+    status: run?.status,
+    error: run?.error,
+    answer: answer?.content,
+  };
 }

@@ -8,7 +8,9 @@ export interface KeyOwner {
 }
 
 export async function findIdempotencyKey(db: DbOrTx, owner: KeyOwner, key: string) {
-  return db.idempotencyKey.findUnique({ where: { orgId_userId_key: { orgId: owner.orgId, userId: owner.userId, key } } });
+  return db.idempotencyKey.findUnique({
+    where: { orgId_userId_key: { orgId: owner.orgId, userId: owner.userId, key } },
+  });
 }
 
 /**
@@ -21,14 +23,16 @@ export async function storeIdempotencyKey(
   row: KeyOwner & { key: string; requestHash: string; runId: string },
   expiredBefore: Date,
 ): Promise<void> {
-  await sql.query('DELETE FROM idempotency_keys WHERE org_id = $1 AND user_id = $2 AND key = $3 AND created_at < $4', [row.orgId, row.userId, row.key, expiredBefore]);
-  await sql.query('INSERT INTO idempotency_keys (org_id, user_id, key, request_hash, run_id) VALUES ($1, $2, $3, $4, $5)', [
+  await sql.query('DELETE FROM idempotency_keys WHERE org_id = $1 AND user_id = $2 AND key = $3 AND created_at < $4', [
     row.orgId,
     row.userId,
     row.key,
-    row.requestHash,
-    row.runId,
+    expiredBefore,
   ]);
+  await sql.query(
+    'INSERT INTO idempotency_keys (org_id, user_id, key, request_hash, run_id) VALUES ($1, $2, $3, $4, $5)',
+    [row.orgId, row.userId, row.key, row.requestHash, row.runId],
+  );
 }
 
 /** Deletes the keys that point at a run. */
@@ -38,5 +42,6 @@ export async function deleteIdempotencyKeysOfRun(tx: DbOrTx, runId: string): Pro
 
 /** Deletes every key created before `expiredBefore`; returns how many. */
 export async function purgeIdempotencyKeys(db: Db, expiredBefore: Date): Promise<number> {
-  return (await sqlOfPool(db).query('DELETE FROM idempotency_keys WHERE created_at < $1 RETURNING 1', [expiredBefore])).length;
+  return (await sqlOfPool(db).query('DELETE FROM idempotency_keys WHERE created_at < $1 RETURNING 1', [expiredBefore]))
+    .length;
 }

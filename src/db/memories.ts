@@ -56,7 +56,8 @@ export async function listMemories(
   { limit, after, query, tag }: { limit: number; after?: MemoryPosition; query?: string; tag?: string },
 ): Promise<MemoryRow[]> {
   const conditions = [Prisma.sql`org_id = ${scope.orgId}`, Prisma.sql`agent_id = ${scope.agentId}`];
-  if (after) conditions.push(Prisma.sql`(created_at, id) < (${after.createdAt.toISOString()}::timestamptz, ${after.id})`);
+  if (after)
+    conditions.push(Prisma.sql`(created_at, id) < (${after.createdAt.toISOString()}::timestamptz, ${after.id})`);
   if (query !== undefined) conditions.push(Prisma.sql`${memoryDocument} @@ ${tsQuery(query)}`);
   if (tag !== undefined) conditions.push(Prisma.sql`tags @> ARRAY[${tag}]::text[]`);
   return db.$queryRaw<MemoryRow[]>`
@@ -76,7 +77,10 @@ export interface NewMemory {
 
 /** Stores the memory in the agent's scope unless a memory with its id exists (then stores nothing). */
 export async function insertMemoryOnce(db: Db, scope: MemoryScope, memory: NewMemory): Promise<void> {
-  await db.memory.createMany({ data: [{ ...memory, orgId: scope.orgId, agentId: scope.agentId }], skipDuplicates: true });
+  await db.memory.createMany({
+    data: [{ ...memory, orgId: scope.orgId, agentId: scope.agentId }],
+    skipDuplicates: true,
+  });
 }
 
 /** Deletes the memory if it is in the agent's scope; returns whether it was. */

@@ -30,7 +30,10 @@ export async function findStreamMarkers(db: Db, runId: string, messageIds: strin
 
 /** A retry replaces every earlier attempt of the same call: their tokens are billed as discarded. */
 export async function discardEarlierAttempts(db: Db, ref: AttemptRef): Promise<void> {
-  await sqlOfPool(db).query('UPDATE model_attempts SET discarded = true WHERE run_id = $1 AND activity_id = $2 AND attempt < $3', [ref.runId, ref.activityId, ref.attempt]);
+  await sqlOfPool(db).query(
+    'UPDATE model_attempts SET discarded = true WHERE run_id = $1 AND activity_id = $2 AND attempt < $3',
+    [ref.runId, ref.activityId, ref.attempt],
+  );
 }
 
 /** Keeps the tokens an attempt reported, once per attempt. */
@@ -54,6 +57,8 @@ export async function keptAttemptUsage(db: Db, ref: AttemptRef): Promise<TokenUs
 
 /** This attempt fails: its tokens will not reach the workflow, so they are billed as discarded. */
 export async function discardAttempt(db: Db, ref: AttemptRef): Promise<void> {
-  await sqlOfPool(db).query('UPDATE model_attempts SET discarded = true WHERE run_id = $1 AND activity_id = $2 AND attempt = $3', [ref.runId, ref.activityId, ref.attempt]);
+  await sqlOfPool(db).query(
+    'UPDATE model_attempts SET discarded = true WHERE run_id = $1 AND activity_id = $2 AND attempt = $3',
+    [ref.runId, ref.activityId, ref.attempt],
+  );
 }
-

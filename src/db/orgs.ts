@@ -10,7 +10,9 @@ export async function findOrg(db: DbOrTx, orgId: string): Promise<Org | null> {
 
 /** The org's credit balance (undefined when the org is gone); asked by every run start, so on the pg pool. */
 export async function orgCreditBalance(db: Db, orgId: string): Promise<bigint | undefined> {
-  const [org] = await sqlOfPool(db).query<{ credit_balance: string }>('SELECT credit_balance FROM orgs WHERE id = $1', [orgId]);
+  const [org] = await sqlOfPool(db).query<{ credit_balance: string }>('SELECT credit_balance FROM orgs WHERE id = $1', [
+    orgId,
+  ]);
   return org ? BigInt(org.credit_balance) : undefined;
 }
 

@@ -126,7 +126,10 @@ export async function takeQueuedRun(db: Db, taskId: string): Promise<DequeuedRun
 
 /** Deletes ended runs of the task (a `rollback`): their messages, events and the rest go with them. */
 async function deleteEndedRuns(tx: Tx, taskId: string, runIds: string[]): Promise<string[]> {
-  const deleted = await tx.run.findMany({ where: { id: { in: runIds }, taskId, status: { in: terminalStatuses } }, select: { id: true } });
+  const deleted = await tx.run.findMany({
+    where: { id: { in: runIds }, taskId, status: { in: terminalStatuses } },
+    select: { id: true },
+  });
   await tx.run.deleteMany({ where: { id: { in: deleted.map((r) => r.id) } } });
   return deleted.map((r) => r.id);
 }

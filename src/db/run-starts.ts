@@ -89,7 +89,18 @@ export async function storeRunStart(db: Db, start: RunStart): Promise<RunStartRe
       `INSERT INTO runs (id, task_id, requested_mode, mode, routing_reason, timezone, streamed, queued_at, queued_messages, rolls_back)
        VALUES ($1, $2, $3, $4::"RunMode", $5, $6, $7, CASE WHEN $8::boolean THEN now() END, $9::jsonb, $10::text[])
        RETURNING created_at`,
-      [id, taskId, requestedMode, mode, routingReason, timezone ?? null, streamed, queued, queued ? JSON.stringify(start.messages) : null, busy?.rollsBack ?? []],
+      [
+        id,
+        taskId,
+        requestedMode,
+        mode,
+        routingReason,
+        timezone ?? null,
+        streamed,
+        queued,
+        queued ? JSON.stringify(start.messages) : null,
+        busy?.rollsBack ?? [],
+      ],
     );
     // A queued run's messages and first events wait until it starts, after everything the runs before it write.
     if (!queued) {
@@ -97,7 +108,13 @@ export async function storeRunStart(db: Db, start: RunStart): Promise<RunStartRe
       await insertFirstEvents(sql, id, start.firstEvents.events, start.firstEvents.key);
     }
     await storeKeyOfStart(sql, start);
-    return { stored: true, taskId, createdAt: run!.created_at, queued, ...(busy?.interrupt ? { interrupt: busy.interrupt } : {}) };
+    return {
+      stored: true,
+      taskId,
+      createdAt: run!.created_at,
+      queued,
+      ...(busy?.interrupt ? { interrupt: busy.interrupt } : {}),
+    };
   });
 }
 
@@ -161,11 +178,20 @@ async function insertNewTaskRun(sql: Sql, start: RunStart, task: NewTask): Promi
  * cancel, and the new run waits for it to end. `rollback`: as `interrupt`, and the new run's
  * start deletes all of them from the task.
  */
-async function makeRoom(sql: Sql, strategy: Exclude<MultitaskStrategy, 'reject'>, unfinished: { id: string; queuedAt: Date | null }[], newRunId: string) {
+async function makeRoom(
+  sql: Sql,
+  strategy: Exclude<MultitaskStrategy, 'reject'>,
+  unfinished: { id: string; queuedAt: Date | null }[],
+  newRunId: string,
+) {
   if (strategy === 'enqueue') return { queued: true, rollsBack: [] };
   const running = unfinished.find((r) => r.queuedAt === null)?.id;
   const waiting = unfinished.filter((r) => r.queuedAt !== null).map((r) => r.id);
-  const cancelled = await cancelQueuedRuns(sql, waiting, `Cancelled before it started: run ${newRunId} (${strategy}) replaced it`);
+  const cancelled = await cancelQueuedRuns(
+    sql,
+    waiting,
+    `Cancelled before it started: run ${newRunId} (${strategy}) replaced it`,
+  );
   const rollsBack = strategy === 'rollback' ? [...(running ? [running] : []), ...cancelled] : [];
   return { queued: true, ...(running ? { interrupt: running } : {}), rollsBack };
 }
@@ -174,9 +200,17 @@ async function makeRoom(sql: Sql, strategy: Exclude<MultitaskStrategy, 'reject'>
  * Ends a run whose workflow never started, unless it started or ended meanwhile: status failed,
  * one RUN_ERROR, its idempotency key freed. Returns the run's mode when this call ended it.
  */
-export async function storeUnstartedRunFailure(db: Db, runId: string, error: { code: string; message: string }, event: RunEventInput): Promise<string | undefined> {
+export async function storeUnstartedRunFailure(
+  db: Db,
+  runId: string,
+  error: { code: string; message: string },
+  event: RunEventInput,
+): Promise<string | undefined> {
   return db.$transaction(async (tx) => {
-    const claimed = await tx.run.updateMany({ where: { id: runId, status: 'pending' }, data: { status: 'failed', finishedAt: new Date(), error } });
+    const claimed = await tx.run.updateMany({
+      where: { id: runId, status: 'pending' },
+      data: { status: 'failed', finishedAt: new Date(), error },
+    });
     if (claimed.count === 0) return undefined;
     await appendEventsInTx(tx, runId, [event], 'start-failed');
     await deleteIdempotencyKeysOfRun(tx, runId);

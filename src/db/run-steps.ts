@@ -55,12 +55,21 @@ export interface Bill {
  * terminal step, the bill (`price` gets the discarded attempts' tokens). Returns the run's
  * mode when this call stored the run's end, undefined otherwise (also for a repeated step).
  */
-export async function storeRunStep(db: Db, step: RunStep, price?: (discarded: TokenUsage) => Bill): Promise<StepStored> {
+export async function storeRunStep(
+  db: Db,
+  step: RunStep,
+  price?: (discarded: TokenUsage) => Bill,
+): Promise<StepStored> {
   if (!price && isPlainStep(step)) return storePlainStep(db, step);
   // On the pg pool: a run step is the hottest transaction of the worker (see sql.ts).
   return inPgTransaction(db, async (sql) => {
     const terminal = step.status !== undefined && isTerminalStatus(step.status);
-    const toEnd = price ? await lockRunLogToEnd(sql, step.runId, step.key, { stoppingKey: STOPPING_KEY, commentKeyPrefix: commentKey('') }) : undefined;
+    const toEnd = price
+      ? await lockRunLogToEnd(sql, step.runId, step.key, {
+          stoppingKey: STOPPING_KEY,
+          commentKeyPrefix: commentKey(''),
+        })
+      : undefined;
     const log = toEnd ?? (await lockRunLog(sql, step.runId, step.key));
     if (log.earlier !== null) return {}; // an earlier attempt committed this step
     // Nothing is written to a run that ended: its status and log are final (a model step storing
@@ -78,7 +87,11 @@ export async function storeRunStep(db: Db, step: RunStep, price?: (discarded: To
     // Not inside closeStep: the events are stamped before that statement, so its wait for this lock would count as relay lag (tried:
     // with 100 runs of one org ending together the relay's p99 went from 12–29 ms to 33–71 ms, for one round trip saved).
     if (charge) await debitOrg(sql, step.runId, charge.credits);
-    const mode = await closeStep(sql, log, step, terminal, charge, [...(step.streamed ?? []), ...(bill ? [bill.event] : []), ...step.events]);
+    const mode = await closeStep(sql, log, step, terminal, charge, [
+      ...(step.streamed ?? []),
+      ...(bill ? [bill.event] : []),
+      ...step.events,
+    ]);
     return terminal ? { endedMode: mode } : {};
   });
 }
@@ -89,7 +102,11 @@ const PLAIN_STEP_FIELDS = new Set<string>(['runId', 'key', 'status', 'events']);
 /** A step that only moves the status (not to an end) and adds events: a model step's `executing`, a pause, a cancel's STOPPING. */
 function isPlainStep(step: RunStep): boolean {
   const ends = step.status !== undefined && isTerminalStatus(step.status);
-  return !ends && step.events.length > 0 && Object.entries(step).every(([field, value]) => value === undefined || PLAIN_STEP_FIELDS.has(field));
+  return (
+    !ends &&
+    step.events.length > 0 &&
+    Object.entries(step).every(([field, value]) => value === undefined || PLAIN_STEP_FIELDS.has(field))
+  );
 }
 
 /**
@@ -129,7 +146,14 @@ async function storePlainStep(db: Db, step: RunStep): Promise<StepStored> {
  * The step's last statement: the run row (status, outcome, bill, the end of its log) and the
  * step's events, stamped just before the commit that notifies them.
  */
-async function closeStep(sql: Sql, log: LockedLog, step: RunStep, terminal: boolean, charge: Bill | undefined, events: RunEventInput[]): Promise<string> {
+async function closeStep(
+  sql: Sql,
+  log: LockedLog,
+  step: RunStep,
+  terminal: boolean,
+  charge: Bill | undefined,
+  events: RunEventInput[],
+): Promise<string> {
   const stamped = stampEvents(log, events, step.key);
   const [run] = await sql.query<{ mode: string }>(
     `WITH run AS (

@@ -34,13 +34,18 @@ export interface StreamableRun {
 const STREAMABLE_COLUMNS = 'id, task_id AS "taskId", last_event_seq AS "lastEventSeq"';
 
 export async function findStreamableRun(db: Db, runId: string): Promise<StreamableRun | null> {
-  const [run] = await sqlOfPool(db).query<StreamableRun>(`SELECT ${STREAMABLE_COLUMNS} FROM runs WHERE id = $1`, [runId]);
+  const [run] = await sqlOfPool(db).query<StreamableRun>(`SELECT ${STREAMABLE_COLUMNS} FROM runs WHERE id = $1`, [
+    runId,
+  ]);
   return run ?? null;
 }
 
 /** The latest run of a task (by creation time), as streaming needs it. */
 export async function latestStreamableRun(db: Db, taskId: string): Promise<StreamableRun | null> {
-  const [run] = await sqlOfPool(db).query<StreamableRun>(`SELECT ${STREAMABLE_COLUMNS} FROM runs WHERE task_id = $1 ORDER BY created_at DESC, id DESC LIMIT 1`, [taskId]);
+  const [run] = await sqlOfPool(db).query<StreamableRun>(
+    `SELECT ${STREAMABLE_COLUMNS} FROM runs WHERE task_id = $1 ORDER BY created_at DESC, id DESC LIMIT 1`,
+    [taskId],
+  );
   return run ?? null;
 }
 
@@ -62,8 +67,14 @@ export async function findRunState(db: Db, runId: string) {
 }
 
 /** The org, task and agent ids of a run (null when it is gone). */
-export async function findRunOwner(db: Db, runId: string): Promise<{ orgId: string; taskId: string; agentId: string } | null> {
-  const run = await db.run.findUnique({ where: { id: runId }, select: { taskId: true, task: { select: { orgId: true, agentId: true } } } });
+export async function findRunOwner(
+  db: Db,
+  runId: string,
+): Promise<{ orgId: string; taskId: string; agentId: string } | null> {
+  const run = await db.run.findUnique({
+    where: { id: runId },
+    select: { taskId: true, task: { select: { orgId: true, agentId: true } } },
+  });
   return run && { orgId: run.task.orgId, taskId: run.taskId, agentId: run.task.agentId };
 }
 

@@ -40,7 +40,9 @@ export function prepared(text: string, values: unknown[] = []): QueryConfig {
 /** Single statements on `db`'s pg pool, outside any transaction. */
 export function sqlOfPool(db: Db): Sql {
   const pool = poolOf(db);
-  return { query: async <T>(text: string, values: unknown[] = []) => (await pool.query(prepared(text, values))).rows as T[] };
+  return {
+    query: async <T>(text: string, values: unknown[] = []) => (await pool.query(prepared(text, values))).rows as T[],
+  };
 }
 
 /** Runs `work` in one transaction on a client of `db`'s pg pool: committed when it returns, rolled back when it throws. */
@@ -51,7 +53,9 @@ export async function inPgTransaction<T>(db: Db, work: (sql: Sql) => Promise<T>)
   let lost: Error | undefined;
   const onError = (err: Error) => (lost = err);
   client.on('error', onError);
-  const sql: Sql = { query: async <R>(text: string, values: unknown[] = []) => (await client.query(prepared(text, values))).rows as R[] };
+  const sql: Sql = {
+    query: async <R>(text: string, values: unknown[] = []) => (await client.query(prepared(text, values))).rows as R[],
+  };
   let broken: Error | undefined;
   try {
     await client.query('BEGIN');

@@ -24,7 +24,10 @@ export async function findTask(db: Db, taskId: string): Promise<Task | null> {
  * (`sender_access: user`). Throws when the task is gone.
  */
 export async function findTaskRequester(db: DbOrTx, taskId: string): Promise<{ userId: string; role: Role }> {
-  const task = await db.task.findUniqueOrThrow({ where: { id: taskId }, select: { source: true, user: { select: { id: true, role: true } } } });
+  const task = await db.task.findUniqueOrThrow({
+    where: { id: taskId },
+    select: { source: true, user: { select: { id: true, role: true } } },
+  });
   const source = task.source as { flow_id?: string; kind?: string } | null;
   if (source?.flow_id && inboundKinds.includes(source.kind as FlowKind)) {
     const flow = await db.flow.findUnique({ where: { id: source.flow_id }, select: { senderAccess: true } });
@@ -43,7 +46,11 @@ export interface TaskListScope {
 /** The agent's tasks, newest first, each with the id and status of its latest run. */
 export async function listTasksWithLatestRun(db: Db, scope: TaskListScope, limit: number) {
   const tasks = await db.task.findMany({
-    where: { orgId: scope.orgId, agentId: scope.agentId, ...(scope.userId === undefined ? {} : { userId: scope.userId }) },
+    where: {
+      orgId: scope.orgId,
+      agentId: scope.agentId,
+      ...(scope.userId === undefined ? {} : { userId: scope.userId }),
+    },
     orderBy: newestFirst,
     take: limit,
     include: { runs: { orderBy: newestFirst, take: 1, select: { id: true, status: true } } },
@@ -76,7 +83,10 @@ export async function deleteTaskLocked(
         select: { id: true, mode: true },
       });
       for (const run of ended) await stopActive(run);
-      const [runs, messages] = await Promise.all([tx.run.count({ where: { taskId } }), tx.message.count({ where: { taskId } })]);
+      const [runs, messages] = await Promise.all([
+        tx.run.count({ where: { taskId } }),
+        tx.message.count({ where: { taskId } }),
+      ]);
       await tx.task.delete({ where: { id: taskId } });
       return { runs, messages, ended };
     },
@@ -86,6 +96,9 @@ export async function deleteTaskLocked(
 
 /** Which of `ids` are tasks of `orgId` (another org's task of the same id is not among them). */
 export async function orgTaskIds(db: Db, orgId: string, ids: string[]): Promise<string[]> {
-  const rows = await sqlOfPool(db).query<{ id: string }>('SELECT id FROM tasks WHERE org_id = $1 AND id = ANY($2::text[])', [orgId, ids]);
+  const rows = await sqlOfPool(db).query<{ id: string }>(
+    'SELECT id FROM tasks WHERE org_id = $1 AND id = ANY($2::text[])',
+    [orgId, ids],
+  );
   return rows.map((r) => r.id);
 }

@@ -16,12 +16,28 @@ export async function findToolExecution(db: Db, call: ToolCallRef): Promise<Tool
 }
 
 /** The execution as started: `running`, before the tool runs. Fails when the call has one already. */
-export async function insertRunningToolExecution(db: Db, call: ToolCallRef & { toolName: string; attempt: number }): Promise<void> {
-  await db.toolExecution.create({ data: { runId: call.runId, toolCallId: call.toolCallId, toolName: call.toolName, status: 'running', attempt: call.attempt } });
+export async function insertRunningToolExecution(
+  db: Db,
+  call: ToolCallRef & { toolName: string; attempt: number },
+): Promise<void> {
+  await db.toolExecution.create({
+    data: {
+      runId: call.runId,
+      toolCallId: call.toolCallId,
+      toolName: call.toolName,
+      status: 'running',
+      attempt: call.attempt,
+    },
+  });
 }
 
 /** Stores how the execution ended; the output as JSON (undefined fields dropped). */
-export async function finishToolExecution(db: Db, call: ToolCallRef, status: 'succeeded' | 'failed', output: unknown): Promise<void> {
+export async function finishToolExecution(
+  db: Db,
+  call: ToolCallRef,
+  status: 'succeeded' | 'failed',
+  output: unknown,
+): Promise<void> {
   await db.toolExecution.update({
     where: keyOf(call),
     data: { status, output: JSON.parse(JSON.stringify(output)) as Prisma.InputJsonValue, finishedAt: new Date() },

@@ -18,7 +18,10 @@ export async function findUserByEmail(db: DbOrTx, orgId: string, email: string):
   return db.user.findFirst({ where: { orgId, email, visitor: false } });
 }
 
-export async function insertUser(db: DbOrTx, user: { id: string; orgId: string; email: string; name: string; role: Role }): Promise<User> {
+export async function insertUser(
+  db: DbOrTx,
+  user: { id: string; orgId: string; email: string; name: string; role: Role },
+): Promise<User> {
   return db.user.create({ data: user });
 }
 
@@ -28,16 +31,39 @@ export async function listUsersOfOrg(db: DbOrTx, orgId: string): Promise<User[]>
 }
 
 /** A new widget visitor of `keyId`: a guest of the org that is no member and expires at `expiresAt`. */
-export async function insertVisitor(db: DbOrTx, visitor: { id: string; orgId: string; keyId: string; expiresAt: Date }): Promise<void> {
+export async function insertVisitor(
+  db: DbOrTx,
+  visitor: { id: string; orgId: string; keyId: string; expiresAt: Date },
+): Promise<void> {
   const { id, orgId, keyId, expiresAt } = visitor;
-  await db.user.create({ data: { id, orgId, email: `visitor-${id.slice(4)}@widget.invalid`, name: 'Widget visitor', role: 'guest', visitor: true, visitorKeyId: keyId, expiresAt } });
+  await db.user.create({
+    data: {
+      id,
+      orgId,
+      email: `visitor-${id.slice(4)}@widget.invalid`,
+      name: 'Widget visitor',
+      role: 'guest',
+      visitor: true,
+      visitorKeyId: keyId,
+      expiresAt,
+    },
+  });
 }
 
 /** Moves the expiry of the unexpired visitor `id` of `keyId` to `expiresAt`; false when there is none such. */
-export async function renewVisitor(db: DbOrTx, visitor: { id: string; orgId: string; keyId: string; expiresAt: Date }): Promise<boolean> {
+export async function renewVisitor(
+  db: DbOrTx,
+  visitor: { id: string; orgId: string; keyId: string; expiresAt: Date },
+): Promise<boolean> {
   const { id, orgId, keyId, expiresAt } = visitor;
   const renewed = await db.user.updateMany({
-    where: { id, orgId, visitor: true, OR: [{ visitorKeyId: keyId }, { visitorKeyId: null }], expiresAt: { gt: new Date() } },
+    where: {
+      id,
+      orgId,
+      visitor: true,
+      OR: [{ visitorKeyId: keyId }, { visitorKeyId: null }],
+      expiresAt: { gt: new Date() },
+    },
     data: { expiresAt, visitorKeyId: keyId },
   });
   return renewed.count === 1;
@@ -46,7 +72,12 @@ export async function renewVisitor(db: DbOrTx, visitor: { id: string; orgId: str
 /** Deletes up to `limit` of the org's expired visitors, their tasks with them (not one with a run still going); answers how many. */
 export async function deleteExpiredVisitors(db: DbOrTx, orgId: string, limit: number): Promise<number> {
   const expired = await db.user.findMany({
-    where: { orgId, visitor: true, expiresAt: { lte: new Date() }, tasks: { none: { runs: { some: { status: { in: [...activeStatuses] } } } } } },
+    where: {
+      orgId,
+      visitor: true,
+      expiresAt: { lte: new Date() },
+      tasks: { none: { runs: { some: { status: { in: [...activeStatuses] } } } } },
+    },
     select: { id: true },
     take: limit,
   });
@@ -93,7 +124,10 @@ interface StandingRow {
  * Every authenticated request asks this: one statement on the pg pool (src/db/sql.ts).
  */
 export async function findUserStanding(db: Db, userId: string, apiKeyId?: string): Promise<UserStanding | null> {
-  const [user] = await sqlOfPool(db).query<StandingRow>(`SELECT ${STANDING_COLUMNS} FROM ${STANDING_FROM} WHERE u.id = $1`, [userId, apiKeyId ?? null]);
+  const [user] = await sqlOfPool(db).query<StandingRow>(
+    `SELECT ${STANDING_COLUMNS} FROM ${STANDING_FROM} WHERE u.id = $1`,
+    [userId, apiKeyId ?? null],
+  );
   return user ? { orgId: user.org_id, role: user.role, keyRevoked: user.key_revoked } : null;
 }
 
@@ -102,7 +136,12 @@ export async function findUserStanding(db: Db, userId: string, apiKeyId?: string
  * request naming an agent (`X-Agent-Id`) reads before its handler, one round trip instead of
  * three for a run start.
  */
-export async function findUserStandingWithAgent(db: Db, userId: string, apiKeyId: string | undefined, agentId: string): Promise<UserStandingWithAgent | null> {
+export async function findUserStandingWithAgent(
+  db: Db,
+  userId: string,
+  apiKeyId: string | undefined,
+  agentId: string,
+): Promise<UserStandingWithAgent | null> {
   const [row] = await sqlOfPool(db).query<
     StandingRow & {
       credit_balance: string;
@@ -127,7 +166,14 @@ export async function findUserStandingWithAgent(db: Db, userId: string, apiKeyId
   const agent: AgentForUser | null =
     row.agent_id === null
       ? null
-      : { id: row.agent_id, orgId: row.agent_org_id, name: row.agent_name, customerFacing: row.agent_customer_facing, modelSettings: row.agent_model_settings, granted: row.agent_granted };
+      : {
+          id: row.agent_id,
+          orgId: row.agent_org_id,
+          name: row.agent_name,
+          customerFacing: row.agent_customer_facing,
+          modelSettings: row.agent_model_settings,
+          granted: row.agent_granted,
+        };
   return {
     orgId: row.org_id,
     role: row.role,

@@ -7,7 +7,6 @@ import { sqlOfPool } from './sql.ts';
  * run_events_webhooks in the event's own transaction) and the log of their attempts.
  */
 
-
 export interface WebhookSubscriptionFields {
   name: string;
   url: string;
@@ -20,12 +19,19 @@ export function findWebhookNamed(db: DbOrTx, orgId: string, name: string) {
   return db.webhookSubscription.findUnique({ where: { orgId_name: { orgId, name } } });
 }
 
-export function insertWebhook(db: DbOrTx, row: { id: string; orgId: string; secret: string } & WebhookSubscriptionFields) {
+export function insertWebhook(
+  db: DbOrTx,
+  row: { id: string; orgId: string; secret: string } & WebhookSubscriptionFields,
+) {
   const { disabled, ...fields } = row;
   return db.webhookSubscription.create({ data: { ...fields, disabledAt: disabled ? new Date() : null } });
 }
 
-export function updateWebhook(db: DbOrTx, id: string, change: Partial<WebhookSubscriptionFields> & { secret?: string }) {
+export function updateWebhook(
+  db: DbOrTx,
+  id: string,
+  change: Partial<WebhookSubscriptionFields> & { secret?: string },
+) {
   const { disabled, ...fields } = change;
   return db.webhookSubscription.update({
     where: { id },
@@ -44,7 +50,10 @@ export function listWebhooks(db: Db, orgId: string) {
 
 /** Deliveries whose workflow has not been started yet, oldest first. */
 export async function listUndispatchedDeliveries(db: Db, limit: number): Promise<string[]> {
-  const rows = await sqlOfPool(db).query<{ id: string }>('SELECT id FROM webhook_deliveries WHERE dispatched_at IS NULL ORDER BY created_at LIMIT $1', [limit]);
+  const rows = await sqlOfPool(db).query<{ id: string }>(
+    'SELECT id FROM webhook_deliveries WHERE dispatched_at IS NULL ORDER BY created_at LIMIT $1',
+    [limit],
+  );
   return rows.map((r) => r.id);
 }
 
@@ -76,7 +85,9 @@ export interface AttemptRecord {
 export async function recordAttempt(db: Db, attempt: AttemptRecord, delivered: boolean): Promise<void> {
   await db.$transaction(async (tx) => {
     await tx.webhookAttempt.upsert({
-      where: { deliveryId_resend_attempt: { deliveryId: attempt.deliveryId, resend: attempt.resend, attempt: attempt.attempt } },
+      where: {
+        deliveryId_resend_attempt: { deliveryId: attempt.deliveryId, resend: attempt.resend, attempt: attempt.attempt },
+      },
       create: attempt,
       update: {},
     });
@@ -93,13 +104,24 @@ export async function recordAttempt(db: Db, attempt: AttemptRecord, delivered: b
 
 /** A delivery whose retry window ran out. */
 export async function markDeliveryFailed(db: Db, id: string, error: string): Promise<void> {
-  await db.webhookDelivery.updateMany({ where: { id, status: { not: 'delivered' } }, data: { status: 'failed', lastError: error } });
+  await db.webhookDelivery.updateMany({
+    where: { id, status: { not: 'delivered' } },
+    data: { status: 'failed', lastError: error },
+  });
 }
 
 /** The org's deliveries, newest first, optionally of one status or subscription. */
-export function listDeliveries(db: Db, orgId: string, filter: { status?: string; subscriptionId?: string; limit: number }) {
+export function listDeliveries(
+  db: Db,
+  orgId: string,
+  filter: { status?: string; subscriptionId?: string; limit: number },
+) {
   return db.webhookDelivery.findMany({
-    where: { orgId, ...(filter.status ? { status: filter.status } : {}), ...(filter.subscriptionId ? { subscriptionId: filter.subscriptionId } : {}) },
+    where: {
+      orgId,
+      ...(filter.status ? { status: filter.status } : {}),
+      ...(filter.subscriptionId ? { subscriptionId: filter.subscriptionId } : {}),
+    },
     orderBy: { createdAt: 'desc' },
     take: filter.limit,
   });
@@ -115,6 +137,10 @@ export function findDelivery(db: Db, orgId: string, id: string) {
 
 /** Counts a re-send and returns its number (1, 2, …); the delivery is pending again until it succeeds. */
 export async function startResend(db: Db, id: string): Promise<number> {
-  const row = await db.webhookDelivery.update({ where: { id }, data: { resends: { increment: 1 }, status: 'pending' }, select: { resends: true } });
+  const row = await db.webhookDelivery.update({
+    where: { id },
+    data: { resends: { increment: 1 }, status: 'pending' },
+    select: { resends: true },
+  });
   return row.resends;
 }

@@ -17,7 +17,10 @@ export async function findWidgetKey(db: DbOrTx, keyId: string): Promise<WidgetKe
 
 /** The key with that hash, with its agent's id, name and customer-facing flag. */
 export async function findWidgetKeyByHash(db: Db, hash: string) {
-  return db.widgetKey.findUnique({ where: { hash }, include: { agent: { select: { id: true, name: true, customerFacing: true } } } });
+  return db.widgetKey.findUnique({
+    where: { hash },
+    include: { agent: { select: { id: true, name: true, customerFacing: true } } },
+  });
 }
 
 /** The key and its agent as the widget gateway uses them on every request. */
@@ -32,7 +35,11 @@ export async function findWidgetKeyWithAgent(db: Db, keyId: string) {
  * Credits the runs of a key's visitors used since midnight UTC, and the key's daily budget
  * (its own `credits_per_day`, else `fallback`).
  */
-export async function widgetKeyCreditsToday(db: Db, keyId: string, fallback: number): Promise<{ used: number; budget: number }> {
+export async function widgetKeyCreditsToday(
+  db: Db,
+  keyId: string,
+  fallback: number,
+): Promise<{ used: number; budget: number }> {
   const [row] = await sqlOfPool(db).query<{ used: string; budget: number | null }>(
     `SELECT (SELECT credits_per_day FROM widget_keys WHERE id = $1) AS budget,
        COALESCE((SELECT sum(r.credits_used) FROM users u JOIN tasks t ON t.org_id = u.org_id AND t.user_id = u.id JOIN runs r ON r.task_id = t.id
@@ -44,7 +51,10 @@ export async function widgetKeyCreditsToday(db: Db, keyId: string, fallback: num
 
 /** The org's unrevoked key of that name, oldest first. */
 export async function findActiveWidgetKeyNamed(db: DbOrTx, orgId: string, name: string): Promise<WidgetKey | null> {
-  return db.widgetKey.findFirst({ where: { orgId, name, revokedAt: null }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+  return db.widgetKey.findFirst({
+    where: { orgId, name, revokedAt: null },
+    orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+  });
 }
 
 /** Keys of an org, oldest first. */
@@ -69,6 +79,9 @@ export async function revokeWidgetKeyOnce(db: DbOrTx, keyId: string): Promise<Wi
 
 /** Whether any unrevoked widget key allows `origin` (answers CORS preflights, which carry no key or token). */
 export async function someActiveWidgetKeyAllows(db: Db, origin: string): Promise<boolean> {
-  const row = await db.widgetKey.findFirst({ where: { revokedAt: null, origins: { has: origin } }, select: { id: true } });
+  const row = await db.widgetKey.findFirst({
+    where: { revokedAt: null, origins: { has: origin } },
+    select: { id: true },
+  });
   return row !== null;
 }

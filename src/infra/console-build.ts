@@ -24,7 +24,11 @@ function filesUnder(dir: string): string[] {
 
 function sourceHash(): string {
   const hash = createHash('sha256');
-  for (const file of [...filesUnder(sourceDir), ...filesUnder(sdkSource), path.join(projectRoot, 'package-lock.json')]) {
+  for (const file of [
+    ...filesUnder(sourceDir),
+    ...filesUnder(sdkSource),
+    path.join(projectRoot, 'package-lock.json'),
+  ]) {
     hash.update(path.relative(projectRoot, file)).update(readFileSync(file));
   }
   return hash.digest('hex');

@@ -15,7 +15,9 @@ export function isPublicAddress(address: string): boolean {
 }
 
 function refusal(host: string, address: string): RefusedTargetError {
-  return new RefusedTargetError(`${host} is ${address}, not a public address: refused (OUTBOUND_PRIVATE_TARGETS=refuse)`);
+  return new RefusedTargetError(
+    `${host} is ${address}, not a public address: refused (OUTBOUND_PRIVATE_TARGETS=refuse)`,
+  );
 }
 
 /**

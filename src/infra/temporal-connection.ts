@@ -14,12 +14,16 @@ export interface TemporalConnectionOptions {
  * command, scripts, bench): address plus TLS, mTLS and API key from the configuration.
  * Files are read here, so a rotated certificate is picked up on the next connect.
  */
-export function temporalConnectionOptions(temporal: { address: string; security: TemporalSecurity }): TemporalConnectionOptions {
+export function temporalConnectionOptions(temporal: {
+  address: string;
+  security: TemporalSecurity;
+}): TemporalConnectionOptions {
   const { address, security } = temporal;
   if (!security.tls) return { address };
   const tls: TLSConfig = {};
   if (security.serverName) tls.serverNameOverride = security.serverName;
   if (security.caPath) tls.serverRootCACertificate = readFileSync(security.caPath);
-  if (security.certPath && security.keyPath) tls.clientCertPair = { crt: readFileSync(security.certPath), key: readFileSync(security.keyPath) };
+  if (security.certPath && security.keyPath)
+    tls.clientCertPair = { crt: readFileSync(security.certPath), key: readFileSync(security.keyPath) };
   return { address, tls, ...(security.apiKey ? { apiKey: security.apiKey } : {}) };
 }

@@ -9,11 +9,29 @@ import { failureTypes } from '../shared/run-workflow-types.ts';
  */
 const TRANSIENT_CODES = new Set([
   // sockets
-  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
   // PostgreSQL: admin shutdown, crash shutdown, cannot connect now, connection exceptions, too many connections
-  '57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006', '53300',
+  '57P01',
+  '57P02',
+  '57P03',
+  '08000',
+  '08001',
+  '08003',
+  '08004',
+  '08006',
+  '53300',
   // Prisma: cannot reach the server, timed out, server closed the connection, pool timeout
-  'P1001', 'P1002', 'P1008', 'P1017', 'P2024',
+  'P1001',
+  'P1002',
+  'P1008',
+  'P1017',
+  'P2024',
 ]);
 
 const TRANSIENT_MESSAGES = [
@@ -72,8 +90,10 @@ export async function withAttemptLimit<T>(
   } catch (err) {
     if (err instanceof ApplicationFailure || ctx.cancelled()) throw err;
     const message = `${what} failed: ${(err as Error)?.message ?? String(err)}`;
-    if (err instanceof InfrastructureUnavailable || isInfrastructureError(err)) throw ApplicationFailure.retryable(message, failureTypes.infrastructure);
-    if (ctx.attempt >= ctx.attempts) throw ApplicationFailure.nonRetryable(`${message} (attempt ${ctx.attempt} of ${ctx.attempts})`, failureType);
+    if (err instanceof InfrastructureUnavailable || isInfrastructureError(err))
+      throw ApplicationFailure.retryable(message, failureTypes.infrastructure);
+    if (ctx.attempt >= ctx.attempts)
+      throw ApplicationFailure.nonRetryable(`${message} (attempt ${ctx.attempt} of ${ctx.attempts})`, failureType);
     throw err;
   }
 }

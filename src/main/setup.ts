@@ -44,6 +44,8 @@ if (process.argv.includes('--tests')) {
   try {
     log(`schemathesis: ${ensureSchemathesis(log)}`);
   } catch (err) {
-    log(`schemathesis not installed (only \`npm run contract\` and test/contract.test.ts need it): ${(err as Error).message.split('\n')[0]}`);
+    log(
+      `schemathesis not installed (only \`npm run contract\` and test/contract.test.ts need it): ${(err as Error).message.split('\n')[0]}`,
+    );
   }
 }

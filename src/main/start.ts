@@ -47,7 +47,12 @@ if (await temporalReachable(temporalConnectionOptions(config.temporal))) {
   const port = Number(config.temporal.address.split(':').pop());
   const dbFile = path.join(config.dataDir, 'temporal', 'temporal.db');
   children.push(
-    new Supervised('Temporal dev server', () => startDevServer({ binary, port, uiPort: config.temporal.uiPort, dbFile, namespace: config.temporal.namespace }), supervision),
+    new Supervised(
+      'Temporal dev server',
+      () =>
+        startDevServer({ binary, port, uiPort: config.temporal.uiPort, dbFile, namespace: config.temporal.namespace }),
+      supervision,
+    ),
   );
   await waitUntil(() => temporalReachable(temporalConnectionOptions(config.temporal)), 60_000, 'Temporal dev server');
   temporalUi = `http://127.0.0.1:${config.temporal.uiPort}`;
@@ -67,7 +72,17 @@ const childEnv = {
 };
 for (const name of ['worker', 'api']) {
   const entry = path.join(projectRoot, 'src', 'main', `${name}.ts`);
-  children.push(new Supervised(name, () => spawn(process.execPath, ['--import', 'tsx', entry], { env: childEnv, stdio: ['inherit', 'inherit', 'inherit', 'ipc'] }), supervision));
+  children.push(
+    new Supervised(
+      name,
+      () =>
+        spawn(process.execPath, ['--import', 'tsx', entry], {
+          env: childEnv,
+          stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
+        }),
+      supervision,
+    ),
+  );
 }
 const apiUrl = `http://${config.api.host}:${config.api.port}`;
 const { host: metricsHost, port: metricsPort } = config.observability.workerMetrics;

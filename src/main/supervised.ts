@@ -69,7 +69,9 @@ export class Supervised {
     const now = Date.now();
     this.exits = [...this.exits.filter((at) => now - at < EXIT_WINDOW_MS), now];
     if (this.exits.length >= MAX_EXITS) {
-      return this.events.gaveUp(`${this.name} exited ${MAX_EXITS} times within ${EXIT_WINDOW_MS / 1000} s (last: ${how})`);
+      return this.events.gaveUp(
+        `${this.name} exited ${MAX_EXITS} times within ${EXIT_WINDOW_MS / 1000} s (last: ${how})`,
+      );
     }
     const delay = (this.options.firstDelayMs ?? FIRST_DELAY_MS) * 2 ** (this.exits.length - 1);
     this.events.log(`${this.name} exited (${how}); starting it again in ${delay / 1000} s`);

@@ -79,32 +79,82 @@ export function bwrapArgs(input: BwrapCommandInput): string[] {
     // includes the user namespace bwrap needs.
     ...(rootMode
       ? ['--unshare-ipc', '--unshare-pid', '--unshare-net', '--unshare-uts', '--unshare-cgroup-try']
-      : ['--unshare-all', '--unshare-user', '--uid', String(identity.uid), '--gid', String(identity.uid), ...(input.canDisableUserns ? ['--disable-userns'] : [])]),
+      : [
+          '--unshare-all',
+          '--unshare-user',
+          '--uid',
+          String(identity.uid),
+          '--gid',
+          String(identity.uid),
+          ...(input.canDisableUserns ? ['--disable-userns'] : []),
+        ]),
     '--die-with-parent',
     '--new-session',
-    '--hostname', 'sandbox',
+    '--hostname',
+    'sandbox',
     '--clearenv',
     ...Object.entries(sandboxEnvironment()).flatMap(([k, v]) => ['--setenv', k, v]),
     ...input.systemMounts,
     ...Object.entries(input.identityFiles).flatMap(([name, file]) => ['--ro-bind', file, `/etc/${name}`]),
     // Name resolution only matters with a network; the pid is reported, and the command held, while it is attached.
-    ...(input.network ? ['--ro-bind', input.network.resolvConf, '/etc/resolv.conf', '--info-fd', String(INFO_FD), '--block-fd', String(BLOCK_FD)] : []),
-    '--bind', input.workspaceDir, SANDBOX_WORKSPACE,
-    '--chdir', SANDBOX_WORKSPACE,
-    '--perms', '1777', '--size', String(limits.tmpBytes), '--tmpfs', '/tmp',
-    '--dir', '/var', '--symlink', '../tmp', '/var/tmp',
-    '--proc', '/proc',
-    '--dev', '/dev',
+    ...(input.network
+      ? [
+          '--ro-bind',
+          input.network.resolvConf,
+          '/etc/resolv.conf',
+          '--info-fd',
+          String(INFO_FD),
+          '--block-fd',
+          String(BLOCK_FD),
+        ]
+      : []),
+    '--bind',
+    input.workspaceDir,
+    SANDBOX_WORKSPACE,
+    '--chdir',
+    SANDBOX_WORKSPACE,
+    '--perms',
+    '1777',
+    '--size',
+    String(limits.tmpBytes),
+    '--tmpfs',
+    '/tmp',
+    '--dir',
+    '/var',
+    '--symlink',
+    '../tmp',
+    '/var/tmp',
+    '--proc',
+    '/proc',
+    '--dev',
+    '/dev',
     ...(input.seccompFd === undefined ? [] : ['--seccomp', String(input.seccompFd)]),
   ];
   if (rootMode) args.push('--cap-add', 'CAP_SETUID', '--cap-add', 'CAP_SETGID');
   const drop = rootMode
-    ? ['setpriv', `--reuid=${identity.hostUid}`, `--regid=${identity.hostUid}`, '--clear-groups', '--inh-caps=-all', '--bounding-set=-all', '--no-new-privs', '--']
+    ? [
+        'setpriv',
+        `--reuid=${identity.hostUid}`,
+        `--regid=${identity.hostUid}`,
+        '--clear-groups',
+        '--inh-caps=-all',
+        '--bounding-set=-all',
+        '--no-new-privs',
+        '--',
+      ]
     : [];
   // "$1" is the command, passed as an argument so it is never re-quoted. Neither shell is a
   // login or interactive shell, and neither reads a profile or rc file: HOME is in the shared
   // workspace, where anyone with write_file could plant one, and what runs must be exactly
   // the command an approver was shown.
-  const shell = ['bash', '--noprofile', '--norc', '-c', `${ulimitPrefix(limits)} && exec bash --noprofile --norc -c "$1"`, 'sandbox', input.command];
+  const shell = [
+    'bash',
+    '--noprofile',
+    '--norc',
+    '-c',
+    `${ulimitPrefix(limits)} && exec bash --noprofile --norc -c "$1"`,
+    'sandbox',
+    input.command,
+  ];
   return [...args, ...drop, ...shell];
 }

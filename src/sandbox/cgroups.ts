@@ -32,7 +32,10 @@ export interface CgroupHost {
 /** The worker's own cgroup directories, with an `ars-sandbox` child made in each; the reason when not usable. */
 export function detectCgroups(root = CGROUP_ROOT): CgroupHost | { reason: string } {
   try {
-    const own = readFileSync('/proc/self/cgroup', 'utf8').trim().split('\n').map((l) => l.split(':'));
+    const own = readFileSync('/proc/self/cgroup', 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => l.split(':'));
     if (existsSync(path.join(root, 'cgroup.controllers'))) {
       const dir = path.join(root, own.find(([id]) => id === '0')?.[2] ?? '/', 'ars-sandbox');
       mkdirSync(dir, { recursive: true });
@@ -73,9 +76,14 @@ export class CommandCgroups {
     const quota = Math.max(1000, Math.round(limits.cpus * PERIOD_US));
     try {
       if (host.version === 2) {
-        groups.write(dirOf('memory'), { 'memory.max': limits.memoryBytes, 'pids.max': limits.maxProcesses, 'cpu.max': `${quota} ${PERIOD_US}` });
+        groups.write(dirOf('memory'), {
+          'memory.max': limits.memoryBytes,
+          'pids.max': limits.maxProcesses,
+          'cpu.max': `${quota} ${PERIOD_US}`,
+        });
         // Absent without swap accounting; there is then no swap to limit.
-        if (existsSync(path.join(dirOf('memory'), 'memory.swap.max'))) groups.write(dirOf('memory'), { 'memory.swap.max': 0 });
+        if (existsSync(path.join(dirOf('memory'), 'memory.swap.max')))
+          groups.write(dirOf('memory'), { 'memory.swap.max': 0 });
       } else {
         groups.write(dirOf('memory'), { 'memory.limit_in_bytes': limits.memoryBytes });
         // Without swap accounting the file is absent; there is then no swap to limit.

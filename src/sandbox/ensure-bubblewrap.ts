@@ -1,10 +1,16 @@
 import { spawnSync } from 'node:child_process';
 import { HOST_TOOL_PATH } from './limits.ts';
 
-const has = (tool: string) => spawnSync(tool, ['--version'], { env: { PATH: HOST_TOOL_PATH }, stdio: 'ignore' }).status === 0;
+const has = (tool: string) =>
+  spawnSync(tool, ['--version'], { env: { PATH: HOST_TOOL_PATH }, stdio: 'ignore' }).status === 0;
 
 /** Installs Debian packages with apt-get when we are root and have it; true when every tool is there afterwards. */
-function aptInstall(tools: readonly string[], packages: readonly string[], log: (m: string) => void, what: string): boolean {
+function aptInstall(
+  tools: readonly string[],
+  packages: readonly string[],
+  log: (m: string) => void,
+  what: string,
+): boolean {
   if (tools.every(has)) {
     log(`${what}: found`);
     return true;
@@ -41,7 +47,8 @@ export function ensureBubblewrap(log: (m: string) => void): void {
  * refused (SANDBOX_NETWORK_UNAVAILABLE), never run on the worker's network.
  */
 export function ensureSandboxNetworking(log: (m: string) => void): void {
-  if (aptInstall(['slirp4netns', 'nft'], ['slirp4netns', 'nftables'], log, 'sandbox network (slirp4netns, nftables)')) return;
+  if (aptInstall(['slirp4netns', 'nft'], ['slirp4netns', 'nftables'], log, 'sandbox network (slirp4netns, nftables)'))
+    return;
   log(
     'WARNING: slirp4netns or nftables is not installed, so run_command refuses agents with sandbox.network. ' +
       'Install them as root: apt-get install -y slirp4netns nftables.',

@@ -56,7 +56,8 @@ export async function readWorkspaceFile(ws: WorkspaceFiles, input: string, maxBy
 
 export async function writeWorkspaceFile(ws: WorkspaceFiles, input: string, content: string, maxBytes: number) {
   const bytes = Buffer.from(content, 'utf8');
-  if (bytes.length > maxBytes) throw new ToolError(`content is ${bytes.length} bytes; write_file accepts at most ${maxBytes}`, 'TOO_LARGE');
+  if (bytes.length > maxBytes)
+    throw new ToolError(`content is ${bytes.length} bytes; write_file accepts at most ${maxBytes}`, 'TOO_LARGE');
   const target = await resolveWorkspacePath(ws.root, input);
   if (target.relative === '.') throw new ToolError('give a file path, not the workspace itself', 'IS_A_DIRECTORY');
   if (target.missing.length === 0) {
@@ -72,7 +73,11 @@ export async function writeWorkspaceFile(ws: WorkspaceFiles, input: string, cont
     await giveToSandbox(ws, dir);
   }
   const created = target.missing.length > 0;
-  const handle = await open(target.host, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, 0o644);
+  const handle = await open(
+    target.host,
+    constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW,
+    0o644,
+  );
   try {
     await handle.writeFile(bytes);
   } finally {
@@ -91,10 +96,15 @@ export interface FileEntry {
 }
 
 /** Lists a directory (optionally its whole tree, depth first, sorted by name); symlinked directories are not entered. */
-export async function listWorkspaceFiles(ws: WorkspaceFiles, input: string, opts: { recursive: boolean; limit: number }) {
+export async function listWorkspaceFiles(
+  ws: WorkspaceFiles,
+  input: string,
+  opts: { recursive: boolean; limit: number },
+) {
   const start = await resolveWorkspacePath(ws.root, input);
   if (start.missing.length > 0) throw new ToolError(`${start.relative}: no such directory`, 'NOT_FOUND');
-  if (!(await lstat(start.host)).isDirectory()) throw new ToolError(`${start.relative} is not a directory; use read_file`, 'NOT_A_DIRECTORY');
+  if (!(await lstat(start.host)).isDirectory())
+    throw new ToolError(`${start.relative} is not a directory; use read_file`, 'NOT_A_DIRECTORY');
   const entries: FileEntry[] = [];
   let truncated = false;
   const walk = async (hostDir: string, relDir: string): Promise<void> => {

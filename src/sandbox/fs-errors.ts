@@ -22,7 +22,8 @@ export async function asToolError<T>(path: string, op: Promise<T>): Promise<T> {
     return await op;
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (!(err instanceof ToolError) && code && explained[code]) throw new ToolError(`${path}: ${explained[code]}`, code);
+    if (!(err instanceof ToolError) && code && explained[code])
+      throw new ToolError(`${path}: ${explained[code]}`, code);
     throw err;
   }
 }

@@ -74,8 +74,13 @@ export class SandboxHost {
     if (!SAFE_ID.test(orgId) || !SAFE_ID.test(agentId)) throw new Error(`unsafe sandbox id ${orgId}/${agentId}`);
     const { uidBase, diskBytes, diskImages } = this.deps.config.sandbox;
     const identity = () => this.identityOf(orgId, agentId, uidBase);
-    if (!this.workerIsRoot || diskBytes === 0 || !diskImages) return new Sandbox(this.env, orgId, agentId, path.join(this.workspacesDir, orgId, agentId), identity);
-    const disk = new WorkspaceDisk(path.join(this.disksDir, orgId, `${agentId}.ext4`), path.join(this.disksDir, orgId, agentId), diskBytes);
+    if (!this.workerIsRoot || diskBytes === 0 || !diskImages)
+      return new Sandbox(this.env, orgId, agentId, path.join(this.workspacesDir, orgId, agentId), identity);
+    const disk = new WorkspaceDisk(
+      path.join(this.disksDir, orgId, `${agentId}.ext4`),
+      path.join(this.disksDir, orgId, agentId),
+      diskBytes,
+    );
     return new Sandbox(this.env, orgId, agentId, path.join(disk.mountPoint, 'workspace'), identity, disk);
   }
 
@@ -104,8 +109,16 @@ export class SandboxHost {
   /** Whether workspace disks can be mounted here; without, the quota is only a usage check before writes (disk-usage.ts). */
   private disksAvailable(): Promise<boolean> {
     return (this.disks ??= canMountDisks().then((probe) => {
-      if (probe.ok) this.deps.logger.info({ diskBytes: this.deps.config.sandbox.diskBytes }, 'sandbox workspaces get their own disk');
-      else this.deps.logger.warn({ reason: probe.reason }, 'sandbox workspace disks cannot be mounted here: the disk quota is only checked before writes');
+      if (probe.ok)
+        this.deps.logger.info(
+          { diskBytes: this.deps.config.sandbox.diskBytes },
+          'sandbox workspaces get their own disk',
+        );
+      else
+        this.deps.logger.warn(
+          { reason: probe.reason },
+          'sandbox workspace disks cannot be mounted here: the disk quota is only checked before writes',
+        );
       return probe.ok;
     }));
   }
@@ -115,36 +128,72 @@ export class SandboxHost {
     if (this.probed) return this.probed;
     const help = spawnSync('bwrap', ['--help'], { env: { PATH: HOST_TOOL_PATH }, encoding: 'utf8' });
     if (help.error || help.status !== 0) {
-      throw new ToolError('run_command is unavailable: the sandbox host has no bubblewrap (bwrap); an operator must install it', 'SANDBOX_UNAVAILABLE');
+      throw new ToolError(
+        'run_command is unavailable: the sandbox host has no bubblewrap (bwrap); an operator must install it',
+        'SANDBOX_UNAVAILABLE',
+      );
     }
     if (this.workerIsRoot && spawnSync('setpriv', ['--help'], { env: { PATH: HOST_TOOL_PATH } }).status !== 0) {
-      throw new ToolError('run_command is unavailable: the sandbox host has no setpriv (util-linux)', 'SANDBOX_UNAVAILABLE');
+      throw new ToolError(
+        'run_command is unavailable: the sandbox host has no setpriv (util-linux)',
+        'SANDBOX_UNAVAILABLE',
+      );
     }
     // Containers often forbid namespaces (Docker without CAP_SYS_ADMIN or with its default seccomp profile).
-    const namespaces = this.workerIsRoot ? ['--unshare-ipc', '--unshare-pid', '--unshare-net', '--unshare-uts'] : ['--unshare-all', '--unshare-user'];
-    const probe = spawnSync('bwrap', [...namespaces, '--die-with-parent', '--ro-bind', '/', '/', '--proc', '/proc', '--dev', '/dev', 'true'], {
-      env: { PATH: HOST_TOOL_PATH },
-      encoding: 'utf8',
-      timeout: 10_000,
-    });
+    const namespaces = this.workerIsRoot
+      ? ['--unshare-ipc', '--unshare-pid', '--unshare-net', '--unshare-uts']
+      : ['--unshare-all', '--unshare-user'];
+    const probe = spawnSync(
+      'bwrap',
+      [...namespaces, '--die-with-parent', '--ro-bind', '/', '/', '--proc', '/proc', '--dev', '/dev', 'true'],
+      {
+        env: { PATH: HOST_TOOL_PATH },
+        encoding: 'utf8',
+        timeout: 10_000,
+      },
+    );
     if (probe.status !== 0) {
       const reason = (probe.stderr || String(probe.error ?? '')).trim().split('\n')[0];
       this.deps.logger.error({ reason }, 'bubblewrap cannot create a sandbox on this host');
-      throw new ToolError(`run_command is unavailable: the sandbox host cannot create namespaces (${reason})`, 'SANDBOX_UNAVAILABLE');
+      throw new ToolError(
+        `run_command is unavailable: the sandbox host cannot create namespaces (${reason})`,
+        'SANDBOX_UNAVAILABLE',
+      );
     }
     const seccomp = this.probeSeccomp(namespaces);
     // --disable-userns needs the user namespace bwrap makes unprivileged; as root the seccomp filter refuses new namespaces.
     const canDisableUserns = !this.workerIsRoot && help.stdout.includes('--disable-userns');
     const cgroups = this.workerIsRoot ? detectCgroups() : { reason: 'the worker does not run as root' };
-    if ('reason' in cgroups) this.deps.logger.warn({ reason: cgroups.reason }, 'no cgroups for sandbox commands: memory and processes are limited per process only');
+    if ('reason' in cgroups)
+      this.deps.logger.warn(
+        { reason: cgroups.reason },
+        'no cgroups for sandbox commands: memory and processes are limited per process only',
+      );
     const network = probeNetworkSupport(this.workerIsRoot);
-    if (!network.ok) this.deps.logger.warn({ reason: network.reason }, 'sandbox commands of agents with sandbox.network will be refused: no filtered network on this host');
+    if (!network.ok)
+      this.deps.logger.warn(
+        { reason: network.reason },
+        'sandbox commands of agents with sandbox.network will be refused: no filtered network on this host',
+      );
     const resolvConf = path.join(this.env.identityDir, 'resolv.conf');
     mkdirSync(this.env.identityDir, { recursive: true, mode: 0o755 });
     writeFileSync(resolvConf, SANDBOX_RESOLV_CONF, { mode: 0o644 });
-    this.probed = { systemMounts: systemMountArgs(), canDisableUserns, seccomp, cgroups: 'reason' in cgroups ? undefined : cgroups, network, resolvConf };
+    this.probed = {
+      systemMounts: systemMountArgs(),
+      canDisableUserns,
+      seccomp,
+      cgroups: 'reason' in cgroups ? undefined : cgroups,
+      network,
+      resolvConf,
+    };
     this.deps.logger.info(
-      { seccomp: seccomp !== undefined, disableUserns: canDisableUserns, rootMode: this.workerIsRoot, cgroups: 'reason' in cgroups ? false : `v${cgroups.version}`, network: network.ok },
+      {
+        seccomp: seccomp !== undefined,
+        disableUserns: canDisableUserns,
+        rootMode: this.workerIsRoot,
+        cgroups: 'reason' in cgroups ? false : `v${cgroups.version}`,
+        network: network.ok,
+      },
       'sandbox confinement available',
     );
     return this.probed;
@@ -167,7 +216,10 @@ export class SandboxHost {
         timeout: 10_000,
       });
       if (probe.status === 0) return filter;
-      this.deps.logger.warn({ reason: probe.stderr.trim().split('\n')[0] }, 'the sandbox seccomp filter is not supported on this host');
+      this.deps.logger.warn(
+        { reason: probe.stderr.trim().split('\n')[0] },
+        'the sandbox seccomp filter is not supported on this host',
+      );
       return undefined;
     } finally {
       closeSync(fd);

@@ -43,7 +43,13 @@ export function sandboxUid(uidBase: number, slot: number): number {
   return uid;
 }
 
-export async function sandboxIdentity(db: Db, orgId: string, agentId: string, uidBase: number, workerIsRoot: boolean): Promise<SandboxIdentity> {
+export async function sandboxIdentity(
+  db: Db,
+  orgId: string,
+  agentId: string,
+  uidBase: number,
+  workerIsRoot: boolean,
+): Promise<SandboxIdentity> {
   if (!workerIsRoot) return { uid: UNPRIVILEGED_INSIDE_UID };
   const uid = sandboxUid(uidBase, await sandboxSlot(db, orgId, agentId));
   return { hostUid: uid, uid };

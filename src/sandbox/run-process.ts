@@ -46,7 +46,13 @@ const CLOSE_GRACE_MS = 2000;
 export function runProcess(file: string, args: string[], opts: RunProcessOptions): Promise<CommandResult> {
   if (opts.signal?.aborted) return Promise.reject(abortReason(opts.signal));
   const started = performance.now();
-  const stdio: IOType[] = ['ignore', 'pipe', 'pipe', opts.fd3 ? 'pipe' : 'ignore', ...(opts.beforeRun ? (['pipe', 'pipe'] as const) : [])];
+  const stdio: IOType[] = [
+    'ignore',
+    'pipe',
+    'pipe',
+    opts.fd3 ? 'pipe' : 'ignore',
+    ...(opts.beforeRun ? (['pipe', 'pipe'] as const) : []),
+  ];
   const child: ChildProcess = spawn(file, args, { detached: true, stdio, env: opts.env, cwd: '/' });
   const stdout = child.stdout!;
   const stderr = child.stderr!;
@@ -141,7 +147,10 @@ export function runProcess(file: string, args: string[], opts: RunProcessOptions
       if (aborted) return reject(abortReason(opts.signal!));
       if (gateError !== undefined) return reject(gateError);
       const text = (stream: 'stdout' | 'stderr') =>
-        Buffer.concat(chunks[stream]).toString('utf8') + (cut[stream] ? `\n[output truncated: stdout and stderr together are capped at ${opts.maxOutputBytes} bytes]` : '');
+        Buffer.concat(chunks[stream]).toString('utf8') +
+        (cut[stream]
+          ? `\n[output truncated: stdout and stderr together are capped at ${opts.maxOutputBytes} bytes]`
+          : '');
       resolve({
         exit_code: timedOut ? null : code,
         stdout: text('stdout'),

@@ -75,8 +75,13 @@ export type NetworkSupport = { ok: true } | { ok: false; reason: string };
 export function probeNetworkSupport(workerIsRoot: boolean): NetworkSupport {
   // Unprivileged, the sandbox's namespace belongs to bwrap's user namespace; filtering it is not set up for that case.
   if (!workerIsRoot) return { ok: false, reason: 'the worker does not run as root' };
-  for (const [tool, pkg] of [['slirp4netns', 'slirp4netns'], ['nft', 'nftables'], ['nsenter', 'util-linux']] as const) {
-    if (spawnSync(tool, ['--version'], { env: { PATH: HOST_TOOL_PATH }, stdio: 'ignore' }).status !== 0) return { ok: false, reason: `${tool} is not installed (Debian package ${pkg})` };
+  for (const [tool, pkg] of [
+    ['slirp4netns', 'slirp4netns'],
+    ['nft', 'nftables'],
+    ['nsenter', 'util-linux'],
+  ] as const) {
+    if (spawnSync(tool, ['--version'], { env: { PATH: HOST_TOOL_PATH }, stdio: 'ignore' }).status !== 0)
+      return { ok: false, reason: `${tool} is not installed (Debian package ${pkg})` };
   }
   return { ok: true };
 }
@@ -101,12 +106,30 @@ export interface AttachedNetwork {
  */
 export async function attachNetwork(pid: number, hostAddresses: readonly string[]): Promise<AttachedNetwork> {
   const netns = `/proc/${pid}/ns/net`;
-  const nft = spawnSync('nsenter', [`--net=${netns}`, 'nft', '-f', '-'], { env: { PATH: HOST_TOOL_PATH }, input: egressRules(hostAddresses), encoding: 'utf8', timeout: READY_TIMEOUT_MS });
-  if (nft.status !== 0) throw networkUnavailable(`its firewall could not be set (${(nft.stderr || String(nft.error ?? '')).trim().split('\n')[0]})`);
+  const nft = spawnSync('nsenter', [`--net=${netns}`, 'nft', '-f', '-'], {
+    env: { PATH: HOST_TOOL_PATH },
+    input: egressRules(hostAddresses),
+    encoding: 'utf8',
+    timeout: READY_TIMEOUT_MS,
+  });
+  if (nft.status !== 0)
+    throw networkUnavailable(
+      `its firewall could not be set (${(nft.stderr || String(nft.error ?? '')).trim().split('\n')[0]})`,
+    );
   // fd 3: slirp4netns writes when the interface is configured; fd 4: it exits when the worker closes (or loses) the other end.
   const slirp = spawn(
     'slirp4netns',
-    ['--configure', '--mtu=65520', '--disable-host-loopback', '--enable-sandbox', '--enable-seccomp', '--ready-fd=3', '--exit-fd=4', String(pid), 'tap0'],
+    [
+      '--configure',
+      '--mtu=65520',
+      '--disable-host-loopback',
+      '--enable-sandbox',
+      '--enable-seccomp',
+      '--ready-fd=3',
+      '--exit-fd=4',
+      String(pid),
+      'tap0',
+    ],
     { env: { PATH: HOST_TOOL_PATH }, stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'] },
   );
   // 'error' (it could not be started) comes without 'exit'.
@@ -126,10 +149,14 @@ export async function attachNetwork(pid: number, hostAddresses: readonly string[
   const outcome = await Promise.race([
     once(ready, 'data').then(() => 'ready' as const),
     exited,
-    new Promise<string>((resolve) => (timer = setTimeout(() => resolve('slirp4netns was not ready in time'), READY_TIMEOUT_MS))),
+    new Promise<string>(
+      (resolve) => (timer = setTimeout(() => resolve('slirp4netns was not ready in time'), READY_TIMEOUT_MS)),
+    ),
   ]);
   clearTimeout(timer);
   if (outcome === 'ready') return { close };
   await close();
-  throw networkUnavailable(outcome === 'exited' ? `slirp4netns failed (${stderr.trim().split('\n').at(-1) ?? ''})` : outcome);
+  throw networkUnavailable(
+    outcome === 'exited' ? `slirp4netns failed (${stderr.trim().split('\n').at(-1) ?? ''})` : outcome,
+  );
 }

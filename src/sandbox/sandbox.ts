@@ -15,7 +15,13 @@ import type { WorkspaceDisk } from './workspace-disk.ts';
 import { overQuotaNote, workspaceBytes, type OverQuota } from './disk-usage.ts';
 import { ToolError } from '../shared/tools/tool-error.ts';
 import { CommandCgroups, inCgroups, type CgroupHost } from './cgroups.ts';
-import { attachNetwork, hostIpv4Addresses, networkUnavailable, type AttachedNetwork, type NetworkSupport } from './sandbox-network.ts';
+import {
+  attachNetwork,
+  hostIpv4Addresses,
+  networkUnavailable,
+  type AttachedNetwork,
+  type NetworkSupport,
+} from './sandbox-network.ts';
 
 /** What every sandbox of one worker process shares (see SandboxHost). */
 export interface SandboxEnvironment {
@@ -99,7 +105,13 @@ export class Sandbox {
         limits: overQuota ? { ...limits, maxFileBytes: 0 } : limits,
         command,
       });
-      const groups = cgroups && CommandCgroups.create(cgroups, { memoryBytes: limits.memoryBytes, maxProcesses: limits.maxProcesses, cpus: limits.cpus });
+      const groups =
+        cgroups &&
+        CommandCgroups.create(cgroups, {
+          memoryBytes: limits.memoryBytes,
+          maxProcesses: limits.maxProcesses,
+          cpus: limits.cpus,
+        });
       // A promise, so a network still being attached when the command ends (timeout, cancel) is closed too.
       let attached: Promise<AttachedNetwork> | undefined;
       try {
@@ -110,27 +122,39 @@ export class Sandbox {
           signal: opts.signal,
           env: { PATH: HOST_TOOL_PATH },
           fd3: seccomp,
-          beforeRun: opts.network ? async (pid) => void (await (attached = attachNetwork(pid, hostIpv4Addresses()))) : undefined,
+          beforeRun: opts.network
+            ? async (pid) => void (await (attached = attachNetwork(pid, hostIpv4Addresses())))
+            : undefined,
         });
         const oomKills = groups?.oomKills() ?? 0;
         if (overQuota) result.stderr += `\n${overQuotaNote(overQuota)}`;
-        if (oomKills > 0) result.stderr += `\n[out of memory: the sandbox's memory limit (${limits.memoryBytes} bytes for all its processes) killed ${oomKills} process(es)]`;
+        if (oomKills > 0)
+          result.stderr += `\n[out of memory: the sandbox's memory limit (${limits.memoryBytes} bytes for all its processes) killed ${oomKills} process(es)]`;
         return result;
       } finally {
-        await attached?.then((network) => network.close(), () => undefined);
+        await attached?.then(
+          (network) => network.close(),
+          () => undefined,
+        );
         await groups?.remove();
       }
     });
   }
 
   readFile(path: string, opts: OperationOptions & { maxBytes?: number } = {}) {
-    return this.exclusive(opts, (files) => asToolError(path, readWorkspaceFile(files, path, opts.maxBytes ?? this.env.limits.readMaxBytes)));
+    return this.exclusive(opts, (files) =>
+      asToolError(path, readWorkspaceFile(files, path, opts.maxBytes ?? this.env.limits.readMaxBytes)),
+    );
   }
 
   writeFile(path: string, content: string, opts: OperationOptions = {}) {
     return this.exclusive(opts, async (files) => {
       const over = await this.overQuota(files, Buffer.byteLength(content));
-      if (over) throw new ToolError(`${path}: the workspace is over its disk quota (${over.usedBytes} of ${over.quotaBytes} bytes); delete files first`, 'EDQUOT');
+      if (over)
+        throw new ToolError(
+          `${path}: the workspace is over its disk quota (${over.usedBytes} of ${over.quotaBytes} bytes); delete files first`,
+          'EDQUOT',
+        );
       return asToolError(path, writeWorkspaceFile(files, path, content, this.env.limits.writeMaxBytes));
     });
   }
@@ -150,7 +174,11 @@ export class Sandbox {
           await this.mountDisk(false);
           if (!existsSync(this.dir)) return { snapshot_id: null, skipped: 'no_workspace' as const };
           const dir = await realpath(this.dir);
-          return saveSnapshot(this.env.db, { orgId: this.orgId, agentId: this.agentId, runId, dir }, { maxBytes: limits.snapshotMaxBytes, keep: limits.snapshotsKept });
+          return saveSnapshot(
+            this.env.db,
+            { orgId: this.orgId, agentId: this.agentId, runId, dir },
+            { maxBytes: limits.snapshotMaxBytes, keep: limits.snapshotsKept },
+          );
         }),
       opts,
     );
@@ -175,16 +203,26 @@ export class Sandbox {
   }
 
   private exclusive<T>(opts: OperationOptions, fn: (files: WorkspaceFiles) => Promise<T>): Promise<T> {
-    return this.env.lock.run(this.lockKey, () => withHeartbeat(opts.heartbeat, async () => fn(await this.prepare(opts))), opts);
+    return this.env.lock.run(
+      this.lockKey,
+      () => withHeartbeat(opts.heartbeat, async () => fn(await this.prepare(opts))),
+      opts,
+    );
   }
 
   /** Makes sure the workspace is here and belongs to the sandbox's uid. Under the lock. */
   private async prepare(opts: OperationOptions): Promise<WorkspaceFiles> {
     const ownerUid = (await this.identity()).hostUid;
     await this.mountDisk(true);
-    const status = await ensureWorkspace(this.env.db, { orgId: this.orgId, agentId: this.agentId, dir: this.dir, ownerUid }, this.env.logger);
+    const status = await ensureWorkspace(
+      this.env.db,
+      { orgId: this.orgId, agentId: this.agentId, dir: this.dir, ownerUid },
+      this.env.logger,
+    );
     if (status.status !== 'sandbox_ready') {
-      await opts.onStatus?.(status).catch((err: unknown) => this.env.logger.warn({ err: String(err) }, 'sandbox status not reported'));
+      await opts
+        .onStatus?.(status)
+        .catch((err: unknown) => this.env.logger.warn({ err: String(err) }, 'sandbox status not reported'));
     } else if (ownerUid !== undefined && (await stat(this.dir)).uid !== ownerUid) {
       // SANDBOX_UID_BASE changed since the workspace was made, or it predates allocated uids: hand it to the new uid.
       await chownTree(this.dir, ownerUid);

@@ -21,11 +21,19 @@ export interface SnapshotTarget {
   dir: string;
 }
 
-export async function saveSnapshot(db: Db, target: SnapshotTarget, limits: { maxBytes: number; keep: number }): Promise<SnapshotResult> {
+export async function saveSnapshot(
+  db: Db,
+  target: SnapshotTarget,
+  limits: { maxBytes: number; keep: number },
+): Promise<SnapshotResult> {
   const archive = await archiveDirectory(target.dir, limits.maxBytes);
   if (!archive) return { snapshot_id: null, skipped: 'too_large', size_limit_bytes: limits.maxBytes };
   const id = newId('snap');
-  await storeSnapshot(db, { id, orgId: target.orgId, agentId: target.agentId, runId: target.runId ?? null, archive }, limits.keep);
+  await storeSnapshot(
+    db,
+    { id, orgId: target.orgId, agentId: target.agentId, runId: target.runId ?? null, archive },
+    limits.keep,
+  );
   return { snapshot_id: id, size_bytes: archive.length };
 }
 
@@ -60,12 +68,17 @@ export function archiveDirectory(dir: string, maxBytes: number): Promise<Buffer<
 /** Unpacks an archive into an existing empty directory. */
 export function extractArchive(archive: Uint8Array, dir: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    const tar = spawn('tar', ['-C', dir, '--no-same-owner', '-xzf', '-'], { stdio: ['pipe', 'ignore', 'pipe'], env: { PATH: HOST_TOOL_PATH } });
+    const tar = spawn('tar', ['-C', dir, '--no-same-owner', '-xzf', '-'], {
+      stdio: ['pipe', 'ignore', 'pipe'],
+      env: { PATH: HOST_TOOL_PATH },
+    });
     let stderr = '';
     tar.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     tar.stdin.on('error', () => {}); // tar failing early closes its stdin; the exit code says why
     tar.once('error', reject);
-    tar.once('close', (code) => (code === 0 ? resolve() : reject(new Error(`tar exited with ${code}: ${stderr.slice(0, 500)}`))));
+    tar.once('close', (code) =>
+      code === 0 ? resolve() : reject(new Error(`tar exited with ${code}: ${stderr.slice(0, 500)}`)),
+    );
     tar.stdin.end(archive);
   });
 }

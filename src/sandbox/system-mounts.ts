@@ -8,9 +8,32 @@ import path from 'node:path';
  * users, shadow files, service configs and credentials (npmrc, pip.conf, ssh, environment).
  */
 const etcAllowed = [
-  'alternatives', 'bash.bashrc', 'ca-certificates', 'debian_version', 'inputrc', 'ld.so.cache', 'ld.so.conf',
-  'ld.so.conf.d', 'localtime', 'magic', 'magic.mime', 'mime.types', 'nsswitch.conf', 'os-release', 'perl',
-  'profile', 'profile.d', 'protocols', 'services', 'shells', 'ssl', 'terminfo', 'timezone', 'xml', 'sgml', 'fonts',
+  'alternatives',
+  'bash.bashrc',
+  'ca-certificates',
+  'debian_version',
+  'inputrc',
+  'ld.so.cache',
+  'ld.so.conf',
+  'ld.so.conf.d',
+  'localtime',
+  'magic',
+  'magic.mime',
+  'mime.types',
+  'nsswitch.conf',
+  'os-release',
+  'perl',
+  'profile',
+  'profile.d',
+  'protocols',
+  'services',
+  'shells',
+  'ssl',
+  'terminfo',
+  'timezone',
+  'xml',
+  'sgml',
+  'fonts',
 ];
 const etcAllowedPatterns = [/^python3(\.\d+)?$/, /^java-\d+-openjdk$/];
 

@@ -73,7 +73,10 @@ export class WorkspaceDisk {
 }
 
 async function isMountPoint(dir: string): Promise<boolean> {
-  const [self, parent] = await Promise.all([stat(dir).catch(() => undefined), stat(path.dirname(dir)).catch(() => undefined)]);
+  const [self, parent] = await Promise.all([
+    stat(dir).catch(() => undefined),
+    stat(path.dirname(dir)).catch(() => undefined),
+  ]);
   return self !== undefined && parent !== undefined && self.dev !== parent.dev;
 }
 
@@ -91,7 +94,9 @@ export async function canMountDisks(): Promise<{ ok: true } | { ok: false; reaso
     await tool('umount', [disk.mountPoint]);
     return { ok: true };
   } catch (err) {
-    const reason = String((err as { stderr?: string }).stderr || err).trim().split('\n')[0]!;
+    const reason = String((err as { stderr?: string }).stderr || err)
+      .trim()
+      .split('\n')[0]!;
     return { ok: false, reason };
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -111,7 +116,9 @@ async function removeStaleProbes(): Promise<void> {
   for (const name of names) {
     const dir = path.join(tmpdir(), name);
     const pid = Number(/^(\d+)-/.exec(name.slice(PROBE_PREFIX.length))?.[1]);
-    const stale = Number.isInteger(pid) ? !isAlive(pid) : Date.now() - ((await stat(dir).catch(() => undefined))?.mtimeMs ?? Date.now()) > UNNAMED_PROBE_STALE_MS;
+    const stale = Number.isInteger(pid)
+      ? !isAlive(pid)
+      : Date.now() - ((await stat(dir).catch(() => undefined))?.mtimeMs ?? Date.now()) > UNNAMED_PROBE_STALE_MS;
     if (!stale) continue;
     unmountDisksBelow(dir);
     await rm(dir, { recursive: true, force: true }).catch(() => undefined);
@@ -126,5 +133,6 @@ export function unmountDisksBelow(dir: string): void {
     .map((line) => line.split(' ')[1]?.replace(/\\040/g, ' '))
     .filter((m): m is string => m !== undefined && m.startsWith(prefix))
     .sort((a, b) => b.length - a.length);
-  for (const mountPoint of mounts) spawnSync('umount', ['-l', mountPoint], { env: { PATH: HOST_TOOL_PATH }, stdio: 'ignore' });
+  for (const mountPoint of mounts)
+    spawnSync('umount', ['-l', mountPoint], { env: { PATH: HOST_TOOL_PATH }, stdio: 'ignore' });
 }

@@ -17,7 +17,10 @@ export interface WorkspacePath {
 const MAX_SYMLINK_HOPS = 40;
 
 export const outsideWorkspace = (what: string) =>
-  new ToolError(`${what} is outside the workspace; use a path relative to ${SANDBOX_WORKSPACE}`, 'PATH_OUTSIDE_WORKSPACE');
+  new ToolError(
+    `${what} is outside the workspace; use a path relative to ${SANDBOX_WORKSPACE}`,
+    'PATH_OUTSIDE_WORKSPACE',
+  );
 
 /**
  * Resolves a path the model gave against the workspace the way the sandbox would
@@ -48,7 +51,12 @@ export async function resolveWorkspacePath(root: string, input: string): Promise
     if (!stat) {
       const missing = [part, ...pending];
       if (missing.includes('..')) throw new ToolError(`${input}: no such directory`, 'NOT_FOUND');
-      return { relative: [...parts, ...missing].join('/'), host: path.join(root, ...parts, ...missing), missing, existing: path.join(root, ...parts) };
+      return {
+        relative: [...parts, ...missing].join('/'),
+        host: path.join(root, ...parts, ...missing),
+        missing,
+        existing: path.join(root, ...parts),
+      };
     }
     if (stat.isSymbolicLink()) {
       if (++hops > MAX_SYMLINK_HOPS) throw new ToolError(`${input}: too many levels of symbolic links`, 'INVALID_PATH');
@@ -57,7 +65,8 @@ export async function resolveWorkspacePath(root: string, input: string): Promise
       pending.unshift(...split(toRelative(target, input)));
       continue;
     }
-    if (pending.length > 0 && !stat.isDirectory()) throw new ToolError(`${[...parts, part].join('/')} is not a directory`, 'NOT_A_DIRECTORY');
+    if (pending.length > 0 && !stat.isDirectory())
+      throw new ToolError(`${[...parts, part].join('/')} is not a directory`, 'NOT_A_DIRECTORY');
     parts.push(part);
   }
   const host = path.join(root, ...parts);

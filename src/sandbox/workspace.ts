@@ -13,7 +13,13 @@ import { latestSnapshot } from '../db/sandbox-snapshots.ts';
 export type WorkspaceStatus =
   | { status: 'sandbox_ready' }
   | { status: 'sandbox_started'; workspace: string; restore_failed_snapshot_id?: string }
-  | { status: 'sandbox_restored'; workspace: string; snapshot_id: string; snapshot_created_at: string; size_bytes: number };
+  | {
+      status: 'sandbox_restored';
+      workspace: string;
+      snapshot_id: string;
+      snapshot_created_at: string;
+      size_bytes: number;
+    };
 
 export interface WorkspaceTarget {
   orgId: string;

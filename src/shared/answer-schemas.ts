@@ -15,14 +15,22 @@ export const answerSchemas = {
   number: z.strictObject({ value: z.string().max(100) }),
   choice: z.strictObject({ value: z.string().max(500) }),
   multiline: z.strictObject({ value: z.string().max(100_000) }),
-  plan_approval: z.strictObject({ approved: z.boolean(), modified_steps: z.array(z.string().min(1).max(2000)).min(1).max(50).optional(), feedback }),
-  action_approval: z.strictObject({ approved: z.boolean(), approve_always: z.boolean().optional(), approve_run_scope: z.boolean().optional(), feedback }),
+  plan_approval: z.strictObject({
+    approved: z.boolean(),
+    modified_steps: z.array(z.string().min(1).max(2000)).min(1).max(50).optional(),
+    feedback,
+  }),
+  action_approval: z.strictObject({
+    approved: z.boolean(),
+    approve_always: z.boolean().optional(),
+    approve_run_scope: z.boolean().optional(),
+    feedback,
+  }),
   structured_questions: z.strictObject({ answers: z.record(z.string(), z.string().max(20_000)) }),
 } satisfies Record<InputType, z.ZodType>;
 
 export type Answer =
-  | { cancelled: true }
-  | ({ cancelled?: false } & { [K in InputType]: z.infer<(typeof answerSchemas)[K]> }[InputType]);
+  { cancelled: true } | ({ cancelled?: false } & { [K in InputType]: z.infer<(typeof answerSchemas)[K]> }[InputType]);
 
 /** What is wrong with an answer: where in the answer's fields (`loc`, as the input endpoint's body names them), what, and its kind. */
 export interface AnswerProblem {
@@ -40,16 +48,24 @@ export function answerProblem(request: PendingRequest, answer: Answer): AnswerPr
   const parsed = answerSchemas[request.inputType].safeParse(stripCancelled(answer));
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    return { loc: issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p)), msg: `${request.inputType} answer: ${issue.message}`, type: issue.code };
+    return {
+      loc: issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p)),
+      msg: `${request.inputType} answer: ${issue.message}`,
+      type: issue.code,
+    };
   }
   const value = parsed.data as Record<string, unknown>;
   const problem = (field: string, msg: string): AnswerProblem => ({ loc: [field], msg, type: 'value_error' });
   switch (request.inputType) {
     case 'number':
-      return Number.isFinite(Number(value.value)) && String(value.value).trim() !== '' ? undefined : problem('value', 'value must be a number');
+      return Number.isFinite(Number(value.value)) && String(value.value).trim() !== ''
+        ? undefined
+        : problem('value', 'value must be a number');
     case 'choice': {
       const choices = request.details.choices ?? [];
-      return choices.includes(value.value as string) ? undefined : problem('value', `value must be one of: ${choices.join(', ')}`);
+      return choices.includes(value.value as string)
+        ? undefined
+        : problem('value', `value must be one of: ${choices.join(', ')}`);
     }
     case 'structured_questions': {
       const questions = (request.details.questions ?? []).map((q) => q.question);

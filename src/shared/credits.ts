@@ -25,7 +25,13 @@ export function addUsage(a: TokenUsage, b: TokenUsage): TokenUsage {
  * Payload of the CUSTOM `USAGE` event, sent right before a run's terminal event: totals, credits,
  * and each model call; `discarded` counts the tokens of retried model attempts, included in the totals.
  */
-export function usageEventData(usage: TokenUsage, credits: number, model: string | undefined, steps: StepUsage[] = [], discarded?: TokenUsage) {
+export function usageEventData(
+  usage: TokenUsage,
+  credits: number,
+  model: string | undefined,
+  steps: StepUsage[] = [],
+  discarded?: TokenUsage,
+) {
   const retried = discarded && discarded.inputTokens + discarded.outputTokens > 0;
   return {
     input_tokens: usage.inputTokens,

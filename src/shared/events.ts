@@ -26,22 +26,44 @@ export const customEventNames = [
   'STOPPING',
 ] as const;
 
-export const runEventSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('RUN_STARTED'), ...base, thread_id: z.string(), run_id: z.string(), mode: z.enum(runModes), routing_reason: z.string() }),
-  z.object({ type: z.literal('RUN_FINISHED'), ...base, run_id: z.string(), result: jsonObject }),
-  z.object({ type: z.literal('RUN_ERROR'), ...base, run_id: z.string(), message: z.string(), code: z.string(), details: jsonObject }),
-  z.object({ type: z.literal('TEXT_MESSAGE_START'), ...base, message_id: z.string(), role: z.literal('assistant') }),
-  z.object({ type: z.literal('TEXT_MESSAGE_CONTENT'), ...base, message_id: z.string(), delta: z.string().min(1) }),
-  z.object({ type: z.literal('TEXT_MESSAGE_END'), ...base, message_id: z.string() }),
-  z.object({ type: z.literal('TOOL_CALL_START'), ...base, tool_call_id: z.string(), tool_call_name: z.string(), metadata: jsonObject }),
-  z.object({ type: z.literal('TOOL_CALL_ARGS'), ...base, tool_call_id: z.string(), delta: z.string() }),
-  z.object({ type: z.literal('TOOL_CALL_END'), ...base, tool_call_id: z.string() }),
-  z.object({ type: z.literal('TOOL_CALL_RESULT'), ...base, tool_call_id: z.string(), content: z.string() }),
-  z.object({ type: z.literal('STATE_SNAPSHOT'), ...base, state: jsonObject }),
-  z.object({ type: z.literal('STATE_DELTA'), ...base, delta: z.array(z.unknown()) }),
-  z.object({ type: z.literal('HEARTBEAT'), ...base }),
-  z.object({ type: z.literal('CUSTOM'), ...base, name: z.enum(customEventNames), data: jsonObject }),
-]).meta({ id: 'RunEvent' }); // a named schema of the OpenAPI document, so the typed client shares the union
+export const runEventSchema = z
+  .discriminatedUnion('type', [
+    z.object({
+      type: z.literal('RUN_STARTED'),
+      ...base,
+      thread_id: z.string(),
+      run_id: z.string(),
+      mode: z.enum(runModes),
+      routing_reason: z.string(),
+    }),
+    z.object({ type: z.literal('RUN_FINISHED'), ...base, run_id: z.string(), result: jsonObject }),
+    z.object({
+      type: z.literal('RUN_ERROR'),
+      ...base,
+      run_id: z.string(),
+      message: z.string(),
+      code: z.string(),
+      details: jsonObject,
+    }),
+    z.object({ type: z.literal('TEXT_MESSAGE_START'), ...base, message_id: z.string(), role: z.literal('assistant') }),
+    z.object({ type: z.literal('TEXT_MESSAGE_CONTENT'), ...base, message_id: z.string(), delta: z.string().min(1) }),
+    z.object({ type: z.literal('TEXT_MESSAGE_END'), ...base, message_id: z.string() }),
+    z.object({
+      type: z.literal('TOOL_CALL_START'),
+      ...base,
+      tool_call_id: z.string(),
+      tool_call_name: z.string(),
+      metadata: jsonObject,
+    }),
+    z.object({ type: z.literal('TOOL_CALL_ARGS'), ...base, tool_call_id: z.string(), delta: z.string() }),
+    z.object({ type: z.literal('TOOL_CALL_END'), ...base, tool_call_id: z.string() }),
+    z.object({ type: z.literal('TOOL_CALL_RESULT'), ...base, tool_call_id: z.string(), content: z.string() }),
+    z.object({ type: z.literal('STATE_SNAPSHOT'), ...base, state: jsonObject }),
+    z.object({ type: z.literal('STATE_DELTA'), ...base, delta: z.array(z.unknown()) }),
+    z.object({ type: z.literal('HEARTBEAT'), ...base }),
+    z.object({ type: z.literal('CUSTOM'), ...base, name: z.enum(customEventNames), data: jsonObject }),
+  ])
+  .meta({ id: 'RunEvent' }); // a named schema of the OpenAPI document, so the typed client shares the union
 
 export type RunEvent = z.infer<typeof runEventSchema>;
 export type RunEventType = RunEvent['type'];

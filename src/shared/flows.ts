@@ -15,7 +15,10 @@ export const cronOverlaps = ['skip', 'enqueue', 'allow_all'] as const;
 
 export const cronConfigSchema = z.strictObject({
   /** A cron expression (5 fields, e.g. "0 9 * * 1-5") or an interval in seconds. */
-  schedule: z.union([z.string().min(9).max(200), z.strictObject({ every_seconds: z.number().int().min(1).max(31_536_000) })]),
+  schedule: z.union([
+    z.string().min(9).max(200),
+    z.strictObject({ every_seconds: z.number().int().min(1).max(31_536_000) }),
+  ]),
   timezone: z.string().min(1).max(100).default('UTC'),
   /** While a run this flow started is unfinished, a tick is `skip`ped (default), `enqueue`d on the flow's one task, or starts another run (`allow_all`). */
   overlap: z.enum(cronOverlaps).default('skip'),
@@ -41,7 +44,12 @@ export const messagingConfigSchema = z.strictObject({
 /** `{{a.b.c}}` placeholders of a template, filled from the payload (missing values become ""). */
 export function renderTemplate(template: string, payload: unknown): string {
   return template.replace(/\{\{\s*([\w.-]+)\s*\}\}/g, (_, path: string) => {
-    const value = path.split('.').reduce<unknown>((at, key) => (at !== null && typeof at === 'object' ? (at as Record<string, unknown>)[key] : undefined), payload);
+    const value = path
+      .split('.')
+      .reduce<unknown>(
+        (at, key) => (at !== null && typeof at === 'object' ? (at as Record<string, unknown>)[key] : undefined),
+        payload,
+      );
     if (value === undefined || value === null) return '';
     return typeof value === 'string' ? value : JSON.stringify(value);
   });

@@ -1,5 +1,22 @@
 /** Identifiers are a typed prefix plus 128 random bits, e.g. `run_3f9c…`. */
-export type IdPrefix = 'org' | 'usr' | 'agt' | 'key' | 'task' | 'run' | 'msg' | 'cmt' | 'mem' | 'art' | 'req' | 'apv' | 'grt' | 'snap' | 'whs' | 'flw' | 'wgk';
+export type IdPrefix =
+  | 'org'
+  | 'usr'
+  | 'agt'
+  | 'key'
+  | 'task'
+  | 'run'
+  | 'msg'
+  | 'cmt'
+  | 'mem'
+  | 'art'
+  | 'req'
+  | 'apv'
+  | 'grt'
+  | 'snap'
+  | 'whs'
+  | 'flw'
+  | 'wgk';
 
 export function newId(prefix: IdPrefix): string {
   const bytes = new Uint8Array(16);

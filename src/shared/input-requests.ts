@@ -45,5 +45,5 @@ export function stripCancelled(answer: Answer): unknown {
 /** The answer as the agent is told it (a tool result, or what it hears about a gate). */
 export function describeAnswer(request: PendingRequest, answer: Answer): Record<string, unknown> {
   if (answer.cancelled) return { status: 'dismissed', message: 'The user dismissed this request without answering.' };
-  return { status: 'answered', input_type: request.inputType, ...stripCancelled(answer) as Record<string, unknown> };
+  return { status: 'answered', input_type: request.inputType, ...(stripCancelled(answer) as Record<string, unknown>) };
 }

@@ -15,7 +15,8 @@ const DEEP_LENGTH = 600;
  */
 export function routeRun(requested: RequestedMode, query: string): Routing {
   if (requested !== 'auto') return { mode: requested, reason: `mode "${requested}" was requested explicitly` };
-  if (query.length >= DEEP_LENGTH) return { mode: 'deep', reason: `auto: the request is long (${query.length} characters ≥ ${DEEP_LENGTH})` };
+  if (query.length >= DEEP_LENGTH)
+    return { mode: 'deep', reason: `auto: the request is long (${query.length} characters ≥ ${DEEP_LENGTH})` };
   const hint = DEEP_HINTS.exec(query);
   if (hint) return { mode: 'deep', reason: `auto: the request asks for multi-step work ("${hint[0]}")` };
   return { mode: 'fast', reason: 'auto: a short, direct request' };

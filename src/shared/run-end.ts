@@ -22,6 +22,15 @@ export function statusDelta(to: RunStatus): RunEventInput {
 }
 
 /** A completed run's RUN_FINISHED: its stored `result`, with the model and the run's usage. */
-export function runFinishedEvent(runId: string, result: Record<string, unknown>, model: string | undefined, usage: TokenUsage): RunEventInput {
-  return { type: 'RUN_FINISHED', run_id: runId, result: { ...result, model, usage: { input_tokens: usage.inputTokens, output_tokens: usage.outputTokens } } };
+export function runFinishedEvent(
+  runId: string,
+  result: Record<string, unknown>,
+  model: string | undefined,
+  usage: TokenUsage,
+): RunEventInput {
+  return {
+    type: 'RUN_FINISHED',
+    run_id: runId,
+    result: { ...result, model, usage: { input_tokens: usage.inputTokens, output_tokens: usage.outputTokens } },
+  };
 }

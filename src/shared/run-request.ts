@@ -38,7 +38,10 @@ function isTimeZone(value: string): boolean {
 const documentedTimeZones = [...Intl.supportedValuesOf('timeZone'), 'UTC'];
 
 /** An IANA time zone name (the document lists the canonical names). */
-export const timezoneSchema = z.string().refine(isTimeZone, 'must be an IANA time zone name').meta({ enum: documentedTimeZones });
+export const timezoneSchema = z
+  .string()
+  .refine(isTimeZone, 'must be an IANA time zone name')
+  .meta({ enum: documentedTimeZones });
 
 /**
  * Body of POST /api/run and POST /api/run/async. `threadId` is accepted for `task_id`;

@@ -64,7 +64,10 @@ export function taskRunStatus(latest: RunStatus | undefined): TaskRunStatus {
 }
 
 export class IllegalTransitionError extends Error {
-  constructor(readonly from: RunStatus, readonly to: RunStatus) {
+  constructor(
+    readonly from: RunStatus,
+    readonly to: RunStatus,
+  ) {
     super(`Run status cannot move from ${from} to ${to}`);
     this.name = 'IllegalTransitionError';
   }

@@ -85,4 +85,9 @@ export interface RunSettings {
 export const DEFAULT_MAX_STEPS = 10;
 
 /** The policy of an agent that sets none. */
-export const defaultRunSettings: RunSettings = { maxSteps: DEFAULT_MAX_STEPS, approvalRequiredTools: [], sensitiveTools: [], requirePlanApproval: false };
+export const defaultRunSettings: RunSettings = {
+  maxSteps: DEFAULT_MAX_STEPS,
+  approvalRequiredTools: [],
+  sensitiveTools: [],
+  requirePlanApproval: false,
+};

@@ -1,5 +1,11 @@
 /** The event types an outbound webhook subscription can ask for (the trigger run_events_webhooks makes them). */
-export const webhookEventTypes = ['run.completed', 'run.failed', 'run.cancelled', 'run.awaiting_input', 'approval.requested'] as const;
+export const webhookEventTypes = [
+  'run.completed',
+  'run.failed',
+  'run.cancelled',
+  'run.awaiting_input',
+  'approval.requested',
+] as const;
 export type WebhookEventType = (typeof webhookEventTypes)[number];
 
 /** The input of a webhook delivery workflow (one per delivery, and one per re-send). */

@@ -8,9 +8,14 @@ import { renewHostLeases } from '../db/sandbox-leases.ts';
  * renewing, and its sandboxes go to another host once their leases lapse.
  */
 export function startLeaseRenewal(db: Db, hostId: string, leaseSeconds: number, logger: Logger): { stop(): void } {
-  const timer = setInterval(() => {
-    renewHostLeases(db, hostId, leaseSeconds).catch((err: unknown) => logger.warn({ err: String(err), hostId }, 'sandbox leases not renewed'));
-  }, (leaseSeconds * 1000) / 3);
+  const timer = setInterval(
+    () => {
+      renewHostLeases(db, hostId, leaseSeconds).catch((err: unknown) =>
+        logger.warn({ err: String(err), hostId }, 'sandbox leases not renewed'),
+      );
+    },
+    (leaseSeconds * 1000) / 3,
+  );
   timer.unref();
   return { stop: () => clearInterval(timer) };
 }

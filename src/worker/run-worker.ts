@@ -30,7 +30,9 @@ export interface WorkerHandle {
 export async function startWorker(deps: ActivityDeps, tracing?: Tracing): Promise<WorkerHandle> {
   const { config } = deps;
   // Log what confinement this host gives sandboxed commands (seccomp, cgroups, disk quotas) now, not at the first command.
-  void sandboxHostFor(deps).probe().catch((err: unknown) => deps.logger.warn({ err: String(err) }, 'sandbox host probe failed'));
+  void sandboxHostFor(deps)
+    .probe()
+    .catch((err: unknown) => deps.logger.warn({ err: String(err) }, 'sandbox host probe failed'));
   const host = sandboxHostIdentity(config);
   const connection = await NativeConnection.connect(temporalConnectionOptions(config.temporal));
   const traced = tracing ? tracingWorkerOptions(tracing) : undefined;
@@ -51,7 +53,11 @@ export async function startWorker(deps: ActivityDeps, tracing?: Tracing): Promis
     // host holding the sandbox, or, once this host's lease lapses, on the next one).
     shutdownGraceTime: config.shutdownGraceMs,
   };
-  const worker = await Worker.create({ ...common, taskQueue: config.temporal.taskQueue, ...workflowCode(traced !== undefined, config.workflowBundle) });
+  const worker = await Worker.create({
+    ...common,
+    taskQueue: config.temporal.taskQueue,
+    ...workflowCode(traced !== undefined, config.workflowBundle),
+  });
   const hostWorker = await Worker.create({ ...common, taskQueue: host.taskQueue });
   const renewal = startLeaseRenewal(deps.db, host.hostId, config.sandbox.leaseSeconds, deps.logger);
   const stopBoth = () => {

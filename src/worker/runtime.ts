@@ -22,9 +22,15 @@ const LEVELS: Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'> = 
 export function temporalLogger(logger: Logger): TemporalLogger {
   const child = logger.child({ component: 'temporal' });
   const write = (level: LogLevel, message: string, meta: LogMetadata = {}) => {
-    const { runId, workflowId, taskToken: _token, ...rest } = meta as LogMetadata & { runId?: unknown; workflowId?: unknown; taskToken?: unknown };
+    const {
+      runId,
+      workflowId,
+      taskToken: _token,
+      ...rest
+    } = meta as LogMetadata & { runId?: unknown; workflowId?: unknown; taskToken?: unknown };
     const fields: Record<string, unknown> = { ...rest };
-    if (typeof workflowId === 'string') Object.assign(fields, knownOwnerOf(workflowId), { workflowId, runId: workflowId });
+    if (typeof workflowId === 'string')
+      Object.assign(fields, knownOwnerOf(workflowId), { workflowId, runId: workflowId });
     if (runId !== undefined) fields.workflowRunId = runId;
     child[LEVELS[level]](fields, message);
   };
@@ -49,7 +55,9 @@ export function installWorkerRuntime(config: Config, logger: Logger): void {
     installRuntime(logger, host, port);
   } catch (err) {
     // A second worker on one host with the same port: say which setting to change.
-    throw new Error(`Could not start the worker's metrics endpoint on ${host}:${port} (WORKER_METRICS_HOST/WORKER_METRICS_PORT; give each worker on a host its own port, or 0 for none): ${(err as Error).message}`);
+    throw new Error(
+      `Could not start the worker's metrics endpoint on ${host}:${port} (WORKER_METRICS_HOST/WORKER_METRICS_PORT; give each worker on a host its own port, or 0 for none): ${(err as Error).message}`,
+    );
   }
 }
 
@@ -59,7 +67,15 @@ function installRuntime(logger: Logger, host: string, port: number): void {
     telemetryOptions: {
       logging: { filter: { core: 'WARN', other: 'ERROR' }, forward: {} },
       ...(port > 0
-        ? { metrics: { prometheus: { bindAddress: `${host.includes(':') ? `[${host}]` : host}:${port}`, countersTotalSuffix: true, useSecondsForDurations: true } } }
+        ? {
+            metrics: {
+              prometheus: {
+                bindAddress: `${host.includes(':') ? `[${host}]` : host}:${port}`,
+                countersTotalSuffix: true,
+                useSecondsForDurations: true,
+              },
+            },
+          }
         : {}),
     },
   });

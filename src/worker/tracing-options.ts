@@ -10,7 +10,9 @@ import type { Tracing } from '../observability/tracing.ts';
 const require = createRequire(import.meta.url);
 
 /** The workflow interceptors' module: webpack bundles it with the workflow code (compiled: the .js beside us in dist). */
-export const WORKFLOW_TRACING_MODULE = require.resolve(`../workflows/tracing-interceptors${import.meta.filename.endsWith('.js') ? '.js' : '.ts'}`);
+export const WORKFLOW_TRACING_MODULE = require.resolve(
+  `../workflows/tracing-interceptors${import.meta.filename.endsWith('.js') ? '.js' : '.ts'}`,
+);
 
 /**
  * What tracing adds to a worker (and a replay worker): our workflow interceptors in the
@@ -30,6 +32,8 @@ export function tracingWorkerOptions(tracing: Pick<Tracing, 'tracer' | 'resource
         outbound: new OpenTelemetryActivityOutboundInterceptor(ctx),
       }),
     ],
-    sinks: { exporter: makeWorkflowExporter(tracing.spanProcessor, tracing.resource) } as unknown as InjectedSinks<Record<string, never>>,
+    sinks: { exporter: makeWorkflowExporter(tracing.spanProcessor, tracing.resource) } as unknown as InjectedSinks<
+      Record<string, never>
+    >,
   };
 }

@@ -33,10 +33,13 @@ export function workflowCode(
   const compiled = import.meta.filename.endsWith('.js');
   if (!compiled && prebuilt && !traced) return { workflowBundle: { codePath: prebuilt } };
   if (!compiled) {
-    const { workflowsPath, preloadModules } = workflowBundleOptions(path.join(import.meta.dirname, '..', 'workflows', 'index.ts'));
+    const { workflowsPath, preloadModules } = workflowBundleOptions(
+      path.join(import.meta.dirname, '..', 'workflows', 'index.ts'),
+    );
     return { workflowsPath, bundlerOptions: { preloadModules } };
   }
   const codePath = path.join(import.meta.dirname, '..', traced ? WORKFLOW_BUNDLE_TRACED_FILE : WORKFLOW_BUNDLE_FILE);
-  if (!existsSync(codePath)) throw new Error(`The prebuilt workflow bundle ${codePath} is missing: run \`npm run build\``);
+  if (!existsSync(codePath))
+    throw new Error(`The prebuilt workflow bundle ${codePath} is missing: run \`npm run build\``);
   return { workflowBundle: { codePath } };
 }

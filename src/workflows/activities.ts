@@ -1,6 +1,13 @@
 import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
-import { eventWriteOptions, localBookkeepingOptions, modelStepOptions, settingsOptions, snapshotOptions, toolCallOptions } from './activity-options.ts';
+import {
+  eventWriteOptions,
+  localBookkeepingOptions,
+  modelStepOptions,
+  settingsOptions,
+  snapshotOptions,
+  toolCallOptions,
+} from './activity-options.ts';
 
 /** The activities the run workflow calls, each with its named option preset. */
 export const { recordProgress } = proxyActivities<Activities>(eventWriteOptions);
@@ -19,7 +26,11 @@ export const local = proxyLocalActivities<Activities>(localBookkeepingOptions);
 /** The bookkeeping calls a run makes, regular or local. */
 export type Bookkeeping = Pick<Activities, 'recordProgress' | 'loadRunSettings' | 'hasStandingGrant'>;
 export const regularBookkeepingCalls: Bookkeeping = { recordProgress, loadRunSettings, hasStandingGrant };
-export const localBookkeepingCalls: Bookkeeping = { recordProgress: local.recordProgress, loadRunSettings: local.loadRunSettings, hasStandingGrant: local.hasStandingGrant };
+export const localBookkeepingCalls: Bookkeeping = {
+  recordProgress: local.recordProgress,
+  loadRunSettings: local.loadRunSettings,
+  hasStandingGrant: local.hasStandingGrant,
+};
 
 export type ProgressInput = Parameters<Activities['recordProgress']>[0];
 export type ProgressStored = Awaited<ReturnType<Activities['recordProgress']>>;

@@ -7,7 +7,12 @@ import { failureTypes } from '../shared/run-workflow-types.ts';
  */
 export const eventWriteOptions: ActivityOptions = {
   startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '30 seconds', nonRetryableErrorTypes: [failureTypes.runGone] },
+  retry: {
+    initialInterval: '500 milliseconds',
+    backoffCoefficient: 2,
+    maximumInterval: '30 seconds',
+    nonRetryableErrorTypes: [failureTypes.runGone],
+  },
 };
 
 /**
@@ -47,7 +52,12 @@ export const modelStepOptions: ActivityOptions = {
 export const toolCallOptions: ActivityOptions = {
   startToCloseTimeout: '15 minutes',
   heartbeatTimeout: '15 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', nonRetryableErrorTypes: [failureTypes.runGone] },
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '30 seconds',
+    nonRetryableErrorTypes: [failureTypes.runGone],
+  },
 };
 
 /** Small reads of the agent's policy. */

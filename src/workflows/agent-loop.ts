@@ -30,7 +30,11 @@ const COMMENT_SIGNAL_WAIT = '10 seconds';
  * (ModelStepInput.finish) unless a cancel or a comment got in first; otherwise (and in histories
  * from before) it is left for the run's terminal write to store.
  */
-export async function runAgentLoop(state: RunState, label: string, { answerWithEnd = false } = {}): Promise<LoopResult> {
+export async function runAgentLoop(
+  state: RunState,
+  label: string,
+  { answerWithEnd = false } = {},
+): Promise<LoopResult> {
   const { input } = state;
   let commentSteps = 0;
   for (let step = 0; ; step++) {
@@ -38,13 +42,28 @@ export async function runAgentLoop(state: RunState, label: string, { answerWithE
     await applyComments(state);
     const allowTools = step < state.settings.maxSteps - 1;
     const enter = state.takeDeferredMove();
-    const finish = answerWithEnd && !state.cancelRequested ? { usage: state.usage, steps: state.steps, label: `${label}:${step}`, stepCount: step + 1 } : undefined;
-    const result = await modelStep({ runId: input.runId, taskId: input.taskId, agentId: input.agentId, orgId: input.orgId, step, allowTools, ...(enter ? { enter } : {}), ...(finish ? { finish } : {}) });
+    const finish =
+      answerWithEnd && !state.cancelRequested
+        ? { usage: state.usage, steps: state.steps, label: `${label}:${step}`, stepCount: step + 1 }
+        : undefined;
+    const result = await modelStep({
+      runId: input.runId,
+      taskId: input.taskId,
+      agentId: input.agentId,
+      orgId: input.orgId,
+      step,
+      allowTools,
+      ...(enter ? { enter } : {}),
+      ...(finish ? { finish } : {}),
+    });
     state.addUsage(result.usage, result.model, `${label}:${step}`);
     if (result.ended) return { text: result.text, messageId: result.messageId, steps: step + 1, ended: true };
     // Not a cancel, so a comment was stored before the step could end the run: wait for its Signal, then answer it.
-    if (result.interrupted && !state.cancelRequested && state.comments.length === 0) await condition(() => state.comments.length > 0, COMMENT_SIGNAL_WAIT);
-    const parts = result.toolCalls.length ? { tool_calls: result.toolCalls.map((c) => ({ id: c.id, name: c.name, input: c.args })) } : undefined;
+    if (result.interrupted && !state.cancelRequested && state.comments.length === 0)
+      await condition(() => state.comments.length > 0, COMMENT_SIGNAL_WAIT);
+    const parts = result.toolCalls.length
+      ? { tool_calls: result.toolCalls.map((c) => ({ id: c.id, name: c.name, input: c.args })) }
+      : undefined;
     const message = { taskId: input.taskId, role: 'assistant' as const, content: result.text, parts };
     if (answerWithEnd && result.toolCalls.length === 0 && state.comments.length === 0) {
       // The run's last step: the answer is stored by the terminal write (RunState.move).
@@ -61,7 +80,12 @@ export async function runAgentLoop(state: RunState, label: string, { answerWithE
       const outcome = await callTool(state, call);
       const content = JSON.stringify(outcome.ok ? outcome.output : { error: outcome.error });
       await state.record(`tool:${call.id}`, [{ type: 'TOOL_CALL_RESULT', tool_call_id: call.id, content }], {
-        message: { taskId: input.taskId, role: 'tool', content, parts: { tool_call_id: call.id, tool_name: call.name } },
+        message: {
+          taskId: input.taskId,
+          role: 'tool',
+          content,
+          parts: { tool_call_id: call.id, tool_name: call.name },
+        },
       });
     }
   }
@@ -72,7 +96,13 @@ export async function applyComments(state: RunState): Promise<void> {
   for (const comment of state.comments.splice(0)) {
     await state.record(
       commentKey(comment.commentId),
-      [{ type: 'CUSTOM', name: 'SYSTEM_STATUS', data: { status: 'comment_applied', comment_id: comment.commentId, content: comment.content } }],
+      [
+        {
+          type: 'CUSTOM',
+          name: 'SYSTEM_STATUS',
+          data: { status: 'comment_applied', comment_id: comment.commentId, content: comment.content },
+        },
+      ],
       { message: { taskId: state.input.taskId, role: 'user', content: comment.content } },
     );
   }
@@ -91,7 +121,15 @@ async function callTool(state: RunState, call: ToolCall): Promise<ToolOutcome> {
   const gate = await approvalGate(state, call);
   if (gate) return gate;
   const { input } = state;
-  const toolCall = { runId: input.runId, taskId: input.taskId, orgId: input.orgId, agentId: input.agentId, toolCallId: call.id, name: call.name, args: call.args };
+  const toolCall = {
+    runId: input.runId,
+    taskId: input.taskId,
+    orgId: input.orgId,
+    agentId: input.agentId,
+    toolCallId: call.id,
+    name: call.name,
+    args: call.args,
+  };
   if (!sandboxTools().sandboxTools.some((t) => t.name === call.name)) return runTool(toolCall);
   state.usedSandbox = true;
   if (!routesSandbox(state)) return runTool(toolCall);
@@ -111,7 +149,8 @@ async function snapshotBeforeWaiting(state: RunState): Promise<void> {
 async function approvalGate(state: RunState, call: ToolCall): Promise<ToolOutcome | undefined> {
   const { settings, input } = state;
   if (!settings.approvalRequiredTools.includes(call.name) || state.runScopeGrants.has(call.name)) return undefined;
-  if (await state.bookkeeping.hasStandingGrant({ orgId: input.orgId, agentId: input.agentId, toolName: call.name })) return undefined;
+  if (await state.bookkeeping.hasStandingGrant({ orgId: input.orgId, agentId: input.agentId, toolName: call.name }))
+    return undefined;
   await snapshotBeforeWaiting(state);
   const sensitive = settings.sensitiveTools.includes(call.name);
   const approvalId = state.newId('apv');
@@ -119,17 +158,34 @@ async function approvalGate(state: RunState, call: ToolCall): Promise<ToolOutcom
     requestId: state.newId('req'),
     inputType: 'action_approval',
     prompt: `The agent wants to run ${call.name}. Approve?`,
-    details: { action: { tool_name: call.name, tool_call_id: call.id, arguments: call.args, sensitive }, approval_id: approvalId },
+    details: {
+      action: { tool_name: call.name, tool_call_id: call.id, arguments: call.args, sensitive },
+      approval_id: approvalId,
+    },
     toolCallId: call.id,
     sensitive,
   };
   const { answer } = await state.ask(request, {
     gate: true,
-    openRequest: { request, taskId: input.taskId, approval: { id: approvalId, orgId: input.orgId, agentId: input.agentId, kind: 'action', toolName: call.name } },
+    openRequest: {
+      request,
+      taskId: input.taskId,
+      approval: { id: approvalId, orgId: input.orgId, agentId: input.agentId, kind: 'action', toolName: call.name },
+    },
   });
-  if (answer.cancelled) return { ok: false, error: { code: 'DISMISSED', message: 'The approval request was dismissed; the action did not run.' } };
+  if (answer.cancelled)
+    return {
+      ok: false,
+      error: { code: 'DISMISSED', message: 'The approval request was dismissed; the action did not run.' },
+    };
   if ('approved' in answer && !answer.approved) {
-    return { ok: false, error: { code: 'REJECTED', message: `The user rejected this action${answer.feedback ? `: ${answer.feedback}` : '.'}` } };
+    return {
+      ok: false,
+      error: {
+        code: 'REJECTED',
+        message: `The user rejected this action${answer.feedback ? `: ${answer.feedback}` : '.'}`,
+      },
+    };
   }
   if ('approve_run_scope' in answer && answer.approve_run_scope) state.runScopeGrants.add(call.name);
   return undefined;

@@ -7,7 +7,10 @@ import type { Activities } from '../activities/index.ts';
  * then starts the run, as for every other trigger.
  */
 export async function flowTickWorkflow({ flowId }: { flowId: string }): Promise<void> {
-  const { recordFlowTick } = proxyActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: { initialInterval: '1 second', maximumInterval: '30 seconds' } });
+  const { recordFlowTick } = proxyActivities<Activities>({
+    startToCloseTimeout: '30 seconds',
+    retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
+  });
   const info = workflowInfo();
   await recordFlowTick({ flowId, tickId: info.workflowId, scheduledAt: info.startTime.toISOString() });
 }
@@ -20,7 +23,12 @@ export async function flowReplyWorkflow(input: { flowId: string; externalId: str
   const { postFlowReply } = proxyActivities<Activities>({
     startToCloseTimeout: '30 seconds',
     scheduleToCloseTimeout: '24 hours',
-    retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '10 minutes', nonRetryableErrorTypes: ['SlackRefused'] },
+    retry: {
+      initialInterval: '2 seconds',
+      backoffCoefficient: 2,
+      maximumInterval: '10 minutes',
+      nonRetryableErrorTypes: ['SlackRefused'],
+    },
   });
   await postFlowReply(input);
 }

@@ -5,7 +5,10 @@ import { humanTools } from './lazy-modules.ts';
 import type { RunState } from './run-state.ts';
 
 /** The request a human-input tool call asks, or the argument error the model is shown. */
-export function humanRequestFor(state: RunState, call: ToolCall): PendingRequest | { error: { code: string; message: string } } {
+export function humanRequestFor(
+  state: RunState,
+  call: ToolCall,
+): PendingRequest | { error: { code: string; message: string } } {
   const { askUserQuestionTool, requestUserInputTool } = humanTools();
   const requestId = state.newId('req');
   if (call.name === askUserQuestionTool.name) {
@@ -23,14 +26,20 @@ export function humanRequestFor(state: RunState, call: ToolCall): PendingRequest
   }
   const parsed = requestUserInputTool.input.safeParse(call.args);
   if (!parsed.success) {
-    return { error: { code: 'INVALID_ARGUMENTS', message: formatIssues(parsed.error.issues, { atRoot: '' }).join('; ') } };
+    return {
+      error: { code: 'INVALID_ARGUMENTS', message: formatIssues(parsed.error.issues, { atRoot: '' }).join('; ') },
+    };
   }
   const { input_type, prompt, choices, questions, placeholder } = parsed.data;
   return {
     requestId,
     inputType: input_type,
     prompt,
-    details: { ...(choices ? { choices } : {}), ...(questions ? { questions } : {}), ...(placeholder ? { placeholder } : {}) },
+    details: {
+      ...(choices ? { choices } : {}),
+      ...(questions ? { questions } : {}),
+      ...(placeholder ? { placeholder } : {}),
+    },
     toolCallId: call.id,
     sensitive: false,
   };

@@ -4,7 +4,8 @@ import { planStep } from './activities.ts';
 import { runAgentLoop, type LoopResult } from './agent-loop.ts';
 import type { RunState } from './run-state.ts';
 
-export type PlannedOutcome = { kind: 'done'; result: LoopResult; steps: string[] } | { kind: 'rejected'; feedback?: string; steps: string[] };
+export type PlannedOutcome =
+  { kind: 'done'; result: LoopResult; steps: string[] } | { kind: 'rejected'; feedback?: string; steps: string[] };
 
 type StepStatus = 'pending' | 'in_progress' | 'completed';
 
@@ -21,8 +22,15 @@ export async function runPlanned(state: RunState): Promise<PlannedOutcome> {
   let steps = plan.steps;
   const planId = state.newId('plan');
   await state.record('plan-created', [
-    { type: 'CUSTOM', name: 'PLAN_CREATED', data: { plan_id: planId, steps: steps.map((title, index) => ({ index, title })) } },
-    snapshot(steps, steps.map(() => 'pending')),
+    {
+      type: 'CUSTOM',
+      name: 'PLAN_CREATED',
+      data: { plan_id: planId, steps: steps.map((title, index) => ({ index, title })) },
+    },
+    snapshot(
+      steps,
+      steps.map(() => 'pending'),
+    ),
   ]);
 
   if (state.settings.requirePlanApproval) {
@@ -36,16 +44,27 @@ export async function runPlanned(state: RunState): Promise<PlannedOutcome> {
     };
     const { answer } = await state.ask(request, {
       gate: true,
-      openRequest: { request, taskId: input.taskId, approval: { id: approvalId, orgId: input.orgId, agentId: input.agentId, kind: 'plan' } },
+      openRequest: {
+        request,
+        taskId: input.taskId,
+        approval: { id: approvalId, orgId: input.orgId, agentId: input.agentId, kind: 'plan' },
+      },
     });
     if (answer.cancelled) return { kind: 'rejected', steps };
     if ('approved' in answer && !answer.approved) return { kind: 'rejected', feedback: answer.feedback, steps };
     if ('modified_steps' in answer && answer.modified_steps) {
       steps = answer.modified_steps;
-      await state.record('plan-modified', [snapshot(steps, steps.map(() => 'pending'))]);
+      await state.record('plan-modified', [
+        snapshot(
+          steps,
+          steps.map(() => 'pending'),
+        ),
+      ]);
     }
     if ('feedback' in answer && answer.feedback) {
-      await state.record('plan-feedback', [], { message: { taskId: input.taskId, role: 'user', content: `Feedback on the plan: ${answer.feedback}` } });
+      await state.record('plan-feedback', [], {
+        message: { taskId: input.taskId, role: 'user', content: `Feedback on the plan: ${answer.feedback}` },
+      });
     }
   } else {
     await state.move('executing', 'plan-accepted');
@@ -54,7 +73,11 @@ export async function runPlanned(state: RunState): Promise<PlannedOutcome> {
   let result: LoopResult = { text: '', steps: 0 };
   for (const [i, title] of steps.entries()) {
     await state.record(`plan-step:${i}:start`, [progress(i, 'in_progress')], {
-      message: { taskId: input.taskId, role: 'system', content: `Plan step ${i + 1} of ${steps.length}: ${title}. Do this step now.` },
+      message: {
+        taskId: input.taskId,
+        role: 'system',
+        content: `Plan step ${i + 1} of ${steps.length}: ${title}. Do this step now.`,
+      },
     });
     result = await runAgentLoop(state, `plan-step:${i}`);
     await state.record(`plan-step:${i}:done`, [progress(i, 'completed')]);
@@ -63,7 +86,10 @@ export async function runPlanned(state: RunState): Promise<PlannedOutcome> {
 }
 
 function snapshot(steps: string[], statuses: StepStatus[]): RunEventInput {
-  return { type: 'STATE_SNAPSHOT', state: { plan: { steps: steps.map((title, i) => ({ index: i, title, status: statuses[i] })) } } };
+  return {
+    type: 'STATE_SNAPSHOT',
+    state: { plan: { steps: steps.map((title, i) => ({ index: i, title, status: statuses[i] })) } },
+  };
 }
 
 function progress(index: number, status: StepStatus): RunEventInput {

@@ -1,4 +1,11 @@
-import { ApplicationFailure, condition, setCurrentDetails, upsertSearchAttributes, uuid4, workflowInfo } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  condition,
+  setCurrentDetails,
+  upsertSearchAttributes,
+  uuid4,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { AnswerProblem } from '../shared/answer-schemas.ts';
 import type { StepUsage } from '../shared/credits.ts';
 import type { RunEventInput } from '../shared/events.ts';
@@ -9,7 +16,13 @@ import { assertTransition, isTerminalStatus, type RunStatus } from '../shared/ru
 import type { RunSettings, RunWorkflowInput, SandboxRoute, TokenUsage } from '../shared/run-workflow-types.ts';
 import { RunStatusAttr } from '../shared/search-attributes.ts';
 import { statusDelta } from '../shared/run-end.ts';
-import { localBookkeepingCalls, regularBookkeepingCalls, type Bookkeeping, type ProgressInput, type ProgressStored } from './activities.ts';
+import {
+  localBookkeepingCalls,
+  regularBookkeepingCalls,
+  type Bookkeeping,
+  type ProgressInput,
+  type ProgressStored,
+} from './activities.ts';
 import type { RunPaths } from './run-paths.ts';
 import { refusals, type AnswerInput, type SteeringComment } from './run-messages.ts';
 
@@ -82,7 +95,11 @@ export class RunState {
    * would hold the workflow task open while it runs, and when that task fails (an activity
    * completed meanwhile: UnhandledCommand) the server refuses the update to its caller.
    */
-  recordFromHandler(key: string, events: RunEventInput[], extra: ProgressExtra = {}): Promise<ProgressStored | undefined> {
+  recordFromHandler(
+    key: string,
+    events: RunEventInput[],
+    extra: ProgressExtra = {},
+  ): Promise<ProgressStored | undefined> {
     return this.write(regularBookkeepingCalls, { runId: this.input.runId, key, events, ...extra });
   }
 
@@ -102,7 +119,11 @@ export class RunState {
   async move(to: RunStatus, key: string, events: RunEventInput[] = [], extra: ProgressExtra = {}): Promise<void> {
     assertTransition(this.status, to);
     const answer = isTerminalStatus(to) ? this.unsavedAnswer : undefined;
-    await this.record(key, [statusDelta(to), ...events], { status: to, ...extra, ...(answer ? { message: answer } : {}) });
+    await this.record(key, [statusDelta(to), ...events], {
+      status: to,
+      ...extra,
+      ...(answer ? { message: answer } : {}),
+    });
     if (answer) this.unsavedAnswer = undefined;
     this.moved(to);
   }
@@ -208,10 +229,17 @@ export class RunState {
       );
     }
     if (pending.inputType !== input.inputType) {
-      throw invalidAnswer({ loc: ['input_type'], msg: `Request ${input.requestId} expects input_type ${pending.inputType}, not ${input.inputType}`, type: 'value_error' });
+      throw invalidAnswer({
+        loc: ['input_type'],
+        msg: `Request ${input.requestId} expects input_type ${pending.inputType}, not ${input.inputType}`,
+        type: 'value_error',
+      });
     }
     if (pending.sensitive && !isOrgAdmin(input.answeredBy.role)) {
-      throw ApplicationFailure.nonRetryable('Only an organization owner or admin may answer a sensitive approval', refusals.forbidden);
+      throw ApplicationFailure.nonRetryable(
+        'Only an organization owner or admin may answer a sensitive approval',
+        refusals.forbidden,
+      );
     }
     const problem = answerSchemas().answerProblem(pending, input.answer);
     if (problem) throw invalidAnswer(problem);
@@ -227,13 +255,32 @@ export class RunState {
     const answer = input.answer;
     const approved = !answer.cancelled && 'approved' in answer ? answer.approved : undefined;
     const grant =
-      request.inputType === 'action_approval' && approved && !answer.cancelled && 'approve_always' in answer && answer.approve_always
-        ? { orgId: this.input.orgId, agentId: this.input.agentId, toolName: request.details.action!.tool_name, grantedBy: input.answeredBy.userId }
+      request.inputType === 'action_approval' &&
+      approved &&
+      !answer.cancelled &&
+      'approve_always' in answer &&
+      answer.approve_always
+        ? {
+            orgId: this.input.orgId,
+            agentId: this.input.agentId,
+            toolName: request.details.action!.tool_name,
+            grantedBy: input.answeredBy.userId,
+          }
         : undefined;
     const feedback = !answer.cancelled && 'feedback' in answer ? answer.feedback : undefined;
     await this.recordFromHandler(
       `answer:${request.requestId}`,
-      [{ type: 'CUSTOM', name: 'SYSTEM_STATUS', data: { status: answer.cancelled ? 'input_dismissed' : 'input_received', request_id: request.requestId, ...describeAnswer(request, answer) } }],
+      [
+        {
+          type: 'CUSTOM',
+          name: 'SYSTEM_STATUS',
+          data: {
+            status: answer.cancelled ? 'input_dismissed' : 'input_received',
+            request_id: request.requestId,
+            ...describeAnswer(request, answer),
+          },
+        },
+      ],
       {
         resolveRequest: {
           requestId: request.requestId,
@@ -248,7 +295,11 @@ export class RunState {
       },
     );
     this.resolution = { request, answer, answeredBy: input.answeredBy.userId };
-    return { message: answer.cancelled ? 'Request dismissed; the agent was told and continues' : 'Answer accepted; the agent continues' };
+    return {
+      message: answer.cancelled
+        ? 'Request dismissed; the agent was told and continues'
+        : 'Answer accepted; the agent continues',
+    };
   }
 
   /** Tokens of each model call, for the USAGE event. */
@@ -256,12 +307,20 @@ export class RunState {
 
   addUsage(usage: TokenUsage, model: string, step: string): void {
     this.steps.push({ step, model, input_tokens: usage.inputTokens, output_tokens: usage.outputTokens });
-    this.usage = { inputTokens: this.usage.inputTokens + usage.inputTokens, outputTokens: this.usage.outputTokens + usage.outputTokens };
+    this.usage = {
+      inputTokens: this.usage.inputTokens + usage.inputTokens,
+      outputTokens: this.usage.outputTokens + usage.outputTokens,
+    };
     this.model = model;
   }
 }
 
 /** A refused answer: the api answers 422 with the problem's place in the request body (run-updates.ts). */
 function invalidAnswer(problem: AnswerProblem): ApplicationFailure {
-  return ApplicationFailure.create({ message: problem.msg, type: refusals.invalidAnswer, nonRetryable: true, details: [problem] });
+  return ApplicationFailure.create({
+    message: problem.msg,
+    type: refusals.invalidAnswer,
+    nonRetryable: true,
+    details: [problem],
+  });
 }

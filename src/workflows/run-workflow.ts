@@ -13,12 +13,26 @@ import { runErrorCodes } from '../shared/run-error-codes.ts';
 import { isTerminalStatus } from '../shared/run-status.ts';
 import { FINISHED_KEY, runFinishedEvent, stoppingEvent, STOPPING_KEY } from '../shared/run-end.ts';
 import { RUN_STARTED_KEY, runStartedEvents } from '../shared/run-started.ts';
-import { defaultRunSettings, failureTypes, type RunOutcome, type RunWorkflowInput } from '../shared/run-workflow-types.ts';
+import {
+  defaultRunSettings,
+  failureTypes,
+  type RunOutcome,
+  type RunWorkflowInput,
+} from '../shared/run-workflow-types.ts';
 import { snapshotSandbox } from './activities.ts';
 import { runAgentLoop } from './agent-loop.ts';
 import { snapshotOnHost } from './sandbox-routing.ts';
 import { runPlanned } from './plan.ts';
-import { answerUpdate, cancelUpdate, commentSignal, pauseUpdate, pendingRequestQuery, refusals, resumeUpdate, runStatusQuery } from './run-messages.ts';
+import {
+  answerUpdate,
+  cancelUpdate,
+  commentSignal,
+  pauseUpdate,
+  pendingRequestQuery,
+  refusals,
+  resumeUpdate,
+  runStatusQuery,
+} from './run-messages.ts';
 import { currentPaths, patchedPaths, type RunPaths } from './run-paths.ts';
 import { RunState } from './run-state.ts';
 
@@ -61,9 +75,19 @@ async function runToEnd(state: RunState, work: CancellationScope): Promise<RunOu
         const outcome = await runPlanned(state);
         if (outcome.kind === 'rejected') {
           const text = `The plan was not approved, so the agent stopped${outcome.feedback ? ` (feedback: ${outcome.feedback})` : ''}.`;
-          await finish(state, { outcome: 'plan_rejected', text, plan: outcome.steps, ...(outcome.feedback ? { feedback: outcome.feedback } : {}) });
+          await finish(state, {
+            outcome: 'plan_rejected',
+            text,
+            plan: outcome.steps,
+            ...(outcome.feedback ? { feedback: outcome.feedback } : {}),
+          });
         } else {
-          await finish(state, { outcome: 'completed', text: outcome.result.text, message_id: outcome.result.messageId, plan: outcome.steps });
+          await finish(state, {
+            outcome: 'completed',
+            text: outcome.result.text,
+            message_id: outcome.result.messageId,
+            plan: outcome.steps,
+          });
         }
       } else {
         // With local bookkeeping the move is stored by the first model step, before it streams.
@@ -71,7 +95,13 @@ async function runToEnd(state: RunState, work: CancellationScope): Promise<RunOu
         else await state.move('executing', 'executing');
         const result = await runAgentLoop(state, 'main', { answerWithEnd: state.localBookkeeping });
         if (result.ended) await state.endedByStep();
-        else await finish(state, { outcome: 'completed', text: result.text, message_id: result.messageId, steps: result.steps });
+        else
+          await finish(state, {
+            outcome: 'completed',
+            text: result.text,
+            message_id: result.messageId,
+            steps: result.steps,
+          });
       }
     });
     return { status: 'completed', usage: state.usage };
@@ -99,10 +129,13 @@ function registerHandlers(state: RunState, work: CancellationScope): void {
   setHandler(runStatusQuery, () => state.status);
   setHandler(pendingRequestQuery, () => state.pending);
   setHandler(commentSignal, (comment) => void state.comments.push(comment));
-  setHandler(answerUpdate, (answer) => state.acceptAnswer(answer), { validator: (answer) => state.validateAnswer(answer) });
+  setHandler(answerUpdate, (answer) => state.acceptAnswer(answer), {
+    validator: (answer) => state.validateAnswer(answer),
+  });
 
   const refuseUnlessActive = (_request?: { requestedBy: string }) => {
-    if (isTerminalStatus(state.status) || state.finishing) throw ApplicationFailure.nonRetryable(`Run ${state.input.runId} is not active`, refusals.notActive);
+    if (isTerminalStatus(state.status) || state.finishing)
+      throw ApplicationFailure.nonRetryable(`Run ${state.input.runId} is not active`, refusals.notActive);
   };
   setHandler(
     cancelUpdate,
@@ -122,7 +155,8 @@ function registerHandlers(state: RunState, work: CancellationScope): void {
           state.stopping = false;
         }
       } else await condition(() => !state.stopping); // a cancel before this one is still writing its STOPPING
-      if (!state.cancelRequested) throw ApplicationFailure.nonRetryable(`Run ${state.input.runId} is not active`, refusals.notActive);
+      if (!state.cancelRequested)
+        throw ApplicationFailure.nonRetryable(`Run ${state.input.runId} is not active`, refusals.notActive);
       return { message: 'Cancelling: the run stops now and ends cancelled' };
     },
     { validator: refuseUnlessActive },
@@ -131,14 +165,22 @@ function registerHandlers(state: RunState, work: CancellationScope): void {
     pauseUpdate,
     (_request) => {
       state.pauseRequested = true;
-      return Promise.resolve({ message: 'Pause requested: the run pauses at its next safe point (it may finish first)' });
+      return Promise.resolve({
+        message: 'Pause requested: the run pauses at its next safe point (it may finish first)',
+      });
     },
     {
       validator: (_request) => {
         refuseUnlessActive();
-        if (state.cancelRequested) throw ApplicationFailure.nonRetryable('The run is being cancelled', refusals.notActive);
-        if (state.status === 'paused' || state.pauseRequested) throw ApplicationFailure.nonRetryable('The run is already paused or pausing', refusals.notActive);
-        if (state.pending) throw ApplicationFailure.nonRetryable('The run is waiting for input; answer or cancel it instead', refusals.notActive);
+        if (state.cancelRequested)
+          throw ApplicationFailure.nonRetryable('The run is being cancelled', refusals.notActive);
+        if (state.status === 'paused' || state.pauseRequested)
+          throw ApplicationFailure.nonRetryable('The run is already paused or pausing', refusals.notActive);
+        if (state.pending)
+          throw ApplicationFailure.nonRetryable(
+            'The run is waiting for input; answer or cancel it instead',
+            refusals.notActive,
+          );
       },
     },
   );
@@ -163,7 +205,8 @@ function registerHandlers(state: RunState, work: CancellationScope): void {
  * written: the caller was told the run ends cancelled, so it does.
  */
 async function finish(state: RunState, result: Record<string, unknown>): Promise<void> {
-  if (state.cancelRequested && state.paths.cancelWins()) throw new CancelledFailure('cancelled before the outcome was stored');
+  if (state.cancelRequested && state.paths.cancelWins())
+    throw new CancelledFailure('cancelled before the outcome was stored');
   state.finishing = true; // from here cancel and pause are refused: the outcome is decided
   await CancellationScope.nonCancellable(() =>
     state.move('completed', FINISHED_KEY, [runFinishedEvent(state.input.runId, result, state.model, state.usage)], {
@@ -188,13 +231,22 @@ async function endCancelled(state: RunState): Promise<'cancelled' | 'completed'>
   const pending = state.pending;
   state.pending = null;
   const message = 'The run was cancelled';
-  await state.move('cancelled', 'cancelled', [{ type: 'RUN_ERROR', run_id: state.input.runId, message, code: runErrorCodes.cancelled, details: {} }], {
-    error: { code: runErrorCodes.cancelled, message },
-    bill: { usage: state.usage, model: state.model, steps: state.steps },
-    resolveRequest: pending
-      ? { requestId: pending.requestId, status: 'cancelled', approval: pending.details.approval_id ? { status: 'cancelled' } : undefined }
-      : undefined,
-  });
+  await state.move(
+    'cancelled',
+    'cancelled',
+    [{ type: 'RUN_ERROR', run_id: state.input.runId, message, code: runErrorCodes.cancelled, details: {} }],
+    {
+      error: { code: runErrorCodes.cancelled, message },
+      bill: { usage: state.usage, model: state.model, steps: state.steps },
+      resolveRequest: pending
+        ? {
+            requestId: pending.requestId,
+            status: 'cancelled',
+            approval: pending.details.approval_id ? { status: 'cancelled' } : undefined,
+          }
+        : undefined,
+    },
+  );
   return 'cancelled';
 }
 

@@ -1,4 +1,11 @@
-import { ActivityFailure, ApplicationFailure, CancellationScope, proxyActivities, TimeoutFailure, type ActivityOptions } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  CancellationScope,
+  proxyActivities,
+  TimeoutFailure,
+  type ActivityOptions,
+} from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import { failureTypes, type SandboxRoute, type ToolCallInput, type ToolOutcome } from '../shared/run-workflow-types.ts';
 import { leaseSandbox } from './activities.ts';
@@ -38,7 +45,9 @@ export async function snapshotOnHost(state: RunState): Promise<void> {
   const route = state.sandboxRoute;
   if (!route) return;
   const { orgId, agentId, runId } = state.input;
-  await CancellationScope.nonCancellable(() => proxyActivities<Activities>(onHost(snapshotOptions, route)).snapshotSandbox({ orgId, agentId, runId })).catch(() => undefined);
+  await CancellationScope.nonCancellable(() =>
+    proxyActivities<Activities>(onHost(snapshotOptions, route)).snapshotSandbox({ orgId, agentId, runId }),
+  ).catch(() => undefined);
   state.sandboxChanged = false;
 }
 

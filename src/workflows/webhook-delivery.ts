@@ -20,7 +20,10 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
     await sendWebhook(input);
     return 'delivered';
   } catch (err) {
-    await failWebhookDelivery({ deliveryId: input.deliveryId, error: (err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : String(err) });
+    await failWebhookDelivery({
+      deliveryId: input.deliveryId,
+      error: (err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : String(err),
+    });
     return 'failed';
   }
 }

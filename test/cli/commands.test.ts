@@ -26,7 +26,20 @@ describe('help and usage', () => {
   it('--help lists every command, the configuration and the exit codes', async () => {
     const res = await runCli(['--help'], env);
     expect(res.code).toBe(0);
-    for (const word of ['login', 'run', 'follow', 'answer', 'tasks', 'events', 'approvals', 'cancel', 'pause', 'resume', 'comment', 'memories']) {
+    for (const word of [
+      'login',
+      'run',
+      'follow',
+      'answer',
+      'tasks',
+      'events',
+      'approvals',
+      'cancel',
+      'pause',
+      'resume',
+      'comment',
+      'memories',
+    ]) {
       expect(res.stdout).toMatch(new RegExp(`^  ${word}\\b`, 'm'));
     }
     expect(res.stdout).toContain('AGENT_RUN_API_KEY');
@@ -66,7 +79,6 @@ describe('help and usage', () => {
   });
 });
 
-
 describe('tasks and events', () => {
   it('tasks ls/show, events, then tasks rm', async () => {
     const res = await runCli(['run', '--json', 'Say hello'], env);
@@ -84,9 +96,14 @@ describe('tasks and events', () => {
     expect(shown.code).toBe(0);
     expect(shown.stdout).toMatch(new RegExp(`id: +${taskId}`));
     expect(shown.stdout).toContain(runId);
-    expect(JSON.parse((await runCli(['tasks', 'show', '--json', taskId], env)).stdout)).toMatchObject({ id: taskId, runs: [{ id: runId }] });
+    expect(JSON.parse((await runCli(['tasks', 'show', '--json', taskId], env)).stdout)).toMatchObject({
+      id: taskId,
+      runs: [{ id: runId }],
+    });
 
-    const page = (await (await call('GET', `/api/runs/${runId}/events?limit=1000`, { token: member.token, agentId: member.agentId })).json()) as { events: unknown[] };
+    const page = (await (
+      await call('GET', `/api/runs/${runId}/events?limit=1000`, { token: member.token, agentId: member.agentId })
+    ).json()) as { events: unknown[] };
     const events = await runCli(['events', '--json', runId], env);
     expect(events.code).toBe(0);
     expect(ndjson(events.stdout)).toEqual(page.events);
@@ -104,11 +121,16 @@ describe('tasks and events', () => {
 describe('approvals and memories', () => {
   it('approvals ls shows a pending gate, approve resolves it, the saved memory is listed', async () => {
     const fact = `The sky is green ${Date.now()}`;
-    const start = await runCli(['run', '--json', `/tool save_memory ${JSON.stringify({ content: fact, tags: ['cli'] })}`], env);
+    const start = await runCli(
+      ['run', '--json', `/tool save_memory ${JSON.stringify({ content: fact, tags: ['cli'] })}`],
+      env,
+    );
     expect(start.code, start.stderr).toBe(8);
     const runId = ndjson(start.stdout)[0]!.run_id as string;
     const taskId = ndjson(start.stdout)[0]!.thread_id as string;
-    const list = JSON.parse((await runCli(['approvals', '--json'], env)).stdout) as { approvals: { id: string; run_id: string }[] };
+    const list = JSON.parse((await runCli(['approvals', '--json'], env)).stdout) as {
+      approvals: { id: string; run_id: string }[];
+    };
     const approval = list.approvals.find((a) => a.run_id === runId)!;
     expect(approval).toBeDefined();
     const table = await runCli(['approvals', 'ls'], env);
@@ -119,7 +141,9 @@ describe('approvals and memories', () => {
     expect((await runCli(['follow', taskId], env)).code).toBe(0);
     expect((await runCli(['approvals', 'approve', approval.id], env)).code).toBe(9);
 
-    const memories = JSON.parse((await runCli(['memories', '--json'], env)).stdout) as { memories: { content: string }[] };
+    const memories = JSON.parse((await runCli(['memories', '--json'], env)).stdout) as {
+      memories: { content: string }[];
+    };
     expect(memories.memories.map((m) => m.content)).toContain(fact);
     const byId = await runCli(['memories', tenant.agentId], { ...env, AGENT_RUN_AGENT: '' });
     expect(byId.stdout).toMatch(/^MEMORY +CREATED +TAGS +CONTENT/);
@@ -130,7 +154,9 @@ describe('approvals and memories', () => {
     const start = await runCli(['run', '--json', `/tool save_memory ${JSON.stringify({ content: 'nope' })}`], env);
     const taskId = ndjson(start.stdout)[0]!.thread_id as string;
     const runId = ndjson(start.stdout)[0]!.run_id as string;
-    const list = JSON.parse((await runCli(['approvals', 'ls', '--json'], env)).stdout) as { approvals: { id: string; run_id: string }[] };
+    const list = JSON.parse((await runCli(['approvals', 'ls', '--json'], env)).stdout) as {
+      approvals: { id: string; run_id: string }[];
+    };
     const approval = list.approvals.find((a) => a.run_id === runId)!;
     const rejected = await runCli(['approvals', 'reject', approval.id, '--feedback', 'not that one'], env);
     expect(rejected.code, rejected.stderr).toBe(0);
@@ -146,21 +172,53 @@ describe('login', () => {
     const configFile = path.join(dir, 'nested', 'config.json');
     const bare = { PATH: env.PATH!, HOME: dir, NO_COLOR: '1' };
 
-    const refused = await runCli(['login', '--config', configFile, '--url', env.AGENT_RUN_URL!, '--key', 'ars_live_wrong'], bare);
+    const refused = await runCli(
+      ['login', '--config', configFile, '--url', env.AGENT_RUN_URL!, '--key', 'ars_live_wrong'],
+      bare,
+    );
     expect(refused.code).toBe(4);
     expect(() => statSync(configFile)).toThrow();
 
-    const ok = await runCli(['login', '--config', configFile, '--url', env.AGENT_RUN_URL!, '--key', tenant.keys.member, '--agent', tenant.agentId], bare);
+    const ok = await runCli(
+      [
+        'login',
+        '--config',
+        configFile,
+        '--url',
+        env.AGENT_RUN_URL!,
+        '--key',
+        tenant.keys.member,
+        '--agent',
+        tenant.agentId,
+      ],
+      bare,
+    );
     expect(ok.code, ok.stderr).toBe(0);
     expect(statSync(configFile).mode & 0o777).toBe(0o600);
-    expect(JSON.parse(readFileSync(configFile, 'utf8'))).toEqual({ url: env.AGENT_RUN_URL, api_key: tenant.keys.member, agent: tenant.agentId });
+    expect(JSON.parse(readFileSync(configFile, 'utf8'))).toEqual({
+      url: env.AGENT_RUN_URL,
+      api_key: tenant.keys.member,
+      agent: tenant.agentId,
+    });
 
     const listed = await runCli(['tasks', 'ls', '--json'], { ...bare, AGENT_RUN_CONFIG: configFile });
     expect(listed.code, listed.stderr).toBe(0);
     // Flags and environment win over the file.
-    const overridden = await runCli(['tasks', 'ls'], { ...bare, AGENT_RUN_CONFIG: configFile, AGENT_RUN_API_KEY: 'ars_live_wrong' });
+    const overridden = await runCli(['tasks', 'ls'], {
+      ...bare,
+      AGENT_RUN_CONFIG: configFile,
+      AGENT_RUN_API_KEY: 'ars_live_wrong',
+    });
     expect(overridden.code).toBe(4);
-    expect((await runCli(['--api-key', tenant.keys.member, 'tasks', 'ls'], { ...bare, AGENT_RUN_CONFIG: configFile, AGENT_RUN_API_KEY: 'ars_live_wrong' })).code).toBe(0);
+    expect(
+      (
+        await runCli(['--api-key', tenant.keys.member, 'tasks', 'ls'], {
+          ...bare,
+          AGENT_RUN_CONFIG: configFile,
+          AGENT_RUN_API_KEY: 'ars_live_wrong',
+        })
+      ).code,
+    ).toBe(0);
   });
 
   it('without a terminal, login needs --url and --key', async () => {

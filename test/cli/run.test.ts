@@ -20,14 +20,20 @@ beforeAll(async () => {
 });
 
 /** Runs until the task asks, in --json mode: exit 8 after printing the question. */
-async function startAsking(args: Record<string, unknown>): Promise<{ taskId: string; runId: string; question: Record<string, unknown> }> {
+async function startAsking(
+  args: Record<string, unknown>,
+): Promise<{ taskId: string; runId: string; question: Record<string, unknown> }> {
   const res = await runCli(['run', '--json', ask(args)], env);
   expect(res.code, res.stderr).toBe(8);
   const events = ndjson(res.stdout);
   const last = events.at(-1)!;
   expect(last).toMatchObject({ type: 'CUSTOM', name: 'USER_INPUT_REQUIRED' });
   expect(res.stderr).toContain(`agent-run answer ${events[0]!.thread_id}`);
-  return { taskId: events[0]!.thread_id as string, runId: events[0]!.run_id as string, question: last.data as Record<string, unknown> };
+  return {
+    taskId: events[0]!.thread_id as string,
+    runId: events[0]!.run_id as string,
+    question: last.data as Record<string, unknown>,
+  };
 }
 
 describe('run', () => {
@@ -48,12 +54,17 @@ describe('run', () => {
     expect(res.code, res.stderr).toBe(0);
     const [, runId, taskId] = /run (run_\S+) +task (task_\S+)/.exec(res.stderr)!;
     const stored = await readTaskStream(member, taskId!);
-    const text = stored.filter((f) => f.data.type === 'TEXT_MESSAGE_CONTENT').map((f) => f.data.delta).join('');
+    const text = stored
+      .filter((f) => f.data.type === 'TEXT_MESSAGE_CONTENT')
+      .map((f) => f.data.delta)
+      .join('');
     expect(res.stdout).toBe(`${text}\n`);
     expect(stored.at(-1)!.data).toMatchObject({ type: 'RUN_FINISHED', run_id: runId });
     const usage = stored.find((f) => f.data.name === 'USAGE')!.data.data as { total_tokens: number; credits: number };
     const counted = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
-    expect(res.stderr).toContain(`usage: ${counted(usage.total_tokens, 'token')}, ${counted(usage.credits, 'credit')}\n`);
+    expect(res.stderr).toContain(
+      `usage: ${counted(usage.total_tokens, 'token')}, ${counted(usage.credits, 'credit')}\n`,
+    );
     expect(res.stderr).toMatch(/run finished/);
   });
 
@@ -61,7 +72,12 @@ describe('run', () => {
     const res = await runCli(['run', '--background', '--json', 'Say hello'], env);
     expect(res.code, res.stderr).toBe(0);
     const meta = JSON.parse(res.stdout) as Record<string, unknown>;
-    expect(meta).toMatchObject({ id: expect.stringMatching(/^run_/), task_id: expect.stringMatching(/^task_/), status: 'pending', stream_endpoint: null });
+    expect(meta).toMatchObject({
+      id: expect.stringMatching(/^run_/),
+      task_id: expect.stringMatching(/^task_/),
+      status: 'pending',
+      stream_endpoint: null,
+    });
     const followed = await runCli(['follow', '--json', meta.task_id as string], env);
     expect(followed.code, followed.stderr).toBe(0);
     const events = ndjson(followed.stdout);
@@ -86,7 +102,12 @@ describe('run', () => {
   });
 
   it('a failed run exits 1 and says why on stderr', async () => {
-    const broken = await createTenant({ provider: 'openai-compatible', base_url: 'http://127.0.0.1:9/v1', model: 'm', api_key_env: 'ARS_TEST_UNSET_KEY' });
+    const broken = await createTenant({
+      provider: 'openai-compatible',
+      base_url: 'http://127.0.0.1:9/v1',
+      model: 'm',
+      api_key_env: 'ARS_TEST_UNSET_KEY',
+    });
     const res = await runCli(['run', 'hi'], cliEnv(broken.keys.member, broken.agentId));
     expect(res.code, res.stderr).toBe(1);
     expect(res.stderr).toMatch(/run failed: .*\(MODEL_CONFIG_ERROR\)/);
@@ -118,7 +139,9 @@ describe('run', () => {
     const resumed = await runCli(['resume', taskId], own);
     expect(resumed.code, resumed.stderr).toBe(0);
     const events = ndjson((await runCli(['follow', '--json', taskId], own)).stdout);
-    const statuses = events.filter((e) => e.type === 'STATE_DELTA').map((e) => (e.delta as { value: string }[])[0]!.value);
+    const statuses = events
+      .filter((e) => e.type === 'STATE_DELTA')
+      .map((e) => (e.delta as { value: string }[])[0]!.value);
     expect(statuses).toEqual(['executing', 'paused', 'executing', 'completed']);
     expect((await runCli(['resume', taskId], own)).code).toBe(9);
   });
@@ -131,16 +154,25 @@ describe('run', () => {
       expect(out, what).not.toMatch(CONTROL);
     };
     // The offline model echoes the message into its answer's deltas.
-    const echoed = await runCli(['run', '--mode', 'fast', 'Title \x1b]0;pwned\x07 clear \x1b[2J bell \x07 csi \x9b31m end'], env);
+    const echoed = await runCli(
+      ['run', '--mode', 'fast', 'Title \x1b]0;pwned\x07 clear \x1b[2J bell \x07 csi \x9b31m end'],
+      env,
+    );
     expect(echoed.code, echoed.stderr).toBe(0);
     const taskId = /task (task_\S+)/.exec(echoed.stderr)![1]!;
-    const text = (await readTaskStream(member, taskId)).filter((f) => f.data.type === 'TEXT_MESSAGE_CONTENT').map((f) => f.data.delta).join('');
+    const text = (await readTaskStream(member, taskId))
+      .filter((f) => f.data.type === 'TEXT_MESSAGE_CONTENT')
+      .map((f) => f.data.delta)
+      .join('');
     expect(text).toContain('\x1b]0;pwned\x07 clear \x1b[2J'); // the run really carries them
     clean('answer', echoed.stdout);
     clean('progress', echoed.stderr);
     expect(echoed.stdout).toContain('Title  clear  bell  csi  end');
     // A deep run: the offline model's plan quotes the message, and the CLI prints the plan as progress.
-    const planned = await runCli(['run', '--task', taskId, '--mode', 'deep', 'Plan \x1b]0;pwned\x07 it \x1b[2J now'], env);
+    const planned = await runCli(
+      ['run', '--task', taskId, '--mode', 'deep', 'Plan \x1b]0;pwned\x07 it \x1b[2J now'],
+      env,
+    );
     expect(planned.code, planned.stderr).toBe(0);
     const stored = await readTaskStream(member, taskId);
     const plan = stored.find((f) => f.data.name === 'PLAN_CREATED')!.data.data as { steps: unknown[] };
@@ -163,7 +195,9 @@ describe('run', () => {
     expect(commented.code, commented.stderr).toBe(0);
     expect((await runCli(['answer', taskId, JSON.stringify({ value: 'Ada' })], env)).code).toBe(0);
     const events = ndjson((await runCli(['follow', '--json', taskId], env)).stdout);
-    expect(events.some((e) => e.name === 'SYSTEM_STATUS' && (e.data as { status?: string }).status === 'comment_applied')).toBe(true);
+    expect(
+      events.some((e) => e.name === 'SYSTEM_STATUS' && (e.data as { status?: string }).status === 'comment_applied'),
+    ).toBe(true);
     expect(question.run_id).toBe(runId);
   });
 });

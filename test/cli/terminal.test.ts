@@ -48,7 +48,9 @@ const taskOf = (screen: string) => /task (task_\w+)/.exec(screen)![1]!;
 /** The answers the agent got, from the task's stored stream. */
 async function toolResults(taskId: string): Promise<Record<string, unknown>[]> {
   const frames = await readTaskStream(member, taskId);
-  return frames.filter((f) => f.data.type === 'TOOL_CALL_RESULT').map((f) => JSON.parse(f.data.content as string) as Record<string, unknown>);
+  return frames
+    .filter((f) => f.data.type === 'TOOL_CALL_RESULT')
+    .map((f) => JSON.parse(f.data.content as string) as Record<string, unknown>);
 }
 
 describe('agent-run in a terminal', () => {
@@ -83,7 +85,9 @@ describe('agent-run in a terminal', () => {
     expect(screen).toContain('EXIT:0');
     expect(screen).toMatch(/run finished/);
     const taskId = taskOf(screen);
-    const text = (await readTaskStream(member, taskId)).filter((f) => f.data.type === 'TEXT_MESSAGE_CONTENT').map((f) => f.data.delta as string);
+    const text = (await readTaskStream(member, taskId))
+      .filter((f) => f.data.type === 'TEXT_MESSAGE_CONTENT')
+      .map((f) => f.data.delta as string);
     // Only the answer went to stdout; prompts and progress to the terminal through stderr.
     expect(readFileSync(answerFile, 'utf8').replace(/\n/g, '')).toBe(text.join('').replace(/\n/g, ''));
     const results = await toolResults(taskId);
@@ -97,7 +101,11 @@ describe('agent-run in a terminal', () => {
 
   it('structured questions one by one, multiline text line by line, and Esc dismisses a question', async () => {
     const message = [
-      tool('request_user_input', { input_type: 'structured_questions', prompt: 'A few questions', questions: [{ question: 'Size?' }, { question: 'Colour?', choices: ['red', 'blue'] }] }),
+      tool('request_user_input', {
+        input_type: 'structured_questions',
+        prompt: 'A few questions',
+        questions: [{ question: 'Size?' }, { question: 'Colour?', choices: ['red', 'blue'] }],
+      }),
       tool('request_user_input', { input_type: 'multiline', prompt: 'Describe it' }),
       tool('request_user_input', { input_type: 'text', prompt: 'Anything else?' }),
     ].join('\n');
@@ -227,6 +235,10 @@ describe('agent-run login in a terminal', () => {
     expect(screen).toContain('EXIT:0');
     expect(screen).not.toContain(tenant.keys.member);
     expect(statSync(file).mode & 0o777).toBe(0o600);
-    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ url: inject('apiUrl'), api_key: tenant.keys.member, agent: tenant.agentId });
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({
+      url: inject('apiUrl'),
+      api_key: tenant.keys.member,
+      agent: tenant.agentId,
+    });
   });
 });

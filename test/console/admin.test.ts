@@ -28,8 +28,16 @@ beforeAll(async () => {
   const org = await owner.admin.org();
   const emailOf = (id: string) => org.users.find((u) => u.id === id)!.email;
   const tag = emailOf(tenant.users.owner).replace(/^owner-/, '');
-  emails = { owner: emailOf(tenant.users.owner), member: emailOf(tenant.users.member), outsider: emailOf(tenant.users.outsider), admin: `admin-${tag}` };
-  const added = await owner.admin.apply({ users: [{ email: emails.admin, role: 'admin' }], keys: [{ user: emails.admin, name: 'console' }] });
+  emails = {
+    owner: emailOf(tenant.users.owner),
+    member: emailOf(tenant.users.member),
+    outsider: emailOf(tenant.users.outsider),
+    admin: `admin-${tag}`,
+  };
+  const added = await owner.admin.apply({
+    users: [{ email: emails.admin, role: 'admin' }],
+    keys: [{ user: emails.admin, name: 'console' }],
+  });
   adminKey = added.org.keys[0]!.key!;
   browser = await launchBrowser();
   page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
@@ -47,8 +55,12 @@ describe('administration screens (as an admin)', () => {
     await page.getByRole('heading', { name: 'Members' }).waitFor();
     // An admin may not give the owner role nor change an owner.
     expect(await page.getByLabel(`Role of ${emails.owner}`).isDisabled()).toBe(true);
-    expect(await page.getByLabel(`Role of ${emails.member}`).getByRole('option', { name: 'owner' }).isDisabled()).toBe(true);
-    expect(await page.getByLabel('Role of the new member').getByRole('option', { name: 'owner' }).isDisabled()).toBe(true);
+    expect(await page.getByLabel(`Role of ${emails.member}`).getByRole('option', { name: 'owner' }).isDisabled()).toBe(
+      true,
+    );
+    expect(await page.getByLabel('Role of the new member').getByRole('option', { name: 'owner' }).isDisabled()).toBe(
+      true,
+    );
 
     await page.getByLabel(`Role of ${emails.outsider}`).selectOption('guest');
     await expectChange(page, `updated user ${emails.outsider}`);
@@ -61,7 +73,11 @@ describe('administration screens (as an admin)', () => {
     await screenshot(page, 'admin-members');
     const users = (await owner.admin.org()).document.users;
     expect(users.find((u) => u.email === emails.outsider)!.role).toBe('guest');
-    expect(users.find((u) => u.email === `new-${emails.member}`)).toEqual({ email: `new-${emails.member}`, role: 'member', name: 'New Member' });
+    expect(users.find((u) => u.email === `new-${emails.member}`)).toEqual({
+      email: `new-${emails.member}`,
+      role: 'member',
+      name: 'New Member',
+    });
   });
 
   it('agents: creates one with tools, approvals and access (previewed first); the member sees it in the chat picker', async () => {
@@ -73,7 +89,16 @@ describe('administration screens (as an admin)', () => {
     await form.getByLabel('Max steps').fill('5');
     await form.getByLabel('System prompt').fill('You help customers.');
     await form.getByLabel('All catalog tools (including tools added later)').uncheck();
-    for (const tool of ['create_artifact', 'update_artifact', 'forget_memory', 'read_file', 'write_file', 'list_files', 'run_command']) await form.getByLabel(`Tool ${tool}`).uncheck();
+    for (const tool of [
+      'create_artifact',
+      'update_artifact',
+      'forget_memory',
+      'read_file',
+      'write_file',
+      'list_files',
+      'run_command',
+    ])
+      await form.getByLabel(`Tool ${tool}`).uncheck();
     await form.getByLabel('Approval for save_memory').check();
     await form.getByLabel('Sensitive save_memory').check();
     await form.getByLabel('Deep-mode plans wait for approval').check();
@@ -110,7 +135,10 @@ describe('administration screens (as an admin)', () => {
     await screenshot(page, 'admin-agent-edit');
     await edit.getByRole('button', { name: 'Save agent' }).click();
     await expectChange(page, 'updated agent "helper"');
-    expect((await owner.agents.list()).agents.find((a) => a.name === 'helper')!.settings).toMatchObject({ temperature: 0.3, max_steps: 5 });
+    expect((await owner.agents.list()).agents.find((a) => a.name === 'helper')!.settings).toMatchObject({
+      temperature: 0.3,
+      max_steps: 5,
+    });
 
     const memberPage = await browser.newPage();
     await signIn(memberPage, apiUrl(), tenant.keys.member, 'member');
@@ -180,7 +208,11 @@ describe('administration screens (as an admin)', () => {
       ['hook', 'webhook', false],
       ['nightly', 'cron', true],
     ]);
-    expect(config.document.flows.find((f) => f.name === 'nightly')).toMatchObject({ agent: 'helper', user: emails.admin, cron: { schedule: '0 3 * * *', timezone: 'Europe/Berlin' } });
+    expect(config.document.flows.find((f) => f.name === 'nightly')).toMatchObject({
+      agent: 'helper',
+      user: emails.admin,
+      cron: { schedule: '0 3 * * *', timezone: 'Europe/Berlin' },
+    });
     // A new flow runs as the signed-in admin by default; an owner is not offered to an admin.
     expect(config.document.flows.find((f) => f.name === 'hook')?.user).toBe(emails.admin);
   });
@@ -200,7 +232,13 @@ describe('administration screens (as an admin)', () => {
     await expectChange(page, 'updated webhook "runs"');
     await screenshot(page, 'admin-webhooks');
     expect((await owner.admin.org()).document.webhooks).toEqual([
-      { name: 'runs', url: 'http://127.0.0.1:9/hooks', agent: 'helper', events: ['run.completed', 'run.failed', 'run.awaiting_input'], disabled: true },
+      {
+        name: 'runs',
+        url: 'http://127.0.0.1:9/hooks',
+        agent: 'helper',
+        events: ['run.completed', 'run.failed', 'run.awaiting_input'],
+        disabled: true,
+      },
     ]);
   });
 
@@ -208,7 +246,9 @@ describe('administration screens (as an admin)', () => {
     await page.getByRole('link', { name: 'Members' }).click();
     // The page would not offer it; the api refuses it anyway (the SDK, with the admin's key).
     const admin = new AgentRunClient({ baseUrl: apiUrl(), apiKey: adminKey });
-    await expect(admin.admin.apply({ users: [{ email: emails.member, role: 'owner' }] })).rejects.toBeInstanceOf(PermissionError);
+    await expect(admin.admin.apply({ users: [{ email: emails.member, role: 'owner' }] })).rejects.toBeInstanceOf(
+      PermissionError,
+    );
     expect((await owner.admin.org()).document.users.find((u) => u.email === emails.member)!.role).toBe('member');
   });
 

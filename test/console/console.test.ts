@@ -57,7 +57,9 @@ describe('console', () => {
     expect(res.headers.get('content-security-policy')).toContain("script-src 'self'");
     expect(await res.text()).toContain('/console/main.js');
     expect((await fetch(`${apiUrl()}/console/missing.js`)).status).toBe(404);
-    const config = (await (await fetch(`${apiUrl()}/console/config.json`)).json()) as { temporal_workflows_url: string };
+    const config = (await (await fetch(`${apiUrl()}/console/config.json`)).json()) as {
+      temporal_workflows_url: string;
+    };
     expect(config.temporal_workflows_url).toMatch(/\/namespaces\/[\w-]+\/workflows$/);
   });
 
@@ -90,15 +92,54 @@ describe('console', () => {
   });
 
   it.each([
-    ['confirmation', { input_type: 'confirmation', prompt: 'Proceed?' }, async (q: Locator) => q.getByRole('button', { name: 'Yes' }).click(), '"confirmed": true'],
-    ['text', { input_type: 'text', prompt: 'Your name?' }, async (q: Locator) => (await q.getByLabel('Your answer').fill('Ada'), q.getByRole('button', { name: 'Send' }).click()), '"value": "Ada"'],
-    ['number', { input_type: 'number', prompt: 'How many?' }, async (q: Locator) => (await q.getByLabel('Number').fill('42'), q.getByRole('button', { name: 'Send' }).click()), '"value": "42"'],
-    ['choice', { input_type: 'choice', prompt: 'Pick a colour', choices: ['red', 'blue'] }, async (q: Locator) => (await q.getByLabel('blue').check(), q.getByRole('button', { name: 'Send' }).click()), '"value": "blue"'],
-    ['multiline', { input_type: 'multiline', prompt: 'Describe' }, async (q: Locator) => (await q.getByLabel('Your answer').fill('line 1\nline 2'), q.getByRole('button', { name: 'Send' }).click()), '"value": "line 1\\nline 2"'],
+    [
+      'confirmation',
+      { input_type: 'confirmation', prompt: 'Proceed?' },
+      async (q: Locator) => q.getByRole('button', { name: 'Yes' }).click(),
+      '"confirmed": true',
+    ],
+    [
+      'text',
+      { input_type: 'text', prompt: 'Your name?' },
+      async (q: Locator) => (
+        await q.getByLabel('Your answer').fill('Ada'),
+        q.getByRole('button', { name: 'Send' }).click()
+      ),
+      '"value": "Ada"',
+    ],
+    [
+      'number',
+      { input_type: 'number', prompt: 'How many?' },
+      async (q: Locator) => (await q.getByLabel('Number').fill('42'), q.getByRole('button', { name: 'Send' }).click()),
+      '"value": "42"',
+    ],
+    [
+      'choice',
+      { input_type: 'choice', prompt: 'Pick a colour', choices: ['red', 'blue'] },
+      async (q: Locator) => (await q.getByLabel('blue').check(), q.getByRole('button', { name: 'Send' }).click()),
+      '"value": "blue"',
+    ],
+    [
+      'multiline',
+      { input_type: 'multiline', prompt: 'Describe' },
+      async (q: Locator) => (
+        await q.getByLabel('Your answer').fill('line 1\nline 2'),
+        q.getByRole('button', { name: 'Send' }).click()
+      ),
+      '"value": "line 1\\nline 2"',
+    ],
     [
       'structured_questions',
-      { input_type: 'structured_questions', prompt: 'A few questions', questions: [{ question: 'Size?' }, { question: 'Colour?', choices: ['red', 'blue'] }] },
-      async (q: Locator) => (await q.getByLabel('Size?').fill('large'), await q.getByLabel('Colour?').selectOption('blue'), q.getByRole('button', { name: 'Send' }).click()),
+      {
+        input_type: 'structured_questions',
+        prompt: 'A few questions',
+        questions: [{ question: 'Size?' }, { question: 'Colour?', choices: ['red', 'blue'] }],
+      },
+      async (q: Locator) => (
+        await q.getByLabel('Size?').fill('large'),
+        await q.getByLabel('Colour?').selectOption('blue'),
+        q.getByRole('button', { name: 'Send' }).click()
+      ),
       '"Colour?": "blue"',
     ],
   ])('answers a %s question through its form', async (type, args, fill, expected) => {
@@ -115,7 +156,11 @@ describe('console', () => {
     await send('Write a report', 'deep');
     const q = question('plan_approval');
     await q.waitFor();
-    while ((await q.getByRole('button', { name: /Remove step/ }).count()) > 1) await q.getByRole('button', { name: /Remove step/ }).last().click();
+    while ((await q.getByRole('button', { name: /Remove step/ }).count()) > 1)
+      await q
+        .getByRole('button', { name: /Remove step/ })
+        .last()
+        .click();
     await q.getByLabel('Step 1', { exact: true }).fill('Draft');
     await q.getByRole('button', { name: 'Add step' }).click();
     await q.getByLabel('Step 2', { exact: true }).fill('Polish');
@@ -139,7 +184,10 @@ describe('console', () => {
     await send(ask({ input_type: 'choice', prompt: 'Tea or coffee?', choices: ['tea', 'coffee'] }));
     await question('choice').waitFor();
     // The tab kept what it shows and the id of the last event it saw.
-    const saved = JSON.parse((await page.evaluate("sessionStorage.getItem('ars.console.runSnapshot')")) as string) as { lastEventId: string; runId: string };
+    const saved = JSON.parse((await page.evaluate("sessionStorage.getItem('ars.console.runSnapshot')")) as string) as {
+      lastEventId: string;
+      runId: string;
+    };
     expect(saved.lastEventId.startsWith(`${saved.runId}:`)).toBe(true);
     await page.reload();
     const q = question('choice');
@@ -160,14 +208,19 @@ describe('console', () => {
     await runLink.click();
     await page.locator('table.events tbody tr').first().waitFor();
     expect(await page.locator('table.events tbody tr').first().textContent()).toContain('RUN_STARTED');
-    expect(await page.getByRole('link', { name: /Temporal Web UI/ }).getAttribute('href')).toMatch(new RegExp(`/workflows/${runId}$`));
+    expect(await page.getByRole('link', { name: /Temporal Web UI/ }).getAttribute('href')).toMatch(
+      new RegExp(`/workflows/${runId}$`),
+    );
     await screenshot(page, 'inspector');
   });
 });
 
 describe('sign-in', () => {
   /** Every sessionStorage and localStorage entry of the page, and the cookies its scripts can read. */
-  const stored = (p: Page) => p.evaluate('JSON.stringify([Object.entries(sessionStorage), Object.entries(localStorage), document.cookie])') as Promise<string>;
+  const stored = (p: Page) =>
+    p.evaluate(
+      'JSON.stringify([Object.entries(sessionStorage), Object.entries(localStorage), document.cookie])',
+    ) as Promise<string>;
 
   it('keeps no API key in the browser: the session is an HttpOnly cookie; a reload renews through it; sign-out ends it', async () => {
     const own = await browser.newContext();
@@ -179,13 +232,21 @@ describe('sign-in', () => {
     expect(await stored(p)).not.toContain(tenant.keys.member);
     const [cookie, ...others] = await own.cookies();
     expect(others).toEqual([]);
-    expect(cookie).toMatchObject({ name: 'ars_console_session', httpOnly: true, sameSite: 'Strict', path: '/api/v1/auth/console' });
+    expect(cookie).toMatchObject({
+      name: 'ars_console_session',
+      httpOnly: true,
+      sameSite: 'Strict',
+      path: '/api/v1/auth/console',
+    });
     expect(cookie!.value).not.toContain(tenant.keys.member);
 
     // A reload, and a new tab, sign in from the cookie: no key typed, none stored.
     await p.reload();
     await p.getByTestId('role').filter({ hasText: 'member' }).waitFor();
-    await p.getByLabel('Agent', { exact: true }).locator(`option[value="${tenant.agentId}"]`).waitFor({ state: 'attached' });
+    await p
+      .getByLabel('Agent', { exact: true })
+      .locator(`option[value="${tenant.agentId}"]`)
+      .waitFor({ state: 'attached' });
     expect(await stored(p)).not.toContain('ars_');
     const second = await own.newPage();
     await second.goto(`${apiUrl()}/console/`);
@@ -209,9 +270,15 @@ describe('sign-in', () => {
 
 describe('approvals inbox', () => {
   it('a member is refused a sensitive approval; the owner approves it', async () => {
-    const sensitive = await createTenant({ approval_required_tools: ['save_memory'], sensitive_tools: ['save_memory'] });
+    const sensitive = await createTenant({
+      approval_required_tools: ['save_memory'],
+      sensitive_tools: ['save_memory'],
+    });
     const member = { token: await exchange(sensitive.keys.member), agentId: sensitive.agentId };
-    const { taskId } = await startBackgroundRun(member, { messages: [{ role: 'user', content: '/tool save_memory {"content":"secret"}' }], mode: 'fast' });
+    const { taskId } = await startBackgroundRun(member, {
+      messages: [{ role: 'user', content: '/tool save_memory {"content":"secret"}' }],
+      mode: 'fast',
+    });
     await waitForPending(member, taskId);
     const inbox = await browser.newContext();
     const p = await inbox.newPage();
@@ -238,7 +305,13 @@ describe('approvals inbox', () => {
 describe('administration', () => {
   it('an owner creates a key that is shown once and works, then revokes it; members see no admin screen and the api refuses them', async () => {
     const exchangeStatus = async (key: string) =>
-      (await fetch(`${apiUrl()}/api/v1/auth/exchange/agent-token`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ api_key: key }) })).status;
+      (
+        await fetch(`${apiUrl()}/api/v1/auth/exchange/agent-token`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify({ api_key: key }),
+        })
+      ).status;
     const admin = await browser.newContext();
     const p = await admin.newPage();
     p.setDefaultTimeout(20_000);

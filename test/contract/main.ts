@@ -10,7 +10,10 @@ import { seedContractTenant } from './seed.ts';
  * CONTRACT_MAX_EXAMPLES (default 50) sets test cases per operation and phase.
  */
 const maxExamples = Number(process.env.CONTRACT_MAX_EXAMPLES ?? 50);
-const stack = await startStack({ purpose: 'test', env: { LOG_LEVEL: 'warn', MODEL_PROVIDER: 'offline', ...contractRateLimits } });
+const stack = await startStack({
+  purpose: 'test',
+  env: { LOG_LEVEL: 'warn', MODEL_PROVIDER: 'offline', ...contractRateLimits },
+});
 let exitCode = 1;
 try {
   const db = createDb(stack.databaseUrl, 2);

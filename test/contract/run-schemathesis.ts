@@ -32,26 +32,40 @@ export async function runSchemathesis(opts: ContractRunOptions): Promise<Contrac
   const config = path.join(dir, 'schemathesis.toml');
   writeFileSync(config, toml(opts.seed));
   const args = [
-    '--config-file', config,
-    'run', `${opts.apiUrl}/openapi.json`,
-    '--checks', 'all',
-    '--max-examples', String(opts.maxExamples),
+    '--config-file',
+    config,
+    'run',
+    `${opts.apiUrl}/openapi.json`,
+    '--checks',
+    'all',
+    '--max-examples',
+    String(opts.maxExamples),
     // One worker: with two, hypothesis' ast.parse runs in two threads at once and CPython 3.11 can fail
     // with "SystemError: AST constructor recursion depth mismatch" (a schemathesis runtime error, seen in CI).
-    '--workers', '1',
-    '--request-timeout', '10',
+    '--workers',
+    '1',
+    '--request-timeout',
+    '10',
     '--no-color',
-    '--output-truncate', 'false',
+    '--output-truncate',
+    'false',
     // Auth comes from the seeded headers; generated bearer tokens and session cookies would only test the fuzzer.
-    '--generation-with-security-parameters', 'false',
-    '--generation-database', 'none',
-    '--suppress-health-check', 'all',
+    '--generation-with-security-parameters',
+    'false',
+    '--generation-database',
+    'none',
+    '--suppress-health-check',
+    'all',
     ...(opts.maxSeconds ? ['--max-time', String(opts.maxSeconds)] : []),
     ...(opts.seedValue !== undefined ? ['--seed', String(opts.seedValue)] : []),
   ];
   try {
     return await new Promise<ContractRunResult>((resolve, reject) => {
-      const child = spawn(st, args, { cwd: dir, env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(st, args, {
+        cwd: dir,
+        env: { ...process.env, NO_COLOR: '1' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let output = '';
       const take = (chunk: Buffer) => {
         output += chunk.toString();
@@ -70,7 +84,12 @@ export async function runSchemathesis(opts: ContractRunOptions): Promise<Contrac
 function toml(seed: ContractSeed): string {
   const str = (v: string) => JSON.stringify(v);
   const visitorHeaders = `headers = { Authorization = ${str(`Bearer ${seed.widget.visitorToken}`)}, Origin = ${str(seed.widget.origin)} }`;
-  const operation = (operationId: string, lines: string[]) => ['[[operations]]', `include-operation-id = ${str(operationId)}`, ...lines, ''];
+  const operation = (operationId: string, lines: string[]) => [
+    '[[operations]]',
+    `include-operation-id = ${str(operationId)}`,
+    ...lines,
+    '',
+  ];
   return [
     '[headers]',
     `Authorization = ${str(`Bearer ${seed.token}`)}`,
@@ -83,11 +102,14 @@ function toml(seed: ContractSeed): string {
     ...operation('streamTask', [`parameters = { "query.last_event_id" = ${str(seed.eventId)} }`]),
     // The widget gateway: a visitor token instead of the owner's, from the origin its key allows.
     ...operation('startWidgetSession', [visitorHeaders]),
-    ...['widgetStreamTask', 'widgetListTaskMessages', 'widgetAnswerInput', 'widgetGetPendingInput'].flatMap((operationId) =>
-      operation(operationId, [visitorHeaders, `parameters = { "path.task_id" = ${str(seed.widget.taskId)} }`]),
+    ...['widgetStreamTask', 'widgetListTaskMessages', 'widgetAnswerInput', 'widgetGetPendingInput'].flatMap(
+      (operationId) =>
+        operation(operationId, [visitorHeaders, `parameters = { "path.task_id" = ${str(seed.widget.taskId)} }`]),
     ),
     ...operation('deleteTask', [`parameters = { "path.task_id" = ${str(seed.deletableTaskId)} }`]),
-    ...Object.entries(seed.cursors).flatMap(([operationId, cursor]) => operation(operationId, [`parameters = { "query.cursor" = ${str(cursor)} }`])),
+    ...Object.entries(seed.cursors).flatMap(([operationId, cursor]) =>
+      operation(operationId, [`parameters = { "query.cursor" = ${str(cursor)} }`]),
+    ),
     // The spec answers 400 when the last message is not from the user or has no text: a rule
     // JSON Schema cannot state about an array's last item, so these may answer 400 to valid data.
     ...['startRun', 'startRunAsync', 'widgetStartRun', 'runAgUiAgent'].flatMap((operationId) =>

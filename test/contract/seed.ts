@@ -43,14 +43,20 @@ export async function seedContractTenant(db: Db, apiUrl: string): Promise<Contra
   const http = async (method: string, path: string, body?: unknown, token?: string) => {
     const res = await fetch(`${apiUrl}${path}`, {
       method,
-      headers: { 'Content-Type': 'application/json', 'X-Agent-Id': agentId, Origin: CONTRACT_WIDGET_ORIGIN, ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+      headers: {
+        'Content-Type': 'application/json',
+        'X-Agent-Id': agentId,
+        Origin: CONTRACT_WIDGET_ORIGIN,
+        ...(token ? { Authorization: `Bearer ${token}` } : {}),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await res.text();
     if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
     return JSON.parse(text) as Record<string, unknown>;
   };
-  const token = (await http('POST', '/api/v1/auth/exchange/agent-token', { api_key: org.keys[0]!.key })).access_token as string;
+  const token = (await http('POST', '/api/v1/auth/exchange/agent-token', { api_key: org.keys[0]!.key }))
+    .access_token as string;
   const saveMemory = `/tool save_memory ${JSON.stringify({ content: 'The contract run seeded this memory' })}`;
   const createArtifact = `/tool create_artifact ${JSON.stringify({ kind: 'table', title: 'Cities', content: { columns: ['city'], rows: [['Berlin']] } })}`;
   const startRun = async (content: string) => {
@@ -59,29 +65,47 @@ export async function seedContractTenant(db: Db, apiUrl: string): Promise<Contra
   };
   const pendingRequest = async (taskId: string) => {
     let request: Record<string, unknown> | undefined;
-    await waitUntil(async () => {
-      const pending = await http('GET', `/api/tasks/${taskId}/pending-input`, undefined, token);
-      request = pending.request as Record<string, unknown> | undefined;
-      return pending.pending === true;
-    }, 30_000, 'the seeded run to ask for approval');
+    await waitUntil(
+      async () => {
+        const pending = await http('GET', `/api/tasks/${taskId}/pending-input`, undefined, token);
+        request = pending.request as Record<string, unknown> | undefined;
+        return pending.pending === true;
+      },
+      30_000,
+      'the seeded run to ask for approval',
+    );
     return request!;
   };
 
   // A finished run: two artifacts, an answered approval, two memories (two of each, so lists have a next page).
   const done = await startRun([createArtifact, createArtifact, saveMemory, saveMemory].join('\n'));
   const request = await pendingRequest(done.taskId);
-  const approveRun = { request_id: request.request_id, run_id: done.runId, input_type: 'action_approval', approved: true, approve_run_scope: true };
+  const approveRun = {
+    request_id: request.request_id,
+    run_id: done.runId,
+    input_type: 'action_approval',
+    approved: true,
+    approve_run_scope: true,
+  };
   await http('POST', `/api/tasks/${done.taskId}/input`, approveRun, token);
-  const status = async () => ((await http('GET', `/api/run/${done.taskId}/status`, undefined, token)).run as { status: string }).status;
+  const status = async () =>
+    ((await http('GET', `/api/run/${done.taskId}/status`, undefined, token)).run as { status: string }).status;
   await waitUntil(async () => (await status()) === 'completed', 30_000, 'the seeded run to complete');
   const artifacts = await http('GET', `/api/tasks/${done.taskId}/artifacts?limit=1`, undefined, token);
   const memories = await http('GET', `/api/agents/${agentId}/memories?limit=1`, undefined, token);
   const events = await http('GET', `/api/runs/${done.runId}/events?limit=1`, undefined, token);
   const artifactId = (artifacts.artifacts as { id: string }[])[0]?.id;
-  if (!artifactId || !artifacts.next_cursor || !memories.next_cursor || !events.next_cursor) throw new Error('the seeded run made too few artifacts, memories or events');
+  if (!artifactId || !artifacts.next_cursor || !memories.next_cursor || !events.next_cursor)
+    throw new Error('the seeded run made too few artifacts, memories or events');
 
-  const visitorToken = (await http('POST', '/api/v1/widget/session', { widget_key: org.widget_keys[0]!.key })).visitor_token as string;
-  const visitorRun = await http('POST', '/api/v1/widget/run', { messages: [{ role: 'user', content: 'hello' }], stream: false }, visitorToken);
+  const visitorToken = (await http('POST', '/api/v1/widget/session', { widget_key: org.widget_keys[0]!.key }))
+    .visitor_token as string;
+  const visitorRun = await http(
+    'POST',
+    '/api/v1/widget/run',
+    { messages: [{ role: 'user', content: 'hello' }], stream: false },
+    visitorToken,
+  );
 
   // A run waiting for approval: its approval is pending, and its task is the one DELETE may remove.
   const waiting = await startRun(saveMemory);
@@ -90,14 +114,20 @@ export async function seedContractTenant(db: Db, apiUrl: string): Promise<Contra
   return {
     token,
     agentId,
-    ids: { task_id: done.taskId, run_id: done.runId, artifact_id: artifactId, approval_id: approvalId, agent_id: agentId },
+    ids: {
+      task_id: done.taskId,
+      run_id: done.runId,
+      artifact_id: artifactId,
+      approval_id: approvalId,
+      agent_id: agentId,
+    },
     deletableTaskId: waiting.taskId,
     cursors: {
       listTaskArtifacts: artifacts.next_cursor as string,
       listAgentMemories: memories.next_cursor as string,
       listRunEvents: events.next_cursor as string,
     },
-    eventId: ((events.events as { id: string }[])[0]!).id,
+    eventId: (events.events as { id: string }[])[0]!.id,
     widget: { visitorToken, origin: CONTRACT_WIDGET_ORIGIN, taskId: visitorRun.task_id as string },
   };
 }

@@ -21,7 +21,9 @@ ajv.addMetaSchema({ ...draft7, $id: 'https://json-schema.org/draft-07/schema' })
 const validate = ajv.compile(schema);
 
 function schemaErrors(compose: unknown): string[] {
-  return validate(compose) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message} ${JSON.stringify(e.params)}`);
+  return validate(compose)
+    ? []
+    : (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message} ${JSON.stringify(e.params)}`);
 }
 
 const original = readFileSync(composePath, 'utf8');
@@ -35,9 +37,15 @@ describe('docker-compose.yml', () => {
   it('the schema rejects broken copies of it', () => {
     const broken: [string, (c: ComposeFile) => void][] = [
       ['unknown service key', (c) => Object.assign(c.services.api!, { helthcheck: {} })],
-      ['depends_on condition that does not exist', (c) => Object.assign(c.services.api!, { depends_on: { migrate: { condition: 'service_ready' } } })],
+      [
+        'depends_on condition that does not exist',
+        (c) => Object.assign(c.services.api!, { depends_on: { migrate: { condition: 'service_ready' } } }),
+      ],
       ['ports as one string instead of a list', (c) => Object.assign(c.services.api!, { ports: '8000:8000' })],
-      ['healthcheck with an unknown key', (c) => Object.assign(c.services.postgres!.healthcheck!, { command: 'pg_isready' })],
+      [
+        'healthcheck with an unknown key',
+        (c) => Object.assign(c.services.postgres!.healthcheck!, { command: 'pg_isready' }),
+      ],
       ['services as a list', (c) => Object.assign(c, { services: [] })],
     ];
     for (const [what, breakIt] of broken) {
@@ -46,8 +54,19 @@ describe('docker-compose.yml', () => {
       expect(schemaErrors(copy), what).not.toEqual([]);
     }
     // And edits of the text itself: a misspelt condition, a volume list given as a map.
-    expect(schemaErrors(parseCompose(original.replace('condition: service_healthy', 'condition: healthy')))).not.toEqual([]);
-    expect(schemaErrors(parseCompose(original.replace('volumes: [pgdata:/var/lib/postgresql/data]', 'volumes: { pgdata: /var/lib/postgresql/data }')))).not.toEqual([]);
+    expect(
+      schemaErrors(parseCompose(original.replace('condition: service_healthy', 'condition: healthy'))),
+    ).not.toEqual([]);
+    expect(
+      schemaErrors(
+        parseCompose(
+          original.replace(
+            'volumes: [pgdata:/var/lib/postgresql/data]',
+            'volumes: { pgdata: /var/lib/postgresql/data }',
+          ),
+        ),
+      ),
+    ).not.toEqual([]);
   });
 
   it('keeps the deployment rules: healthchecks, conditions, restart policies, published ports, secrets', () => {
@@ -62,11 +81,14 @@ describe('docker-compose.yml', () => {
       }
       // Every dependency waits for a condition: healthy for long-running services, completion for one-shots.
       for (const [dep, condition] of Object.entries(dependencies(service))) {
-        expect(condition, `${name} -> ${dep}`).toBe(oneShots.includes(dep) ? 'service_completed_successfully' : 'service_healthy');
+        expect(condition, `${name} -> ${dep}`).toBe(
+          oneShots.includes(dep) ? 'service_completed_successfully' : 'service_healthy',
+        );
       }
       // Only the api and the UIs are published (the UIs on loopback).
       if (service.ports) expect(['api', 'temporal-ui', 'grafana', 'jaeger'], `${name} publishes ports`).toContain(name);
-      if (service.ports && name !== 'api') for (const port of service.ports) expect(String(port), `${name} on loopback`).toMatch(/^127\.0\.0\.1:/);
+      if (service.ports && name !== 'api')
+        for (const port of service.ports) expect(String(port), `${name} on loopback`).toMatch(/^127\.0\.0\.1:/);
     }
     expect(c.services['temporal-ui']!.ports).toEqual(['127.0.0.1:8080:8080']);
     expect(startOrder(c)).toHaveLength(Object.keys(c.services).length);
@@ -83,23 +105,38 @@ describe('docker-compose.yml', () => {
 
   it('the observability profile scrapes what the api and worker serve and provisions the dashboard it mounts', () => {
     const c = readCompose(composePath);
-    for (const name of ['prometheus', 'grafana', 'jaeger']) expect(c.services[name]!.profiles, name).toEqual(['observability']);
-    const prometheus = parse(readFileSync(path.join(projectRoot, 'deploy', 'prometheus', 'prometheus.yml'), 'utf8')) as {
-      scrape_configs: { job_name: string; metrics_path: string; authorization?: { credentials_file: string }; dns_sd_configs: { names: string[]; port: number }[] }[];
+    for (const name of ['prometheus', 'grafana', 'jaeger'])
+      expect(c.services[name]!.profiles, name).toEqual(['observability']);
+    const prometheus = parse(
+      readFileSync(path.join(projectRoot, 'deploy', 'prometheus', 'prometheus.yml'), 'utf8'),
+    ) as {
+      scrape_configs: {
+        job_name: string;
+        metrics_path: string;
+        authorization?: { credentials_file: string };
+        dns_sd_configs: { names: string[]; port: number }[];
+      }[];
     };
     const job = (name: string) => prometheus.scrape_configs.find((j) => j.job_name === name)!;
     const env = (service: string) => c.services[service]!.environment as Record<string, string>;
     expect(job('api').dns_sd_configs[0]).toMatchObject({ names: ['api'], port: Number(env('api').API_PORT) });
-    expect(job('worker').dns_sd_configs[0]).toMatchObject({ names: ['worker'], port: Number(env('worker').WORKER_METRICS_PORT) });
+    expect(job('worker').dns_sd_configs[0]).toMatchObject({
+      names: ['worker'],
+      port: Number(env('worker').WORKER_METRICS_PORT),
+    });
     expect(env('worker').WORKER_METRICS_HOST).toBe('0.0.0.0');
     // The token file Prometheus sends is the secret made from the api's METRICS_TOKEN.
     const secret = (c.services.prometheus as { secrets: { source: string; target: string }[] }).secrets[0]!;
     expect(job('api').authorization?.credentials_file).toBe(secret.target);
-    expect((c.secrets as Record<string, { environment: string }>)[secret.source]).toEqual({ environment: 'METRICS_TOKEN' });
+    expect((c.secrets as Record<string, { environment: string }>)[secret.source]).toEqual({
+      environment: 'METRICS_TOKEN',
+    });
     // Required, as the other secrets: the api is published on every interface and its /metrics would be open.
     expect(env('api').METRICS_TOKEN).toMatch(/^\$\{METRICS_TOKEN:\?/);
     // Grafana loads dashboards from where compose mounts deploy/grafana/dashboards.
-    const provider = parse(readFileSync(path.join(projectRoot, 'deploy', 'grafana', 'provisioning', 'dashboards', 'dashboards.yml'), 'utf8')) as { providers: { options: { path: string } }[] };
+    const provider = parse(
+      readFileSync(path.join(projectRoot, 'deploy', 'grafana', 'provisioning', 'dashboards', 'dashboards.yml'), 'utf8'),
+    ) as { providers: { options: { path: string } }[] };
     const mounts = (c.services.grafana!.volumes as string[]).map((v) => v.split(':'));
     expect(mounts).toContainEqual(['./deploy/grafana/dashboards', provider.providers[0]!.options.path, 'ro']);
     const home = env('grafana').GF_DASHBOARDS_DEFAULT_HOME_DASHBOARD_PATH!;

@@ -36,8 +36,17 @@ const STOOD_IN: Record<string, string> = {
   grafana: 'nothing (profile observability)',
   jaeger: 'nothing (profile observability)',
 };
-const PATH = [path.join(projectRoot, 'node_modules', '.bin'), path.join(projectRoot, '.tools', 'temporal', 'bin'), process.env.PATH].join(path.delimiter);
-const composeVars = { JWT_SECRET: randomBytes(32).toString('hex'), SECRETS_KEY: randomBytes(32).toString('hex'), METRICS_TOKEN: randomBytes(24).toString('hex'), POSTGRES_PASSWORD: 'stood-in' };
+const PATH = [
+  path.join(projectRoot, 'node_modules', '.bin'),
+  path.join(projectRoot, '.tools', 'temporal', 'bin'),
+  process.env.PATH,
+].join(path.delimiter);
+const composeVars = {
+  JWT_SECRET: randomBytes(32).toString('hex'),
+  SECRETS_KEY: randomBytes(32).toString('hex'),
+  METRICS_TOKEN: randomBytes(24).toString('hex'),
+  POSTGRES_PASSWORD: 'stood-in',
+};
 
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -67,13 +76,21 @@ function run(argv: string[], env: Record<string, string>, timeoutMs = 60_000): P
 }
 
 beforeAll(() => {
-  const build = spawnSync('npm', ['run', '--silent', 'build'], { cwd: projectRoot, encoding: 'utf8', env: { ...process.env, PATH } });
+  const build = spawnSync('npm', ['run', '--silent', 'build'], {
+    cwd: projectRoot,
+    encoding: 'utf8',
+    env: { ...process.env, PATH },
+  });
   if (build.status !== 0) throw new Error(`npm run build failed:\n${build.stdout}\n${build.stderr}`);
 }, 180_000);
 
 describe('boot validation', () => {
   it('node dist/main/api.js with two bad values exits non-zero naming both, without a stack trace', async () => {
-    const result = await run(['node', 'dist/main/api.js'], { PATH, API_PORT: 'eighty', MODEL_PROVIDER: 'gpt', DATA_DIR: tmpdir() }, 20_000);
+    const result = await run(
+      ['node', 'dist/main/api.js'],
+      { PATH, API_PORT: 'eighty', MODEL_PROVIDER: 'gpt', DATA_DIR: tmpdir() },
+      20_000,
+    );
     expect(result.code).toBe(1);
     expect(result.output).toMatch(/Invalid configuration:/);
     expect(result.output).toMatch(/API_PORT: /);
@@ -94,7 +111,10 @@ describe('docker-compose.yml, natively', () => {
 
   /** Compose's addresses → this machine's. */
   const localizeArg = (arg: string) =>
-    arg.replaceAll('127.0.0.1:8000', `127.0.0.1:${apiPort}`).replaceAll('127.0.0.1:9464', `127.0.0.1:${metricsPort}`).replaceAll('temporal:7233', temporalAddress);
+    arg
+      .replaceAll('127.0.0.1:8000', `127.0.0.1:${apiPort}`)
+      .replaceAll('127.0.0.1:9464', `127.0.0.1:${metricsPort}`)
+      .replaceAll('temporal:7233', temporalAddress);
   const localEnv = (env: Record<string, string>): Record<string, string> => {
     const overrides: Record<string, string> = {
       DATABASE_URL: databaseUrl,
@@ -126,11 +146,18 @@ describe('docker-compose.yml, natively', () => {
   });
 
   /** Runs the healthcheck command until it exits 0; fails early if the service exits. */
-  async function waitHealthy(name: string, argv: string[], env: Record<string, string>, service: ChildProcess, output: () => string) {
+  async function waitHealthy(
+    name: string,
+    argv: string[],
+    env: Record<string, string>,
+    service: ChildProcess,
+    output: () => string,
+  ) {
     const deadline = Date.now() + 60_000;
     let last: Exit = { code: null, output: '' };
     while (Date.now() < deadline) {
-      if (service.exitCode !== null) throw new Error(`${name} exited (${service.exitCode}) before it was healthy:\n${output()}`);
+      if (service.exitCode !== null)
+        throw new Error(`${name} exited (${service.exitCode}) before it was healthy:\n${output()}`);
       last = await run(argv, env, 10_000);
       if (last.code === 0) return;
       await new Promise((r) => setTimeout(r, 250));
@@ -199,7 +226,9 @@ describe('docker-compose.yml, natively', () => {
       expect((await fetch(`${api}/console/main.js`)).status).toBe(200);
       // The api is published on every interface: its /metrics answers only the bearer of METRICS_TOKEN.
       expect((await fetch(`${api}/metrics`)).status).toBe(401);
-      expect((await fetch(`${api}/metrics`, { headers: { Authorization: `Bearer ${composeVars.METRICS_TOKEN}` } })).status).toBe(200);
+      expect(
+        (await fetch(`${api}/metrics`, { headers: { Authorization: `Bearer ${composeVars.METRICS_TOKEN}` } })).status,
+      ).toBe(200);
     } finally {
       await db.$disconnect();
     }
@@ -208,7 +237,10 @@ describe('docker-compose.yml, natively', () => {
   it('the one-shot init services succeed again on the next `up`', async () => {
     for (const name of startOrder(compose).filter((n) => compose.services[n]!.restart === 'no' && !STOOD_IN[n])) {
       const service = compose.services[name]!;
-      const result = await run(commandOf(service, composeVars).map(localizeArg), localEnv(environmentOf(service, composeVars)));
+      const result = await run(
+        commandOf(service, composeVars).map(localizeArg),
+        localEnv(environmentOf(service, composeVars)),
+      );
       expect(result.code, `${name}\n${result.output}`).toBe(0);
     }
   });

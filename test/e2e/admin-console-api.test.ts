@@ -1,4 +1,10 @@
-import { AgentRunClient, BadRequestError, PermissionError, type ApplyDocument, type OrgConfiguration } from '@agent-run/client';
+import {
+  AgentRunClient,
+  BadRequestError,
+  PermissionError,
+  type ApplyDocument,
+  type OrgConfiguration,
+} from '@agent-run/client';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { apiUrl, call, exchange } from '../support/http.ts';
 import { createTenant, type Tenant } from '../support/tenant.ts';
@@ -27,7 +33,13 @@ beforeAll(async () => {
   const org = await owner.admin.org();
   const emailOf = (id: string) => org.users.find((u) => u.id === id)!.email;
   const tag = emailOf(tenant.users.owner).replace(/^owner-/, '');
-  emails = { owner: emailOf(tenant.users.owner), member: emailOf(tenant.users.member), outsider: emailOf(tenant.users.outsider), admin: `admin-${tag}`, guest: `guest-${tag}` };
+  emails = {
+    owner: emailOf(tenant.users.owner),
+    member: emailOf(tenant.users.member),
+    outsider: emailOf(tenant.users.outsider),
+    admin: `admin-${tag}`,
+    guest: `guest-${tag}`,
+  };
   // An admin and a guest (granted a customer-facing agent), added by the owner through the api.
   const added = await owner.admin.apply({
     users: [
@@ -42,7 +54,11 @@ beforeAll(async () => {
   });
   expect(added.dry_run).toBe(false);
   expect(added.changes).toEqual(
-    expect.arrayContaining([expect.stringMatching(`^created user ${emails.admin} \\(admin\\)`), expect.stringMatching('^created agent "help"'), `granted agent "help" in org "${org.name}" to ${emails.guest}`]),
+    expect.arrayContaining([
+      expect.stringMatching(`^created user ${emails.admin} \\(admin\\)`),
+      expect.stringMatching('^created agent "help"'),
+      `granted agent "help" in org "${org.name}" to ${emails.guest}`,
+    ]),
   );
   adminKey = added.org.keys.find((k) => k.user === emails.admin)!.key!;
   guestKey = added.org.keys.find((k) => k.user === emails.guest)!.key!;
@@ -53,7 +69,12 @@ describe('GET /api/agents', () => {
   it('owners and admins see every agent with settings and access; members and guests only the agents granted to them', async () => {
     const all = await admin.agents.list();
     expect(all.agents.map((a) => a.name)).toEqual(['agent', 'private', 'help']);
-    expect(all.agents[0]).toMatchObject({ id: tenant.agentId, customer_facing: false, settings: { approval_required_tools: ['save_memory'] }, access: [emails.member] });
+    expect(all.agents[0]).toMatchObject({
+      id: tenant.agentId,
+      customer_facing: false,
+      settings: { approval_required_tools: ['save_memory'] },
+      access: [emails.member],
+    });
     expect((await owner.agents.list()).count).toBe(3);
 
     const member = await client(tenant.keys.member).agents.list();
@@ -76,7 +97,12 @@ describe('GET /api/admin/org and POST /api/admin/apply', () => {
       [emails.admin, 'admin'],
       [emails.guest, 'guest'],
     ]);
-    expect(config.document.agents.find((a) => a.name === 'agent')).toEqual({ name: 'agent', customer_facing: false, settings: { approval_required_tools: ['save_memory'] }, access: [emails.member] });
+    expect(config.document.agents.find((a) => a.name === 'agent')).toEqual({
+      name: 'agent',
+      customer_facing: false,
+      settings: { approval_required_tools: ['save_memory'] },
+      access: [emails.member],
+    });
     // Straight from the GET body, over HTTP.
     const res = await call('POST', '/api/admin/apply', { token: await exchange(adminKey), body: config.document });
     expect(res.status).toBe(200);
@@ -91,13 +117,27 @@ describe('GET /api/admin/org and POST /api/admin/apply', () => {
         {
           name: 'support',
           customer_facing: true,
-          settings: { model: 'offline', tools: ['save_memory', 'recall_memory'], approval_required_tools: ['save_memory'], sensitive_tools: ['save_memory'], require_plan_approval: true, max_steps: 4 },
+          settings: {
+            model: 'offline',
+            tools: ['save_memory', 'recall_memory'],
+            approval_required_tools: ['save_memory'],
+            sensitive_tools: ['save_memory'],
+            require_plan_approval: true,
+            max_steps: 4,
+          },
           access: [`new-${emails.member}`],
         },
       ],
       widget_keys: [{ name: 'site', agent: 'support', origins: ['https://shop.example.test'] }],
       flows: [
-        { name: 'nightly', kind: 'cron', agent: 'support', user: emails.admin, message: 'Summarise the day', cron: { schedule: '0 3 * * *' } },
+        {
+          name: 'nightly',
+          kind: 'cron',
+          agent: 'support',
+          user: emails.admin,
+          message: 'Summarise the day',
+          cron: { schedule: '0 3 * * *' },
+        },
         { name: 'hook', kind: 'webhook', agent: 'support', user: emails.admin, message: 'Event: {{type}}' },
       ],
     };
@@ -112,7 +152,13 @@ describe('GET /api/admin/org and POST /api/admin/apply', () => {
 
     const again = await admin.admin.apply(doc);
     expect(again.changes).toEqual([]);
-    expect(again.org.widget_keys[0]).toEqual({ name: 'site', id: widgetKey.id, prefix: widgetKey.prefix, origins: ['https://shop.example.test'], revoked: false });
+    expect(again.org.widget_keys[0]).toEqual({
+      name: 'site',
+      id: widgetKey.id,
+      prefix: widgetKey.prefix,
+      origins: ['https://shop.example.test'],
+      revoked: false,
+    });
     expect(again.org.flows.every((f) => f.secret === undefined)).toBe(true);
 
     const config = await admin.admin.org();
@@ -124,10 +170,18 @@ describe('GET /api/admin/org and POST /api/admin/apply', () => {
         { name: 'nightly', id: expect.any(String), kind: 'cron', enabled: true, path: null },
       ]),
     );
-    expect(config.widget_keys).toEqual([expect.objectContaining({ name: 'site', agent: 'support', prefix: widgetKey.prefix, revoked: false })]);
-    expect(config.document.flows.find((f) => f.name === 'nightly')!.cron).toEqual({ schedule: '0 3 * * *', timezone: 'UTC', overlap: 'skip', catchup_window_seconds: 300 });
+    expect(config.widget_keys).toEqual([
+      expect.objectContaining({ name: 'site', agent: 'support', prefix: widgetKey.prefix, revoked: false }),
+    ]);
+    expect(config.document.flows.find((f) => f.name === 'nightly')!.cron).toEqual({
+      schedule: '0 3 * * *',
+      timezone: 'UTC',
+      overlap: 'skip',
+      catchup_window_seconds: 300,
+    });
     // The new member, given a key, sees the new agent in their list.
-    const memberKey = (await admin.admin.apply({ keys: [{ user: `new-${emails.member}`, name: 'k' }] })).org.keys[0]!.key!;
+    const memberKey = (await admin.admin.apply({ keys: [{ user: `new-${emails.member}`, name: 'k' }] })).org.keys[0]!
+      .key!;
     expect((await client(memberKey).agents.list()).agents.map((a) => a.name)).toEqual(['support']);
 
     // Disable the flow, revoke the key, take the access away: all by sending the state wanted.
@@ -150,11 +204,27 @@ describe('GET /api/admin/org and POST /api/admin/apply', () => {
   });
 
   it("a messaging flow needs Slack's signing secret when created, and keeps it when the document leaves it out", async () => {
-    expect((await call('PUT', '/api/admin/secrets/SLACK_BOT_TOKEN', { token: await exchange(adminKey), body: { value: 'xoxb-1' } })).status).toBe(200);
-    const flow = { name: 'slack', kind: 'messaging' as const, agent: 'help', user: emails.admin, message: '{{event.text}}', messaging: { bot_token_secret: 'SLACK_BOT_TOKEN' } };
+    expect(
+      (
+        await call('PUT', '/api/admin/secrets/SLACK_BOT_TOKEN', {
+          token: await exchange(adminKey),
+          body: { value: 'xoxb-1' },
+        })
+      ).status,
+    ).toBe(200);
+    const flow = {
+      name: 'slack',
+      kind: 'messaging' as const,
+      agent: 'help',
+      user: emails.admin,
+      message: '{{event.text}}',
+      messaging: { bot_token_secret: 'SLACK_BOT_TOKEN' },
+    };
     const refused = await admin.admin.apply({ flows: [flow] }).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(BadRequestError);
-    expect((refused as { detail: string }).detail).toBe("body.flows.0.secret: a messaging flow needs Slack's signing secret");
+    expect((refused as { detail: string }).detail).toBe(
+      "body.flows.0.secret: a messaging flow needs Slack's signing secret",
+    );
     const created = await admin.admin.apply({ flows: [{ ...flow, secret: 'a-slack-signing-secret-0123456789' }] });
     expect(created.changes).toEqual([expect.stringMatching(/^created messaging flow "slack"/)]);
     expect(created.org.flows[0]!.secret).toBeUndefined();
@@ -166,7 +236,10 @@ describe('GET /api/admin/org and POST /api/admin/apply', () => {
   it('a dry run reports the changes and keeps nothing', async () => {
     const before = await snapshot();
     const dry = await admin.admin.apply(
-      { agents: [{ name: 'draft' }], widget_keys: [{ name: 'draft-key', agent: 'help', origins: ['https://a.example.test'] }] },
+      {
+        agents: [{ name: 'draft' }],
+        widget_keys: [{ name: 'draft-key', agent: 'help', origins: ['https://a.example.test'] }],
+      },
       { dryRun: true },
     );
     expect(dry.dry_run).toBe(true);
@@ -185,28 +258,65 @@ describe('GET /api/admin/org and POST /api/admin/apply', () => {
       return (err as { detail: string }).detail;
     };
     // An admin may not promote anyone to owner (a new user or an existing one), nor change an owner.
-    expect(await refused({ users: [{ email: emails.member, role: 'owner' }], agents: [{ name: 'sneaky' }] }, PermissionError)).toContain('only an owner may give the owner role');
-    expect(await refused({ users: [{ email: `boss-${emails.member}`, role: 'owner' }] }, PermissionError)).toContain('only an owner may give the owner role');
-    expect(await refused({ users: [{ email: emails.owner, role: 'member' }] }, PermissionError)).toContain("only an owner may change an owner's role or name");
-    expect(await refused({ users: [{ email: emails.owner, role: 'owner', name: 'Renamed' }] }, PermissionError)).toContain("change an owner's role or name");
+    expect(
+      await refused(
+        { users: [{ email: emails.member, role: 'owner' }], agents: [{ name: 'sneaky' }] },
+        PermissionError,
+      ),
+    ).toContain('only an owner may give the owner role');
+    expect(await refused({ users: [{ email: `boss-${emails.member}`, role: 'owner' }] }, PermissionError)).toContain(
+      'only an owner may give the owner role',
+    );
+    expect(await refused({ users: [{ email: emails.owner, role: 'member' }] }, PermissionError)).toContain(
+      "only an owner may change an owner's role or name",
+    );
+    expect(
+      await refused({ users: [{ email: emails.owner, role: 'owner', name: 'Renamed' }] }, PermissionError),
+    ).toContain("change an owner's role or name");
     // Nor hold an owner's key (a key acts as its user), through apply or the key endpoint.
-    expect(await refused({ keys: [{ user: emails.owner, name: 'borrowed' }] }, PermissionError)).toContain('only an owner may create a key for an owner');
-    await expect(admin.admin.createApiKey({ userId: tenant.users.owner, name: 'borrowed' })).rejects.toBeInstanceOf(PermissionError);
+    expect(await refused({ keys: [{ user: emails.owner, name: 'borrowed' }] }, PermissionError)).toContain(
+      'only an owner may create a key for an owner',
+    );
+    await expect(admin.admin.createApiKey({ userId: tenant.users.owner, name: 'borrowed' })).rejects.toBeInstanceOf(
+      PermissionError,
+    );
     expect((await owner.admin.listApiKeys()).keys.filter((k) => k.name === 'borrowed')).toEqual([]);
     // The only owner may not step down.
-    expect(await refused({ users: [{ email: emails.owner, role: 'admin' }] }, BadRequestError, owner)).toContain('at least one owner');
+    expect(await refused({ users: [{ email: emails.owner, role: 'admin' }] }, BadRequestError, owner)).toContain(
+      'at least one owner',
+    );
     // Unchanged owners in a document are fine for an admin; an admin changes members' roles.
-    const ok = await admin.admin.apply({ users: [{ email: emails.owner, role: 'owner' }, { email: emails.outsider, role: 'guest' }] });
-    expect(ok.changes).toEqual([`updated user ${emails.outsider} in org "${(await owner.admin.org()).name}": role member → guest`]);
+    const ok = await admin.admin.apply({
+      users: [
+        { email: emails.owner, role: 'owner' },
+        { email: emails.outsider, role: 'guest' },
+      ],
+    });
+    expect(ok.changes).toEqual([
+      `updated user ${emails.outsider} in org "${(await owner.admin.org()).name}": role member → guest`,
+    ]);
     // An owner may promote, and then hand over.
     const handed = await owner.admin.apply({ users: [{ email: emails.admin, role: 'owner' }] });
     expect(handed.changes).toHaveLength(1);
-    expect((await client(adminKey).admin.apply({ users: [{ email: emails.owner, role: 'admin' }, { email: emails.admin, role: 'admin' }] }).catch((e: unknown) => e)) instanceof BadRequestError).toBe(true);
-    expect((await client(adminKey).admin.apply({ users: [{ email: emails.owner, role: 'admin' }] })).changes).toHaveLength(1);
-    expect((await client(adminKey).admin.apply({ users: [{ email: emails.owner, role: 'owner' }] })).changes).toHaveLength(1);
+    expect(
+      (await client(adminKey)
+        .admin.apply({
+          users: [
+            { email: emails.owner, role: 'admin' },
+            { email: emails.admin, role: 'admin' },
+          ],
+        })
+        .catch((e: unknown) => e)) instanceof BadRequestError,
+    ).toBe(true);
+    expect(
+      (await client(adminKey).admin.apply({ users: [{ email: emails.owner, role: 'admin' }] })).changes,
+    ).toHaveLength(1);
+    expect(
+      (await client(adminKey).admin.apply({ users: [{ email: emails.owner, role: 'owner' }] })).changes,
+    ).toHaveLength(1);
   });
 
-  it("operator-only agent settings (base_url, api_key_env, sandbox.network) are refused through the api, even for an owner", async () => {
+  it('operator-only agent settings (base_url, api_key_env, sandbox.network) are refused through the api, even for an owner', async () => {
     const before = await snapshot();
     const attempts: ApplyDocument[] = [
       // Model requests (with the service's key) sent to a server of the org's choosing.
@@ -233,7 +343,9 @@ describe('GET /api/admin/org and POST /api/admin/apply', () => {
     ]) {
       const res = await call('POST', '/api/admin/apply', { token, body: { agents } });
       expect(res.status).toBe(403);
-      expect(await res.json()).toEqual({ detail: expect.stringContaining('sandbox.run_command_approval is set by the service\'s operator') });
+      expect(await res.json()).toEqual({
+        detail: expect.stringContaining("sandbox.run_command_approval is set by the service's operator"),
+      });
       expect(await snapshot()).toBe(before);
     }
   });
@@ -253,18 +365,38 @@ describe('GET /api/admin/org and POST /api/admin/apply', () => {
   it('an invalid body is 422 in the spec format, a document naming what does not exist 400; nothing changes', async () => {
     const before = await snapshot();
     const token = await exchange(adminKey);
-    const invalid = await call('POST', '/api/admin/apply', { token, body: { name: 'x', credits: 5, agents: [{ name: 'ok' }, { name: '' }], users: [{ email: 'not-an-email', role: 'boss' }] } });
+    const invalid = await call('POST', '/api/admin/apply', {
+      token,
+      body: {
+        name: 'x',
+        credits: 5,
+        agents: [{ name: 'ok' }, { name: '' }],
+        users: [{ email: 'not-an-email', role: 'boss' }],
+      },
+    });
     expect(invalid.status).toBe(422);
-    const detail = ((await invalid.json()) as { detail: { loc: (string | number)[]; msg: string; type: string }[] }).detail;
-    expect(detail.map((d) => d.loc.join('.'))).toEqual(expect.arrayContaining(['body', 'body.agents.1.name', 'body.users.0.email', 'body.users.0.role']));
-    for (const d of detail) expect(d).toEqual({ loc: expect.any(Array), msg: expect.any(String), type: expect.any(String) });
+    const detail = ((await invalid.json()) as { detail: { loc: (string | number)[]; msg: string; type: string }[] })
+      .detail;
+    expect(detail.map((d) => d.loc.join('.'))).toEqual(
+      expect.arrayContaining(['body', 'body.agents.1.name', 'body.users.0.email', 'body.users.0.role']),
+    );
+    for (const d of detail)
+      expect(d).toEqual({ loc: expect.any(Array), msg: expect.any(String), type: expect.any(String) });
     expect((await call('POST', '/api/admin/apply', { token, rawBody: '[1,2]' })).status).toBe(422);
     expect((await call('POST', '/api/admin/apply', { token })).status).toBe(422);
     expect((await call('POST', '/api/admin/apply?dry_run=maybe', { token, body: {} })).status).toBe(422);
 
-    const unknown = await call('POST', '/api/admin/apply', { token, body: { agents: [{ name: 'new-one' }, { name: 'agent', access: ['nobody@example.test'] }] } });
+    const unknown = await call('POST', '/api/admin/apply', {
+      token,
+      body: { agents: [{ name: 'new-one' }, { name: 'agent', access: ['nobody@example.test'] }] },
+    });
     expect(unknown.status).toBe(400);
-    expect(await unknown.json()).toEqual({ detail: 'body.agents.1.access.0: no user with email nobody@example.test in org "' + (await admin.admin.org()).name + '"' });
+    expect(await unknown.json()).toEqual({
+      detail:
+        'body.agents.1.access.0: no user with email nobody@example.test in org "' +
+        (await admin.admin.org()).name +
+        '"',
+    });
     // The agent created before the failing one was rolled back with it.
     expect(await snapshot()).toBe(before);
   });
@@ -274,10 +406,13 @@ describe('GET /api/admin/org and POST /api/admin/apply', () => {
     const theirs = await client(other.keys.owner).admin.org();
     expect(theirs.id).toBe(other.orgId);
     expect(theirs.agents.map((a) => a.id).sort()).toEqual([other.agentId, other.privateAgentId].sort());
-    for (const id of [tenant.orgId, tenant.agentId, tenant.privateAgentId, tenant.users.owner]) expect(JSON.stringify(theirs)).not.toContain(id);
+    for (const id of [tenant.orgId, tenant.agentId, tenant.privateAgentId, tenant.users.owner])
+      expect(JSON.stringify(theirs)).not.toContain(id);
     expect((await client(other.keys.owner).agents.list()).agents.map((a) => a.id)).not.toContain(tenant.agentId);
     // Their owner names one of our users: unknown in their org, so 400, and ours is untouched.
-    const err = await client(other.keys.owner).admin.apply({ agents: [{ name: 'agent', access: [emails.member] }] }).catch((e: unknown) => e);
+    const err = await client(other.keys.owner)
+      .admin.apply({ agents: [{ name: 'agent', access: [emails.member] }] })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(BadRequestError);
     expect(JSON.stringify(await admin.admin.org())).toBe(mine);
     const ours: OrgConfiguration = JSON.parse(mine) as OrgConfiguration;

@@ -25,28 +25,51 @@ describe('POST /api/v1/auth/exchange/agent-token', () => {
     const res = await call('POST', '/api/v1/auth/exchange/agent-token', { body: { api_key: tenant.keys.owner } });
     expect(res.status).toBe(200);
     const body = (await res.json()) as Record<string, unknown>;
-    expect(body).toMatchObject({ token_type: 'Bearer', expires_in: 3600, org_id: tenant.orgId, user_id: tenant.users.owner, role: 'owner' });
+    expect(body).toMatchObject({
+      token_type: 'Bearer',
+      expires_in: 3600,
+      org_id: tenant.orgId,
+      user_id: tenant.users.owner,
+      role: 'owner',
+    });
     const header = decodeProtectedHeader(body.access_token as string);
     expect(header).toMatchObject({ alg: 'HS256', kid: 'k1' });
     const claims = decodeJwt(body.access_token as string);
     expect(claims.exp! - claims.iat!).toBe(3600);
-    expect(claims).toMatchObject({ iss: 'agent-run-service', aud: 'agent-run-service/api', sub: tenant.users.owner, org_id: tenant.orgId });
+    expect(claims).toMatchObject({
+      iss: 'agent-run-service',
+      aud: 'agent-run-service/api',
+      sub: tenant.users.owner,
+      org_id: tenant.orgId,
+    });
     expect(new Date(body.expires_at as string).getTime()).toBe(claims.exp! * 1000);
   });
 
   it('refuses unknown, malformed and revoked keys with 401', async () => {
-    await expectDetail(await call('POST', '/api/v1/auth/exchange/agent-token', { body: { api_key: 'ars_live_notarealkeynotarealkey00' } }), 401);
+    await expectDetail(
+      await call('POST', '/api/v1/auth/exchange/agent-token', {
+        body: { api_key: 'ars_live_notarealkeynotarealkey00' },
+      }),
+      401,
+    );
     await expectDetail(await call('POST', '/api/v1/auth/exchange/agent-token', { body: { api_key: 'hello' } }), 401);
     const fresh = await createTenant();
     await testDb().apiKey.updateMany({ where: { userId: fresh.users.owner }, data: { revokedAt: new Date() } });
-    await expectDetail(await call('POST', '/api/v1/auth/exchange/agent-token', { body: { api_key: fresh.keys.owner } }), 401);
+    await expectDetail(
+      await call('POST', '/api/v1/auth/exchange/agent-token', { body: { api_key: fresh.keys.owner } }),
+      401,
+    );
   });
 
   it('answers 422 with loc/msg/type when the body has no api_key', async () => {
     const res = await call('POST', '/api/v1/auth/exchange/agent-token', { body: {} });
     expect(res.status).toBe(422);
     const body = (await res.json()) as { detail: { loc: unknown[]; msg: string; type: string }[] };
-    expect(body.detail[0]).toMatchObject({ loc: ['body', 'api_key'], type: expect.any(String), msg: expect.any(String) });
+    expect(body.detail[0]).toMatchObject({
+      loc: ['body', 'api_key'],
+      type: expect.any(String),
+      msg: expect.any(String),
+    });
   });
 });
 
@@ -56,7 +79,14 @@ describe('bearer tokens on agent endpoints', () => {
 
   it('401 without a token, with a malformed header, garbage, a tampered, expired, foreign-key or alg=none token', async () => {
     await expectDetail(await run(undefined), 401, /Missing bearer token/);
-    await expectDetail(await call('POST', '/api/run', { headers: { Authorization: 'Token abc' }, agentId: tenant.agentId, body: userMessage('hi') }), 401);
+    await expectDetail(
+      await call('POST', '/api/run', {
+        headers: { Authorization: 'Token abc' },
+        agentId: tenant.agentId,
+        body: userMessage('hi'),
+      }),
+      401,
+    );
     await expectDetail(await run('not.a.jwt'), 401);
 
     const [h, p, s] = ownerToken.split('.');
@@ -76,7 +106,10 @@ describe('bearer tokens on agent endpoints', () => {
         .sign(key);
     const now = Math.floor(Date.now() / 1000);
     await expectDetail(await run(await sign(now - 10)), 401, /expired/);
-    await expectDetail(await run(await sign(now + 600, new TextEncoder().encode('another-secret-another-secret-another'))), 401);
+    await expectDetail(
+      await run(await sign(now + 600, new TextEncoder().encode('another-secret-another-secret-another'))),
+      401,
+    );
     await expectDetail(await run(await sign(now + 600, secret, 'k2')), 401);
     const none = `${Buffer.from('{"alg":"none","typ":"JWT"}').toString('base64url')}.${p}.`;
     await expectDetail(await run(none), 401);

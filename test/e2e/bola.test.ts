@@ -66,8 +66,12 @@ describe('object-level authorization (BOLA matrix)', () => {
 
   beforeAll(async () => {
     await new Promise<void>((resolve) => receiver.server.listen(0, '127.0.0.1', resolve));
-    const document = (await (await fetch(`${apiUrl()}/openapi.json`)).json()) as { paths: Record<string, Record<string, Omit<Operation, 'method' | 'path'>>> };
-    operations = Object.entries(document.paths).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => ({ ...op, method: method.toUpperCase(), path })));
+    const document = (await (await fetch(`${apiUrl()}/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, Omit<Operation, 'method' | 'path'>>>;
+    };
+    operations = Object.entries(document.paths).flatMap(([path, ops]) =>
+      Object.entries(ops).map(([method, op]) => ({ ...op, method: method.toUpperCase(), path })),
+    );
 
     const tag = randomBytes(4).toString('hex');
     const email = (who: string) => `${who}-${tag}@example.test`;
@@ -81,7 +85,11 @@ describe('object-level authorization (BOLA matrix)', () => {
               credits: 100_000,
               users: ['a1', 'a2'].map((who) => ({ email: email(who), role: 'member' })),
               agents: [
-                { name: 'agent', settings: { approval_required_tools: ['save_memory'] }, access: [email('a1'), email('a2')] },
+                {
+                  name: 'agent',
+                  settings: { approval_required_tools: ['save_memory'] },
+                  access: [email('a1'), email('a2')],
+                },
                 { name: 'support', customer_facing: true },
               ],
               keys: ['a1', 'a2'].map((who) => ({ user: email(who), name: 'bola' })),
@@ -98,18 +106,36 @@ describe('object-level authorization (BOLA matrix)', () => {
     a2 = await exchange(keyOf('a2'));
     const other = await createTenant();
     const otherWidget = await createWidgetTenant([SITE]);
-    outsider = { token: await exchange(other.keys.owner), agentId: other.agentId, visitor: (await widgetSession(otherWidget.key, SITE)).visitor_token };
+    outsider = {
+      token: await exchange(other.keys.owner),
+      agentId: other.agentId,
+      visitor: (await widgetSession(otherWidget.key, SITE)).visitor_token,
+    };
     sameOrgVisitor = (await widgetSession(org.widget_keys[0]!.key!, SITE)).visitor_token;
 
     // A1's objects: a finished run with an artifact, and a run waiting on an approval.
     const table = JSON.stringify({ kind: 'table', title: SECRET, content: { columns: [SECRET], rows: [[SECRET]] } });
-    const done = await startBackgroundRun(a1, { messages: [{ role: 'user', content: `${SECRET}\n/tool create_artifact ${table}` }] });
+    const done = await startBackgroundRun(a1, {
+      messages: [{ role: 'user', content: `${SECRET}\n/tool create_artifact ${table}` }],
+    });
     await waitForStatus(a1, done.taskId, 'completed');
-    const artifacts = (await (await call('GET', `/api/tasks/${done.taskId}/artifacts`, { token: a1.token, agentId: agentA })).json()) as { artifacts: { id: string }[] };
-    const waiting = await startBackgroundRun(a1, { messages: [{ role: 'user', content: `/tool save_memory {"content":"${SECRET}"}` }] });
+    const artifacts = (await (
+      await call('GET', `/api/tasks/${done.taskId}/artifacts`, { token: a1.token, agentId: agentA })
+    ).json()) as { artifacts: { id: string }[] };
+    const waiting = await startBackgroundRun(a1, {
+      messages: [{ role: 'user', content: `/tool save_memory {"content":"${SECRET}"}` }],
+    });
     const pending = await waitForPending(a1, waiting.taskId);
     const delivery = await testDb().webhookDelivery.findFirstOrThrow({ where: { runId: done.runId } });
-    ids = { task_id: done.taskId, run_id: done.runId, artifact_id: artifacts.artifacts[0]!.id, approval_id: String(pending.approval_id), agent_id: agentA, delivery_id: delivery.id, key_id: org.keys.find((k) => k.user === email('a1'))!.id };
+    ids = {
+      task_id: done.taskId,
+      run_id: done.runId,
+      artifact_id: artifacts.artifacts[0]!.id,
+      approval_id: String(pending.approval_id),
+      agent_id: agentA,
+      delivery_id: delivery.id,
+      key_id: org.keys.find((k) => k.user === email('a1'))!.id,
+    };
     // A1 itself may use every id (the control: the ids are real).
     expect((await call('GET', `/api/tasks/${done.taskId}`, { token: a1.token, agentId: agentA })).status).toBe(200);
     expect(pending.approval_id).toBeTruthy();
@@ -141,7 +167,12 @@ describe('object-level authorization (BOLA matrix)', () => {
     }
     const widget = op.path.startsWith('/api/v1/widget/');
     const res = widget
-      ? await call(op.method, path, { token: visitorToken, headers: { Origin: SITE }, body: bodyFor(op, ids), signal: AbortSignal.timeout(15_000) })
+      ? await call(op.method, path, {
+          token: visitorToken,
+          headers: { Origin: SITE },
+          body: bodyFor(op, ids),
+          signal: AbortSignal.timeout(15_000),
+        })
       : await call(op.method, path, { token, agentId, body: bodyFor(op, ids), signal: AbortSignal.timeout(15_000) });
     const text = await res.text().catch(() => '');
     return { status: res.status, text, label: `${op.method} ${expressPath(op.path)} (${op.operationId})` };
@@ -150,21 +181,25 @@ describe('object-level authorization (BOLA matrix)', () => {
   it('covers the id-bearing routes of the document', () => {
     const covered = idBearing(() => true).map(({ op }) => op.operationId);
     expect(covered.length).toBeGreaterThanOrEqual(15);
-    for (const id of ['getTask', 'deleteTask', 'getTaskArtifact', 'listRunEvents', 'respondToApproval', 'startRun']) expect(covered).toContain(id);
+    for (const id of ['getTask', 'deleteTask', 'getTaskArtifact', 'listRunEvents', 'respondToApproval', 'startRun'])
+      expect(covered).toContain(id);
   });
 
-  it('another org gets 403/404 for every route, through its own agent and through A\'s', async () => {
+  it("another org gets 403/404 for every route, through its own agent and through A's", async () => {
     for (const agentId of [outsider.agentId, agentA]) {
       for (const { op } of idBearing(() => true)) {
         const { status, text, label } = await attempt(op, outsider.token, agentId, outsider.visitor);
-        expect([403, 404], `${label} as another org via ${agentId === agentA ? "A's" : 'its own'} agent: ${text.slice(0, 300)}`).toContain(status);
+        expect(
+          [403, 404],
+          `${label} as another org via ${agentId === agentA ? "A's" : 'its own'} agent: ${text.slice(0, 300)}`,
+        ).toContain(status);
         expect(text, label).not.toContain(SECRET);
         expect(JSON.parse(text), label).toEqual({ detail: expect.any(String) });
       }
     }
   });
 
-  it('another member of the same org gets 403/404 for every route on A1\'s tasks, runs and artifacts', async () => {
+  it("another member of the same org gets 403/404 for every route on A1's tasks, runs and artifacts", async () => {
     for (const { op } of idBearing((p) => USER_OWNED.has(p))) {
       const { status, text, label } = await attempt(op, a2, agentA, sameOrgVisitor);
       expect([403, 404], `${label} as another member: ${text.slice(0, 300)}`).toContain(status);

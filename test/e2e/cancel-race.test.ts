@@ -23,7 +23,11 @@ describe('cancel racing with finish', () => {
     for (let i = 0; i < 14; i++) {
       const { taskId, runId } = await startBackgroundRun(who, userMessage(`race ${i}`));
       await new Promise((r) => setTimeout(r, (runMs * i) / 7));
-      const cancel = await call('POST', `/api/tasks/${taskId}/cancel`, { token: who.token, agentId: who.agentId, body: {} });
+      const cancel = await call('POST', `/api/tasks/${taskId}/cancel`, {
+        token: who.token,
+        agentId: who.agentId,
+        body: {},
+      });
       outcomes.push({ taskId, runId, cancelStatus: cancel.status });
     }
     const seen = new Set<number>();

@@ -20,7 +20,11 @@ describe('POST /api/tasks/{task_id}/runs/{run_id}/comment', () => {
     call('POST', `/api/tasks/${taskId}/runs/${runId}/comment`, { token: who, agentId: tenant.agentId, body });
 
   it('reaches the agent mid-stream: the next model step sees it, and the stream marks it', async () => {
-    const res = await call('POST', '/api/run', { token, agentId: tenant.agentId, body: userMessage('Write about ducks') });
+    const res = await call('POST', '/api/run', {
+      token,
+      agentId: tenant.agentId,
+      body: userMessage('Write about ducks'),
+    });
     const frames: { data: Record<string, unknown> }[] = [];
     let commented: Promise<Response> | undefined;
     const requestsBefore = fake.requests.length;
@@ -28,7 +32,9 @@ describe('POST /api/tasks/{task_id}/runs/{run_id}/comment', () => {
       frames.push(frame);
       if (!commented && frame.data.type === 'TEXT_MESSAGE_CONTENT') {
         const started = frames.find((f) => f.data.type === 'RUN_STARTED')!.data;
-        commented = comment(started.thread_id as string, started.run_id as string, { content: 'Focus on geese instead' });
+        commented = comment(started.thread_id as string, started.run_id as string, {
+          content: 'Focus on geese instead',
+        });
       }
     });
     const accepted = await commented!;
@@ -63,9 +69,16 @@ describe('POST /api/tasks/{task_id}/runs/{run_id}/comment', () => {
     expect((await comment(started.thread_id as string, started.run_id as string, { content: '   ' })).status).toBe(422);
     expect((await comment(started.thread_id as string, 'run_unknown', { content: 'hi' })).status).toBe(404);
     const owner = await exchange(tenant.keys.owner);
-    const outsiderTask = await comment(started.thread_id as string, started.run_id as string, { content: 'hi' }, await exchange(tenant.keys.outsider));
+    const outsiderTask = await comment(
+      started.thread_id as string,
+      started.run_id as string,
+      { content: 'hi' },
+      await exchange(tenant.keys.outsider),
+    );
     expect(outsiderTask.status).toBe(403);
-    expect((await comment(started.thread_id as string, started.run_id as string, { content: 'hi' }, owner)).status).toBe(409);
+    expect(
+      (await comment(started.thread_id as string, started.run_id as string, { content: 'hi' }, owner)).status,
+    ).toBe(409);
     expect(await testDb().runComment.count({ where: { runId: started.run_id as string } })).toBe(0);
   });
 });

@@ -15,18 +15,29 @@ const SESSION = '/api/v1/auth/console/session';
 const REFRESH = '/api/v1/auth/console/refresh';
 
 async function signIn(apiKey: string, headers: Record<string, string> = {}) {
-  const res = await fetch(`${apiUrl()}${SESSION}`, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify({ api_key: apiKey }) });
+  const res = await fetch(`${apiUrl()}${SESSION}`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...headers },
+    body: JSON.stringify({ api_key: apiKey }),
+  });
   const setCookie = res.headers.get('set-cookie') ?? '';
   return { res, setCookie, cookie: setCookie.split(';')[0]! };
 }
 
-const refresh = (cookie: string, headers: Record<string, string> = {}) => fetch(`${apiUrl()}${REFRESH}`, { method: 'POST', headers: { Cookie: cookie, ...headers } });
+const refresh = (cookie: string, headers: Record<string, string> = {}) =>
+  fetch(`${apiUrl()}${REFRESH}`, { method: 'POST', headers: { Cookie: cookie, ...headers } });
 
 describe('console session', () => {
   it('signs in with the key once: a token like the exchange’s, and a session cookie no script can read, sent only to the sign-in paths', async () => {
     const { res, setCookie, cookie } = await signIn(tenant.keys.member);
     expect(res.status).toBe(200);
-    expect(await res.json()).toMatchObject({ token_type: 'Bearer', expires_in: 3600, org_id: tenant.orgId, user_id: tenant.users.member, role: 'member' });
+    expect(await res.json()).toMatchObject({
+      token_type: 'Bearer',
+      expires_in: 3600,
+      org_id: tenant.orgId,
+      user_id: tenant.users.member,
+      role: 'member',
+    });
     expect(setCookie).toMatch(/^ars_console_session=[\w-]+\.[\w-]+\.[\w-]+;/);
     expect(setCookie).toMatch(/; HttpOnly/i);
     expect(setCookie).toMatch(/; SameSite=Strict/i);
@@ -69,7 +80,10 @@ describe('console session', () => {
     const fresh = await createTenant();
     const { cookie } = await signIn(fresh.keys.member);
     expect((await refresh(cookie)).status).toBe(200);
-    await testDb().apiKey.updateMany({ where: { hash: hashApiKey(fresh.keys.member) }, data: { revokedAt: new Date() } });
+    await testDb().apiKey.updateMany({
+      where: { hash: hashApiKey(fresh.keys.member) },
+      data: { revokedAt: new Date() },
+    });
     const refused = await refresh(cookie);
     expect(refused.status).toBe(401);
     expect(((await refused.json()) as { detail: string }).detail).toMatch(/revoked/);

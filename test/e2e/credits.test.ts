@@ -13,7 +13,8 @@ import { createTenant, testDb, type Tenant } from '../support/tenant.ts';
 /** The settings the test worker runs with (the global setup passes it this environment). */
 const config = () => loadConfig({ ...process.env, JWT_SECRET: inject('jwtSecret') });
 
-const balanceOf = async (orgId: string) => (await testDb().org.findUniqueOrThrow({ where: { id: orgId } })).creditBalance;
+const balanceOf = async (orgId: string) =>
+  (await testDb().org.findUniqueOrThrow({ where: { id: orgId } })).creditBalance;
 
 /** Rows a run request writes; a refused request must change none of them. */
 async function footprint(orgId: string) {
@@ -39,13 +40,20 @@ describe('billing of runs', () => {
     const tenant = await createTenant({ provider: 'openai-compatible', base_url: fake.baseUrl, model: 'fake-model' });
     const token = await exchange(tenant.keys.member);
     const before = await balanceOf(tenant.orgId);
-    const expected = creditsFor({ inputTokens: usage.prompt_tokens, outputTokens: usage.completion_tokens }, config().creditsPer1kTokens);
+    const expected = creditsFor(
+      { inputTokens: usage.prompt_tokens, outputTokens: usage.completion_tokens },
+      config().creditsPer1kTokens,
+    );
     expect(expected).toBeGreaterThan(0);
 
     let taskId: string | undefined;
     const runIds: string[] = [];
     for (const question of ['first', 'second', 'third']) {
-      const res = await call('POST', '/api/run', { token, agentId: tenant.agentId, body: { ...userMessage(question), ...(taskId ? { task_id: taskId } : {}) } });
+      const res = await call('POST', '/api/run', {
+        token,
+        agentId: tenant.agentId,
+        body: { ...userMessage(question), ...(taskId ? { task_id: taskId } : {}) },
+      });
       expect(res.status).toBe(200);
       const frames = withoutHeartbeats(await readSse(res));
       const runId = frames[0]!.data.run_id as string;
@@ -59,10 +67,20 @@ describe('billing of runs', () => {
       expect(usageEvent).toMatchObject({
         type: 'CUSTOM',
         name: 'USAGE',
-        data: { input_tokens: usage.prompt_tokens, output_tokens: usage.completion_tokens, total_tokens: 2200, credits: expected },
+        data: {
+          input_tokens: usage.prompt_tokens,
+          output_tokens: usage.completion_tokens,
+          total_tokens: 2200,
+          credits: expected,
+        },
       });
       const run = await testDb().run.findUniqueOrThrow({ where: { id: runId } });
-      expect({ credits: run.creditsUsed, input: run.inputTokens, output: run.outputTokens, billed: run.billedAt !== null }).toEqual({
+      expect({
+        credits: run.creditsUsed,
+        input: run.inputTokens,
+        output: run.outputTokens,
+        billed: run.billedAt !== null,
+      }).toEqual({
         credits: expected,
         input: usage.prompt_tokens,
         output: usage.completion_tokens,
@@ -84,33 +102,52 @@ describe('the credit pre-flight check', () => {
   beforeAll(async () => {
     tenant = await createTenant();
     token = await exchange(tenant.keys.member);
-    const started = await call('POST', '/api/run', { token, agentId: tenant.agentId, body: { ...userMessage('while there is credit'), stream: false } });
+    const started = await call('POST', '/api/run', {
+      token,
+      agentId: tenant.agentId,
+      body: { ...userMessage('while there is credit'), stream: false },
+    });
     expect(started.status).toBe(202);
     taskId = ((await started.json()) as { task_id: string }).task_id;
   });
 
-  it.each([0, -5])('refuses every way of starting a run with 402 when the balance is %i, writing nothing', async (balance) => {
-    await testDb().org.update({ where: { id: tenant.orgId }, data: { creditBalance: BigInt(balance) } });
-    const before = await footprint(tenant.orgId);
-    const attempts = [
-      call('POST', '/api/run', { token, agentId: tenant.agentId, body: userMessage('streamed') }),
-      call('POST', '/api/run', { token, agentId: tenant.agentId, body: { ...userMessage('background'), stream: false } }),
-      call('POST', '/api/run', { token, agentId: tenant.agentId, body: { ...userMessage('continued'), task_id: taskId, stream: false } }),
-      call('POST', '/api/run/async', { token, agentId: tenant.agentId, body: userMessage('async') }),
-    ];
-    for (const res of await Promise.all(attempts)) {
-      expect(res.status).toBe(402);
-      const body = (await res.json()) as { detail: string };
-      expect(Object.keys(body)).toEqual(['detail']);
-      expect(body.detail).toMatch(/out of credits/);
-      expect(body.detail).toContain(`balance ${balance}`);
-    }
-    expect(await footprint(tenant.orgId)).toEqual(before);
-  });
+  it.each([0, -5])(
+    'refuses every way of starting a run with 402 when the balance is %i, writing nothing',
+    async (balance) => {
+      await testDb().org.update({ where: { id: tenant.orgId }, data: { creditBalance: BigInt(balance) } });
+      const before = await footprint(tenant.orgId);
+      const attempts = [
+        call('POST', '/api/run', { token, agentId: tenant.agentId, body: userMessage('streamed') }),
+        call('POST', '/api/run', {
+          token,
+          agentId: tenant.agentId,
+          body: { ...userMessage('background'), stream: false },
+        }),
+        call('POST', '/api/run', {
+          token,
+          agentId: tenant.agentId,
+          body: { ...userMessage('continued'), task_id: taskId, stream: false },
+        }),
+        call('POST', '/api/run/async', { token, agentId: tenant.agentId, body: userMessage('async') }),
+      ];
+      for (const res of await Promise.all(attempts)) {
+        expect(res.status).toBe(402);
+        const body = (await res.json()) as { detail: string };
+        expect(Object.keys(body)).toEqual(['detail']);
+        expect(body.detail).toMatch(/out of credits/);
+        expect(body.detail).toContain(`balance ${balance}`);
+      }
+      expect(await footprint(tenant.orgId)).toEqual(before);
+    },
+  );
 
   it('starts runs again once the balance is positive', async () => {
     await testDb().org.update({ where: { id: tenant.orgId }, data: { creditBalance: 1n } });
-    const res = await call('POST', '/api/run', { token, agentId: tenant.agentId, body: { ...userMessage('topped up'), stream: false } });
+    const res = await call('POST', '/api/run', {
+      token,
+      agentId: tenant.agentId,
+      body: { ...userMessage('topped up'), stream: false },
+    });
     expect(res.status).toBe(202);
   });
 });
@@ -121,8 +158,20 @@ describe('recordProgress billing on a retried activity', () => {
     const db = testDb();
     const taskId = newId('task');
     const runId = newId('run');
-    await db.task.create({ data: { id: taskId, orgId: tenant.orgId, agentId: tenant.agentId, userId: tenant.users.member, title: 'billing' } });
-    await db.run.create({ data: { id: runId, taskId, requestedMode: 'auto', mode: 'fast', routingReason: 'test', streamed: false, status: 'executing' } });
+    await db.task.create({
+      data: { id: taskId, orgId: tenant.orgId, agentId: tenant.agentId, userId: tenant.users.member, title: 'billing' },
+    });
+    await db.run.create({
+      data: {
+        id: runId,
+        taskId,
+        requestedMode: 'auto',
+        mode: 'fast',
+        routingReason: 'test',
+        streamed: false,
+        status: 'executing',
+      },
+    });
     const before = await balanceOf(tenant.orgId);
 
     const { recordProgress } = createRunProgressActivities({
@@ -147,8 +196,17 @@ describe('recordProgress billing on a retried activity', () => {
     expect(await balanceOf(tenant.orgId)).toBe(before - BigInt(credits));
     const events = await readEvents(db, runId, 0, 100);
     expect(events.map((e) => e.name)).toEqual(['USAGE', 'RUN_FINISHED']);
-    expect(events[0]!.payload).toMatchObject({ type: 'CUSTOM', name: 'USAGE', data: { credits, input_tokens: 2500, output_tokens: 1000 } });
+    expect(events[0]!.payload).toMatchObject({
+      type: 'CUSTOM',
+      name: 'USAGE',
+      data: { credits, input_tokens: 2500, output_tokens: 1000 },
+    });
     const run = await db.run.findUniqueOrThrow({ where: { id: runId } });
-    expect([run.creditsUsed, run.inputTokens, run.outputTokens, run.status]).toEqual([credits, 2500, 1000, 'completed']);
+    expect([run.creditsUsed, run.inputTokens, run.outputTokens, run.status]).toEqual([
+      credits,
+      2500,
+      1000,
+      'completed',
+    ]);
   });
 });

@@ -36,10 +36,19 @@ beforeAll(async () => {
     startApiProcess({ TEMPORAL_TASK_QUEUE: queue, SHUTDOWN_GRACE_SECONDS: '10' }),
     startWorkerProcess(queue, workerEnv()),
     startWorkerProcess(queue, workerEnv()),
-    startFakeOpenAi({ chunks: Array.from({ length: 80 }, (_, i) => `word${i} `), delayMs: 100, usage: { prompt_tokens: 10, completion_tokens: 80 } }),
+    startFakeOpenAi({
+      chunks: Array.from({ length: 80 }, (_, i) => `word${i} `),
+      delayMs: 100,
+      usage: { prompt_tokens: 10, completion_tokens: 80 },
+    }),
   ]);
   workers = [first, second];
-  const tenant = await createTenant({ provider: 'openai-compatible', model: 'fake-model', base_url: fake.baseUrl, api_key_env: KEY_ENV });
+  const tenant = await createTenant({
+    provider: 'openai-compatible',
+    model: 'fake-model',
+    base_url: fake.baseUrl,
+    api_key_env: KEY_ENV,
+  });
   who = { token: await exchange(tenant.keys.owner), agentId: tenant.agentId };
 }, 120_000);
 
@@ -50,7 +59,11 @@ afterAll(async () => {
   await closeTestDb();
 });
 
-const headers = () => ({ Authorization: `Bearer ${who.token}`, 'X-Agent-Id': who.agentId, 'Content-Type': 'application/json' });
+const headers = () => ({
+  Authorization: `Bearer ${who.token}`,
+  'X-Agent-Id': who.agentId,
+  'Content-Type': 'application/json',
+});
 const body = (content: string) => JSON.stringify({ messages: [{ role: 'user', content }] });
 
 async function storedEvents(runId: string) {
@@ -58,11 +71,20 @@ async function storedEvents(runId: string) {
 }
 
 async function expectCompletedOnce(runId: string): Promise<void> {
-  await expect.poll(async () => (await testDb().run.findUniqueOrThrow({ where: { id: runId } })).status, { timeout: 60_000, interval: 250 }).toBe('completed');
+  await expect
+    .poll(async () => (await testDb().run.findUniqueOrThrow({ where: { id: runId } })).status, {
+      timeout: 60_000,
+      interval: 250,
+    })
+    .toBe('completed');
   const events = await storedEvents(runId);
   expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
-  expect(events.filter((e) => e.type === 'RUN_FINISHED' || e.type === 'RUN_ERROR').map((e) => e.type)).toEqual(['RUN_FINISHED']);
-  expect(events.filter((e) => e.type === 'TEXT_MESSAGE_END').length).toBe(events.filter((e) => e.type === 'TEXT_MESSAGE_START').length);
+  expect(events.filter((e) => e.type === 'RUN_FINISHED' || e.type === 'RUN_ERROR').map((e) => e.type)).toEqual([
+    'RUN_FINISHED',
+  ]);
+  expect(events.filter((e) => e.type === 'TEXT_MESSAGE_END').length).toBe(
+    events.filter((e) => e.type === 'TEXT_MESSAGE_START').length,
+  );
 }
 
 /** Sends a request's headers and half its body now; `finish()` sends the rest and resolves with the status. */
@@ -70,10 +92,14 @@ function startSlowRequest(url: string, content: string): { finish(): Promise<num
   const payload = Buffer.from(body(content));
   let slow: ReturnType<typeof request> | undefined;
   const status = new Promise<number>((resolve, reject) => {
-    const req = request(`${url}/api/run/async`, { method: 'POST', headers: { ...headers(), 'Content-Length': String(payload.length) } }, (res) => {
-      res.resume();
-      resolve(res.statusCode ?? 0);
-    });
+    const req = request(
+      `${url}/api/run/async`,
+      { method: 'POST', headers: { ...headers(), 'Content-Length': String(payload.length) } },
+      (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      },
+    );
     req.on('error', reject);
     req.write(payload.subarray(0, 10));
     slow = req;
@@ -97,10 +123,19 @@ async function modelStepWorker(runId: string): Promise<WorkerProcess> {
 
 describe('SIGTERM to a worker', () => {
   it('hands the running model call back to Temporal: it is retried on the other worker and the run completes once', async () => {
-    const res = await fetch(`${api.url}/api/run/async`, { method: 'POST', headers: headers(), body: body('talk through the worker shutdown') });
+    const res = await fetch(`${api.url}/api/run/async`, {
+      method: 'POST',
+      headers: headers(),
+      body: body('talk through the worker shutdown'),
+    });
     expect(res.status).toBe(202);
     const { run_id: runId } = (await res.json()) as { run_id: string };
-    await expect.poll(async () => testDb().runEvent.count({ where: { runId, type: 'TEXT_MESSAGE_CONTENT' } }), { timeout: 30_000, interval: 100 }).toBeGreaterThan(2);
+    await expect
+      .poll(async () => testDb().runEvent.count({ where: { runId, type: 'TEXT_MESSAGE_CONTENT' } }), {
+        timeout: 30_000,
+        interval: 100,
+      })
+      .toBeGreaterThan(2);
 
     // The worker that holds the model call (8 s in all, still streaming) is told to stop.
     const holder = await modelStepWorker(runId);
@@ -110,13 +145,22 @@ describe('SIGTERM to a worker', () => {
 
     await expectCompletedOnce(runId);
     // The first attempt was cut short by the shutdown; the retry on the second worker said so.
-    const retried = (await storedEvents(runId)).filter((e) => e.type === 'CUSTOM' && e.name === 'SYSTEM_STATUS' && (e.payload as { data?: { status?: string } }).data?.status === 'retrying');
+    const retried = (await storedEvents(runId)).filter(
+      (e) =>
+        e.type === 'CUSTOM' &&
+        e.name === 'SYSTEM_STATUS' &&
+        (e.payload as { data?: { status?: string } }).data?.status === 'retrying',
+    );
     expect(retried.length).toBeGreaterThan(0);
     // The answer is the retry's whole text, not what the cut stream had sent (which was never the answer).
     const events = await storedEvents(runId);
     const lastMessage = events.filter((e) => e.type === 'TEXT_MESSAGE_START').at(-1)!.payload as { message_id: string };
     const text = events
-      .filter((e) => e.type === 'TEXT_MESSAGE_CONTENT' && (e.payload as { message_id: string }).message_id === lastMessage.message_id)
+      .filter(
+        (e) =>
+          e.type === 'TEXT_MESSAGE_CONTENT' &&
+          (e.payload as { message_id: string }).message_id === lastMessage.message_id,
+      )
       .map((e) => (e.payload as { delta: string }).delta)
       .join('');
     expect(text).toBe(Array.from({ length: 80 }, (_, i) => `word${i} `).join(''));
@@ -125,7 +169,11 @@ describe('SIGTERM to a worker', () => {
 
 describe('SIGTERM to an api', () => {
   it('tells its open stream to reconnect, finishes the request in flight, refuses new ones, and exits 0', async () => {
-    const res = await fetch(`${api.url}/api/run`, { method: 'POST', headers: headers(), body: body('stream through the api shutdown') });
+    const res = await fetch(`${api.url}/api/run`, {
+      method: 'POST',
+      headers: headers(),
+      body: body('stream through the api shutdown'),
+    });
     expect(res.status).toBe(200);
     const runId = res.headers.get('x-run-id')!;
     const taskId = res.headers.get('x-task-id')!;
@@ -144,13 +192,20 @@ describe('SIGTERM to an api', () => {
     // The stream ended without a terminal event, on a reconnect notice naming the last id it sent.
     const last = firstPart.at(-1)!;
     expect(last.id).toBeUndefined();
-    expect(last.data).toMatchObject({ type: 'CUSTOM', name: 'SYSTEM_STATUS', data: { status: 'reconnect', run_id: runId } });
+    expect(last.data).toMatchObject({
+      type: 'CUSTOM',
+      name: 'SYSTEM_STATUS',
+      data: { status: 'reconnect', run_id: runId },
+    });
     const sent = firstPart.filter((f) => f.id !== undefined);
     expect((last.data.data as { last_event_id: string }).last_event_id).toBe(sent.at(-1)!.id);
     expect(sent.some((f) => f.data.type === 'RUN_FINISHED' || f.data.type === 'RUN_ERROR')).toBe(false);
 
     // New requests are refused while it drains (503, or no connection once it stopped listening).
-    const refused = await fetch(`${api.url}/api/tasks`, { headers: headers() }).then((r) => r.status, () => 'no connection');
+    const refused = await fetch(`${api.url}/api/tasks`, { headers: headers() }).then(
+      (r) => r.status,
+      () => 'no connection',
+    );
     expect([503, 'no connection']).toContain(refused);
     // The request that was in flight when the drain began is served.
     expect(await slow!.finish()).toBe(202);
@@ -158,7 +213,9 @@ describe('SIGTERM to an api', () => {
     expect(api.logs.some((l) => l.msg === 'api drained' && l.drained === true)).toBe(true);
 
     // The client resumes on another api from where it was: every event once, in order.
-    const resumed = await fetch(`${apiUrl()}/api/tasks/${taskId}/stream`, { headers: { ...headers(), 'Last-Event-ID': sent.at(-1)!.id! } });
+    const resumed = await fetch(`${apiUrl()}/api/tasks/${taskId}/stream`, {
+      headers: { ...headers(), 'Last-Event-ID': sent.at(-1)!.id! },
+    });
     expect(resumed.status).toBe(200);
     const rest = (await readSse(resumed)).filter((f: SseFrame) => f.id !== undefined);
     await expectCompletedOnce(runId);

@@ -45,7 +45,9 @@ afterAll(async () => {
 });
 
 const get = (path: string, headers: Record<string, string> = {}) =>
-  fetch(`${api.url}${path}`, { headers: { Authorization: `Bearer ${token}`, 'X-Agent-Id': tenant.agentId, ...headers } });
+  fetch(`${api.url}${path}`, {
+    headers: { Authorization: `Bearer ${token}`, 'X-Agent-Id': tenant.agentId, ...headers },
+  });
 
 const exchangeAt = (from: string, apiKey: string) =>
   fetch(`${api.url}/api/v1/auth/exchange/agent-token`, {
@@ -55,8 +57,13 @@ const exchangeAt = (from: string, apiKey: string) =>
   });
 
 describe('security headers and CORS', () => {
-  it('every response carries helmet\'s headers, errors and the docs included', async () => {
-    for (const res of [await fetch(`${api.url}/healthz`), await fetch(`${api.url}/api/tasks`), await fetch(`${api.url}/docs`), await get('/api/tasks')]) {
+  it("every response carries helmet's headers, errors and the docs included", async () => {
+    for (const res of [
+      await fetch(`${api.url}/healthz`),
+      await fetch(`${api.url}/api/tasks`),
+      await fetch(`${api.url}/docs`),
+      await get('/api/tasks'),
+    ]) {
       expect(res.headers.get('x-content-type-options')).toBe('nosniff');
       expect(res.headers.get('content-security-policy')).toContain("default-src 'none'");
       expect(res.headers.get('x-frame-options')).toBe('SAMEORIGIN');
@@ -67,7 +74,14 @@ describe('security headers and CORS', () => {
 
   it('CORS is closed by default and open only to the configured origins', async () => {
     const preflight = (url: string, origin: string) =>
-      fetch(`${url}/api/tasks`, { method: 'OPTIONS', headers: { Origin: origin, 'Access-Control-Request-Method': 'GET', 'Access-Control-Request-Headers': 'authorization' } });
+      fetch(`${url}/api/tasks`, {
+        method: 'OPTIONS',
+        headers: {
+          Origin: origin,
+          'Access-Control-Request-Method': 'GET',
+          'Access-Control-Request-Headers': 'authorization',
+        },
+      });
     const shared = await preflight(apiUrl(), 'https://console.example.test');
     expect(shared.headers.get('access-control-allow-origin')).toBeNull(); // the default api: no CORS_ORIGINS
     const allowed = await preflight(api.url, 'https://console.example.test');
@@ -82,7 +96,10 @@ describe('security headers and CORS', () => {
 
 describe('rate limits beyond runs and tasks', () => {
   it('event history, memory search and approvals each have their own budget: 429 with Retry-After', async () => {
-    const { runId } = await startBackgroundRun({ token, agentId: tenant.agentId }, { messages: [{ role: 'user', content: 'hello' }] });
+    const { runId } = await startBackgroundRun(
+      { token, agentId: tenant.agentId },
+      { messages: [{ role: 'user', content: 'hello' }] },
+    );
     const cases: [string, number][] = [
       [`/api/runs/${runId}/events`, 3],
       [`/api/agents/${tenant.agentId}/memories`, 2],
@@ -107,7 +124,8 @@ describe('rate limits beyond runs and tasks', () => {
 
   it('failed key exchanges are limited per client address: then even a right key is 429 from there', async () => {
     const from = address();
-    for (let i = 0; i < 3; i++) expect((await exchangeAt(from, `ars_live_${randomBytes(24).toString('base64url')}`)).status).toBe(401);
+    for (let i = 0; i < 3; i++)
+      expect((await exchangeAt(from, `ars_live_${randomBytes(24).toString('base64url')}`)).status).toBe(401);
     expect((await exchangeAt(from, tenant.keys.member)).status).toBe(429);
     expect((await exchangeAt(address(), tenant.keys.member)).status).toBe(200); // another address is unaffected
   });
@@ -116,12 +134,17 @@ describe('rate limits beyond runs and tasks', () => {
 describe('caps on open SSE streams', () => {
   it('per user and per api process, answered 429 with Retry-After before anything starts; a closed stream frees its slot', async () => {
     const owner = { token, agentId: tenant.agentId };
-    const ask = { messages: [{ role: 'user', content: '/tool request_user_input {"input_type":"text","prompt":"Name?"}' }] };
+    const ask = {
+      messages: [{ role: 'user', content: '/tool request_user_input {"input_type":"text","prompt":"Name?"}' }],
+    };
     const { taskId } = await startBackgroundRun(owner, ask);
     await waitForPending(owner, taskId);
     const open = async (who: string) => {
       const controller = new AbortController();
-      const res = await fetch(`${api.url}/api/tasks/${taskId}/stream`, { headers: { Authorization: `Bearer ${who}`, 'X-Agent-Id': tenant.agentId }, signal: controller.signal });
+      const res = await fetch(`${api.url}/api/tasks/${taskId}/stream`, {
+        headers: { Authorization: `Bearer ${who}`, 'X-Agent-Id': tenant.agentId },
+        signal: controller.signal,
+      });
       return { res, close: () => controller.abort() };
     };
     const first = await open(token);
@@ -138,7 +161,10 @@ describe('caps on open SSE streams', () => {
     await waitForPending(member, theirs.taskId);
     const openTheirs = async () => {
       const controller = new AbortController();
-      const res = await fetch(`${api.url}/api/tasks/${theirs.taskId}/stream`, { headers: { Authorization: `Bearer ${member.token}`, 'X-Agent-Id': tenant.agentId }, signal: controller.signal });
+      const res = await fetch(`${api.url}/api/tasks/${theirs.taskId}/stream`, {
+        headers: { Authorization: `Bearer ${member.token}`, 'X-Agent-Id': tenant.agentId },
+        signal: controller.signal,
+      });
       return { res, close: () => controller.abort() };
     };
     const memberFirst = await openTheirs();
@@ -159,32 +185,54 @@ describe('caps on open SSE streams', () => {
 describe('secrets never reach the logs', () => {
   it('no API key, JWT, cookie or Authorization value appears in any line the api wrote', async () => {
     await fetch(`${api.url}/api/tasks`, { headers: { Cookie: `auth_session=${token}`, 'X-Agent-Id': tenant.agentId } });
-    await fetch(`${api.url}/api/tasks`, { headers: { Authorization: `Bearer ${token}x`, 'X-Agent-Id': tenant.agentId } });
+    await fetch(`${api.url}/api/tasks`, {
+      headers: { Authorization: `Bearer ${token}x`, 'X-Agent-Id': tenant.agentId },
+    });
     await exchangeAt(address(), tenant.keys.owner);
     await new Promise((r) => setTimeout(r, 500));
     const text = api.logs.map((l) => JSON.stringify(l)).join('\n');
     expect(api.logs.length).toBeGreaterThan(10);
     // The requests that carried them were logged; a request line names no header (src/api/app.ts).
-    const requestLines = api.logs.filter((l) => l.msg === 'request completed' && (l.req as { url?: string }).url === '/api/tasks');
+    const requestLines = api.logs.filter(
+      (l) => l.msg === 'request completed' && (l.req as { url?: string }).url === '/api/tasks',
+    );
     expect(requestLines.length).toBeGreaterThanOrEqual(2);
     for (const line of requestLines) expect(Object.keys(line.req as object)).not.toContain('headers');
-    for (const secret of [token, tenant.keys.owner, tenant.keys.member, token.split('.')[2]!]) expect(text).not.toContain(secret);
+    for (const secret of [token, tenant.keys.owner, tenant.keys.member, token.split('.')[2]!])
+      expect(text).not.toContain(secret);
   });
 });
 
 describe('configuration', () => {
-  const production = { NODE_ENV: 'production', DATA_DIR: '/tmp/unused', JWT_SECRET: 'x'.repeat(32), SECRETS_KEY: 's'.repeat(32), METRICS_TOKEN: 'm'.repeat(16) };
+  const production = {
+    NODE_ENV: 'production',
+    DATA_DIR: '/tmp/unused',
+    JWT_SECRET: 'x'.repeat(32),
+    SECRETS_KEY: 's'.repeat(32),
+    METRICS_TOKEN: 'm'.repeat(16),
+  };
 
   it('refuses to start in production without JWT_SECRET, with a clear message', () => {
-    expect(() => loadConfig({ ...production, JWT_SECRET: undefined })).toThrow(/JWT_SECRET: required when NODE_ENV=production/);
+    expect(() => loadConfig({ ...production, JWT_SECRET: undefined })).toThrow(
+      /JWT_SECRET: required when NODE_ENV=production/,
+    );
     expect(() => loadConfig(production)).not.toThrow();
   });
 
   it('a production api refuses to start without METRICS_TOKEN; with it, /metrics without the bearer is 401', async () => {
-    expect(() => loadConfig({ ...production, METRICS_TOKEN: '' })).toThrow(/METRICS_TOKEN: required when NODE_ENV=production/);
+    expect(() => loadConfig({ ...production, METRICS_TOKEN: '' })).toThrow(
+      /METRICS_TOKEN: required when NODE_ENV=production/,
+    );
     // The api process itself: exit 1 with the message, before it listens.
     const refused = spawnSync(process.execPath, ['--import', 'tsx', path.join(projectRoot, 'src', 'main', 'api.ts')], {
-      env: { ...process.env, NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32), SECRETS_KEY: 's'.repeat(32), METRICS_TOKEN: '', API_PORT: '0' },
+      env: {
+        ...process.env,
+        NODE_ENV: 'production',
+        JWT_SECRET: 'x'.repeat(32),
+        SECRETS_KEY: 's'.repeat(32),
+        METRICS_TOKEN: '',
+        API_PORT: '0',
+      },
       encoding: 'utf8',
       timeout: 30_000,
     });
@@ -196,8 +244,13 @@ describe('configuration', () => {
       const anonymous = await fetch(`${productionApi.url}/metrics`);
       expect(anonymous.status).toBe(401);
       expect(await anonymous.text()).not.toContain('ars_');
-      expect((await fetch(`${productionApi.url}/metrics`, { headers: { Authorization: `Bearer ${'m'.repeat(48)}` } })).status).toBe(401);
-      expect((await fetch(`${productionApi.url}/metrics`, { headers: { Authorization: `Bearer ${metricsToken}` } })).status).toBe(200);
+      expect(
+        (await fetch(`${productionApi.url}/metrics`, { headers: { Authorization: `Bearer ${'m'.repeat(48)}` } }))
+          .status,
+      ).toBe(401);
+      expect(
+        (await fetch(`${productionApi.url}/metrics`, { headers: { Authorization: `Bearer ${metricsToken}` } })).status,
+      ).toBe(200);
     } finally {
       await productionApi.close();
     }
@@ -210,15 +263,27 @@ describe('inbound flows', () => {
     const owner = new AgentRunClient({ baseUrl: apiUrl(), apiKey: tenant.keys.owner });
     const org = await owner.admin.org();
     const user = org.users.find((u) => u.id === tenant.users.owner)!.email;
-    const applied = await owner.admin.apply({ flows: [{ name: 'edge-hook', kind: 'webhook', agent: org.document.agents[0]!.name, user, message: 'Event {{type}}' }] });
+    const applied = await owner.admin.apply({
+      flows: [
+        { name: 'edge-hook', kind: 'webhook', agent: org.document.agents[0]!.name, user, message: 'Event {{type}}' },
+      ],
+    });
     const flow = applied.org.flows.find((f) => f.name === 'edge-hook')!;
     const body = JSON.stringify({ type: 'ping' });
     const signed = (id: string, secret = flow.secret!) => {
       const at = new Date();
-      return { 'webhook-id': id, 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': new Webhook(secret).sign(id, at, body) };
+      return {
+        'webhook-id': id,
+        'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+        'webhook-signature': new Webhook(secret).sign(id, at, body),
+      };
     };
     const postFrom = (from: string, path: string, headers: Record<string, string>) =>
-      fetch(`${api.url}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-Forwarded-For': from, ...headers }, body });
+      fetch(`${api.url}${path}`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'X-Forwarded-For': from, ...headers },
+        body,
+      });
     const from = address();
     const wrongSecret = 'whsec_' + Buffer.alloc(32, 9).toString('base64');
     expect((await postFrom(from, '/api/v1/flows/flw_unknown/webhook', signed('evt_1'))).status).toBe(404);
@@ -227,7 +292,9 @@ describe('inbound flows', () => {
     const blocked = await postFrom(from, flow.path!, signed('evt_4'));
     expect(blocked.status).toBe(429);
     expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(0);
-    expect(((await blocked.json()) as { detail: string }).detail).toMatch(/^Too many refused flow requests from this address\. Retry after \d+ seconds\.$/);
+    expect(((await blocked.json()) as { detail: string }).detail).toMatch(
+      /^Too many refused flow requests from this address\. Retry after \d+ seconds\.$/,
+    );
     expect((await postFrom(address(), flow.path!, signed('evt_5'))).status).toBe(202);
   });
 });

@@ -24,35 +24,54 @@ function dataDir(): string {
 }
 
 function postmasterOf(dir: string): number {
-  return Number(execFileSync('pgrep', ['-f', '--', `-D ${path.join(dir, 'postgres')}`], { encoding: 'utf8' }).trim().split('\n')[0]);
+  return Number(
+    execFileSync('pgrep', ['-f', '--', `-D ${path.join(dir, 'postgres')}`], { encoding: 'utf8' })
+      .trim()
+      .split('\n')[0],
+  );
 }
 
 describe('the embedded PostgreSQL', () => {
-  it('another data directory finds the server on its port and says whose data it keeps; the same one does not', { timeout: 120_000 }, async () => {
-    const port = String(await freeListenPort());
-    const [a, b] = [dataDir(), dataDir()];
-    const first = await ensureDatabase(loadConfig({ DATA_DIR: a, EMBEDDED_POSTGRES_PORT: port }));
-    handles.push(first);
-    expect(first.stop).toBeDefined();
+  it(
+    'another data directory finds the server on its port and says whose data it keeps; the same one does not',
+    { timeout: 120_000 },
+    async () => {
+      const port = String(await freeListenPort());
+      const [a, b] = [dataDir(), dataDir()];
+      const first = await ensureDatabase(loadConfig({ DATA_DIR: a, EMBEDDED_POSTGRES_PORT: port }));
+      handles.push(first);
+      expect(first.stop).toBeDefined();
 
-    const said: string[] = [];
-    const other = await ensureDatabase(loadConfig({ DATA_DIR: b, EMBEDDED_POSTGRES_PORT: port }), (m) => said.push(m));
-    expect(other).toEqual({ url: first.url });
-    expect(said).toEqual([expect.stringContaining(`keeps its data in ${path.join(a, 'postgres')}, not ${path.join(b, 'postgres')}`)]);
+      const said: string[] = [];
+      const other = await ensureDatabase(loadConfig({ DATA_DIR: b, EMBEDDED_POSTGRES_PORT: port }), (m) =>
+        said.push(m),
+      );
+      expect(other).toEqual({ url: first.url });
+      expect(said).toEqual([
+        expect.stringContaining(`keeps its data in ${path.join(a, 'postgres')}, not ${path.join(b, 'postgres')}`),
+      ]);
 
-    const sameSaid: string[] = [];
-    await ensureDatabase(loadConfig({ DATA_DIR: a, EMBEDDED_POSTGRES_PORT: port }), (m) => sameSaid.push(m));
-    expect(sameSaid).toEqual([]);
-  });
+      const sameSaid: string[] = [];
+      await ensureDatabase(loadConfig({ DATA_DIR: a, EMBEDDED_POSTGRES_PORT: port }), (m) => sameSaid.push(m));
+      expect(sameSaid).toEqual([]);
+    },
+  );
 
-  it('stopping a server that was killed returns at once instead of waiting for an exit that already came', { timeout: 120_000 }, async () => {
-    const port = String(await freeListenPort());
-    const dir = dataDir();
-    const handle = await ensureDatabase(loadConfig({ DATA_DIR: dir, EMBEDDED_POSTGRES_PORT: port }));
-    handles.push(handle);
-    process.kill(postmasterOf(dir), 'SIGKILL');
-    await expect.poll(() => canConnect(handle.url), { timeout: 10_000 }).toBe(false);
-    const stopped = await Promise.race([handle.stop!().then(() => 'stopped'), new Promise((r) => setTimeout(() => r('still waiting'), 10_000))]);
-    expect(stopped).toBe('stopped');
-  });
+  it(
+    'stopping a server that was killed returns at once instead of waiting for an exit that already came',
+    { timeout: 120_000 },
+    async () => {
+      const port = String(await freeListenPort());
+      const dir = dataDir();
+      const handle = await ensureDatabase(loadConfig({ DATA_DIR: dir, EMBEDDED_POSTGRES_PORT: port }));
+      handles.push(handle);
+      process.kill(postmasterOf(dir), 'SIGKILL');
+      await expect.poll(() => canConnect(handle.url), { timeout: 10_000 }).toBe(false);
+      const stopped = await Promise.race([
+        handle.stop!().then(() => 'stopped'),
+        new Promise((r) => setTimeout(() => r('still waiting'), 10_000)),
+      ]);
+      expect(stopped).toBe('stopped');
+    },
+  );
 });

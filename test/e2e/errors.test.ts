@@ -1,11 +1,25 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { MAX_BODY_BYTES } from '../../src/api/app.ts';
-import { createScratchDatabase, startApiProcess, type ApiProcess, type ScratchDatabase } from '../support/api-process.ts';
+import {
+  createScratchDatabase,
+  startApiProcess,
+  type ApiProcess,
+  type ScratchDatabase,
+} from '../support/api-process.ts';
 import { apiUrl, call, exchange, userMessage } from '../support/http.ts';
 import { createTenant, type Tenant } from '../support/tenant.ts';
 
 /** What must never reach a client: stack frames, library and file names, raw error class prefixes. */
-const LEAKS = [/\bat \S+ \(/, /\bat .+:\d+:\d+/, /Prisma/i, /node_modules/, /\/work\//, /\b[A-Z]\w*Error:/, /\bstack\b/i, /SQL|relation "/];
+const LEAKS = [
+  /\bat \S+ \(/,
+  /\bat .+:\d+:\d+/,
+  /Prisma/i,
+  /node_modules/,
+  /\/work\//,
+  /\b[A-Z]\w*Error:/,
+  /\bstack\b/i,
+  /SQL|relation "/,
+];
 
 function expectNoLeak(text: string, where: string): void {
   for (const pattern of LEAKS) expect(text, `${where}: ${text}`).not.toMatch(pattern);
@@ -20,7 +34,9 @@ function expectErrorShape(status: number, body: unknown, where: string): void {
     expect(detail.length, where).toBeGreaterThan(0);
     for (const item of detail as Record<string, unknown>[]) {
       expect(Object.keys(item).sort(), where).toEqual(['loc', 'msg', 'type']);
-      expect(Array.isArray(item.loc) && typeof item.msg === 'string' && typeof item.type === 'string', where).toBe(true);
+      expect(Array.isArray(item.loc) && typeof item.msg === 'string' && typeof item.type === 'string', where).toBe(
+        true,
+      );
     }
   } else {
     expect(detail, where).toBeTypeOf('string');
@@ -57,9 +73,16 @@ describe('errors of the HTTP layer', () => {
   });
 
   it('removes NUL characters from input instead of failing in the database', async () => {
-    const list = await call('GET', `/api/agents/${tenant.agentId}/memories?tag=a%00b&q=x%00y`, { token, agentId: tenant.agentId });
+    const list = await call('GET', `/api/agents/${tenant.agentId}/memories?tag=a%00b&q=x%00y`, {
+      token,
+      agentId: tenant.agentId,
+    });
     expect(list.status, await list.clone().text()).toBe(200);
-    const run = await call('POST', '/api/run', { token, agentId: tenant.agentId, body: { ...userMessage('hi\u0000 there'), stream: false } });
+    const run = await call('POST', '/api/run', {
+      token,
+      agentId: tenant.agentId,
+      body: { ...userMessage('hi\u0000 there'), stream: false },
+    });
     expect(run.status, await run.clone().text()).toBe(202);
   });
 
@@ -78,7 +101,12 @@ describe('errors of the HTTP layer', () => {
 
   it('answers malformed JSON with 400 {detail}', async () => {
     for (const rawBody of ['{"messages": [', '{messages: []}', "{'a': 1}", '"just a string"', '']) {
-      const res = await call('POST', '/api/run', { token, agentId: tenant.agentId, rawBody, headers: { 'Content-Length': String(Buffer.byteLength(rawBody)) } });
+      const res = await call('POST', '/api/run', {
+        token,
+        agentId: tenant.agentId,
+        rawBody,
+        headers: { 'Content-Length': String(Buffer.byteLength(rawBody)) },
+      });
       // An empty body is no body: it is then the schema that refuses it.
       await expectError(res, rawBody === '' ? 422 : 400, `body ${JSON.stringify(rawBody)}`);
     }
@@ -90,12 +118,20 @@ describe('errors of the HTTP layer', () => {
     const body = await expectError(res, 413, 'oversized body');
     expect(body.detail).toMatch(/too large/);
     // Just under the limit is read (and then refused by the schema, not by its size).
-    const under = await call('POST', '/api/run', { token, agentId: tenant.agentId, body: { messages: [], padding: 'x'.repeat(MAX_BODY_BYTES - 100) } });
+    const under = await call('POST', '/api/run', {
+      token,
+      agentId: tenant.agentId,
+      body: { messages: [], padding: 'x'.repeat(MAX_BODY_BYTES - 100) },
+    });
     await expectError(under, 400, 'body just under the limit (empty messages)');
   });
 
   it('answers a missing or bad token with 401 {detail} and WWW-Authenticate', async () => {
-    const attempts: Record<string, string>[] = [{}, { Authorization: 'Bearer not-a-jwt' }, { Authorization: 'Basic abc' }];
+    const attempts: Record<string, string>[] = [
+      {},
+      { Authorization: 'Bearer not-a-jwt' },
+      { Authorization: 'Basic abc' },
+    ];
     for (const headers of attempts) {
       const res = await call('GET', '/api/tasks', { agentId: tenant.agentId, headers });
       await expectError(res, 401, JSON.stringify(headers));
@@ -121,8 +157,16 @@ describe('an unexpected failure', () => {
   it('is a 500 whose body names only a request id, which the log carries with the error', async () => {
     const tenant = await createTenant();
     const token = await exchange(tenant.keys.member);
-    const headers = { Authorization: `Bearer ${token}`, 'X-Agent-Id': tenant.agentId, 'Content-Type': 'application/json' };
-    const res = await fetch(`${broken.url}/api/run`, { method: 'POST', headers, body: JSON.stringify(userMessage('hi')) });
+    const headers = {
+      Authorization: `Bearer ${token}`,
+      'X-Agent-Id': tenant.agentId,
+      'Content-Type': 'application/json',
+    };
+    const res = await fetch(`${broken.url}/api/run`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify(userMessage('hi')),
+    });
     const body = await expectError(res, 500, 'broken database');
     const requestId = res.headers.get('x-request-id');
     expect(requestId).toBeTruthy();
@@ -133,10 +177,16 @@ describe('an unexpected failure', () => {
 
     // A caller's own X-Request-Id (a safe token) is kept, in the header, the body and the log.
     const mine = `client-${Date.now()}`;
-    const again = await fetch(`${broken.url}/api/run`, { method: 'POST', headers: { ...headers, 'X-Request-Id': mine }, body: JSON.stringify(userMessage('hi')) });
+    const again = await fetch(`${broken.url}/api/run`, {
+      method: 'POST',
+      headers: { ...headers, 'X-Request-Id': mine },
+      body: JSON.stringify(userMessage('hi')),
+    });
     expect(again.headers.get('x-request-id')).toBe(mine);
     expect(((await again.json()) as { detail: string }).detail).toBe(`Internal server error (request id ${mine})`);
-    await vi.waitFor(() => expect(broken.logs.some((l) => l.msg === 'unexpected error' && l.requestId === mine)).toBe(true));
+    await vi.waitFor(() =>
+      expect(broken.logs.some((l) => l.msg === 'unexpected error' && l.requestId === mine)).toBe(true),
+    );
   });
 });
 
@@ -147,7 +197,18 @@ interface Operation {
 }
 
 /** Values no parameter expects: wrong types, huge numbers, odd unicode, injection-looking text. */
-const ODD_VALUES = ['does_not_exist', '💥\u202e', '%00', 'x'.repeat(300), "1' OR '1'='1", '-1', '1e308', '99999999999999999999999', 'null', '[]'];
+const ODD_VALUES = [
+  'does_not_exist',
+  '💥\u202e',
+  '%00',
+  'x'.repeat(300),
+  "1' OR '1'='1",
+  '-1',
+  '1e308',
+  '99999999999999999999999',
+  'null',
+  '[]',
+];
 
 /** Bodies of the wrong shape for every operation: arrays, nulls, wrong types, deep nesting, NUL bytes. */
 const ODD_BODIES: unknown[] = [
@@ -172,14 +233,20 @@ describe('every documented operation, sent bad requests', () => {
 
   beforeAll(async () => {
     // Its own replica with limits out of the way, so every request reaches the checks under test.
-    replica = await startApiProcess({ RATE_LIMIT_RUNS_PER_MINUTE: '100000', RATE_LIMIT_TASKS_PER_MINUTE: '100000', FLOW_FAILURES_PER_ADDRESS: '100000' });
+    replica = await startApiProcess({
+      RATE_LIMIT_RUNS_PER_MINUTE: '100000',
+      RATE_LIMIT_TASKS_PER_MINUTE: '100000',
+      FLOW_FAILURES_PER_ADDRESS: '100000',
+    });
     tenant = await createTenant();
     token = await exchange(tenant.keys.member);
   });
   afterAll(async () => replica?.close());
 
   it('answers each with a documented 4xx whose body is {detail} and leaks nothing', async () => {
-    const document = (await (await fetch(`${apiUrl()}/openapi.json`)).json()) as { paths: Record<string, Record<string, Operation>> };
+    const document = (await (await fetch(`${apiUrl()}/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, Operation>>;
+    };
     const seen = new Map<string, number>();
     for (const [path, ops] of Object.entries(document.paths)) {
       for (const [method, op] of Object.entries(ops)) {
@@ -190,7 +257,10 @@ describe('every documented operation, sent bad requests', () => {
         for (const value of ODD_VALUES) {
           const filled = path.replace(/\{\w+\}/g, encodeURIComponent(value));
           const query = queryNames.map((n) => `${n}=${encodeURIComponent(value)}`).join('&');
-          requests.push({ path: query ? `${filled}?${query}` : filled, body: op.requestBody ? { messages: [] } : undefined });
+          requests.push({
+            path: query ? `${filled}?${query}` : filled,
+            body: op.requestBody ? { messages: [] } : undefined,
+          });
         }
         const plainPath = path.replace(/\{\w+\}/g, 'does_not_exist');
         if (op.requestBody) for (const body of ODD_BODIES) requests.push({ path: plainPath, body });
@@ -199,14 +269,20 @@ describe('every documented operation, sent bad requests', () => {
           const where = `${method.toUpperCase()} ${r.path.slice(0, 120)} ${JSON.stringify(r.body)?.slice(0, 80)}`;
           const res = await fetch(`${replica.url}${r.path}`, {
             method: method.toUpperCase(),
-            headers: { Authorization: `Bearer ${token}`, 'X-Agent-Id': tenant.agentId, ...(r.body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+            headers: {
+              Authorization: `Bearer ${token}`,
+              'X-Agent-Id': tenant.agentId,
+              ...(r.body === undefined ? {} : { 'Content-Type': 'application/json' }),
+            },
             body: r.body === undefined ? undefined : JSON.stringify(r.body),
             signal: AbortSignal.timeout(15_000),
           });
           seen.set(`${res.status}`, (seen.get(`${res.status}`) ?? 0) + 1);
           expect(res.status, where).toBeGreaterThanOrEqual(400);
           expect(res.status, where).toBeLessThan(500);
-          expect(Object.keys(op.responses), `${where}: status ${res.status} is not documented`).toContain(String(res.status));
+          expect(Object.keys(op.responses), `${where}: status ${res.status} is not documented`).toContain(
+            String(res.status),
+          );
           await expectError(res, res.status, where);
         }
       }

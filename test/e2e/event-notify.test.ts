@@ -18,8 +18,20 @@ let tenant: Tenant;
 async function executingRun(): Promise<{ taskId: string; runId: string }> {
   const taskId = newId('task');
   const runId = newId('run');
-  await testDb().task.create({ data: { id: taskId, orgId: tenant.orgId, agentId: tenant.agentId, userId: tenant.users.member, title: 'notify' } });
-  await testDb().run.create({ data: { id: runId, taskId, status: 'executing', requestedMode: 'fast', mode: 'fast', routingReason: 'test', streamed: false } });
+  await testDb().task.create({
+    data: { id: taskId, orgId: tenant.orgId, agentId: tenant.agentId, userId: tenant.users.member, title: 'notify' },
+  });
+  await testDb().run.create({
+    data: {
+      id: runId,
+      taskId,
+      status: 'executing',
+      requestedMode: 'fast',
+      mode: 'fast',
+      routingReason: 'test',
+      streamed: false,
+    },
+  });
   return { taskId, runId };
 }
 
@@ -74,7 +86,9 @@ describe('event notifications', () => {
   });
 
   it('a run end tells the hub its task has a queue to move, and only then', async () => {
-    const hub = new EventHub(inject('databaseUrl'), pino({ level: 'silent' }), (id, after, limit) => readEvents(testDb(), id, after, limit));
+    const hub = new EventHub(inject('databaseUrl'), pino({ level: 'silent' }), (id, after, limit) =>
+      readEvents(testDb(), id, after, limit),
+    );
     await hub.start();
     const told: string[] = [];
     hub.onQueueToMove((taskId) => told.push(taskId));
@@ -82,11 +96,22 @@ describe('event notifications', () => {
       const alone = await executingRun();
       const queued = await executingRun();
       await testDb().run.create({
-        data: { id: newId('run'), taskId: queued.taskId, status: 'pending', requestedMode: 'fast', mode: 'fast', routingReason: 'test', streamed: false, queuedAt: new Date() },
+        data: {
+          id: newId('run'),
+          taskId: queued.taskId,
+          status: 'pending',
+          requestedMode: 'fast',
+          mode: 'fast',
+          routingReason: 'test',
+          streamed: false,
+          queuedAt: new Date(),
+        },
       });
       await appendEvents(testDb(), queued.runId, [small('not an end ')]);
       await appendEvents(testDb(), alone.runId, [{ type: 'RUN_FINISHED', run_id: alone.runId, result: {} }]);
-      await appendEvents(testDb(), queued.runId, [{ type: 'RUN_ERROR', run_id: queued.runId, code: 'INTERNAL', message: 'test', details: {} }]);
+      await appendEvents(testDb(), queued.runId, [
+        { type: 'RUN_ERROR', run_id: queued.runId, code: 'INTERNAL', message: 'test', details: {} },
+      ]);
       // The hub hears notifications in commit order: the queued task's is the last, so the others have been heard when it arrives.
       await expect.poll(() => told).toEqual([queued.taskId]);
     } finally {
@@ -95,12 +120,17 @@ describe('event notifications', () => {
   });
 
   it('a run queued while the run ahead of it is ending is seen by that end: its queue moves', async () => {
-    const hub = new EventHub(inject('databaseUrl'), pino({ level: 'silent' }), (id, after, limit) => readEvents(testDb(), id, after, limit));
+    const hub = new EventHub(inject('databaseUrl'), pino({ level: 'silent' }), (id, after, limit) =>
+      readEvents(testDb(), id, after, limit),
+    );
     await hub.start();
     const told: string[] = [];
     hub.onQueueToMove((taskId) => told.push(taskId));
     const { taskId, runId } = await executingRun();
-    const [queueing, ending] = [new pg.Client({ connectionString: inject('databaseUrl') }), new pg.Client({ connectionString: inject('databaseUrl') })];
+    const [queueing, ending] = [
+      new pg.Client({ connectionString: inject('databaseUrl') }),
+      new pg.Client({ connectionString: inject('databaseUrl') }),
+    ];
     await Promise.all([queueing.connect(), ending.connect()]);
     try {
       // A request queueing a run holds the task's row, as storeRunStart does, and has not committed yet.

@@ -23,16 +23,33 @@ interface EventPage {
 }
 
 async function waitForRunEnd(runId: string): Promise<void> {
-  while (!isTerminalStatus((await testDb().run.findUniqueOrThrow({ where: { id: runId } })).status)) await new Promise((r) => setTimeout(r, 50));
+  while (!isTerminalStatus((await testDb().run.findUniqueOrThrow({ where: { id: runId } })).status))
+    await new Promise((r) => setTimeout(r, 50));
 }
 
 /** A task and an executing run of `tenant`'s member, made directly in the database so a test can give it any history. */
 async function executingRun(tenant: Tenant): Promise<string> {
   const taskId = newId('task');
   const runId = newId('run');
-  await testDb().task.create({ data: { id: taskId, orgId: tenant.orgId, agentId: tenant.agentId, userId: tenant.users.member, title: 'long history' } });
+  await testDb().task.create({
+    data: {
+      id: taskId,
+      orgId: tenant.orgId,
+      agentId: tenant.agentId,
+      userId: tenant.users.member,
+      title: 'long history',
+    },
+  });
   await testDb().run.create({
-    data: { id: runId, taskId, status: 'executing', requestedMode: 'fast', mode: 'fast', routingReason: 'test', streamed: false },
+    data: {
+      id: runId,
+      taskId,
+      status: 'executing',
+      requestedMode: 'fast',
+      mode: 'fast',
+      routingReason: 'test',
+      streamed: false,
+    },
   });
   return runId;
 }
@@ -59,7 +76,8 @@ describe('GET /api/runs/{run_id}/events over a long history', () => {
     } while (cursor && pages.length < maxPages);
     return pages;
   }
-  const expectedIds = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => `${runId}:${from + i}`);
+  const expectedIds = (from: number, to: number) =>
+    Array.from({ length: to - from + 1 }, (_, i) => `${runId}:${from + i}`);
 
   beforeAll(async () => {
     tenant = await createTenant();
@@ -68,7 +86,11 @@ describe('GET /api/runs/{run_id}/events over a long history', () => {
     const body: RunEventInput[] = [
       { type: 'RUN_STARTED', thread_id: 'task', run_id: runId, mode: 'fast', routing_reason: 'test' },
       { type: 'TEXT_MESSAGE_START', message_id: 'm1', role: 'assistant' },
-      ...Array.from({ length: HISTORY - 4 }, (_, i): RunEventInput => ({ type: 'TEXT_MESSAGE_CONTENT', message_id: 'm1', delta: `d${i} ` })),
+      ...Array.from({ length: HISTORY - 4 }, (_, i): RunEventInput => ({
+        type: 'TEXT_MESSAGE_CONTENT',
+        message_id: 'm1',
+        delta: `d${i} `,
+      })),
       { type: 'TEXT_MESSAGE_END', message_id: 'm1' },
     ];
     for (let i = 0; i < body.length; i += 1000) await appendEvents(testDb(), runId, body.slice(i, i + 1000));
@@ -91,13 +113,16 @@ describe('GET /api/runs/{run_id}/events over a long history', () => {
     expect(tail.next_cursor).toBeNull();
   });
 
-  it.each([1000, 37])('pages a finished run with limit %i: every event once, in order, next_cursor null on the last page only', async (limit) => {
-    const pages = await pageThrough(limit);
-    expect(pages).toHaveLength(Math.ceil(HISTORY / limit));
-    expect(pages.flatMap((p) => p.events.map((e) => e.id))).toEqual(expectedIds(1, HISTORY));
-    expect(pages.map((p) => p.next_cursor === null)).toEqual(pages.map((_, i) => i === pages.length - 1));
-    for (const p of pages) expect(p.count).toBe(p.events.length);
-  });
+  it.each([1000, 37])(
+    'pages a finished run with limit %i: every event once, in order, next_cursor null on the last page only',
+    async (limit) => {
+      const pages = await pageThrough(limit);
+      expect(pages).toHaveLength(Math.ceil(HISTORY / limit));
+      expect(pages.flatMap((p) => p.events.map((e) => e.id))).toEqual(expectedIds(1, HISTORY));
+      expect(pages.map((p) => p.next_cursor === null)).toEqual(pages.map((_, i) => i === pages.length - 1));
+      for (const p of pages) expect(p.count).toBe(p.events.length);
+    },
+  );
 
   it('uses 100 as the default page size', async () => {
     const first = await json('');
@@ -140,11 +165,21 @@ describe('GET /api/runs/{run_id}/events over a long history', () => {
     }
     const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
     const otherRun = await executingRun(tenant);
-    const garbage = ['garbage!', 'abc', b64({ r: runId }), b64({ r: runId, s: -1 }), b64([1]), b64({ r: otherRun, s: 1 }), b64({ r: runId, s: HISTORY + 1 })];
+    const garbage = [
+      'garbage!',
+      'abc',
+      b64({ r: runId }),
+      b64({ r: runId, s: -1 }),
+      b64([1]),
+      b64({ r: otherRun, s: 1 }),
+      b64({ r: runId, s: HISTORY + 1 }),
+    ];
     for (const cursor of garbage) {
       const res = await page(`?cursor=${encodeURIComponent(cursor)}`);
       expect(res.status, cursor).toBe(422);
-      expect(await res.json()).toEqual({ detail: [{ loc: ['query', 'cursor'], msg: expect.any(String), type: 'value_error' }] });
+      expect(await res.json()).toEqual({
+        detail: [{ loc: ['query', 'cursor'], msg: expect.any(String), type: 'value_error' }],
+      });
     }
   });
 
@@ -166,12 +201,18 @@ describe('GET /api/runs/{run_id}/events over a long history', () => {
 
     // A member sees only runs of their own tasks.
     const ownersRun = await executingRun(tenant);
-    await testDb().task.update({ where: { id: (await testDb().run.findUniqueOrThrow({ where: { id: ownersRun } })).taskId }, data: { userId: tenant.users.owner } });
+    await testDb().task.update({
+      where: { id: (await testDb().run.findUniqueOrThrow({ where: { id: ownersRun } })).taskId },
+      data: { userId: tenant.users.owner },
+    });
     expect((await call('GET', `/api/runs/${ownersRun}/events`, { token, agentId: tenant.agentId })).status).toBe(404);
   });
 
   it('accepts the auth_session cookie', async () => {
-    const res = await call('GET', `/api/runs/${runId}/events?limit=1`, { agentId: tenant.agentId, headers: { Cookie: `auth_session=${token}` } });
+    const res = await call('GET', `/api/runs/${runId}/events?limit=1`, {
+      agentId: tenant.agentId,
+      headers: { Cookie: `auth_session=${token}` },
+    });
     expect(res.status).toBe(200);
   });
 });
@@ -180,10 +221,16 @@ describe('GET /api/runs/{run_id}/events of real runs', () => {
   it('returns the records the stream sent, with the spec fields', async () => {
     const tenant = await createTenant();
     const token = await exchange(tenant.keys.member);
-    const res = await call('POST', '/api/run', { token, agentId: tenant.agentId, body: userMessage('What is an event log?') });
+    const res = await call('POST', '/api/run', {
+      token,
+      agentId: tenant.agentId,
+      body: userMessage('What is an event log?'),
+    });
     const frames = withoutHeartbeats(await readSse(res));
     const runId = frames[0]!.data.run_id as string;
-    const page = (await (await call('GET', `/api/runs/${runId}/events?limit=1000`, { token, agentId: tenant.agentId })).json()) as EventPage;
+    const page = (await (
+      await call('GET', `/api/runs/${runId}/events?limit=1000`, { token, agentId: tenant.agentId })
+    ).json()) as EventPage;
     expect(page.run_id).toBe(runId);
     expect(page.count).toBe(frames.length);
     expect(page.next_cursor).toBeNull();
@@ -204,13 +251,20 @@ describe('GET /api/runs/{run_id}/events of real runs', () => {
     try {
       const tenant = await createTenant({ provider: 'openai-compatible', base_url: fake.baseUrl, model: 'slow-model' });
       const token = await exchange(tenant.keys.member);
-      const started = await call('POST', '/api/run', { token, agentId: tenant.agentId, body: { ...userMessage('poll me'), stream: false } });
+      const started = await call('POST', '/api/run', {
+        token,
+        agentId: tenant.agentId,
+        body: { ...userMessage('poll me'), stream: false },
+      });
       const runId = ((await started.json()) as { id: string }).id;
       const ids: string[] = [];
       let cursor: string | null | undefined;
       let shortLivePages = 0;
       do {
-        const res = await call('GET', `/api/runs/${runId}/events?limit=7${cursor ? `&cursor=${cursor}` : ''}`, { token, agentId: tenant.agentId });
+        const res = await call('GET', `/api/runs/${runId}/events?limit=7${cursor ? `&cursor=${cursor}` : ''}`, {
+          token,
+          agentId: tenant.agentId,
+        });
         expect(res.status).toBe(200);
         const page = (await res.json()) as EventPage;
         ids.push(...page.events.map((e) => e.id));

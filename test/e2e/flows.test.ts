@@ -35,11 +35,19 @@ const firstUserMessage = async (taskId: string) =>
   (await testDb().message.findFirstOrThrow({ where: { taskId, role: 'user' }, orderBy: { position: 'asc' } })).content;
 
 function post(path: string, body: string, headers: Record<string, string>): Promise<Response> {
-  return fetch(`${apiUrl()}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body });
+  return fetch(`${apiUrl()}${path}`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...headers },
+    body,
+  });
 }
 
 function signed(secret: string, id: string, body: string, at = new Date()): Record<string, string> {
-  return { 'webhook-id': id, 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': new Webhook(secret).sign(id, at, body) };
+  return {
+    'webhook-id': id,
+    'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+    'webhook-signature': new Webhook(secret).sign(id, at, body),
+  };
 }
 
 beforeAll(async () => {
@@ -54,7 +62,16 @@ describe('webhook flows', () => {
 
   beforeAll(async () => {
     const org = await apply({
-      flows: [{ name: 'orders', kind: 'webhook', agent: 'agent', user: await ownerEmail(), message: 'New order {{order.id}}: {{order.note}}', task_key: '{{order.customer}}' }],
+      flows: [
+        {
+          name: 'orders',
+          kind: 'webhook',
+          agent: 'agent',
+          user: await ownerEmail(),
+          message: 'New order {{order.id}}: {{order.note}}',
+          task_key: '{{order.customer}}',
+        },
+      ],
     });
     path = org.flows[0]!.path!;
     secret = org.flows[0]!.secret!;
@@ -76,13 +93,25 @@ describe('webhook flows', () => {
 
     // The same key (customer) continues the task; the task list shows where it came from.
     const second = JSON.stringify({ order: { id: 'A-2', note: 'one more', customer: 'c-7' } });
-    const next = (await (await post(path, second, signed(secret, 'evt_2', second))).json()) as { task_id: string; run_id: string };
+    const next = (await (await post(path, second, signed(secret, 'evt_2', second))).json()) as {
+      task_id: string;
+      run_id: string;
+    };
     expect(next.task_id).toBe(first.task_id);
     expect(await waitForRunEnd(next.run_id)).toBe('completed');
-    const list = (await (await call('GET', '/api/tasks', { token: owner.token, agentId: owner.agentId })).json()) as { tasks: { id: string; source: unknown }[] };
-    expect(list.tasks.find((t) => t.id === first.task_id)!.source).toMatchObject({ kind: 'webhook', flow_name: 'orders', external_id: 'evt_1' });
+    const list = (await (await call('GET', '/api/tasks', { token: owner.token, agentId: owner.agentId })).json()) as {
+      tasks: { id: string; source: unknown }[];
+    };
+    expect(list.tasks.find((t) => t.id === first.task_id)!.source).toMatchObject({
+      kind: 'webhook',
+      flow_name: 'orders',
+      external_id: 'evt_1',
+    });
     // The Temporal UI shows it on each run's workflow page.
-    for (const [runId, event] of [[first.run_id, 'evt_1'], [next.run_id, 'evt_2']] as const) {
+    for (const [runId, event] of [
+      [first.run_id, 'evt_1'],
+      [next.run_id, 'evt_2'],
+    ] as const) {
       const details = await (await (await temporalClient()).workflow.getHandle(runId).describe()).staticDetails();
       expect(details).toContain(`source: webhook flow **orders**, event \`${event}\``);
     }
@@ -91,8 +120,12 @@ describe('webhook flows', () => {
   it('refuses a bad signature, a stale timestamp and an unknown flow, starting nothing', async () => {
     const body = JSON.stringify({ order: { id: 'X', note: 'x', customer: 'x' } });
     const before = await testDb().run.count({ where: { task: { orgId: tenant.orgId } } });
-    expect((await post(path, body, signed('whsec_' + Buffer.alloc(32, 7).toString('base64'), 'evt_bad', body))).status).toBe(401);
-    expect((await post(path, body, signed(secret, 'evt_old', body, new Date(Date.now() - 10 * 60_000)))).status).toBe(401);
+    expect(
+      (await post(path, body, signed('whsec_' + Buffer.alloc(32, 7).toString('base64'), 'evt_bad', body))).status,
+    ).toBe(401);
+    expect((await post(path, body, signed(secret, 'evt_old', body, new Date(Date.now() - 10 * 60_000)))).status).toBe(
+      401,
+    );
     expect((await post(path, body.replace('x', 'y'), signed(secret, 'evt_tampered', body))).status).toBe(401);
     expect((await post('/api/v1/flows/flw_nope/webhook', body, signed(secret, 'evt_3', body))).status).toBe(404);
     expect((await post(path.replace('/webhook', '/github'), body, {})).status).toBe(404); // a webhook flow is not a repository flow
@@ -103,36 +136,84 @@ describe('webhook flows', () => {
 describe('repository and email flows', () => {
   it('starts runs for the repository events the flow lists and ignores the rest', async () => {
     const org = await apply({
-      flows: [{ name: 'issues', kind: 'repository', agent: 'agent', user: await ownerEmail(), message: 'Triage issue #{{issue.number}}: {{issue.title}}', task_key: '{{issue.number}}', repository: { events: ['issues.opened'] } }],
+      flows: [
+        {
+          name: 'issues',
+          kind: 'repository',
+          agent: 'agent',
+          user: await ownerEmail(),
+          message: 'Triage issue #{{issue.number}}: {{issue.title}}',
+          task_key: '{{issue.number}}',
+          repository: { events: ['issues.opened'] },
+        },
+      ],
     });
     const { path, secret } = org.flows[0]!;
     const deliver = (event: string, delivery: string, payload: object, key = secret!) => {
       const body = JSON.stringify(payload);
-      return post(path!, body, { 'X-GitHub-Event': event, 'X-GitHub-Delivery': delivery, 'X-Hub-Signature-256': `sha256=${createHmac('sha256', key).update(body).digest('hex')}` });
+      return post(path!, body, {
+        'X-GitHub-Event': event,
+        'X-GitHub-Delivery': delivery,
+        'X-Hub-Signature-256': `sha256=${createHmac('sha256', key).update(body).digest('hex')}`,
+      });
     };
     const opened = await deliver('issues', 'd-1', { action: 'opened', issue: { number: 42, title: 'Crash on save' } });
     expect(opened.status).toBe(202);
     const started = (await opened.json()) as { task_id: string; run_id: string };
     expect(await waitForRunEnd(started.run_id)).toBe('completed');
     expect(await firstUserMessage(started.task_id)).toBe('Triage issue #42: Crash on save');
-    expect(await (await deliver('issues', 'd-2', { action: 'closed', issue: { number: 42 } })).json()).toMatchObject({ run_id: null, ignored: expect.stringContaining('issues.closed') });
-    expect(await (await deliver('ping', 'd-3', { zen: 'hi' })).json()).toMatchObject({ run_id: null, ignored: expect.any(String) });
-    expect((await deliver('issues', 'd-4', { action: 'opened', issue: { number: 1 } }, 'wrong-secret-wrong-secret')).status).toBe(401);
+    expect(await (await deliver('issues', 'd-2', { action: 'closed', issue: { number: 42 } })).json()).toMatchObject({
+      run_id: null,
+      ignored: expect.stringContaining('issues.closed'),
+    });
+    expect(await (await deliver('ping', 'd-3', { zen: 'hi' })).json()).toMatchObject({
+      run_id: null,
+      ignored: expect.any(String),
+    });
+    expect(
+      (await deliver('issues', 'd-4', { action: 'opened', issue: { number: 1 } }, 'wrong-secret-wrong-secret')).status,
+    ).toBe(401);
     // GitHub signs only the body: the captured delivery replayed under a new id is the same event, not a new run.
-    const replayed = await deliver('issues', 'd-replay', { action: 'opened', issue: { number: 42, title: 'Crash on save' } });
+    const replayed = await deliver('issues', 'd-replay', {
+      action: 'opened',
+      issue: { number: 42, title: 'Crash on save' },
+    });
     expect(await replayed.json()).toEqual({ task_id: started.task_id, run_id: started.run_id, duplicate: true });
     expect(await testDb().run.count({ where: { taskId: started.task_id } })).toBe(1);
   });
 
   it('starts a run from a signed inbound email, deduplicated on its message id', async () => {
-    const org = await apply({ flows: [{ name: 'inbox', kind: 'email', agent: 'agent', user: await ownerEmail(), message: 'Email from {{from}}: {{subject}}\n\n{{text}}' }] });
+    const org = await apply({
+      flows: [
+        {
+          name: 'inbox',
+          kind: 'email',
+          agent: 'agent',
+          user: await ownerEmail(),
+          message: 'Email from {{from}}: {{subject}}\n\n{{text}}',
+        },
+      ],
+    });
     const { path, secret } = org.flows[0]!;
-    const mail = JSON.stringify({ from: 'ann@example.test', to: 'bot@example.test', subject: 'Invoice', text: 'Please check.', message_id: '<m1@example.test>', attachments: [{ filename: 'a.pdf', content_type: 'application/pdf', size: 1200 }] });
-    const first = (await (await post(path!, mail, signed(secret!, 'hook-1', mail))).json()) as { task_id: string; run_id: string };
+    const mail = JSON.stringify({
+      from: 'ann@example.test',
+      to: 'bot@example.test',
+      subject: 'Invoice',
+      text: 'Please check.',
+      message_id: '<m1@example.test>',
+      attachments: [{ filename: 'a.pdf', content_type: 'application/pdf', size: 1200 }],
+    });
+    const first = (await (await post(path!, mail, signed(secret!, 'hook-1', mail))).json()) as {
+      task_id: string;
+      run_id: string;
+    };
     expect(await waitForRunEnd(first.run_id)).toBe('completed');
     expect(await firstUserMessage(first.task_id)).toBe('Email from ann@example.test: Invoice\n\nPlease check.');
     // The parse service retries with a new webhook-id: the message id still names the same event.
-    const retried = (await (await post(path!, mail, signed(secret!, 'hook-2', mail))).json()) as { run_id: string; duplicate: boolean };
+    const retried = (await (await post(path!, mail, signed(secret!, 'hook-2', mail))).json()) as {
+      run_id: string;
+      duplicate: boolean;
+    };
     expect(retried).toMatchObject({ run_id: first.run_id, duplicate: true });
     const notMail = JSON.stringify({ hello: 1 });
     expect((await post(path!, notMail, signed(secret!, 'hook-3', notMail))).status).toBe(400);
@@ -142,7 +223,14 @@ describe('repository and email flows', () => {
 describe('cron flows on Temporal Schedules', () => {
   it('creates a schedule that starts runs, updates it when the flow changes, and pauses it when disabled', async () => {
     const user = await ownerEmail();
-    const flow = { name: 'ticker', kind: 'cron', agent: 'agent', user, message: 'Tick at {{scheduled_at}}', cron: { schedule: { every_seconds: 2 }, overlap: 'allow_all' } };
+    const flow = {
+      name: 'ticker',
+      kind: 'cron',
+      agent: 'agent',
+      user,
+      message: 'Tick at {{scheduled_at}}',
+      cron: { schedule: { every_seconds: 2 }, overlap: 'allow_all' },
+    };
     const id = (await apply({ flows: [flow] })).flows[0]!.id;
     const client = await temporalClient();
     const handle = client.schedule.getHandle(flowScheduleId(id));
@@ -159,9 +247,19 @@ describe('cron flows on Temporal Schedules', () => {
     expect((await handle.describe()).spec).toMatchObject({ intervals: [{ every: 2000 }] });
 
     await apply({ flows: [{ ...flow, cron: { schedule: '0 9 * * 1-5', timezone: 'Europe/Berlin' } }] });
-    await vi.waitFor(async () => expect((await handle.describe()).spec).toMatchObject({ calendars: expect.any(Array), timezone: 'Europe/Berlin' }), { timeout: 15_000, interval: 250 });
+    await vi.waitFor(
+      async () =>
+        expect((await handle.describe()).spec).toMatchObject({
+          calendars: expect.any(Array),
+          timezone: 'Europe/Berlin',
+        }),
+      { timeout: 15_000, interval: 250 },
+    );
     await apply({ flows: [{ ...flow, cron: { schedule: '0 9 * * 1-5', timezone: 'Europe/Berlin' }, enabled: false }] });
-    await vi.waitFor(async () => expect((await handle.describe()).state.paused).toBe(true), { timeout: 15_000, interval: 250 });
+    await vi.waitFor(async () => expect((await handle.describe()).state.paused).toBe(true), {
+      timeout: 15_000,
+      interval: 250,
+    });
   }, 60_000);
 });
 
@@ -177,7 +275,9 @@ describe('inbound flows: an outside sender acts as a guest unless the flow grant
     const send = async (name: string, content: string) => {
       const flow = org.flows.find((f) => f.name === name)!;
       const body = JSON.stringify({ text: `/tool save_memory {"content":"${content}"}` });
-      const started = (await (await post(flow.path!, body, signed(flow.secret!, `evt_${content}`, body))).json()) as { run_id: string };
+      const started = (await (await post(flow.path!, body, signed(flow.secret!, `evt_${content}`, body))).json()) as {
+        run_id: string;
+      };
       expect(await waitForRunEnd(started.run_id)).toBe('completed');
       return started.run_id;
     };
@@ -193,7 +293,11 @@ describe('inbound flows: an outside sender acts as a guest unless the flow grant
 });
 
 describe('messaging flows (Slack Events API)', () => {
-  const slack = { server: undefined as Server | undefined, posts: [] as Record<string, unknown>[], auth: [] as string[] };
+  const slack = {
+    server: undefined as Server | undefined,
+    posts: [] as Record<string, unknown>[],
+    auth: [] as string[],
+  };
   const signingSecret = 'slack-signing-secret-for-tests';
   let path: string;
 
@@ -209,11 +313,25 @@ describe('messaging flows (Slack Events API)', () => {
     });
     // The operator's SLACK_API_URL (test/global-setup.ts): the only place replies go.
     await new Promise<void>((r) => slack.server!.listen(inject('slackApiPort'), '127.0.0.1', r));
-    const put = await call('PUT', '/api/admin/secrets/SLACK_BOT', { token: owner.token, body: { value: 'xoxb-org-token' } });
+    const put = await call('PUT', '/api/admin/secrets/SLACK_BOT', {
+      token: owner.token,
+      body: { value: 'xoxb-org-token' },
+    });
     expect(put.status).toBe(200);
     const messaging = { bot_token_secret: 'SLACK_BOT' };
-    const flow = { name: 'slack', kind: 'messaging', agent: 'support', user: await ownerEmail(), message: '{{event.text}}', task_key: '{{thread_ts}}', secret: signingSecret, messaging };
-    await expect(apply({ agents: [{ name: 'support', customer_facing: false }], flows: [flow] })).rejects.toThrow(/not customer-facing/);
+    const flow = {
+      name: 'slack',
+      kind: 'messaging',
+      agent: 'support',
+      user: await ownerEmail(),
+      message: '{{event.text}}',
+      task_key: '{{thread_ts}}',
+      secret: signingSecret,
+      messaging,
+    };
+    await expect(apply({ agents: [{ name: 'support', customer_facing: false }], flows: [flow] })).rejects.toThrow(
+      /not customer-facing/,
+    );
     path = (await apply({ agents: [{ name: 'support', customer_facing: true }], flows: [flow] })).flows[0]!.path!;
   });
 
@@ -242,18 +360,34 @@ describe('messaging flows (Slack Events API)', () => {
     const first = (await (await slackPost(message('Ev1', 'Hello bot'))).json()) as { task_id: string; run_id: string };
     expect(await waitForRunEnd(first.run_id)).toBe('completed');
     await vi.waitFor(async () => expect(slack.posts).toHaveLength(1), { timeout: 15_000, interval: 250 });
-    const answer = await testDb().message.findFirstOrThrow({ where: { runId: first.run_id, role: 'assistant' }, orderBy: { position: 'desc' } });
-    expect(slack.posts[0]).toMatchObject({ url: '/api/chat.postMessage', channel: 'C1', thread_ts: '1700000000.000100', text: answer.content });
+    const answer = await testDb().message.findFirstOrThrow({
+      where: { runId: first.run_id, role: 'assistant' },
+      orderBy: { position: 'desc' },
+    });
+    expect(slack.posts[0]).toMatchObject({
+      url: '/api/chat.postMessage',
+      channel: 'C1',
+      thread_ts: '1700000000.000100',
+      text: answer.content,
+    });
     expect(slack.auth[0]).toBe('Bearer xoxb-org-token');
     const flowId = path.split('/')[4]!;
-    await expectReplays(`flow-reply-${createHash('sha256').update(`${flowId}\nEv1`).digest('hex').slice(0, 40)}`, 'flow-reply');
+    await expectReplays(
+      `flow-reply-${createHash('sha256').update(`${flowId}\nEv1`).digest('hex').slice(0, 40)}`,
+      'flow-reply',
+    );
 
-    const reply = (await (await slackPost(message('Ev2', 'And again', { ts: '1700000001.000200', thread_ts: '1700000000.000100' }))).json()) as { task_id: string; run_id: string };
+    const reply = (await (
+      await slackPost(message('Ev2', 'And again', { ts: '1700000001.000200', thread_ts: '1700000000.000100' }))
+    ).json()) as { task_id: string; run_id: string };
     expect(reply.task_id).toBe(first.task_id);
     expect(await waitForRunEnd(reply.run_id)).toBe('completed');
     await vi.waitFor(async () => expect(slack.posts).toHaveLength(2), { timeout: 15_000, interval: 250 });
 
-    expect(await (await slackPost(message('Ev3', 'beep', { bot_id: 'B1' }))).json()).toMatchObject({ run_id: null, ignored: expect.any(String) });
+    expect(await (await slackPost(message('Ev3', 'beep', { bot_id: 'B1' }))).json()).toMatchObject({
+      run_id: null,
+      ignored: expect.any(String),
+    });
     expect((await slackPost(message('Ev4', 'forged'), 'another-secret-entirely')).status).toBe(401);
     expect((await slackPost(message('Ev1', 'Hello bot'))).status).toBe(202); // a retried delivery: the same run, no new post
     await new Promise((r) => setTimeout(r, 1000));
@@ -271,15 +405,25 @@ describe('messaging flows (Slack Events API)', () => {
     const before = await testDb().flow.findUniqueOrThrow({ where: { id: flowId } });
     try {
       const attackerUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api`;
-      await testDb().flow.update({ where: { id: flowId }, data: { config: { bot_token_env: 'JWT_SECRET', api_url: attackerUrl } } });
+      await testDb().flow.update({
+        where: { id: flowId },
+        data: { config: { bot_token_env: 'JWT_SECRET', api_url: attackerUrl } },
+      });
       const postsBefore = slack.posts.length;
       const started = (await (await slackPost(message('Ev5', 'Hello'))).json()) as { run_id: string };
       expect(await waitForRunEnd(started.run_id)).toBe('completed');
-      const reply = (await temporalClient()).workflow.getHandle(`flow-reply-${createHash('sha256').update(`${flowId}\nEv5`).digest('hex').slice(0, 40)}`);
-      await vi.waitFor(async () => expect((await reply.describe()).status.name).toBe('FAILED'), { timeout: 30_000, interval: 250 });
+      const reply = (await temporalClient()).workflow.getHandle(
+        `flow-reply-${createHash('sha256').update(`${flowId}\nEv5`).digest('hex').slice(0, 40)}`,
+      );
+      await vi.waitFor(async () => expect((await reply.describe()).status.name).toBe('FAILED'), {
+        timeout: 30_000,
+        interval: 250,
+      });
       const failure = await reply.result().catch((err: Error) => err);
       // The workflow failed because its activity did, because the config names no bot_token_secret.
-      expect(String((failure as Error & { cause?: Error & { cause?: Error } }).cause?.cause?.message)).toMatch(/bot_token_secret is not set/);
+      expect(String((failure as Error & { cause?: Error & { cause?: Error } }).cause?.cause?.message)).toMatch(
+        /bot_token_secret is not set/,
+      );
       expect(attacker.requests).toEqual([]);
       expect(slack.posts).toHaveLength(postsBefore);
     } finally {
@@ -301,13 +445,28 @@ describe('messaging flows (Slack Events API)', () => {
 
   it('admin apply checks flows: settings of the kind, a known agent and user, no kind change, a bot token the org has', async () => {
     const user = await ownerEmail();
-    const slack = (messaging: object) => apply({ flows: [{ name: 'bad', kind: 'messaging', agent: 'support', user, message: 'x', secret: 's'.repeat(16), messaging }] });
+    const slack = (messaging: object) =>
+      apply({
+        flows: [
+          { name: 'bad', kind: 'messaging', agent: 'support', user, message: 'x', secret: 's'.repeat(16), messaging },
+        ],
+      });
     await expect(slack({ bot_token_secret: 'NO_SUCH_SECRET' })).rejects.toThrow(/has no secret named NO_SUCH_SECRET/);
     await expect(slack({ bot_token_env: 'JWT_SECRET' })).rejects.toThrow(AdminError);
-    await expect(slack({ bot_token_secret: 'SLACK_BOT', api_url: 'http://127.0.0.1:1/api' })).rejects.toThrow(AdminError);
-    await expect(apply({ flows: [{ name: 'bad', kind: 'cron', agent: 'agent', user, message: 'x' }] })).rejects.toThrow(AdminError);
-    await expect(apply({ flows: [{ name: 'bad', kind: 'webhook', agent: 'nobody', user, message: 'x' }] })).rejects.toThrow(/no agent named/);
-    await expect(apply({ flows: [{ name: 'bad', kind: 'webhook', agent: 'agent', user: 'ghost@example.test', message: 'x' }] })).rejects.toThrow(/no user/);
-    await expect(apply({ flows: [{ name: 'slack', kind: 'webhook', agent: 'agent', user, message: 'x' }] })).rejects.toThrow(/kind cannot change/);
+    await expect(slack({ bot_token_secret: 'SLACK_BOT', api_url: 'http://127.0.0.1:1/api' })).rejects.toThrow(
+      AdminError,
+    );
+    await expect(apply({ flows: [{ name: 'bad', kind: 'cron', agent: 'agent', user, message: 'x' }] })).rejects.toThrow(
+      AdminError,
+    );
+    await expect(
+      apply({ flows: [{ name: 'bad', kind: 'webhook', agent: 'nobody', user, message: 'x' }] }),
+    ).rejects.toThrow(/no agent named/);
+    await expect(
+      apply({ flows: [{ name: 'bad', kind: 'webhook', agent: 'agent', user: 'ghost@example.test', message: 'x' }] }),
+    ).rejects.toThrow(/no user/);
+    await expect(
+      apply({ flows: [{ name: 'slack', kind: 'webhook', agent: 'agent', user, message: 'x' }] }),
+    ).rejects.toThrow(/kind cannot change/);
   });
 });

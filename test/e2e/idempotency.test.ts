@@ -76,7 +76,9 @@ describe('Idempotency-Key', () => {
     const key = randomUUID();
     const body = userMessage('ten racing retries');
     const before = await runsOfUser(tenant.users.member);
-    const answers = await Promise.all(Array.from({ length: 10 }, () => post('/api/run/async', body, { 'Idempotency-Key': key })));
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () => post('/api/run/async', body, { 'Idempotency-Key': key })),
+    );
     const ids = new Set<string>();
     for (const res of answers) {
       expect(res.status).toBe(202);
@@ -93,8 +95,14 @@ describe('Idempotency-Key', () => {
     const before = await runsOfUser(tenant.users.member);
     const otherBody = await post('/api/run/async', userMessage('a different request'), { 'Idempotency-Key': key });
     expect(otherBody.status).toBe(422);
-    expect(await otherBody.json()).toMatchObject({ detail: [{ loc: ['header', 'idempotency-key'], type: 'idempotency_key_reused' }] });
-    const otherOperation = await post('/api/run', { ...userMessage('the original request'), stream: false }, { 'Idempotency-Key': key });
+    expect(await otherBody.json()).toMatchObject({
+      detail: [{ loc: ['header', 'idempotency-key'], type: 'idempotency_key_reused' }],
+    });
+    const otherOperation = await post(
+      '/api/run',
+      { ...userMessage('the original request'), stream: false },
+      { 'Idempotency-Key': key },
+    );
     expect(otherOperation.status).toBe(422);
     expect(await runsOfUser(tenant.users.member)).toBe(before);
   });
@@ -112,7 +120,11 @@ describe('Idempotency-Key', () => {
 
   it('a refused request stores no key; a malformed key is 400', async () => {
     const key = randomUUID();
-    const refused = await post('/api/run/async', { messages: [{ role: 'assistant', content: 'not a user turn' }] }, { 'Idempotency-Key': key });
+    const refused = await post(
+      '/api/run/async',
+      { messages: [{ role: 'assistant', content: 'not a user turn' }] },
+      { 'Idempotency-Key': key },
+    );
     expect(refused.status).toBe(400);
     const retried = await post('/api/run/async', userMessage('now a valid request'), { 'Idempotency-Key': key });
     expect(retried.status).toBe(202);
@@ -130,7 +142,12 @@ describe('a run stored by an api that died before starting its workflow', () => 
     const body = userMessage('started by the reconciler');
     const crashed = await fetch(`${doomed.url}/api/run/async`, {
       method: 'POST',
-      headers: { Authorization: `Bearer ${member}`, 'X-Agent-Id': tenant.agentId, 'Content-Type': 'application/json', 'Idempotency-Key': key },
+      headers: {
+        Authorization: `Bearer ${member}`,
+        'X-Agent-Id': tenant.agentId,
+        'Content-Type': 'application/json',
+        'Idempotency-Key': key,
+      },
       body: JSON.stringify(body),
     }).catch((err: Error) => err);
     expect(crashed).toBeInstanceOf(Error); // the process died: no answer at all

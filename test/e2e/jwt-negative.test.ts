@@ -21,9 +21,15 @@ beforeAll(async () => {
 });
 
 /** The exchanged token's claims, changed by `patch`, signed HS256 with `key` (the service's secret unless given). */
-function sign(patch: JWTPayload = {}, key: Uint8Array = secret(), header: Record<string, unknown> = {}): Promise<string> {
+function sign(
+  patch: JWTPayload = {},
+  key: Uint8Array = secret(),
+  header: Record<string, unknown> = {},
+): Promise<string> {
   const iat = now() - 10;
-  return new SignJWT({ ...claims, iat, exp: iat + 3600, ...patch }).setProtectedHeader({ alg: 'HS256', kid: 'k1', typ: 'JWT', ...header }).sign(key);
+  return new SignJWT({ ...claims, iat, exp: iat + 3600, ...patch })
+    .setProtectedHeader({ alg: 'HS256', kid: 'k1', typ: 'JWT', ...header })
+    .sign(key);
 }
 
 const listTasks = (token: string) => call('GET', '/api/tasks', { token, agentId: tenant.agentId });
@@ -56,7 +62,9 @@ describe('forged and broken JWTs', () => {
     const publicPem = await exportSPKI(publicKey);
     await expect401(await sign({}, encoder.encode(publicPem)), 'HS256 signed with an RSA public key as the secret');
     const iat = now();
-    const rs256 = await new SignJWT({ ...claims, iat, exp: iat + 3600 }).setProtectedHeader({ alg: 'RS256', kid: 'k1', typ: 'JWT' }).sign(privateKey);
+    const rs256 = await new SignJWT({ ...claims, iat, exp: iat + 3600 })
+      .setProtectedHeader({ alg: 'RS256', kid: 'k1', typ: 'JWT' })
+      .sign(privateKey);
     await expect401(rs256, 'RS256');
   });
 
@@ -72,8 +80,14 @@ describe('forged and broken JWTs', () => {
   it('refuses a tampered payload and a token signed with another key', async () => {
     const [header, , signature] = (await sign()).split('.');
     const otherOrg = (await createTenant()).orgId;
-    await expect401(`${header}.${b64url({ ...claims, org_id: otherOrg, iat: now(), exp: now() + 3600 })}.${signature}`, 'org claim changed, signature kept');
-    await expect401(`${header}.${b64url({ ...claims, role: 'owner', sub: 'usr_x', iat: now(), exp: now() + 3600 })}.${signature}`, 'subject changed');
+    await expect401(
+      `${header}.${b64url({ ...claims, org_id: otherOrg, iat: now(), exp: now() + 3600 })}.${signature}`,
+      'org claim changed, signature kept',
+    );
+    await expect401(
+      `${header}.${b64url({ ...claims, role: 'owner', sub: 'usr_x', iat: now(), exp: now() + 3600 })}.${signature}`,
+      'subject changed',
+    );
     await expect401(await sign({}, crypto.getRandomValues(new Uint8Array(32))), 'another HS256 key');
     await expect401(await sign({}, secret(), { kid: 'k2' }), 'unknown kid');
   });

@@ -36,7 +36,10 @@ describe('LISTEN reconnect', () => {
       method: 'POST',
       signal: abort.signal,
       headers: { Authorization: `Bearer ${who.token}`, 'X-Agent-Id': who.agentId, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ messages: [{ role: 'user', content: '/tool request_user_input {"input_type":"text","prompt":"Name?"}' }], mode: 'fast' }),
+      body: JSON.stringify({
+        messages: [{ role: 'user', content: '/tool request_user_input {"input_type":"text","prompt":"Name?"}' }],
+        mode: 'fast',
+      }),
     });
     expect(res.status).toBe(200);
     const taskId = res.headers.get('x-task-id')!;
@@ -74,7 +77,11 @@ async function restartAndAnswer(taskId: string, required: Record<string, unknown
     async () => {
       const res = await fetch(`${stack.apiUrl}/api/tasks/${taskId}/input`, {
         method: 'POST',
-        headers: { Authorization: `Bearer ${who.token}`, 'X-Agent-Id': who.agentId, 'Content-Type': 'application/json' },
+        headers: {
+          Authorization: `Bearer ${who.token}`,
+          'X-Agent-Id': who.agentId,
+          'Content-Type': 'application/json',
+        },
         body: JSON.stringify(body),
       });
       return res.status === 200;
@@ -90,7 +97,10 @@ async function hubConnections(): Promise<number> {
   const client = new pg.Client({ connectionString: stack.databaseUrl });
   await client.connect();
   try {
-    const res = await client.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1', [EVENT_HUB_APPLICATION]);
+    const res = await client.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1',
+      [EVENT_HUB_APPLICATION],
+    );
     return res.rows[0]!.n;
   } finally {
     await client.end();

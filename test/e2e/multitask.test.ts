@@ -21,7 +21,8 @@ beforeAll(async () => {
   who = { token: await exchange(tenant.keys.member), agentId: tenant.agentId };
 });
 
-const post = (body: Record<string, unknown>) => call('POST', '/api/run', { token: who.token, agentId: who.agentId, body });
+const post = (body: Record<string, unknown>) =>
+  call('POST', '/api/run', { token: who.token, agentId: who.agentId, body });
 const get = (path: string) => call('GET', path, { token: who.token, agentId: who.agentId });
 
 async function eventsOf(runId: string): Promise<StoredEvent[]> {
@@ -58,14 +59,23 @@ const release = (taskId: string, runId: string, requestId: string) =>
   answer(who, taskId, { request_id: requestId, run_id: runId, input_type: 'text', value: 'yes' });
 
 const startedAt = (events: StoredEvent[]) => Date.parse(events.find((e) => e.event_type === 'RUN_STARTED')!.created_at);
-const endedAt = (events: StoredEvent[]) => Date.parse(events.find((e) => e.event_type === 'RUN_FINISHED' || e.event_type === 'RUN_ERROR')!.created_at);
+const endedAt = (events: StoredEvent[]) =>
+  Date.parse(events.find((e) => e.event_type === 'RUN_FINISHED' || e.event_type === 'RUN_ERROR')!.created_at);
 
 describe('multitask_strategy: a second message while a run is busy', () => {
   it('reject (the default) answers 409 and stores nothing', async () => {
     const busy = await busyTask();
-    const refused = await post({ task_id: busy.taskId, messages: [{ role: 'user', content: 'And now?' }], stream: false });
+    const refused = await post({
+      task_id: busy.taskId,
+      messages: [{ role: 'user', content: 'And now?' }],
+      stream: false,
+    });
     expect(refused.status).toBe(409);
-    const invalid = await post({ task_id: busy.taskId, messages: [{ role: 'user', content: 'x' }], multitask_strategy: 'later' });
+    const invalid = await post({
+      task_id: busy.taskId,
+      messages: [{ role: 'user', content: 'x' }],
+      multitask_strategy: 'later',
+    });
     expect(invalid.status).toBe(422);
     expect((await conversation(busy.taskId)).map((m) => m.content)).not.toContain('And now?');
     await release(busy.taskId, busy.runId, busy.requestId);
@@ -76,7 +86,12 @@ describe('multitask_strategy: a second message while a run is busy', () => {
     const busy = await busyTask();
     const queued = await Promise.all(
       ['first', 'second', 'third'].map(async (word) => {
-        const res = await post({ task_id: busy.taskId, messages: [{ role: 'user', content: `Queued ${word}` }], stream: false, multitask_strategy: 'enqueue' });
+        const res = await post({
+          task_id: busy.taskId,
+          messages: [{ role: 'user', content: `Queued ${word}` }],
+          stream: false,
+          multitask_strategy: 'enqueue',
+        });
         expect(res.status, await res.clone().text()).toBe(202);
         return ((await res.json()) as { id: string; status: string }).id;
       }),
@@ -107,7 +122,11 @@ describe('multitask_strategy: a second message while a run is busy', () => {
 
   it('interrupt: the busy run is cancelled with its events kept, and the new run streams to its end', async () => {
     const busy = await busyTask();
-    const res = await post({ task_id: busy.taskId, messages: [{ role: 'user', content: 'Never mind, do this' }], multitask_strategy: 'interrupt' });
+    const res = await post({
+      task_id: busy.taskId,
+      messages: [{ role: 'user', content: 'Never mind, do this' }],
+      multitask_strategy: 'interrupt',
+    });
     expect(res.status).toBe(200);
     const frames = withoutHeartbeats(await readSse(res));
     expect(frames[0]!.data.type).toBe('RUN_STARTED');
@@ -123,7 +142,11 @@ describe('multitask_strategy: a second message while a run is busy', () => {
 
   it('rollback: the busy run is cancelled, then deleted with its messages and events when the new run starts', async () => {
     const busy = await busyTask();
-    const { runId } = await startBackgroundRun(who, { task_id: busy.taskId, messages: [{ role: 'user', content: 'Start over' }], multitask_strategy: 'rollback' });
+    const { runId } = await startBackgroundRun(who, {
+      task_id: busy.taskId,
+      messages: [{ role: 'user', content: 'Start over' }],
+      multitask_strategy: 'rollback',
+    });
     expect((await waitForEnd(runId)).event_type).toBe('RUN_FINISHED');
     expect((await get(`/api/runs/${busy.runId}/events`)).status).toBe(404);
     const messages = await conversation(busy.taskId);
@@ -136,7 +159,12 @@ describe('multitask_strategy: a second message while a run is busy', () => {
     const busy = await busyTask();
     const results = await Promise.all(
       [1, 2, 3].map(async (n) => {
-        const res = await post({ task_id: busy.taskId, messages: [{ role: 'user', content: `Interrupt ${n}` }], stream: false, multitask_strategy: 'interrupt' });
+        const res = await post({
+          task_id: busy.taskId,
+          messages: [{ role: 'user', content: `Interrupt ${n}` }],
+          stream: false,
+          multitask_strategy: 'interrupt',
+        });
         expect(res.status, await res.clone().text()).toBe(202);
         return ((await res.json()) as { id: string }).id;
       }),
@@ -144,18 +172,25 @@ describe('multitask_strategy: a second message while a run is busy', () => {
     const ends = await Promise.all(results.map((runId) => waitForEnd(runId)));
     const finished = ends.filter((e) => e.event_type === 'RUN_FINISHED');
     expect(finished).toHaveLength(1);
-    for (const end of ends.filter((e) => e.event_type === 'RUN_ERROR')) expect(end.payload).toMatchObject({ code: 'CANCELLED' });
+    for (const end of ends.filter((e) => e.event_type === 'RUN_ERROR'))
+      expect(end.payload).toMatchObject({ code: 'CANCELLED' });
     // Every run that started began after the one before it ended.
-    const histories = [await eventsOf(busy.runId), ...(await Promise.all(results.map(eventsOf)))].filter((h) => h.some((e) => e.event_type === 'RUN_STARTED'));
+    const histories = [await eventsOf(busy.runId), ...(await Promise.all(results.map(eventsOf)))].filter((h) =>
+      h.some((e) => e.event_type === 'RUN_STARTED'),
+    );
     histories.sort((a, b) => startedAt(a) - startedAt(b));
-    for (let i = 1; i < histories.length; i++) expect(startedAt(histories[i]!)).toBeGreaterThanOrEqual(endedAt(histories[i - 1]!));
+    for (let i = 1; i < histories.length; i++)
+      expect(startedAt(histories[i]!)).toBeGreaterThanOrEqual(endedAt(histories[i - 1]!));
   });
 
   it('reject under concurrent requests on an idle task: exactly one run starts, the others get 409', async () => {
     const { taskId, runId } = await startBackgroundRun(who, { messages: [{ role: 'user', content: 'Hi' }] });
     await waitForEnd(runId);
     const answers = await Promise.all(
-      [1, 2, 3, 4].map(async (n) => (await post({ task_id: taskId, messages: [{ role: 'user', content: `Race ${n}` }], stream: false })).status),
+      [1, 2, 3, 4].map(
+        async (n) =>
+          (await post({ task_id: taskId, messages: [{ role: 'user', content: `Race ${n}` }], stream: false })).status,
+      ),
     );
     expect(answers.filter((s) => s === 202)).toHaveLength(1);
     expect(answers.filter((s) => s === 409)).toHaveLength(3);
@@ -166,7 +201,12 @@ describe('multitask_strategy: a second message while a run is busy', () => {
     const busy = await busyTask();
     const started = await Promise.all(
       [1, 2].map(async (n) => {
-        const res = await post({ task_id: busy.taskId, messages: [{ role: 'user', content: `Redo ${n}` }], stream: false, multitask_strategy: 'rollback' });
+        const res = await post({
+          task_id: busy.taskId,
+          messages: [{ role: 'user', content: `Redo ${n}` }],
+          stream: false,
+          multitask_strategy: 'rollback',
+        });
         expect(res.status, await res.clone().text()).toBe(202);
         return ((await res.json()) as { id: string }).id;
       }),
@@ -209,14 +249,27 @@ describe('multitask_strategy: a second message while a run is busy', () => {
 
   it('cancel acts on the running run, not the queue; the queued runs then start in order', async () => {
     const busy = await busyTask();
-    const second = await startBackgroundRun(who, { task_id: busy.taskId, messages: [{ role: 'user', content: BLOCKING }], multitask_strategy: 'enqueue' });
-    const third = await startBackgroundRun(who, { task_id: busy.taskId, messages: [{ role: 'user', content: 'Third' }], multitask_strategy: 'enqueue' });
-    const cancel = () => call('POST', `/api/tasks/${busy.taskId}/cancel`, { token: who.token, agentId: who.agentId, body: {} });
+    const second = await startBackgroundRun(who, {
+      task_id: busy.taskId,
+      messages: [{ role: 'user', content: BLOCKING }],
+      multitask_strategy: 'enqueue',
+    });
+    const third = await startBackgroundRun(who, {
+      task_id: busy.taskId,
+      messages: [{ role: 'user', content: 'Third' }],
+      multitask_strategy: 'enqueue',
+    });
+    const cancel = () =>
+      call('POST', `/api/tasks/${busy.taskId}/cancel`, { token: who.token, agentId: who.agentId, body: {} });
     expect((await (await cancel()).json()) as object).toMatchObject({ run_id: busy.runId });
     expect((await waitForEnd(busy.runId)).payload).toMatchObject({ code: 'CANCELLED' });
     const pending = await waitForPending(who, busy.taskId);
     expect(pending.run_id).toBe(second.runId);
-    const pause = await call('POST', `/api/tasks/${busy.taskId}/pause`, { token: who.token, agentId: who.agentId, body: {} });
+    const pause = await call('POST', `/api/tasks/${busy.taskId}/pause`, {
+      token: who.token,
+      agentId: who.agentId,
+      body: {},
+    });
     expect(pause.status).toBe(409); // the running (second) run waits for input: pause refuses
     await release(busy.taskId, second.runId, pending.request_id);
     expect((await waitForEnd(second.runId)).event_type).toBe('RUN_FINISHED');

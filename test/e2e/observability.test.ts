@@ -50,10 +50,25 @@ beforeAll(async () => {
   const tracing = { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, TEMPORAL_TASK_QUEUE: queue };
   [api, worker] = await Promise.all([
     startApiProcess({ ...tracing, DATABASE_URL: proxied.toString(), METRICS_TOKEN, RATE_LIMIT_EVENTS_PER_MINUTE: '1' }),
-    startWorkerProcess(queue, { ...tracing, LOG_LEVEL: 'debug', [KEY_ENV]: 'sk-test', DATA_DIR: dataDir, WORKER_METRICS_PORT: String(metricsPort) }),
+    startWorkerProcess(queue, {
+      ...tracing,
+      LOG_LEVEL: 'debug',
+      [KEY_ENV]: 'sk-test',
+      DATA_DIR: dataDir,
+      WORKER_METRICS_PORT: String(metricsPort),
+    }),
   ]);
-  fake = await startFakeOpenAi({ chunks: Array.from({ length: 12 }, (_, i) => `word${i} `), delayMs: 100, usage: { prompt_tokens: 11, completion_tokens: 12 } });
-  const tenant = await createTenant({ provider: 'openai-compatible', model: 'fake-model', base_url: fake.baseUrl, api_key_env: KEY_ENV });
+  fake = await startFakeOpenAi({
+    chunks: Array.from({ length: 12 }, (_, i) => `word${i} `),
+    delayMs: 100,
+    usage: { prompt_tokens: 11, completion_tokens: 12 },
+  });
+  const tenant = await createTenant({
+    provider: 'openai-compatible',
+    model: 'fake-model',
+    base_url: fake.baseUrl,
+    api_key_env: KEY_ENV,
+  });
   who = { token: await exchange(tenant.keys.owner), agentId: tenant.agentId, orgId: tenant.orgId };
 }, 120_000);
 
@@ -64,8 +79,13 @@ afterAll(async () => {
   await closeTestDb();
 });
 
-const headers = () => ({ Authorization: `Bearer ${who.token}`, 'X-Agent-Id': who.agentId, 'Content-Type': 'application/json' });
-const scrapeApi = async () => (await fetch(`${api.url}/metrics`, { headers: { Authorization: `Bearer ${METRICS_TOKEN}` } })).text();
+const headers = () => ({
+  Authorization: `Bearer ${who.token}`,
+  'X-Agent-Id': who.agentId,
+  'Content-Type': 'application/json',
+});
+const scrapeApi = async () =>
+  (await fetch(`${api.url}/metrics`, { headers: { Authorization: `Bearer ${METRICS_TOKEN}` } })).text();
 
 /** The value of one series (name and exact label set, as Prometheus prints it); undefined when absent. */
 function sample(text: string, series: string): number | undefined {
@@ -88,7 +108,11 @@ describe('one streamed run, seen by metrics and traces', () => {
   let duringRun = '';
 
   beforeAll(async () => {
-    const res = await fetch(`${api.url}/api/run`, { method: 'POST', headers: headers(), body: JSON.stringify(userMessage('observe me')) });
+    const res = await fetch(`${api.url}/api/run`, {
+      method: 'POST',
+      headers: headers(),
+      body: JSON.stringify(userMessage('observe me')),
+    });
     expect(res.status).toBe(200);
     runId = res.headers.get('x-run-id')!;
     taskId = res.headers.get('x-task-id')!;
@@ -113,8 +137,15 @@ describe('one streamed run, seen by metrics and traces', () => {
     expect((await events(2)).status).toBe(429);
 
     const text = await scrapeApi();
-    expect(sample(text, 'ars_http_request_duration_seconds_count{method="POST",route="/api/run",status_code="200"}')).toBe(1);
-    expect(sample(text, 'ars_http_request_duration_seconds_count{method="GET",route="/api/runs/:run_id/events",status_code="429"}')).toBe(1);
+    expect(
+      sample(text, 'ars_http_request_duration_seconds_count{method="POST",route="/api/run",status_code="200"}'),
+    ).toBe(1);
+    expect(
+      sample(
+        text,
+        'ars_http_request_duration_seconds_count{method="GET",route="/api/runs/:run_id/events",status_code="429"}',
+      ),
+    ).toBe(1);
     expect(text).not.toContain(runId); // route patterns, never raw URLs
     expect(sample(text, 'ars_runs_started_total{mode="fast"}')).toBe(1);
     expect(sample(text, 'ars_sse_streams_open')).toBe(0);
@@ -126,9 +157,17 @@ describe('one streamed run, seen by metrics and traces', () => {
   });
 
   it("the worker exports Temporal's SDK metrics with activity durations by type, model tokens and ended runs", async () => {
-    await expect.poll(async () => total(await (await fetch(workerMetricsUrl)).text(), 'ars_runs_ended_total', { status: 'completed' }), { timeout: 10_000 }).toBe(1);
+    await expect
+      .poll(
+        async () =>
+          total(await (await fetch(workerMetricsUrl)).text(), 'ars_runs_ended_total', { status: 'completed' }),
+        { timeout: 10_000 },
+      )
+      .toBe(1);
     const text = await (await fetch(workerMetricsUrl)).text();
-    expect(total(text, 'temporal_activity_execution_latency_count', { activity_type: 'modelStep' })).toBeGreaterThanOrEqual(1);
+    expect(
+      total(text, 'temporal_activity_execution_latency_count', { activity_type: 'modelStep' }),
+    ).toBeGreaterThanOrEqual(1);
     expect(total(text, 'temporal_activity_execution_latency_sum', { activity_type: 'modelStep' })).toBeGreaterThan(1); // 12 words × 100 ms
     expect(total(text, 'ars_model_tokens_total', { direction: 'input' })).toBe(11);
     expect(total(text, 'ars_model_tokens_total', { direction: 'output' })).toBe(12);
@@ -141,7 +180,13 @@ describe('one streamed run, seen by metrics and traces', () => {
     expect(request).toMatchObject({ orgId: who.orgId, taskId, workflowId: runId, agentId: who.agentId });
     expect((request!.req as { id?: string }).id).toEqual(expect.any(String)); // pino-http's request id (X-Request-Id)
     // What the request was and how it ended, not its headers or the response's (they were most of every line).
-    expect(request!.req).toEqual({ id: expect.any(String), method: 'POST', url: '/api/run', remoteAddress: expect.any(String), userAgent: expect.any(String) });
+    expect(request!.req).toEqual({
+      id: expect.any(String),
+      method: 'POST',
+      url: '/api/run',
+      remoteAddress: expect.any(String),
+      userAgent: expect.any(String),
+    });
     expect(request!.res).toEqual({ statusCode: 200 });
     expect(request!.responseTime).toEqual(expect.any(Number));
     const activityLines = () =>
@@ -151,12 +196,21 @@ describe('one streamed run, seen by metrics and traces', () => {
     // A fast run's one regular activity (its bookkeeping runs as local activities, which the SDK does not
     // log); its line may reach stdout just after the run's last event reached the client.
     await expect.poll(() => activityLines().map((l) => l.activityType), { timeout: 5_000 }).toContain('modelStep');
-    for (const line of activityLines()) expect(line).toMatchObject({ runId, orgId: who.orgId, taskId, agentId: who.agentId, activityType: expect.any(String) });
+    for (const line of activityLines())
+      expect(line).toMatchObject({
+        runId,
+        orgId: who.orgId,
+        taskId,
+        agentId: who.agentId,
+        activityType: expect.any(String),
+      });
     expect(worker.stdout.some((l) => l.includes('taskToken'))).toBe(false);
   });
 
   it('the Grafana dashboard (deploy/grafana) plots only series the two endpoints export', async () => {
-    const dashboard = JSON.parse(readFileSync(path.join(projectRoot, 'deploy', 'grafana', 'dashboards', 'agent-run-service.json'), 'utf8')) as { panels: { targets: { expr: string }[] }[] };
+    const dashboard = JSON.parse(
+      readFileSync(path.join(projectRoot, 'deploy', 'grafana', 'dashboards', 'agent-run-service.json'), 'utf8'),
+    ) as { panels: { targets: { expr: string }[] }[] };
     const exprs = dashboard.panels.flatMap((p) => p.targets.map((t) => t.expr));
     const used = new Set(exprs.flatMap((e) => e.match(/\b(?:ars|temporal)_[a-z_]+/g) ?? []));
     // Names of samples, and of families declared without one yet (a gauge with no active run).
@@ -189,10 +243,19 @@ describe('one streamed run, seen by metrics and traces', () => {
 
 describe('a run ended by deleting its task', () => {
   it('is counted by the api as ended with status deleted', async () => {
-    const res = await fetch(`${api.url}/api/run/async`, { method: 'POST', headers: headers(), body: JSON.stringify(userMessage('delete me mid-run')) });
+    const res = await fetch(`${api.url}/api/run/async`, {
+      method: 'POST',
+      headers: headers(),
+      body: JSON.stringify(userMessage('delete me mid-run')),
+    });
     expect(res.status).toBe(202);
     const { task_id: taskId, run_id: runId } = (await res.json()) as { task_id: string; run_id: string };
-    await expect.poll(async () => (await testDb().run.findUniqueOrThrow({ where: { id: runId } })).status, { timeout: 15_000, interval: 100 }).toBe('executing');
+    await expect
+      .poll(async () => (await testDb().run.findUniqueOrThrow({ where: { id: runId } })).status, {
+        timeout: 15_000,
+        interval: 100,
+      })
+      .toBe('executing');
     expect((await fetch(`${api.url}/api/tasks/${taskId}`, { method: 'DELETE', headers: headers() })).status).toBe(200);
     expect(sample(await scrapeApi(), 'ars_runs_ended_total{status="deleted",mode="fast"}')).toBe(1);
   });

@@ -35,10 +35,26 @@ beforeAll(async () => {
   db.port = String(pgProxy.port);
   const queue = `outage-${randomBytes(3).toString('hex')}`;
   dataDir = mkdtempSync(path.join(tmpdir(), 'ars-outage-'));
-  const env = { DATABASE_URL: db.toString(), TEMPORAL_ADDRESS: `127.0.0.1:${temporalProxy.port}`, TEMPORAL_TASK_QUEUE: queue };
-  [api, worker] = await Promise.all([startApiProcess(env), startWorkerProcess(queue, { ...env, [KEY_ENV]: 'sk-test', DATA_DIR: dataDir })]);
-  fake = await startFakeOpenAi({ chunks: Array.from({ length: 30 }, (_, i) => `word${i} `), delayMs: 150, usage: { prompt_tokens: 10, completion_tokens: 30 } });
-  const tenant = await createTenant({ provider: 'openai-compatible', model: 'fake-model', base_url: fake.baseUrl, api_key_env: KEY_ENV });
+  const env = {
+    DATABASE_URL: db.toString(),
+    TEMPORAL_ADDRESS: `127.0.0.1:${temporalProxy.port}`,
+    TEMPORAL_TASK_QUEUE: queue,
+  };
+  [api, worker] = await Promise.all([
+    startApiProcess(env),
+    startWorkerProcess(queue, { ...env, [KEY_ENV]: 'sk-test', DATA_DIR: dataDir }),
+  ]);
+  fake = await startFakeOpenAi({
+    chunks: Array.from({ length: 30 }, (_, i) => `word${i} `),
+    delayMs: 150,
+    usage: { prompt_tokens: 10, completion_tokens: 30 },
+  });
+  const tenant = await createTenant({
+    provider: 'openai-compatible',
+    model: 'fake-model',
+    base_url: fake.baseUrl,
+    api_key_env: KEY_ENV,
+  });
   who = { token: await exchange(tenant.keys.owner), agentId: tenant.agentId };
 }, 120_000);
 
@@ -49,19 +65,34 @@ afterAll(async () => {
   await closeTestDb();
 });
 
-const headers = () => ({ Authorization: `Bearer ${who.token}`, 'X-Agent-Id': who.agentId, 'Content-Type': 'application/json' });
+const headers = () => ({
+  Authorization: `Bearer ${who.token}`,
+  'X-Agent-Id': who.agentId,
+  'Content-Type': 'application/json',
+});
 
 async function startRun(content: string): Promise<string> {
-  const res = await fetch(`${api.url}/api/run/async`, { method: 'POST', headers: headers(), body: JSON.stringify({ messages: [{ role: 'user', content }] }) });
+  const res = await fetch(`${api.url}/api/run/async`, {
+    method: 'POST',
+    headers: headers(),
+    body: JSON.stringify({ messages: [{ role: 'user', content }] }),
+  });
   expect(res.status).toBe(202);
   return ((await res.json()) as { run_id: string }).run_id;
 }
 
 async function expectCompletedOnce(runId: string): Promise<void> {
-  await expect.poll(async () => (await testDb().run.findUniqueOrThrow({ where: { id: runId } })).status, { timeout: 90_000, interval: 500 }).toBe('completed');
+  await expect
+    .poll(async () => (await testDb().run.findUniqueOrThrow({ where: { id: runId } })).status, {
+      timeout: 90_000,
+      interval: 500,
+    })
+    .toBe('completed');
   const events = await testDb().runEvent.findMany({ where: { runId }, orderBy: { seq: 'asc' } });
   expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
-  expect(events.filter((e) => e.type === 'RUN_FINISHED' || e.type === 'RUN_ERROR').map((e) => e.type)).toEqual(['RUN_FINISHED']);
+  expect(events.filter((e) => e.type === 'RUN_FINISHED' || e.type === 'RUN_ERROR').map((e) => e.type)).toEqual([
+    'RUN_FINISHED',
+  ]);
   expect(events.at(-1)!.type).toBe('RUN_FINISHED');
   const starts = events.filter((e) => e.type === 'TEXT_MESSAGE_START').length;
   expect(events.filter((e) => e.type === 'TEXT_MESSAGE_END').length).toBe(starts);
@@ -69,7 +100,12 @@ async function expectCompletedOnce(runId: string): Promise<void> {
 }
 
 async function waitForText(runId: string): Promise<void> {
-  await expect.poll(() => testDb().runEvent.count({ where: { runId, type: 'TEXT_MESSAGE_CONTENT' } }), { timeout: 30_000, interval: 100 }).toBeGreaterThan(0);
+  await expect
+    .poll(() => testDb().runEvent.count({ where: { runId, type: 'TEXT_MESSAGE_CONTENT' } }), {
+      timeout: 30_000,
+      interval: 100,
+    })
+    .toBeGreaterThan(0);
 }
 
 describe('a PostgreSQL outage while a run streams', () => {

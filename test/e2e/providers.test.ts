@@ -46,9 +46,16 @@ const cases: ProviderCase[] = [
     auth: (h) => h.authorization,
     expectedAuth: `Bearer ${SECRET}`,
     refusal: 'Incorrect API key provided',
-    prompt: (system, user) => ({ input: [{ role: 'system', content: system }, { role: 'user', content: [{ type: 'input_text', text: user }] }] }),
+    prompt: (system, user) => ({
+      input: [
+        { role: 'system', content: system },
+        { role: 'user', content: [{ type: 'input_text', text: user }] },
+      ],
+    }),
     toolResult: (request, callId) =>
-      (request.input as { type?: string; call_id?: string; output?: unknown }[]).find((i) => i.type === 'function_call_output' && i.call_id === callId)?.output,
+      (request.input as { type?: string; call_id?: string; output?: unknown }[]).find(
+        (i) => i.type === 'function_call_output' && i.call_id === callId,
+      )?.output,
   },
   {
     provider: 'anthropic',
@@ -57,7 +64,10 @@ const cases: ProviderCase[] = [
     auth: (h) => h['x-api-key'] as string | undefined,
     expectedAuth: SECRET,
     refusal: 'invalid x-api-key',
-    prompt: (system, user) => ({ system: [{ type: 'text', text: system }], messages: [{ role: 'user', content: [{ type: 'text', text: user }] }] }),
+    prompt: (system, user) => ({
+      system: [{ type: 'text', text: system }],
+      messages: [{ role: 'user', content: [{ type: 'text', text: user }] }],
+    }),
     toolResult: (request, callId) =>
       (request.messages as { role: string; content: { type: string; tool_use_id?: string; content?: unknown }[] }[])
         .flatMap((m) => (m.role === 'user' ? m.content : []))
@@ -90,7 +100,13 @@ interface Who {
 }
 
 async function agentOn(c: ProviderCase, fake: FakeProvider): Promise<Who> {
-  const tenant = await createTenant({ provider: c.provider, model: c.model, base_url: fake.baseUrl, api_key_env: KEY_ENV, system_prompt: 'Be brief.' });
+  const tenant = await createTenant({
+    provider: c.provider,
+    model: c.model,
+    base_url: fake.baseUrl,
+    api_key_env: KEY_ENV,
+    system_prompt: 'Be brief.',
+  });
   return { token: await exchange(tenant.keys.owner), agentId: tenant.agentId };
 }
 
@@ -135,7 +151,9 @@ async function everythingServedAbout(who: Who, frames: SseFrame[]): Promise<stri
 function temporalHistoryText(runId: string): string {
   const args = ['workflow', 'show', '--workflow-id', runId, '--address', inject('temporalAddress'), '--output', 'json'];
   const json = execFileSync(ensureTemporalBinary(), args, { encoding: 'utf8' });
-  const payloads = [...json.matchAll(/"data":\s*"([A-Za-z0-9+/=]+)"/g)].map((m) => Buffer.from(m[1]!, 'base64').toString('utf8'));
+  const payloads = [...json.matchAll(/"data":\s*"([A-Za-z0-9+/=]+)"/g)].map((m) =>
+    Buffer.from(m[1]!, 'base64').toString('utf8'),
+  );
   return [json, ...payloads].join('\n');
 }
 
@@ -145,17 +163,29 @@ describe.each(cases)('the $provider provider over HTTP', (c) => {
     try {
       const who = await agentOn(c, fake);
       const { frames, raw } = await streamedRun(who, 'Why Temporal?');
-      const text = frames.filter((f) => f.data.type === 'TEXT_MESSAGE_CONTENT').map((f) => f.data.delta).join('');
+      const text = frames
+        .filter((f) => f.data.type === 'TEXT_MESSAGE_CONTENT')
+        .map((f) => f.data.delta)
+        .join('');
       expect(text).toBe('Durable runs survive.');
       expect(expectOneTerminal(frames)).toMatchObject({
         type: 'RUN_FINISHED',
         result: { text, model: `${c.provider}:${c.model}`, usage: { input_tokens: 42, output_tokens: 7 } },
       });
       const usage = frames.find((f) => f.data.type === 'CUSTOM' && f.data.name === 'USAGE')!.data.data;
-      expect(usage).toMatchObject({ input_tokens: 42, output_tokens: 7, total_tokens: 49, model: `${c.provider}:${c.model}` });
+      expect(usage).toMatchObject({
+        input_tokens: 42,
+        output_tokens: 7,
+        total_tokens: 49,
+        model: `${c.provider}:${c.model}`,
+      });
 
       expect(fake.requests).toHaveLength(1);
-      expect(fake.requests[0]).toMatchObject({ model: c.model, stream: true, ...c.prompt('Be brief.', 'Why Temporal?') });
+      expect(fake.requests[0]).toMatchObject({
+        model: c.model,
+        stream: true,
+        ...c.prompt('Be brief.', 'Why Temporal?'),
+      });
       expect(c.auth(fake.headers[0]!)).toBe(c.expectedAuth);
 
       expect(raw).not.toContain(SECRET);
@@ -168,24 +198,33 @@ describe.each(cases)('the $provider provider over HTTP', (c) => {
   it('runs a tool the model calls and sends it the result', async () => {
     const fake = await c.start({
       chunks: ['Saved.'],
-      responses: [{ chunks: ['Saving that.'], toolCalls: [{ name: 'save_memory', args: { content: 'The user drinks tea' } }] }],
+      responses: [
+        { chunks: ['Saving that.'], toolCalls: [{ name: 'save_memory', args: { content: 'The user drinks tea' } }] },
+      ],
       usage: { input: 20, output: 5 },
     });
     try {
       const who = await agentOn(c, fake);
       const { frames } = await streamedRun(who, 'Remember that I drink tea.');
       const order = types(frames);
-      for (const type of ['TOOL_CALL_START', 'TOOL_CALL_ARGS', 'TOOL_CALL_END', 'TOOL_CALL_RESULT']) expect(order, type).toContain(type);
+      for (const type of ['TOOL_CALL_START', 'TOOL_CALL_ARGS', 'TOOL_CALL_END', 'TOOL_CALL_RESULT'])
+        expect(order, type).toContain(type);
       const start = frames.find((f) => f.data.type === 'TOOL_CALL_START')!.data;
       expect(start.tool_call_name).toBe('save_memory');
-      const args = frames.filter((f) => f.data.type === 'TOOL_CALL_ARGS' && f.data.tool_call_id === start.tool_call_id).map((f) => f.data.delta).join('');
+      const args = frames
+        .filter((f) => f.data.type === 'TOOL_CALL_ARGS' && f.data.tool_call_id === start.tool_call_id)
+        .map((f) => f.data.delta)
+        .join('');
       expect(JSON.parse(args)).toEqual({ content: 'The user drinks tea' });
       const result = frames.find((f) => f.data.type === 'TOOL_CALL_RESULT')!.data;
       expect(result.tool_call_id).toBe(start.tool_call_id);
 
       expect(fake.requests).toHaveLength(2);
       expect(c.toolResult(fake.requests[1]!, start.tool_call_id as string)).toBe(result.content);
-      expect(expectOneTerminal(frames)).toMatchObject({ type: 'RUN_FINISHED', result: { text: 'Saved.', usage: { input_tokens: 40, output_tokens: 10 } } });
+      expect(expectOneTerminal(frames)).toMatchObject({
+        type: 'RUN_FINISHED',
+        result: { text: 'Saved.', usage: { input_tokens: 40, output_tokens: 10 } },
+      });
       expect(await testDb().memory.count({ where: { agentId: who.agentId, content: 'The user drinks tea' } })).toBe(1);
       expect(await everythingServedAbout(who, frames)).not.toContain(SECRET);
     } finally {
@@ -199,7 +238,11 @@ describe.each(cases)('the $provider provider over HTTP', (c) => {
       const who = await agentOn(c, fake);
       const { frames, raw } = await streamedRun(who, 'hi');
       const error = expectOneTerminal(frames);
-      expect(error).toMatchObject({ type: 'RUN_ERROR', code: 'MODEL_ERROR', message: expect.stringContaining(c.refusal) });
+      expect(error).toMatchObject({
+        type: 'RUN_ERROR',
+        code: 'MODEL_ERROR',
+        message: expect.stringContaining(c.refusal),
+      });
       expect(error.message).toContain('[redacted]');
       expect(JSON.stringify(error)).not.toContain(SECRET);
       expect(fake.requests).toHaveLength(1); // not retried: the SDK marks a refused key as final

@@ -2,15 +2,31 @@ import { createDb } from '../../src/db/client.ts';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { migrate } from '../../src/infra/migrate.ts';
-import { startApiProcess, createScratchDatabase, type ApiProcess, type ScratchDatabase } from '../support/api-process.ts';
+import {
+  startApiProcess,
+  createScratchDatabase,
+  type ApiProcess,
+  type ScratchDatabase,
+} from '../support/api-process.ts';
 import { apiUrl, call, exchange, userMessage } from '../support/http.ts';
 import { createTenant, testDb, type Tenant } from '../support/tenant.ts';
 
 /** A request to any api replica, as a member acting through the tenant's agent. */
-function send(base: string, method: string, path: string, token: string, agentId: string, body?: unknown): Promise<Response> {
+function send(
+  base: string,
+  method: string,
+  path: string,
+  token: string,
+  agentId: string,
+  body?: unknown,
+): Promise<Response> {
   return fetch(`${base}${path}`, {
     method,
-    headers: { Authorization: `Bearer ${token}`, 'X-Agent-Id': agentId, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+    headers: {
+      Authorization: `Bearer ${token}`,
+      'X-Agent-Id': agentId,
+      ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
 }
@@ -35,13 +51,21 @@ describe('rate limits with the default settings', () => {
   });
 
   it('allows 30 run requests a minute per user (refused ones count too), then answers 429 with Retry-After and a detail', async () => {
-    const first = await call('POST', '/api/run', { token: member, agentId: tenant.agentId, body: { ...userMessage('hello'), stream: false } });
+    const first = await call('POST', '/api/run', {
+      token: member,
+      agentId: tenant.agentId,
+      body: { ...userMessage('hello'), stream: false },
+    });
     expect(first.status).toBe(202);
     for (let i = 2; i <= 30; i++) {
       const res = await call('POST', '/api/run', { token: member, agentId: tenant.agentId, body: INVALID_RUN });
       expect([400, 422]).toContain(res.status);
     }
-    const limited = await call('POST', '/api/run', { token: member, agentId: tenant.agentId, body: { ...userMessage('one too many'), stream: false } });
+    const limited = await call('POST', '/api/run', {
+      token: member,
+      agentId: tenant.agentId,
+      body: { ...userMessage('one too many'), stream: false },
+    });
     expect(limited.status).toBe(429);
     const retryAfter = retryAfterOf(limited);
     expect(retryAfter).toBeGreaterThanOrEqual(1);
@@ -56,12 +80,18 @@ describe('rate limits with the default settings', () => {
   });
 
   it('keeps its counters in an unlogged table: counting a request waits for no WAL flush', async () => {
-    const [table] = await testDb().$queryRawUnsafe<{ relpersistence: string }[]>(`SELECT relpersistence::text AS relpersistence FROM pg_class WHERE relname = 'rate_limits'`);
+    const [table] = await testDb().$queryRawUnsafe<{ relpersistence: string }[]>(
+      `SELECT relpersistence::text AS relpersistence FROM pg_class WHERE relname = 'rate_limits'`,
+    );
     expect(table?.relpersistence).toBe('u');
   });
 
   it('counts POST /api/run/async in the same budget, and each user of the org separately', async () => {
-    const asyncLimited = await call('POST', '/api/run/async', { token: member, agentId: tenant.agentId, body: userMessage('async') });
+    const asyncLimited = await call('POST', '/api/run/async', {
+      token: member,
+      agentId: tenant.agentId,
+      body: userMessage('async'),
+    });
     expect(asyncLimited.status).toBe(429);
     const other = await call('POST', '/api/run', { token: owner, agentId: tenant.agentId, body: INVALID_RUN });
     expect([400, 422]).toContain(other.status);
@@ -101,7 +131,14 @@ describe('rate limits with the default settings', () => {
           path.startsWith('/api/webhooks') ||
           path.startsWith('/api/admin/') ||
           path.startsWith('/api/v1/flows/') ||
-          ['/api/run', '/api/run/async', '/api/ag-ui/run', '/api/runs/{run_id}/events', '/api/agents/{agent_id}/memories', '/api/v1/auth/exchange/agent-token'].includes(path) ||
+          [
+            '/api/run',
+            '/api/run/async',
+            '/api/ag-ui/run',
+            '/api/runs/{run_id}/events',
+            '/api/agents/{agent_id}/memories',
+            '/api/v1/auth/exchange/agent-token',
+          ].includes(path) ||
           // The console's sign-in exchanges a key as the exchange does (its sign-out counts nothing).
           (path === '/api/v1/auth/console/session' && method === 'post');
         expect(Boolean(op.responses['429']), `${method} ${path}`).toBe(expected);
@@ -135,7 +172,9 @@ describe('rate limits across api replicas', () => {
     const retryAfter = retryAfterOf(fromB);
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(retryAfter).toBeLessThanOrEqual(WINDOW_SECONDS);
-    expect(((await fromA.json()) as { detail: string }).detail).toMatch(new RegExp(`at most 4 run requests .* per ${WINDOW_SECONDS} seconds`));
+    expect(((await fromA.json()) as { detail: string }).detail).toMatch(
+      new RegExp(`at most 4 run requests .* per ${WINDOW_SECONDS} seconds`),
+    );
 
     await new Promise((r) => setTimeout(r, retryAfter * 1000 + 200));
     expect((await run(a)).status).not.toBe(429);
@@ -175,7 +214,8 @@ describe('when the rate-limit store fails', () => {
     expect(exchanged.status).toBe(200);
     const token = ((await exchanged.json()) as { access_token: string }).access_token;
     const statuses: number[] = [];
-    for (let i = 0; i < 3; i++) statuses.push((await send(replica.url, 'POST', '/api/run', token, 'agent_unknown', INVALID_RUN)).status);
+    for (let i = 0; i < 3; i++)
+      statuses.push((await send(replica.url, 'POST', '/api/run', token, 'agent_unknown', INVALID_RUN)).status);
     expect(statuses).toEqual([404, 404, 404]);
     const warnings = () => replica.logs.filter((l) => l.msg === 'rate limit store failed; request allowed (fail open)');
     await vi.waitFor(() => expect(warnings().length).toBe(3));

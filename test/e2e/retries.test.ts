@@ -25,7 +25,10 @@ let dataDir: string;
 beforeAll(async () => {
   queue = `retries-${randomBytes(3).toString('hex')}`;
   dataDir = mkdtempSync(path.join(tmpdir(), 'ars-retries-'));
-  [api, worker] = await Promise.all([startApiProcess({ TEMPORAL_TASK_QUEUE: queue }), startWorkerProcess(queue, { [KEY_ENV]: 'sk-test', DATA_DIR: dataDir })]);
+  [api, worker] = await Promise.all([
+    startApiProcess({ TEMPORAL_TASK_QUEUE: queue }),
+    startWorkerProcess(queue, { [KEY_ENV]: 'sk-test', DATA_DIR: dataDir }),
+  ]);
 }, 120_000);
 
 afterAll(async () => {
@@ -35,7 +38,10 @@ afterAll(async () => {
   await closeTestDb();
 });
 
-async function startRun(who: { token: string; agentId: string }, content: string): Promise<{ runId: string; taskId: string }> {
+async function startRun(
+  who: { token: string; agentId: string },
+  content: string,
+): Promise<{ runId: string; taskId: string }> {
   const res = await fetch(`${api.url}/api/run/async`, {
     method: 'POST',
     headers: { Authorization: `Bearer ${who.token}`, 'X-Agent-Id': who.agentId, 'Content-Type': 'application/json' },
@@ -47,13 +53,17 @@ async function startRun(who: { token: string; agentId: string }, content: string
 }
 
 async function stream(who: { token: string; agentId: string }, taskId: string): Promise<SseFrame[]> {
-  const res = await fetch(`${api.url}/api/tasks/${taskId}/stream`, { headers: { Authorization: `Bearer ${who.token}`, 'X-Agent-Id': who.agentId } });
+  const res = await fetch(`${api.url}/api/tasks/${taskId}/stream`, {
+    headers: { Authorization: `Bearer ${who.token}`, 'X-Agent-Id': who.agentId },
+  });
   expect(res.status).toBe(200);
   return withoutHeartbeats(await readSse(res));
 }
 
 async function waitForEvent(runId: string, type: string, timeoutMs = 30_000): Promise<void> {
-  await expect.poll(() => testDb().runEvent.count({ where: { runId, type } }), { timeout: timeoutMs, interval: 100 }).toBeGreaterThan(0);
+  await expect
+    .poll(() => testDb().runEvent.count({ where: { runId, type } }), { timeout: timeoutMs, interval: 100 })
+    .toBeGreaterThan(0);
 }
 
 describe('a model step retried after its worker was killed mid-stream', () => {
@@ -66,7 +76,12 @@ describe('a model step retried after its worker was killed mid-stream', () => {
       responses: [{ chunks: Array.from({ length: 100 }, (_, i) => `slow${i} `), delayMs: 200 }],
       usage: { prompt_tokens: 20, completion_tokens: 4 },
     });
-    const tenant = await createTenant({ provider: 'openai-compatible', model: 'fake-model', base_url: fake.baseUrl, api_key_env: KEY_ENV });
+    const tenant = await createTenant({
+      provider: 'openai-compatible',
+      model: 'fake-model',
+      base_url: fake.baseUrl,
+      api_key_env: KEY_ENV,
+    });
     const who = { token: await exchange(tenant.keys.owner), agentId: tenant.agentId };
     const { runId, taskId } = await startRun(who, 'tell me something');
     await waitForEvent(runId, 'TEXT_MESSAGE_CONTENT');
@@ -79,7 +94,12 @@ describe('a model step retried after its worker was killed mid-stream', () => {
     const ends = frames.filter((f) => f.data.type === 'TEXT_MESSAGE_END').map((f) => f.data.message_id as string);
     expect(starts).toHaveLength(2);
     expect(ends).toEqual(starts); // every message closed, in order
-    const retrying = frames.find((f) => f.data.type === 'CUSTOM' && f.data.name === 'SYSTEM_STATUS' && (f.data.data as { status: string }).status === 'retrying');
+    const retrying = frames.find(
+      (f) =>
+        f.data.type === 'CUSTOM' &&
+        f.data.name === 'SYSTEM_STATUS' &&
+        (f.data.data as { status: string }).status === 'retrying',
+    );
     expect(retrying, 'a SYSTEM_STATUS retrying event').toBeDefined();
     const status = retrying!.data.data as { discarded_message_ids: string[]; attempt: number };
     expect(status.discarded_message_ids).toEqual([starts[0]]);
@@ -88,7 +108,10 @@ describe('a model step retried after its worker was killed mid-stream', () => {
     const seqOf = (f: SseFrame) => Number(f.id!.split(':')[1]);
     const firstEnd = frames.find((f) => f.data.type === 'TEXT_MESSAGE_END' && f.data.message_id === starts[0])!;
     expect(seqOf(firstEnd)).toBeLessThan(seqOf(retrying!));
-    const text = frames.filter((f) => f.data.type === 'TEXT_MESSAGE_CONTENT' && f.data.message_id === starts[1]).map((f) => f.data.delta).join('');
+    const text = frames
+      .filter((f) => f.data.type === 'TEXT_MESSAGE_CONTENT' && f.data.message_id === starts[1])
+      .map((f) => f.data.delta)
+      .join('');
     expect(text).toBe('The second attempt answers.');
     expect(frames.at(-1)!.data).toMatchObject({ result: { text } });
 
@@ -105,20 +128,30 @@ describe('a side-effecting tool call whose worker was killed while it ran', () =
     const who = { token: await exchange(tenant.keys.owner), agentId: tenant.agentId };
     const command = 'echo ran >> count.txt; sleep 20; echo done';
     const { runId, taskId } = await startRun(who, `/tool run_command ${JSON.stringify({ command })}`);
-    await expect.poll(() => testDb().toolExecution.count({ where: { runId, status: 'running' } }), { timeout: 30_000, interval: 100 }).toBe(1);
+    await expect
+      .poll(() => testDb().toolExecution.count({ where: { runId, status: 'running' } }), {
+        timeout: 30_000,
+        interval: 100,
+      })
+      .toBe(1);
     await new Promise((r) => setTimeout(r, 1000)); // the command has appended its line
     await worker.crash();
     worker = await startWorkerProcess(queue, { [KEY_ENV]: 'sk-test', DATA_DIR: dataDir });
 
     const frames = await stream(who, taskId);
     expect(expectOneTerminal(frames).type).toBe('RUN_FINISHED');
-    const results = frames.filter((f) => f.data.type === 'TOOL_CALL_RESULT').map((f) => JSON.parse(f.data.content as string) as { error?: { code: string } });
+    const results = frames
+      .filter((f) => f.data.type === 'TOOL_CALL_RESULT')
+      .map((f) => JSON.parse(f.data.content as string) as { error?: { code: string } });
     expect(results).toHaveLength(1);
     expect(results[0]!.error?.code).toBe('INTERRUPTED');
     const execution = await testDb().toolExecution.findFirstOrThrow({ where: { runId } });
     expect(execution.status).toBe('failed');
     // The workspace is on its own disk image where the host can mount one, else a plain directory.
-    const candidates = [path.join(dataDir, 'disks', tenant.orgId, tenant.agentId, 'workspace', 'count.txt'), path.join(dataDir, 'workspaces', tenant.orgId, tenant.agentId, 'count.txt')];
+    const candidates = [
+      path.join(dataDir, 'disks', tenant.orgId, tenant.agentId, 'workspace', 'count.txt'),
+      path.join(dataDir, 'workspaces', tenant.orgId, tenant.agentId, 'count.txt'),
+    ];
     const counted = candidates.find((file) => existsSync(file));
     expect(counted, 'the command wrote its line').toBeDefined();
     expect(readFileSync(counted!, 'utf8')).toBe('ran\n');
@@ -130,7 +163,11 @@ describe('a model step whose worker was killed right after it stored the run’s
     const tenant = await createTenant();
     const who = { token: await exchange(tenant.keys.owner), agentId: tenant.agentId };
     await worker.stop();
-    const doomed = await startWorkerProcess(queue, { [KEY_ENV]: 'sk-test', DATA_DIR: dataDir, ARS_FAULT: 'after-run-end-stored' });
+    const doomed = await startWorkerProcess(queue, {
+      [KEY_ENV]: 'sk-test',
+      DATA_DIR: dataDir,
+      ARS_FAULT: 'after-run-end-stored',
+    });
     const { runId, taskId } = await startRun(who, 'Hi');
     await expect.poll(() => isAlive(doomed.pid), { timeout: 30_000, interval: 100 }).toBe(false);
     expect((await testDb().run.findUniqueOrThrow({ where: { id: runId } })).status).toBe('completed'); // stored before the kill
@@ -148,7 +185,15 @@ describe('a model step whose worker was killed right after it stored the run’s
     const run = await testDb().run.findUniqueOrThrow({ where: { id: runId } });
     expect(run.billedAt).not.toBeNull();
     // The workflow completes once the retry answers.
-    await expect.poll(async () => (await temporalClient()).workflow.getHandle(runId).describe().then((d) => d.status.name), { timeout: 60_000, interval: 250 }).toBe('COMPLETED');
+    await expect
+      .poll(
+        async () =>
+          (await temporalClient()).workflow
+            .getHandle(runId)
+            .describe()
+            .then((d) => d.status.name),
+        { timeout: 60_000, interval: 250 },
+      )
+      .toBe('COMPLETED');
   }, 120_000);
 });
-

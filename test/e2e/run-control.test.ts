@@ -19,7 +19,9 @@ import {
 import { createTenant, testDb } from '../support/tenant.ts';
 import { startWorkerProcess } from '../support/worker-process.ts';
 
-const askText = { messages: [{ role: 'user', content: '/tool request_user_input {"input_type":"text","prompt":"Name?"}' }] };
+const askText = {
+  messages: [{ role: 'user', content: '/tool request_user_input {"input_type":"text","prompt":"Name?"}' }],
+};
 const control = (who: Caller, taskId: string, action: 'cancel' | 'pause' | 'resume') =>
   call('POST', `/api/tasks/${taskId}/${action}`, { token: who.token, agentId: who.agentId, body: {} });
 
@@ -32,7 +34,13 @@ async function useSlowModel(): Promise<void> {
   await slow?.close();
   slow = await startFakeOpenAi({
     chunks: ['done'],
-    responses: [{ chunks: Array.from({ length: 20 }, (_, i) => `w${i} `), delayMs: 150, toolCalls: [{ name: 'save_memory', args: { content: 'paused fact' } }] }],
+    responses: [
+      {
+        chunks: Array.from({ length: 20 }, (_, i) => `w${i} `),
+        delayMs: 150,
+        toolCalls: [{ name: 'save_memory', args: { content: 'paused fact' } }],
+      },
+    ],
   });
   const slowTenant = await createTenant({ provider: 'openai-compatible', base_url: slow.baseUrl, model: 'slow' });
   slowAgent = { token: await exchange(slowTenant.keys.owner), agentId: slowTenant.agentId };
@@ -57,9 +65,18 @@ describe('cancel', () => {
     expect(order.indexOf('CUSTOM:STOPPING')).toBeLessThan(order.indexOf('RUN_ERROR'));
     expect(expectOneTerminal(frames)).toMatchObject({ type: 'RUN_ERROR', code: 'CANCELLED' });
     expect((await testDb().run.findUniqueOrThrow({ where: { id: runId } })).status).toBe('cancelled');
-    expect((await testDb().inputRequest.findUniqueOrThrow({ where: { id: pending.request_id } })).status).toBe('cancelled');
-    expect(await (await call('GET', `/api/tasks/${taskId}/pending-input`, { token: who.token, agentId: who.agentId })).json()).toEqual({ pending: false });
-    expect((await answer(who, taskId, { request_id: pending.request_id, run_id: runId, input_type: 'text', value: 'late' })).status).toBe(409);
+    expect((await testDb().inputRequest.findUniqueOrThrow({ where: { id: pending.request_id } })).status).toBe(
+      'cancelled',
+    );
+    expect(
+      await (
+        await call('GET', `/api/tasks/${taskId}/pending-input`, { token: who.token, agentId: who.agentId })
+      ).json(),
+    ).toEqual({ pending: false });
+    expect(
+      (await answer(who, taskId, { request_id: pending.request_id, run_id: runId, input_type: 'text', value: 'late' }))
+        .status,
+    ).toBe(409);
     expect((await control(who, taskId, 'cancel')).status).toBe(409);
     await expectReplays(runId, 'cancelled-while-blocked');
   });
@@ -67,7 +84,9 @@ describe('cancel', () => {
   it('stops the model stream itself', async () => {
     await useSlowModel();
     const before = slow.aborted;
-    const { taskId, runId } = await startBackgroundRun(slowAgent, { messages: [{ role: 'user', content: 'long answer please' }] });
+    const { taskId, runId } = await startBackgroundRun(slowAgent, {
+      messages: [{ role: 'user', content: 'long answer please' }],
+    });
     await waitForFirstText(slowAgent, taskId);
     expect((await control(slowAgent, taskId, 'cancel')).status).toBe(200);
     const frames = await readTaskStream(slowAgent, taskId);
@@ -95,7 +114,8 @@ describe('cancel', () => {
   it('answers 409 when the task has no active run', async () => {
     const { taskId } = await startBackgroundRun(who, { messages: [{ role: 'user', content: 'quick' }] });
     await readTaskStream(who, taskId);
-    for (const action of ['cancel', 'pause', 'resume'] as const) expect((await control(who, taskId, action)).status).toBe(409);
+    for (const action of ['cancel', 'pause', 'resume'] as const)
+      expect((await control(who, taskId, action)).status).toBe(409);
   });
 });
 
@@ -103,7 +123,9 @@ describe('pause and resume', () => {
   it('pauses at the next safe point, stays paused, and resumes from there', async () => {
     await useSlowModel();
     const requestsBefore = slow.requests.length;
-    const { taskId, runId } = await startBackgroundRun(slowAgent, { messages: [{ role: 'user', content: 'remember something' }] });
+    const { taskId, runId } = await startBackgroundRun(slowAgent, {
+      messages: [{ role: 'user', content: 'remember something' }],
+    });
     await waitForFirstText(slowAgent, taskId);
     const paused = await control(slowAgent, taskId, 'pause');
     expect(paused.status).toBe(200);
@@ -115,7 +137,9 @@ describe('pause and resume', () => {
     expect(await testDb().runEvent.count({ where: { runId, type: 'TOOL_CALL_RESULT' } })).toBe(0);
     expect((await control(slowAgent, taskId, 'resume')).status).toBe(200);
     const frames = await readTaskStream(slowAgent, taskId);
-    const statuses = frames.filter((f) => f.data.type === 'STATE_DELTA').map((f) => (f.data.delta as { value: string }[])[0]!.value);
+    const statuses = frames
+      .filter((f) => f.data.type === 'STATE_DELTA')
+      .map((f) => (f.data.delta as { value: string }[])[0]!.value);
     expect(statuses).toEqual(['executing', 'paused', 'executing', 'completed']);
     expect(types(frames)).toContain('TOOL_CALL_RESULT');
     expect(expectOneTerminal(frames).type).toBe('RUN_FINISHED');
@@ -138,7 +162,11 @@ describe('races end in one consistent outcome', () => {
     const { taskId, runId } = await startBackgroundRun(who, askText);
     const pending = await waitForPending(who, taskId);
     const body = (value: string) => ({ request_id: pending.request_id, run_id: runId, input_type: 'text', value });
-    const results = await Promise.all([answer(who, taskId, body('a')), answer(who, taskId, body('b')), answer(who, taskId, body('c'))]);
+    const results = await Promise.all([
+      answer(who, taskId, body('a')),
+      answer(who, taskId, body('b')),
+      answer(who, taskId, body('c')),
+    ]);
     expect(results.map((r) => r.status).sort()).toEqual([200, 409, 409]);
     const frames = await readTaskStream(who, taskId);
     expect(frames.filter((f) => f.data.type === 'TOOL_CALL_RESULT')).toHaveLength(1);
@@ -167,7 +195,8 @@ describe('races end in one consistent outcome', () => {
     expect([200, 409]).toContain(res.status);
     if ((await runStatus(who, taskId)).run?.status === 'paused' || res.status === 200) {
       await waitForStatusOneOf(who, taskId, ['paused', 'completed']);
-      if ((await runStatus(who, taskId)).run?.status === 'paused') expect((await control(who, taskId, 'resume')).status).toBe(200);
+      if ((await runStatus(who, taskId)).run?.status === 'paused')
+        expect((await control(who, taskId, 'resume')).status).toBe(200);
     }
     expect(expectOneTerminal(await readTaskStream(who, taskId)).type).toBe('RUN_FINISHED');
     expect((await testDb().run.findUniqueOrThrow({ where: { id: runId } })).status).toBe('completed');
@@ -182,7 +211,11 @@ describe('restarts', () => {
     try {
       const res = await fetch(`${api.url}/api/run`, {
         method: 'POST',
-        headers: { Authorization: `Bearer ${who.token}`, 'X-Agent-Id': who.agentId, 'Content-Type': 'application/json' },
+        headers: {
+          Authorization: `Bearer ${who.token}`,
+          'X-Agent-Id': who.agentId,
+          'Content-Type': 'application/json',
+        },
         body: JSON.stringify({ ...askText, stream: false }),
       });
       const { id: runId, task_id: taskId } = (await res.json()) as { id: string; task_id: string };
@@ -192,10 +225,17 @@ describe('restarts', () => {
       worker = await startWorkerProcess(queue);
       // Answered as soon as the new worker is up: if the crash cut the workflow task that asked, the
       // rebuilt run may not hold the question yet, and the api sends the answer again until it does.
-      const ok = await answer(who, taskId, { request_id: pending.request_id, run_id: runId, input_type: 'text', value: 'after the crash' });
+      const ok = await answer(who, taskId, {
+        request_id: pending.request_id,
+        run_id: runId,
+        input_type: 'text',
+        value: 'after the crash',
+      });
       expect(ok.status, await ok.clone().text()).toBe(200);
       const frames = await readTaskStream(who, taskId);
-      expect(JSON.parse(frames.find((f) => f.data.type === 'TOOL_CALL_RESULT')!.data.content as string)).toMatchObject({ value: 'after the crash' });
+      expect(JSON.parse(frames.find((f) => f.data.type === 'TOOL_CALL_RESULT')!.data.content as string)).toMatchObject({
+        value: 'after the crash',
+      });
       expect(expectOneTerminal(frames).type).toBe('RUN_FINISHED');
       await expectReplays(runId, 'worker-crash-while-waiting');
     } finally {
@@ -225,5 +265,7 @@ async function waitForFirstText(caller: Caller, taskId: string): Promise<void> {
 }
 
 async function waitForStatusOneOf(caller: Caller, taskId: string, statuses: string[]): Promise<void> {
-  await expect.poll(async () => (await runStatus(caller, taskId)).run?.status, { timeout: 20_000 }).toSatisfy((s: string) => statuses.includes(s));
+  await expect
+    .poll(async () => (await runStatus(caller, taskId)).run?.status, { timeout: 20_000 })
+    .toSatisfy((s: string) => statuses.includes(s));
 }

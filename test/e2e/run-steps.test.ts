@@ -24,11 +24,20 @@ describe('a plain run step, stored in one statement', () => {
   async function run(status: RunStatus): Promise<string> {
     const taskId = newId('task');
     const runId = newId('run');
-    await testDb().task.create({ data: { id: taskId, orgId: tenant.orgId, agentId: tenant.agentId, userId: tenant.users.owner, title: 'steps' } });
-    await testDb().run.create({ data: { id: runId, taskId, status, requestedMode: 'fast', mode: 'fast', routingReason: 'test', streamed: true } });
+    await testDb().task.create({
+      data: { id: taskId, orgId: tenant.orgId, agentId: tenant.agentId, userId: tenant.users.owner, title: 'steps' },
+    });
+    await testDb().run.create({
+      data: { id: runId, taskId, status, requestedMode: 'fast', mode: 'fast', routingReason: 'test', streamed: true },
+    });
     return runId;
   }
-  const executing = (runId: string): RunStep => ({ runId, key: 'executing', status: 'executing', events: [statusDelta('executing')] });
+  const executing = (runId: string): RunStep => ({
+    runId,
+    key: 'executing',
+    status: 'executing',
+    events: [statusDelta('executing')],
+  });
   const logOf = async (runId: string) => (await readEvents(testDb(), runId, 0, 1000)).map((e) => [e.seq, e.type]);
   const rowOf = (runId: string) => testDb().run.findUniqueOrThrow({ where: { id: runId } });
 
@@ -39,13 +48,18 @@ describe('a plain run step, stored in one statement', () => {
     expect(await logOf(runId)).toEqual([[1, 'STATE_DELTA']]);
     expect(await rowOf(runId)).toMatchObject({ status: 'executing', lastEventSeq: 1 });
     expect(await storeRunStep(testDb(), { runId, key: STOPPING_KEY, events: [stoppingEvent(runId)] })).toEqual({});
-    expect(await logOf(runId)).toEqual([[1, 'STATE_DELTA'], [2, 'CUSTOM']]);
+    expect(await logOf(runId)).toEqual([
+      [1, 'STATE_DELTA'],
+      [2, 'CUSTOM'],
+    ]);
     expect(await rowOf(runId)).toMatchObject({ status: 'executing', lastEventSeq: 2 });
   });
 
   it('writes nothing to an ended run, and says so', async () => {
     const runId = await run('completed');
-    expect(await storeRunStep(testDb(), { runId, key: STOPPING_KEY, events: [stoppingEvent(runId)] })).toEqual({ refused: 'run_ended' });
+    expect(await storeRunStep(testDb(), { runId, key: STOPPING_KEY, events: [stoppingEvent(runId)] })).toEqual({
+      refused: 'run_ended',
+    });
     expect(await logOf(runId)).toEqual([]);
     expect(await rowOf(runId)).toMatchObject({ status: 'completed', lastEventSeq: 0 });
   });
@@ -58,13 +72,21 @@ describe('a plain run step, stored in one statement', () => {
     const runId = await run('executing');
     const keys = Array.from({ length: 24 }, (_, i) => `note:${i}`);
     const notes = keys.map((key, step) =>
-      storeRunStep(testDb(), { runId, key, events: [{ type: 'CUSTOM', name: 'THOUGHT', data: { text: key, step } }, { type: 'CUSTOM', name: 'THOUGHT', data: { text: key, step } }] }),
+      storeRunStep(testDb(), {
+        runId,
+        key,
+        events: [
+          { type: 'CUSTOM', name: 'THOUGHT', data: { text: key, step } },
+          { type: 'CUSTOM', name: 'THOUGHT', data: { text: key, step } },
+        ],
+      }),
     );
     expect(await Promise.all(notes)).toEqual(keys.map(() => ({})));
     const log = await readEvents(testDb(), runId, 0, 1000);
     expect(log.map((e) => e.seq)).toEqual(Array.from({ length: 48 }, (_, i) => i + 1));
     // Each step's two events are adjacent: no other writer got in between them.
-    for (let i = 0; i < log.length; i += 2) expect((log[i]!.payload as { data: unknown }).data).toEqual((log[i + 1]!.payload as { data: unknown }).data);
+    for (let i = 0; i < log.length; i += 2)
+      expect((log[i]!.payload as { data: unknown }).data).toEqual((log[i + 1]!.payload as { data: unknown }).data);
     expect(await rowOf(runId)).toMatchObject({ lastEventSeq: 48 });
   });
 
@@ -80,7 +102,9 @@ describe('a plain run step, stored in one statement', () => {
       await holder.query('SELECT id FROM runs WHERE id = $1 FOR UPDATE', [runId]);
       const written = write();
       await new Promise((r) => setTimeout(r, 200)); // the write waits for the row first
-      const end = inPgTransaction(testDb(), (sql) => lockRunLogToEnd(sql, runId, FINISHED_KEY, { stoppingKey: STOPPING_KEY, commentKeyPrefix: commentKey('') }));
+      const end = inPgTransaction(testDb(), (sql) =>
+        lockRunLogToEnd(sql, runId, FINISHED_KEY, { stoppingKey: STOPPING_KEY, commentKeyPrefix: commentKey('') }),
+      );
       await new Promise((r) => setTimeout(r, 200)); // and the end behind it, its snapshot taken
       await holder.query('COMMIT');
       await written;
@@ -92,13 +116,17 @@ describe('a plain run step, stored in one statement', () => {
 
   it("a run's end that waited for a cancel's STOPPING sees it: the cancel wins", async () => {
     const runId = await run('executing');
-    const end = await endWaitingBehind(runId, () => storeRunStep(testDb(), { runId, key: STOPPING_KEY, events: [stoppingEvent(runId)] }));
+    const end = await endWaitingBehind(runId, () =>
+      storeRunStep(testDb(), { runId, key: STOPPING_KEY, events: [stoppingEvent(runId)] }),
+    );
     expect(end).toMatchObject({ interrupted: true, lastSeq: 1, status: 'executing' });
   });
 
   it("a run's end that waited for a steering comment sees it: the comment is answered, not dropped", async () => {
     const runId = await run('executing');
-    const end = await endWaitingBehind(runId, () => recordComment(testDb(), { id: newId('cmt'), runId, userId: tenant.users.owner, content: 'and also this' }));
+    const end = await endWaitingBehind(runId, () =>
+      recordComment(testDb(), { id: newId('cmt'), runId, userId: tenant.users.owner, content: 'and also this' }),
+    );
     expect(end).toMatchObject({ interrupted: true, lastSeq: 0, status: 'executing' });
   });
 });

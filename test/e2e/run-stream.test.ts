@@ -41,20 +41,33 @@ describe('POST /api/run streaming', () => {
     expect(types[0]).toBe('RUN_STARTED');
     expect(types[1]).toBe('TEXT_MESSAGE_START');
     expect(types.at(-3)).toBe('TEXT_MESSAGE_END');
-    expect(frames.find((f) => f.data.type === 'CUSTOM')!.data).toMatchObject({ name: 'USAGE', data: { credits: expect.any(Number), output_tokens: expect.any(Number) } });
+    expect(frames.find((f) => f.data.type === 'CUSTOM')!.data).toMatchObject({
+      name: 'USAGE',
+      data: { credits: expect.any(Number), output_tokens: expect.any(Number) },
+    });
     expect(types.at(-2)).toBe('CUSTOM');
     expect(types.at(-1)).toBe('RUN_FINISHED');
     expect(types.slice(2, -3).every((t) => t === 'TEXT_MESSAGE_CONTENT')).toBe(true);
     expect(types.filter((t) => t === 'TEXT_MESSAGE_CONTENT').length).toBeGreaterThan(1);
     expect(frames[1]!.data).toMatchObject({ type: 'STATE_SNAPSHOT', state: { run_status: 'pending', mode: 'fast' } });
-    const statuses = frames.filter((f) => f.data.type === 'STATE_DELTA').map((f) => (f.data.delta as { value: string }[])[0]!.value);
+    const statuses = frames
+      .filter((f) => f.data.type === 'STATE_DELTA')
+      .map((f) => (f.data.delta as { value: string }[])[0]!.value);
     expect(statuses).toEqual(['executing', 'completed']);
     for (const f of frames) {
       expect(runEventSchema.safeParse(f.data).success, JSON.stringify(f.data)).toBe(true);
       expect(Object.keys(f.data).every((k) => k === k.toLowerCase())).toBe(true);
     }
-    expect(frames[0]!.data).toMatchObject({ run_id: runId, thread_id: taskId, mode: 'fast', routing_reason: expect.stringMatching(/auto/) });
-    const text = frames.filter((f) => f.data.type === 'TEXT_MESSAGE_CONTENT').map((f) => f.data.delta).join('');
+    expect(frames[0]!.data).toMatchObject({
+      run_id: runId,
+      thread_id: taskId,
+      mode: 'fast',
+      routing_reason: expect.stringMatching(/auto/),
+    });
+    const text = frames
+      .filter((f) => f.data.type === 'TEXT_MESSAGE_CONTENT')
+      .map((f) => f.data.delta)
+      .join('');
     expect(text).toContain('What is durable execution?');
     expect(frames.at(-1)!.data).toMatchObject({ run_id: runId, result: { text } });
   });
@@ -72,15 +85,22 @@ describe('POST /api/run streaming', () => {
     expect(run).toMatchObject({ taskId, status: 'completed', mode: 'fast', streamed: true });
     expect(run.outputTokens).toBeGreaterThan(0);
     const messages = await testDb().message.findMany({ where: { taskId }, orderBy: { position: 'asc' } });
-    expect(messages.map((m) => [m.position, m.role])).toEqual([[1, 'user'], [2, 'assistant']]);
+    expect(messages.map((m) => [m.position, m.role])).toEqual([
+      [1, 'user'],
+      [2, 'assistant'],
+    ]);
   });
 
   it('goes through one task queue round trip: RUN_STARTED is stored by the api, the model step stores the rest', async () => {
     const history = await new Client({ connection }).workflow.getHandle(runId).fetchHistory();
     const events = history.events ?? [];
-    const scheduled = events.filter((e) => e.activityTaskScheduledEventAttributes).map((e) => e.activityTaskScheduledEventAttributes!.activityType!.name);
+    const scheduled = events
+      .filter((e) => e.activityTaskScheduledEventAttributes)
+      .map((e) => e.activityTaskScheduledEventAttributes!.activityType!.name);
     expect(scheduled).toEqual(['modelStep']);
-    const markers = events.filter((e) => e.markerRecordedEventAttributes).map((e) => e.markerRecordedEventAttributes!.markerName);
+    const markers = events
+      .filter((e) => e.markerRecordedEventAttributes)
+      .map((e) => e.markerRecordedEventAttributes!.markerName);
     // agentRun asks no patch: no local activity either (the model step stores `executing` before it streams, and the run's end with its answer)
     expect(markers).toEqual([]);
     expect(events.filter((e) => e.workflowTaskCompletedEventAttributes)).toHaveLength(2);
@@ -100,7 +120,8 @@ describe('POST /api/run streaming', () => {
     });
     expect(await description.staticSummary()).toContain(taskId);
     const details = await description.staticDetails();
-    for (const part of [runId, tenant.agentId, tenant.orgId, taskId, tenant.users.member, 'fast', 'routing: auto']) expect(details).toContain(part);
+    for (const part of [runId, tenant.agentId, tenant.orgId, taskId, tenant.users.member, 'fast', 'routing: auto'])
+      expect(details).toContain(part);
   });
 
   it('continues the same task in a second run, with the earlier conversation as context', async () => {
@@ -108,7 +129,10 @@ describe('POST /api/run streaming', () => {
     const started = second.frames[0]!.data;
     expect(started).toMatchObject({ type: 'RUN_STARTED', thread_id: taskId });
     expect(started.run_id).not.toBe(runId);
-    const text = second.frames.filter((f) => f.data.type === 'TEXT_MESSAGE_CONTENT').map((f) => f.data.delta).join('');
+    const text = second.frames
+      .filter((f) => f.data.type === 'TEXT_MESSAGE_CONTENT')
+      .map((f) => f.data.delta)
+      .join('');
     // The offline model reports how much earlier conversation it was given.
     expect(text).toContain('I can see 2 earlier messages');
     const messages = await testDb().message.findMany({ where: { taskId }, orderBy: { position: 'asc' } });
@@ -135,7 +159,16 @@ describe('POST /api/run request validation', () => {
 
   it.each([
     ['empty messages', { messages: [] }, /must not be empty/],
-    ['last message not from the user', { messages: [{ role: 'user', content: 'a' }, { role: 'assistant', content: 'b' }] }, /last message/],
+    [
+      'last message not from the user',
+      {
+        messages: [
+          { role: 'user', content: 'a' },
+          { role: 'assistant', content: 'b' },
+        ],
+      },
+      /last message/,
+    ],
     ['no user query', { messages: [{ role: 'user', content: '   ' }] }, /no user query/],
   ])('400 for %s', async (_name, body, pattern) => {
     const res = await post(body);
@@ -144,12 +177,26 @@ describe('POST /api/run request validation', () => {
   });
 
   it('422 with loc/msg/type for schema failures', async () => {
-    const res = await post({ messages: [{ role: 'robot', content: 1 }], mode: 'slow', stream: 'yes', timezone: 'Mars/Base' });
+    const res = await post({
+      messages: [{ role: 'robot', content: 1 }],
+      mode: 'slow',
+      stream: 'yes',
+      timezone: 'Mars/Base',
+    });
     expect(res.status).toBe(422);
     const { detail } = (await res.json()) as { detail: { loc: (string | number)[]; msg: string; type: string }[] };
     const locs = detail.map((d) => d.loc.join('.'));
-    expect(locs).toEqual(expect.arrayContaining(['body.messages.0.role', 'body.messages.0.content', 'body.mode', 'body.stream', 'body.timezone']));
-    for (const d of detail) expect(d).toEqual({ loc: expect.any(Array), msg: expect.any(String), type: expect.any(String) });
+    expect(locs).toEqual(
+      expect.arrayContaining([
+        'body.messages.0.role',
+        'body.messages.0.content',
+        'body.mode',
+        'body.stream',
+        'body.timezone',
+      ]),
+    );
+    for (const d of detail)
+      expect(d).toEqual({ loc: expect.any(Array), msg: expect.any(String), type: expect.any(String) });
   });
 
   it('400 for malformed JSON; 404 for an unknown task; nothing is stored', async () => {

@@ -26,11 +26,19 @@ beforeAll(async () => {
   const env = { TEMPORAL_TASK_QUEUE: queue, RATE_LIMIT_RUNS_PER_MINUTE: '1000' };
   const startWorker = async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'ars-scale-'));
-    const proc = await startWorkerProcess(queue, { ...env, DATA_DIR: dataDir, SANDBOX_LEASE_SECONDS: String(LEASE_SECONDS), SANDBOX_DISK_IMAGES: 'false' });
+    const proc = await startWorkerProcess(queue, {
+      ...env,
+      DATA_DIR: dataDir,
+      SANDBOX_LEASE_SECONDS: String(LEASE_SECONDS),
+      SANDBOX_DISK_IMAGES: 'false',
+    });
     const running = JSON.parse(proc.stdout.find((l) => l.includes('"worker running"'))!) as { sandboxHost: string };
     return Object.assign(proc, { hostId: running.sandboxHost, dataDir });
   };
-  [apis, workers] = await Promise.all([Promise.all([startApiProcess(env), startApiProcess(env)]), Promise.all([startWorker(), startWorker()])]);
+  [apis, workers] = await Promise.all([
+    Promise.all([startApiProcess(env), startApiProcess(env)]),
+    Promise.all([startWorker(), startWorker()]),
+  ]);
   const tenant = await createTenant({ sandbox: { run_command_approval: false } });
   who = { token: await exchange(tenant.keys.owner), agentId: tenant.agentId };
   connection = await Connection.connect({ address: inject('temporalAddress') });
@@ -43,10 +51,19 @@ afterAll(async () => {
   await closeTestDb();
 });
 
-const headers = (extra: Record<string, string> = {}) => ({ Authorization: `Bearer ${who.token}`, 'X-Agent-Id': who.agentId, 'Content-Type': 'application/json', ...extra });
+const headers = (extra: Record<string, string> = {}) => ({
+  Authorization: `Bearer ${who.token}`,
+  'X-Agent-Id': who.agentId,
+  'Content-Type': 'application/json',
+  ...extra,
+});
 
 async function startRun(api: ApiProcess, content: string): Promise<{ runId: string; taskId: string }> {
-  const res = await fetch(`${api.url}/api/run/async`, { method: 'POST', headers: headers(), body: JSON.stringify(userMessage(content)) });
+  const res = await fetch(`${api.url}/api/run/async`, {
+    method: 'POST',
+    headers: headers(),
+    body: JSON.stringify(userMessage(content)),
+  });
   expect(res.status, await res.clone().text()).toBe(202);
   const body = (await res.json()) as { run_id: string; task_id: string };
   return { runId: body.run_id, taskId: body.task_id };
@@ -62,8 +79,12 @@ async function finishedStream(api: ApiProcess, run: { runId: string; taskId: str
 }
 
 const sandboxStatuses = (frames: SseFrame[]) =>
-  frames.filter((f) => f.data.type === 'CUSTOM' && f.data.name === 'SYSTEM_STATUS').map((f) => (f.data.data as { status: string }).status).filter((s) => s.startsWith('sandbox_'));
-const toolResults = (frames: SseFrame[]) => frames.filter((f) => f.data.type === 'TOOL_CALL_RESULT').map((f) => String(f.data.content));
+  frames
+    .filter((f) => f.data.type === 'CUSTOM' && f.data.name === 'SYSTEM_STATUS')
+    .map((f) => (f.data.data as { status: string }).status)
+    .filter((s) => s.startsWith('sandbox_'));
+const toolResults = (frames: SseFrame[]) =>
+  frames.filter((f) => f.data.type === 'TOOL_CALL_RESULT').map((f) => String(f.data.content));
 
 /** Who ran each activity of the run (worker identity, `pid@host`), and on which task queue it was scheduled. */
 async function activityWorkers(runId: string): Promise<{ type: string; queue: string; identity: string }[]> {
@@ -82,8 +103,15 @@ async function activityWorkers(runId: string): Promise<{ type: string; queue: st
 describe('two apis and two workers', () => {
   it('a client starts a run on one api and resumes its stream with Last-Event-ID on the other', async () => {
     const abort = new AbortController();
-    const body = JSON.stringify(userMessage('stream me across two apis, please, word by word, slowly enough to be cut'));
-    const res = await fetch(`${apis[0]!.url}/api/run`, { method: 'POST', headers: headers(), body, signal: abort.signal });
+    const body = JSON.stringify(
+      userMessage('stream me across two apis, please, word by word, slowly enough to be cut'),
+    );
+    const res = await fetch(`${apis[0]!.url}/api/run`, {
+      method: 'POST',
+      headers: headers(),
+      body,
+      signal: abort.signal,
+    });
     expect(res.status).toBe(200);
     const first: SseFrame[] = [];
     // Read until the first token, then drop the connection, as a client whose api went away.
@@ -93,14 +121,20 @@ describe('two apis and two workers', () => {
     }).catch(() => undefined);
     expect(first.at(-1)!.data.type).toBe('TEXT_MESSAGE_CONTENT');
     const taskId = String(first.find((f) => f.data.type === 'RUN_STARTED')!.data.thread_id);
-    const rest = await fetch(`${apis[1]!.url}/api/tasks/${taskId}/stream`, { headers: headers({ 'Last-Event-ID': first.at(-1)!.id! }) });
+    const rest = await fetch(`${apis[1]!.url}/api/tasks/${taskId}/stream`, {
+      headers: headers({ 'Last-Event-ID': first.at(-1)!.id! }),
+    });
     expect(rest.status).toBe(200);
     const resumed = withoutHeartbeats(await readSse(rest));
     expect(resumed.some((f) => f.data.type === 'TEXT_MESSAGE_CONTENT')).toBe(true);
     const frames = [...first, ...resumed];
     expect(frames.at(-1)!.data.type).toBe('RUN_FINISHED');
     const runId = String(first[0]!.data.run_id);
-    const stored = await testDb().runEvent.findMany({ where: { runId }, orderBy: { seq: 'asc' }, select: { seq: true } });
+    const stored = await testDb().runEvent.findMany({
+      where: { runId },
+      orderBy: { seq: 'asc' },
+      select: { seq: true },
+    });
     // Every stored event exactly once, in order, across the two connections.
     expect(frames.map((f) => f.id)).toEqual(stored.map((e) => `${runId}:${e.seq}`));
   });
@@ -109,18 +143,32 @@ describe('two apis and two workers', () => {
     const runs = await Promise.all(Array.from({ length: 12 }, (_, i) => startRun(apis[i % 2]!, `spread run ${i}`)));
     const client = new Client({ connection });
     await Promise.all(runs.map((r) => client.workflow.getHandle(r.runId).result()));
-    const statuses = await testDb().run.findMany({ where: { id: { in: runs.map((r) => r.runId) } }, select: { status: true } });
+    const statuses = await testDb().run.findMany({
+      where: { id: { in: runs.map((r) => r.runId) } },
+      select: { status: true },
+    });
     expect(statuses.map((s) => s.status)).toEqual(runs.map(() => 'completed'));
-    const identities = new Set((await Promise.all(runs.map((r) => activityWorkers(r.runId)))).flat().map((a) => a.identity));
+    const identities = new Set(
+      (await Promise.all(runs.map((r) => activityWorkers(r.runId)))).flat().map((a) => a.identity),
+    );
     expect(identities.size).toBe(2);
   });
 
   it('a sandbox keeps its files across calls and runs while both workers poll: every call goes to the host holding it', async () => {
-    const first = await finishedStream(apis[0]!, await startRun(apis[0]!, '/tool write_file {"path":"notes.txt","content":"one\\n"}\n/tool run_command {"command":"echo two >> notes.txt"}'));
+    const first = await finishedStream(
+      apis[0]!,
+      await startRun(
+        apis[0]!,
+        '/tool write_file {"path":"notes.txt","content":"one\\n"}\n/tool run_command {"command":"echo two >> notes.txt"}',
+      ),
+    );
     expect(sandboxStatuses(first)).toEqual(['sandbox_started']);
     const runs = [];
     for (let i = 0; i < 3; i++) {
-      const run = await startRun(apis[i % 2]!, `/tool run_command {"command":"echo more${i} >> notes.txt && wc -l < notes.txt"}\n/tool read_file {"path":"notes.txt"}`);
+      const run = await startRun(
+        apis[i % 2]!,
+        `/tool run_command {"command":"echo more${i} >> notes.txt && wc -l < notes.txt"}\n/tool read_file {"path":"notes.txt"}`,
+      );
       const frames = await finishedStream(apis[(i + 1) % 2]!, run);
       expect(sandboxStatuses(frames)).toEqual([]);
       expect(toolResults(frames)[0]).toContain(`"stdout":"${i + 3}\\n"`);
@@ -128,7 +176,9 @@ describe('two apis and two workers', () => {
     }
     const lease = await testDb().sandboxLease.findFirstOrThrow({ where: { agentId: who.agentId } });
     const holder = workers.find((w) => w.hostId === lease.hostId)!;
-    const sandboxCalls = (await Promise.all(runs.map((r) => activityWorkers(r.runId)))).flat().filter((a) => a.type === 'runTool' || a.type === 'snapshotSandbox');
+    const sandboxCalls = (await Promise.all(runs.map((r) => activityWorkers(r.runId))))
+      .flat()
+      .filter((a) => a.type === 'runTool' || a.type === 'snapshotSandbox');
     expect(new Set(sandboxCalls.map((a) => a.queue))).toEqual(new Set([lease.taskQueue]));
     expect(new Set(sandboxCalls.map((a) => a.identity.split('@')[0]))).toEqual(new Set([String(holder.pid)]));
     await expectReplays(runs[0]!.runId, 'sandbox-routed');

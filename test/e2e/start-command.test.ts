@@ -67,12 +67,19 @@ async function launch(env: Record<string, string>, { detached = false } = {}): P
     ...env,
   };
   if (env.DATABASE_URL === '') delete childEnv.DATABASE_URL;
-  const start = spawn(process.execPath, ['--import', 'tsx', path.join(projectRoot, 'src', 'main', 'start.ts')], { cwd: projectRoot, env: childEnv, detached, stdio: 'pipe' });
+  const start = spawn(process.execPath, ['--import', 'tsx', path.join(projectRoot, 'src', 'main', 'start.ts')], {
+    cwd: projectRoot,
+    env: childEnv,
+    detached,
+    stdio: 'pipe',
+  });
   started.push(start.pid!);
   let output = '';
   start.stdout.on('data', (d: Buffer) => (output += d.toString()));
   start.stderr.on('data', (d: Buffer) => (output += d.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => start.once('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    start.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   await expect.poll(() => output, { timeout: 150_000, interval: 500 }).toContain('Agent Run Service is up.');
   return { start, port, output: () => output, exited };
 }
@@ -88,7 +95,10 @@ function mountsBelow(dir: string): string[] {
 /** The embedded PostgreSQL servers (postmasters) of a data directory. */
 function postmastersOf(dataDir: string): number[] {
   try {
-    return execFileSync('pgrep', ['-f', '--', `-D ${path.join(dataDir, 'postgres')}`], { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number);
+    return execFileSync('pgrep', ['-f', '--', `-D ${path.join(dataDir, 'postgres')}`], { encoding: 'utf8' })
+      .split('\n')
+      .filter(Boolean)
+      .map(Number);
   } catch {
     return []; // pgrep exits 1 when there are none
   }
@@ -102,7 +112,10 @@ function commandOf(pid: number): string {
 /** The pids of `pid`'s children. */
 function childrenOf(pid: number): number[] {
   try {
-    return execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number);
+    return execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' })
+      .split('\n')
+      .filter(Boolean)
+      .map(Number);
   } catch {
     return []; // pgrep exits 1 when there are none
   }
@@ -116,55 +129,79 @@ function serviceOf(start: Launched, name: 'api' | 'worker'): number | undefined 
 }
 
 describe('the start command', () => {
-  it('three SIGINTs at once: it stops its api and worker, unmounts its workspace disks and exits 0', { timeout: 180_000 }, async () => {
-    const dataDir = newDataDir();
-    const launched = await launch({ DATA_DIR: dataDir });
-    // A sandbox's workspace disk, as its worker mounts one (root and loop devices: .ci/run's machine has both).
-    const disk = new WorkspaceDisk(path.join(dataDir, 'disks', 'org_x', 'agt_x.ext4'), path.join(dataDir, 'disks', 'org_x', 'agt_x'), 8 * 1024 * 1024);
-    expect(await disk.mount(true)).toBe(true);
-    expect(mountsBelow(dataDir)).toHaveLength(1);
-    const children = childrenOf(launched.start.pid!);
-    const services = [serviceOf(launched, 'api'), serviceOf(launched, 'worker')];
-    expect(services.every((pid) => pid !== undefined), children.map(commandOf).join('\n')).toBe(true);
-    expect((await fetch(`http://127.0.0.1:${launched.port}/healthz`)).status).toBe(200);
-    for (let i = 0; i < 3; i++) launched.start.kill('SIGINT');
+  it(
+    'three SIGINTs at once: it stops its api and worker, unmounts its workspace disks and exits 0',
+    { timeout: 180_000 },
+    async () => {
+      const dataDir = newDataDir();
+      const launched = await launch({ DATA_DIR: dataDir });
+      // A sandbox's workspace disk, as its worker mounts one (root and loop devices: .ci/run's machine has both).
+      const disk = new WorkspaceDisk(
+        path.join(dataDir, 'disks', 'org_x', 'agt_x.ext4'),
+        path.join(dataDir, 'disks', 'org_x', 'agt_x'),
+        8 * 1024 * 1024,
+      );
+      expect(await disk.mount(true)).toBe(true);
+      expect(mountsBelow(dataDir)).toHaveLength(1);
+      const children = childrenOf(launched.start.pid!);
+      const services = [serviceOf(launched, 'api'), serviceOf(launched, 'worker')];
+      expect(
+        services.every((pid) => pid !== undefined),
+        children.map(commandOf).join('\n'),
+      ).toBe(true);
+      expect((await fetch(`http://127.0.0.1:${launched.port}/healthz`)).status).toBe(200);
+      for (let i = 0; i < 3; i++) launched.start.kill('SIGINT');
 
-    expect(await launched.exited).toEqual({ code: 0, signal: null });
-    expect(services.filter((pid) => isAlive(pid!))).toEqual([]);
-    expect(mountsBelow(dataDir)).toEqual([]);
-    // Its other child, tsx's esbuild service, ends by itself once its parent's pipe closes.
-    await expect.poll(() => children.filter(isAlive), { timeout: 10_000 }).toEqual([]);
-    await expect(fetch(`http://127.0.0.1:${launched.port}/healthz`)).rejects.toThrow();
-  });
+      expect(await launched.exited).toEqual({ code: 0, signal: null });
+      expect(services.filter((pid) => isAlive(pid!))).toEqual([]);
+      expect(mountsBelow(dataDir)).toEqual([]);
+      // Its other child, tsx's esbuild service, ends by itself once its parent's pipe closes.
+      await expect.poll(() => children.filter(isAlive), { timeout: 10_000 }).toEqual([]);
+      await expect(fetch(`http://127.0.0.1:${launched.port}/healthz`)).rejects.toThrow();
+    },
+  );
 
-  it('kill -9 of its worker, then of its api: it starts each again, and a run goes through them', { timeout: 180_000 }, async () => {
-    const launched = await launch({ DATA_DIR: newDataDir() });
-    const apiUrl = `http://127.0.0.1:${launched.port}`;
-    for (const name of ['worker', 'api'] as const) {
-      const before = serviceOf(launched, name)!;
-      process.kill(before, 'SIGKILL');
-      const restarted = () => [undefined, before].includes(serviceOf(launched, name)) === false;
-      await expect.poll(restarted, { timeout: 30_000, interval: 250 }).toBe(true);
-      expect(launched.output()).toContain(`${name} exited (SIGKILL); starting it again`);
-    }
-    await expect.poll(async () => (await fetch(`${apiUrl}/healthz`).catch(() => undefined))?.status, { timeout: 60_000, interval: 250 }).toBe(200);
+  it(
+    'kill -9 of its worker, then of its api: it starts each again, and a run goes through them',
+    { timeout: 180_000 },
+    async () => {
+      const launched = await launch({ DATA_DIR: newDataDir() });
+      const apiUrl = `http://127.0.0.1:${launched.port}`;
+      for (const name of ['worker', 'api'] as const) {
+        const before = serviceOf(launched, name)!;
+        process.kill(before, 'SIGKILL');
+        const restarted = () => [undefined, before].includes(serviceOf(launched, name)) === false;
+        await expect.poll(restarted, { timeout: 30_000, interval: 250 }).toBe(true);
+        expect(launched.output()).toContain(`${name} exited (SIGKILL); starting it again`);
+      }
+      await expect
+        .poll(async () => (await fetch(`${apiUrl}/healthz`).catch(() => undefined))?.status, {
+          timeout: 60_000,
+          interval: 250,
+        })
+        .toBe(200);
 
-    // The demo tenant it printed, through the restarted api and worker.
-    const key = /Demo API key: (\S+)/.exec(launched.output())![1]!;
-    const agentId = /Demo agent: +(\S+)/.exec(launched.output())![1]!;
-    const exchange = await fetch(`${apiUrl}/api/v1/auth/exchange/agent-token`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ api_key: key }) });
-    const { access_token: token } = (await exchange.json()) as { access_token: string };
-    const run = await fetch(`${apiUrl}/api/run`, {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${token}`, 'X-Agent-Id': agentId, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ messages: [{ role: 'user', content: 'Hello after the restarts' }] }),
-    });
-    expect(run.status).toBe(200);
-    expect((await readSse(run)).at(-1)!.data.type).toBe('RUN_FINISHED');
+      // The demo tenant it printed, through the restarted api and worker.
+      const key = /Demo API key: (\S+)/.exec(launched.output())![1]!;
+      const agentId = /Demo agent: +(\S+)/.exec(launched.output())![1]!;
+      const exchange = await fetch(`${apiUrl}/api/v1/auth/exchange/agent-token`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ api_key: key }),
+      });
+      const { access_token: token } = (await exchange.json()) as { access_token: string };
+      const run = await fetch(`${apiUrl}/api/run`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${token}`, 'X-Agent-Id': agentId, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ messages: [{ role: 'user', content: 'Hello after the restarts' }] }),
+      });
+      expect(run.status).toBe(200);
+      expect((await readSse(run)).at(-1)!.data.type).toBe('RUN_FINISHED');
 
-    launched.start.kill('SIGINT');
-    expect(await launched.exited).toEqual({ code: 0, signal: null });
-  });
+      launched.start.kill('SIGINT');
+      expect(await launched.exited).toEqual({ code: 0, signal: null });
+    },
+  );
 
   it('kill -9 of the start process itself: its api and worker stop by themselves', { timeout: 180_000 }, async () => {
     const launched = await launch({ DATA_DIR: newDataDir() });
@@ -174,41 +211,59 @@ describe('the start command', () => {
     await expect(fetch(`http://127.0.0.1:${launched.port}/healthz`)).rejects.toThrow();
   });
 
-  it('kill -9 of its embedded PostgreSQL: it starts it again, the api is ready again, and Ctrl-C still stops everything', { timeout: 180_000 }, async () => {
-    const [dataDir, pgPort] = [newDataDir(), await freeListenPort()];
-    const launched = await launch({ DATA_DIR: dataDir, DATABASE_URL: '', EMBEDDED_POSTGRES_PORT: String(pgPort) });
-    const embeddedUrl = `postgresql://postgres:postgres@127.0.0.1:${pgPort}/postgres`;
-    const [first] = postmastersOf(dataDir);
-    process.kill(first!, 'SIGKILL');
-    await expect.poll(() => postmastersOf(dataDir).filter((pid) => pid !== first), { timeout: 60_000, interval: 500 }).toHaveLength(1);
-    started.push(...postmastersOf(dataDir), ...childrenOf(launched.start.pid!));
-    await expect.poll(() => canConnect(embeddedUrl), { timeout: 30_000, interval: 500 }).toBe(true);
-    expect(launched.output()).toContain('the embedded PostgreSQL is back');
-    // The api and worker reconnect by themselves (their pools open new connections).
-    await expect.poll(async () => (await fetch(`http://127.0.0.1:${launched.port}/readyz`).catch(() => undefined))?.status, { timeout: 60_000, interval: 500 }).toBe(200);
+  it(
+    'kill -9 of its embedded PostgreSQL: it starts it again, the api is ready again, and Ctrl-C still stops everything',
+    { timeout: 180_000 },
+    async () => {
+      const [dataDir, pgPort] = [newDataDir(), await freeListenPort()];
+      const launched = await launch({ DATA_DIR: dataDir, DATABASE_URL: '', EMBEDDED_POSTGRES_PORT: String(pgPort) });
+      const embeddedUrl = `postgresql://postgres:postgres@127.0.0.1:${pgPort}/postgres`;
+      const [first] = postmastersOf(dataDir);
+      process.kill(first!, 'SIGKILL');
+      await expect
+        .poll(() => postmastersOf(dataDir).filter((pid) => pid !== first), { timeout: 60_000, interval: 500 })
+        .toHaveLength(1);
+      started.push(...postmastersOf(dataDir), ...childrenOf(launched.start.pid!));
+      await expect.poll(() => canConnect(embeddedUrl), { timeout: 30_000, interval: 500 }).toBe(true);
+      expect(launched.output()).toContain('the embedded PostgreSQL is back');
+      // The api and worker reconnect by themselves (their pools open new connections).
+      await expect
+        .poll(async () => (await fetch(`http://127.0.0.1:${launched.port}/readyz`).catch(() => undefined))?.status, {
+          timeout: 60_000,
+          interval: 500,
+        })
+        .toBe(200);
 
-    launched.start.kill('SIGINT');
-    expect(await launched.exited).toEqual({ code: 0, signal: null });
-    expect(postmastersOf(dataDir)).toEqual([]);
-    expect(await canConnect(embeddedUrl)).toBe(false);
-  });
+      launched.start.kill('SIGINT');
+      expect(await launched.exited).toEqual({ code: 0, signal: null });
+      expect(postmastersOf(dataDir)).toEqual([]);
+      expect(await canConnect(embeddedUrl)).toBe(false);
+    },
+  );
 
-  it('a closed terminal (SIGHUP to its whole process group, its output gone): it stops everything, its embedded PostgreSQL too', { timeout: 180_000 }, async () => {
-    const [dataDir, pgPort] = [newDataDir(), await freeListenPort()];
-    const launched = await launch({ DATA_DIR: dataDir, DATABASE_URL: '', EMBEDDED_POSTGRES_PORT: String(pgPort) }, { detached: true });
-    const postgres = postmastersOf(dataDir);
-    expect(postgres).toHaveLength(1);
-    const group = [...childrenOf(launched.start.pid!), ...postgres];
-    started.push(...group);
-    const embeddedUrl = `postgresql://postgres:postgres@127.0.0.1:${pgPort}/postgres`;
-    expect(await canConnect(embeddedUrl)).toBe(true);
+  it(
+    'a closed terminal (SIGHUP to its whole process group, its output gone): it stops everything, its embedded PostgreSQL too',
+    { timeout: 180_000 },
+    async () => {
+      const [dataDir, pgPort] = [newDataDir(), await freeListenPort()];
+      const launched = await launch(
+        { DATA_DIR: dataDir, DATABASE_URL: '', EMBEDDED_POSTGRES_PORT: String(pgPort) },
+        { detached: true },
+      );
+      const postgres = postmastersOf(dataDir);
+      expect(postgres).toHaveLength(1);
+      const group = [...childrenOf(launched.start.pid!), ...postgres];
+      started.push(...group);
+      const embeddedUrl = `postgresql://postgres:postgres@127.0.0.1:${pgPort}/postgres`;
+      expect(await canConnect(embeddedUrl)).toBe(true);
 
-    launched.start.stdout.destroy();
-    launched.start.stderr.destroy();
-    process.kill(-launched.start.pid!, 'SIGHUP');
+      launched.start.stdout.destroy();
+      launched.start.stderr.destroy();
+      process.kill(-launched.start.pid!, 'SIGHUP');
 
-    expect((await launched.exited).signal).toBeNull(); // it ran its shutdown instead of dying of the signal
-    await expect.poll(() => group.filter(isAlive), { timeout: 20_000 }).toEqual([]);
-    expect(await canConnect(embeddedUrl)).toBe(false);
-  });
+      expect((await launched.exited).signal).toBeNull(); // it ran its shutdown instead of dying of the signal
+      await expect.poll(() => group.filter(isAlive), { timeout: 20_000 }).toEqual([]);
+      expect(await canConnect(embeddedUrl)).toBe(false);
+    },
+  );
 });

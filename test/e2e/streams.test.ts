@@ -25,8 +25,17 @@ async function waitForEvents(runId: string, atLeast: number): Promise<void> {
 }
 
 /** Starts a background run (`stream: false`); its ids. */
-async function startBackgroundRun(token: string, agentId: string, text = 'Tell me about durable streams', taskId?: string) {
-  const res = await call('POST', '/api/run', { token, agentId, body: { ...userMessage(text), stream: false, task_id: taskId } });
+async function startBackgroundRun(
+  token: string,
+  agentId: string,
+  text = 'Tell me about durable streams',
+  taskId?: string,
+) {
+  const res = await call('POST', '/api/run', {
+    token,
+    agentId,
+    body: { ...userMessage(text), stream: false, task_id: taskId },
+  });
   expect(res.status).toBe(202);
   const body = (await res.json()) as { id: string; task_id: string };
   return { runId: body.id, taskId: body.task_id };
@@ -79,7 +88,11 @@ describe('GET /api/tasks/{task_id}/stream with drops and reconnects', () => {
     fake = await startFakeOpenAi({ chunks: Array.from({ length: 60 }, (_, i) => `chunk-${i} `), delayMs: 30 });
     // One finished run first, so the drops below happen while the model streams, not while a cold worker starts.
     const warm = await createTenant();
-    const res = await call('POST', '/api/run', { token: await exchange(warm.keys.owner), agentId: warm.agentId, body: userMessage('warm up') });
+    const res = await call('POST', '/api/run', {
+      token: await exchange(warm.keys.owner),
+      agentId: warm.agentId,
+      body: userMessage('warm up'),
+    });
     await readSse(res);
   });
   afterAll(async () => fake.close());
@@ -103,12 +116,15 @@ describe('GET /api/tasks/{task_id}/stream with drops and reconnects', () => {
       // Besides dropping after a few frames, sometimes drop at an arbitrary moment, even before any frame.
       if (random() < 0.3) setTimeout(() => controller.abort(), Math.floor(random() * 60)).unref();
       const headers: Record<string, string> = lastId ? { 'Last-Event-ID': lastId } : {};
-      const res = await call('GET', `/api/tasks/${taskId}/stream`, { token, agentId: tenant.agentId, headers, signal: controller.signal }).catch(
-        (err: unknown) => {
-          if (controller.signal.aborted) return undefined;
-          throw err;
-        },
-      );
+      const res = await call('GET', `/api/tasks/${taskId}/stream`, {
+        token,
+        agentId: tenant.agentId,
+        headers,
+        signal: controller.signal,
+      }).catch((err: unknown) => {
+        if (controller.signal.aborted) return undefined;
+        throw err;
+      });
       if (!res) continue;
       expect(res.status).toBe(200);
       const frames = await readSomeThenDrop(res, 1 + Math.floor(random() * 8), controller);
@@ -125,7 +141,10 @@ describe('GET /api/tasks/{task_id}/stream with drops and reconnects', () => {
     expect(new Set(ids).size).toBe(ids.length);
     expect(connections).toBeGreaterThan(5);
     expect(liveReconnects).toBeGreaterThan(0);
-    const text = received.filter((f) => f.data.type === 'TEXT_MESSAGE_CONTENT').map((f) => f.data.delta).join('');
+    const text = received
+      .filter((f) => f.data.type === 'TEXT_MESSAGE_CONTENT')
+      .map((f) => f.data.delta)
+      .join('');
     expect(text).toBe(Array.from({ length: 60 }, (_, i) => `chunk-${i} `).join(''));
   }, 60_000);
 });
@@ -163,7 +182,11 @@ describe('GET /api/tasks/{task_id}/stream', () => {
     expect(idsOf(await readSse(fromHeader))).toEqual(ids.slice(3));
     const fromQuery = await stream(finished.taskId, {}, `?last_event_id=${encodeURIComponent(ids[4]!)}`);
     expect(idsOf(await readSse(fromQuery))).toEqual(ids.slice(5));
-    const both = await stream(finished.taskId, { 'Last-Event-ID': ids[1]! }, `?last_event_id=${encodeURIComponent(ids[4]!)}`);
+    const both = await stream(
+      finished.taskId,
+      { 'Last-Event-ID': ids[1]! },
+      `?last_event_id=${encodeURIComponent(ids[4]!)}`,
+    );
     expect(idsOf(await readSse(both))).toEqual(ids.slice(2));
   });
 
@@ -224,15 +247,20 @@ describe('GET /api/tasks/{task_id}/stream', () => {
   });
 
   it('accepts the auth_session cookie', async () => {
-    const res = await call('GET', `/api/tasks/${finished.taskId}/stream`, { agentId: tenant.agentId, headers: { Cookie: `auth_session=${token}` } });
+    const res = await call('GET', `/api/tasks/${finished.taskId}/stream`, {
+      agentId: tenant.agentId,
+      headers: { Cookie: `auth_session=${token}` },
+    });
     expect(res.status).toBe(200);
     expect(idsOf(await readSse(res))).toEqual(ids);
   });
 
-  it('404 for an unknown task or one with no runs; 403 for another user\'s or another org\'s task', async () => {
+  it("404 for an unknown task or one with no runs; 403 for another user's or another org's task", async () => {
     expect((await stream('task_missing')).status).toBe(404);
     const taskId = newId('task');
-    await testDb().task.create({ data: { id: taskId, orgId: tenant.orgId, agentId: tenant.agentId, userId: tenant.users.member, title: 'empty' } });
+    await testDb().task.create({
+      data: { id: taskId, orgId: tenant.orgId, agentId: tenant.agentId, userId: tenant.users.member, title: 'empty' },
+    });
     const empty = await stream(taskId);
     expect(empty.status).toBe(404);
     expect(await empty.json()).toEqual({ detail: expect.stringMatching(/no runs/) });
@@ -242,7 +270,10 @@ describe('GET /api/tasks/{task_id}/stream', () => {
     expect((await stream(ownersTask.taskId)).status).toBe(403);
 
     const stranger = await createTenant();
-    const res = await call('GET', `/api/tasks/${finished.taskId}/stream`, { token: await exchange(stranger.keys.owner), agentId: stranger.agentId });
+    const res = await call('GET', `/api/tasks/${finished.taskId}/stream`, {
+      token: await exchange(stranger.keys.owner),
+      agentId: stranger.agentId,
+    });
     expect(res.status).toBe(403);
     await waitForRunEnd(ownersTask.runId);
   });
@@ -266,7 +297,12 @@ describe('POST /api/run with Last-Event-ID', () => {
 
   it('resumes the stream of the run it names instead of starting another', async () => {
     const controller = new AbortController();
-    const first = await call('POST', '/api/run', { token, agentId: tenant.agentId, body: request, signal: controller.signal });
+    const first = await call('POST', '/api/run', {
+      token,
+      agentId: tenant.agentId,
+      body: request,
+      signal: controller.signal,
+    });
     const runId = first.headers.get('x-run-id')!;
     const taskId = first.headers.get('x-task-id')!;
     const before = await readSomeThenDrop(first, 5, controller);
@@ -298,14 +334,22 @@ describe('POST /api/run with Last-Event-ID', () => {
       ((await unknown.json()) as { detail: string }).detail.replace('run_unknown', 'X'),
     );
     const stranger = await createTenant();
-    const strangers = await post({ 'Last-Event-ID': `${ownerRun.runId}:1` }, '', await exchange(stranger.keys.owner), stranger.agentId);
+    const strangers = await post(
+      { 'Last-Event-ID': `${ownerRun.runId}:1` },
+      '',
+      await exchange(stranger.keys.owner),
+      stranger.agentId,
+    );
     expect(strangers.status).toBe(404);
     const otherAgent = await post({ 'Last-Event-ID': `${ownerRun.runId}:1` }, '', ownerToken, tenant.privateAgentId);
     expect(otherAgent.status).toBe(404);
 
     const malformed = await post({ 'Last-Event-ID': 'garbage' });
     expect(malformed.status).toBe(422);
-    expect(((await malformed.json()) as { detail: { loc: string[] }[] }).detail[0]!.loc).toEqual(['header', 'last-event-id']);
+    expect(((await malformed.json()) as { detail: { loc: string[] }[] }).detail[0]!.loc).toEqual([
+      'header',
+      'last-event-id',
+    ]);
 
     // The owner (an admin of the org) may resume it.
     await waitForRunEnd(ownerRun.runId);

@@ -17,7 +17,11 @@ let connection: Connection;
 
 beforeAll(async () => {
   tenant = await createTenant();
-  [owner, member, outsider] = await Promise.all([exchange(tenant.keys.owner), exchange(tenant.keys.member), exchange(tenant.keys.outsider)]);
+  [owner, member, outsider] = await Promise.all([
+    exchange(tenant.keys.owner),
+    exchange(tenant.keys.member),
+    exchange(tenant.keys.outsider),
+  ]);
   connection = await Connection.connect({ address: inject('temporalAddress') });
   temporal = new Client({ connection });
 });
@@ -31,7 +35,11 @@ async function json(res: Response, status: number): Promise<Json> {
 
 /** Runs a turn to its end over the SSE endpoint and returns its task id. */
 async function completedTask(token: string, text: string, taskId?: string): Promise<string> {
-  const res = await call('POST', '/api/run', { token, agentId: tenant.agentId, body: { ...userMessage(text), task_id: taskId } });
+  const res = await call('POST', '/api/run', {
+    token,
+    agentId: tenant.agentId,
+    body: { ...userMessage(text), task_id: taskId },
+  });
   expect(res.status).toBe(200);
   const frames = await readSse(res);
   expect(frames.at(-1)!.data.type).toBe('RUN_FINISHED');
@@ -53,7 +61,11 @@ const statusOf = async (token: string, taskId: string, agentId = tenant.agentId)
 
 describe('background runs', () => {
   it('POST /api/run/async answers 202 with the run metadata and where to follow it, ignoring `stream`', async () => {
-    const res = await call('POST', '/api/run/async', { token: member, agentId: tenant.agentId, body: { ...userMessage('Queue me'), stream: true } });
+    const res = await call('POST', '/api/run/async', {
+      token: member,
+      agentId: tenant.agentId,
+      body: { ...userMessage('Queue me'), stream: true },
+    });
     const body = await json(res, 202);
     const runId = body.id as string;
     const taskId = body.task_id as string;
@@ -100,7 +112,11 @@ describe('background runs', () => {
   });
 
   it('POST /api/run with stream:false answers 202 with exactly the background run metadata', async () => {
-    const res = await call('POST', '/api/run', { token: member, agentId: tenant.agentId, body: { ...userMessage('Later, please'), stream: false } });
+    const res = await call('POST', '/api/run', {
+      token: member,
+      agentId: tenant.agentId,
+      body: { ...userMessage('Later, please'), stream: false },
+    });
     const body = await json(res, 202);
     expect(body).toEqual({
       id: expect.stringMatching(/^run_/),
@@ -111,20 +127,28 @@ describe('background runs', () => {
       stream_endpoint: null,
       created_at: expect.any(String),
     });
-    await waitFor('the run to complete', async () => ((await statusOf(member, body.task_id as string)).active ? undefined : true));
+    await waitFor('the run to complete', async () =>
+      (await statusOf(member, body.task_id as string)).active ? undefined : true,
+    );
   });
 
   it('POST /api/run/async refuses what POST /api/run refuses: 400, 422, 404', async () => {
     const post = (body: unknown) => call('POST', '/api/run/async', { token: member, agentId: tenant.agentId, body });
     expect((await json(await post({ messages: [] }), 400)).detail).toMatch(/must not be empty/);
-    expect(((await json(await post({ messages: 'hi' }), 422)).detail as Json[])[0]).toMatchObject({ loc: ['body', 'messages'] });
+    expect(((await json(await post({ messages: 'hi' }), 422)).detail as Json[])[0]).toMatchObject({
+      loc: ['body', 'messages'],
+    });
     await json(await post({ ...userMessage('hi'), task_id: 'task_missing' }), 404);
   });
 
   it('POST /api/run/async answers 402 and stores nothing when the org is out of credits', async () => {
     const broke = await createTenant();
     await testDb().org.update({ where: { id: broke.orgId }, data: { creditBalance: 0 } });
-    const res = await call('POST', '/api/run/async', { token: await exchange(broke.keys.owner), agentId: broke.agentId, body: userMessage('hi') });
+    const res = await call('POST', '/api/run/async', {
+      token: await exchange(broke.keys.owner),
+      agentId: broke.agentId,
+      body: userMessage('hi'),
+    });
     expect((await json(res, 402)).detail).toMatch(/credits/);
     expect(await testDb().task.count({ where: { orgId: broke.orgId } })).toBe(0);
   });
@@ -146,7 +170,9 @@ describe('GET /api/tasks', () => {
     // Two tasks created in the same millisecond: the id breaks the tie.
     seeded[54]!.createdAt = seeded[53]!.createdAt;
     await testDb().task.createMany({ data: seeded });
-    const expected = [...seeded].sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : -1)).map((t) => t.id);
+    const expected = [...seeded]
+      .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : -1))
+      .map((t) => t.id);
 
     const page = await json(await call('GET', '/api/tasks', { token, agentId: fresh.agentId }), 200);
     expect(page.count).toBe(50);
@@ -170,24 +196,39 @@ describe('GET /api/tasks', () => {
     expect(other).toEqual({ tasks: [], count: 0 });
   });
 
-  it.each(['0', '-1', '201', 'abc', '1.5', '99999999999999999999', '-99999999999999999999'])('422 for limit=%s, one problem for the one value', async (limit) => {
-    const body = await json(await call('GET', `/api/tasks?limit=${limit}`, { token: owner, agentId: tenant.agentId }), 422);
-    expect(body.detail).toEqual([{ loc: ['query', 'limit'], msg: expect.any(String), type: expect.any(String) }]);
-  });
+  it.each(['0', '-1', '201', 'abc', '1.5', '99999999999999999999', '-99999999999999999999'])(
+    '422 for limit=%s, one problem for the one value',
+    async (limit) => {
+      const body = await json(
+        await call('GET', `/api/tasks?limit=${limit}`, { token: owner, agentId: tenant.agentId }),
+        422,
+      );
+      expect(body.detail).toEqual([{ loc: ['query', 'limit'], msg: expect.any(String), type: expect.any(String) }]);
+    },
+  );
 
   it('shows owners every task of the agent and members only their own', async () => {
     const memberTask = await completedTask(member, 'member task');
     const ownerTask = await completedTask(owner, 'owner task');
     const ids = async (token: string) =>
-      ((await json(await call('GET', '/api/tasks', { token, agentId: tenant.agentId }), 200)).tasks as Json[]).map((t) => t.id);
+      ((await json(await call('GET', '/api/tasks', { token, agentId: tenant.agentId }), 200)).tasks as Json[]).map(
+        (t) => t.id,
+      );
     const ownerSees = await ids(owner);
     expect(ownerSees.indexOf(ownerTask)).toBeLessThan(ownerSees.indexOf(memberTask));
     expect(ownerSees).toContain(memberTask);
     const memberSees = await ids(member);
     expect(memberSees).toContain(memberTask);
     expect(memberSees).not.toContain(ownerTask);
-    const listed = ((await json(await call('GET', '/api/tasks', { token: member, agentId: tenant.agentId }), 200)).tasks as Json[]).find((t) => t.id === memberTask)!;
-    expect(listed).toMatchObject({ run_status: 'completed', latest_run_id: expect.stringMatching(/^run_/), user_id: tenant.users.member, title: 'member task' });
+    const listed = (
+      (await json(await call('GET', '/api/tasks', { token: member, agentId: tenant.agentId }), 200)).tasks as Json[]
+    ).find((t) => t.id === memberTask)!;
+    expect(listed).toMatchObject({
+      run_status: 'completed',
+      latest_run_id: expect.stringMatching(/^run_/),
+      user_id: tenant.users.member,
+      title: 'member task',
+    });
   });
 });
 
@@ -228,11 +269,27 @@ describe('one task: details, messages, visibility', () => {
   });
 
   it('GET /api/tasks/{task_id}/messages gives the conversation in order', async () => {
-    const body = await json(await call('GET', `/api/tasks/${taskId}/messages`, { token: member, agentId: tenant.agentId }), 200);
+    const body = await json(
+      await call('GET', `/api/tasks/${taskId}/messages`, { token: member, agentId: tenant.agentId }),
+      200,
+    );
     const messages = body.messages as Json[];
     expect(body).toMatchObject({ task_id: taskId, count: 4 });
-    expect(messages.map((m) => [m.position, m.role])).toEqual([[1, 'user'], [2, 'assistant'], [3, 'user'], [4, 'assistant']]);
-    expect(messages[0]).toEqual({ id: expect.stringMatching(/^msg_/), role: 'user', content: 'First question', run_id: expect.stringMatching(/^run_/), position: 1, parts: null, created_at: expect.any(String) });
+    expect(messages.map((m) => [m.position, m.role])).toEqual([
+      [1, 'user'],
+      [2, 'assistant'],
+      [3, 'user'],
+      [4, 'assistant'],
+    ]);
+    expect(messages[0]).toEqual({
+      id: expect.stringMatching(/^msg_/),
+      role: 'user',
+      content: 'First question',
+      run_id: expect.stringMatching(/^run_/),
+      position: 1,
+      parts: null,
+      created_at: expect.any(String),
+    });
     expect(messages[1]!.run_id).toBe(messages[0]!.run_id);
     expect(messages[2]!.run_id).not.toBe(messages[0]!.run_id);
   });
@@ -247,9 +304,16 @@ describe('one task: details, messages, visibility', () => {
     const ownerTask = await completedTask(owner, 'owner only');
     const other = await createTenant();
     const otherOwner = await exchange(other.keys.owner);
-    const paths = (id: string) => [['GET', `/api/tasks/${id}`], ['GET', `/api/tasks/${id}/messages`], ['GET', `/api/run/${id}/status`], ['DELETE', `/api/tasks/${id}`]];
+    const paths = (id: string) => [
+      ['GET', `/api/tasks/${id}`],
+      ['GET', `/api/tasks/${id}/messages`],
+      ['GET', `/api/run/${id}/status`],
+      ['DELETE', `/api/tasks/${id}`],
+    ];
     for (const [method, path] of paths(ownerTask)) {
-      expect((await json(await call(method!, path!, { token: member, agentId: tenant.agentId }), 403)).detail).toMatch(/another user/);
+      expect((await json(await call(method!, path!, { token: member, agentId: tenant.agentId }), 403)).detail).toMatch(
+        /another user/,
+      );
     }
     for (const [method, path] of paths(taskId)) {
       await json(await call(method!, path!, { token: otherOwner, agentId: other.agentId }), 403);
@@ -274,7 +338,10 @@ describe('one task: details, messages, visibility', () => {
   it('DELETE removes a finished task and everything of it; a second DELETE is 404', async () => {
     const doomed = await completedTask(member, 'delete me');
     const runIds = (await testDb().run.findMany({ where: { taskId: doomed } })).map((r) => r.id);
-    const body = await json(await call('DELETE', `/api/tasks/${doomed}`, { token: member, agentId: tenant.agentId }), 200);
+    const body = await json(
+      await call('DELETE', `/api/tasks/${doomed}`, { token: member, agentId: tenant.agentId }),
+      200,
+    );
     expect(body).toEqual({ status: 'deleted', message: expect.stringContaining(doomed) });
     expect(await testDb().runEvent.count({ where: { runId: { in: runIds } } })).toBe(0);
     expect(await testDb().message.count({ where: { taskId: doomed } })).toBe(0);
@@ -297,7 +364,14 @@ describe('a task with a slow active run', () => {
 
   /** Starts a slow run in the background and waits until its model call is streaming. */
   async function startSlowRun(): Promise<{ taskId: string; runId: string }> {
-    const started = await json(await call('POST', '/api/run', { token, agentId: slowTenant.agentId, body: { ...userMessage('take your time'), stream: false } }), 202);
+    const started = await json(
+      await call('POST', '/api/run', {
+        token,
+        agentId: slowTenant.agentId,
+        body: { ...userMessage('take your time'), stream: false },
+      }),
+      202,
+    );
     const taskId = started.task_id as string;
     await waitFor('the run to stream', async () => {
       const s = await statusOf(token, taskId, slowTenant.agentId);
@@ -310,9 +384,18 @@ describe('a task with a slow active run', () => {
   it('refuses a second run on the task with 409 naming the active run; status reports it active', async () => {
     const { taskId, runId } = await startSlowRun();
     const status = await statusOf(token, taskId, slowTenant.agentId);
-    expect(status).toMatchObject({ task_id: taskId, run_status: 'running', active: true, run: { id: runId, status: 'executing', finished_at: null, error: null } });
+    expect(status).toMatchObject({
+      task_id: taskId,
+      run_status: 'running',
+      active: true,
+      run: { id: runId, status: 'executing', finished_at: null, error: null },
+    });
     for (const path of ['/api/run', '/api/run/async']) {
-      const res = await call('POST', path, { token, agentId: slowTenant.agentId, body: { ...userMessage('me too'), task_id: taskId, stream: false } });
+      const res = await call('POST', path, {
+        token,
+        agentId: slowTenant.agentId,
+        body: { ...userMessage('me too'), task_id: taskId, stream: false },
+      });
       expect((await json(res, 409)).detail).toContain(runId);
     }
     expect(await testDb().run.count({ where: { taskId } })).toBe(1);

@@ -69,7 +69,10 @@ class Receiver {
     for (;;) {
       const found = [...this.kept.values()].find(match);
       if (found) return found;
-      if (Date.now() > deadline) throw new Error(`no matching webhook within ${timeoutMs} ms; kept: ${JSON.stringify([...this.kept.values()].map((r) => r.type))}`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `no matching webhook within ${timeoutMs} ms; kept: ${JSON.stringify([...this.kept.values()].map((r) => r.type))}`,
+        );
       await new Promise((r) => setTimeout(r, 100));
     }
   }
@@ -115,13 +118,25 @@ describe('outbound run webhooks (Standard Webhooks)', () => {
   it('sends run.completed, run.awaiting_input, approval.requested and run.cancelled, signed, once each', async () => {
     const done = await startBackgroundRun(member, userMessage('Hello'));
     const completed = await receiver.waitFor((r) => r.type === 'run.completed' && r.data.run_id === done.runId);
-    expect(completed.data).toMatchObject({ task_id: done.taskId, agent_id: tenant.agentId, org_id: tenant.orgId, event: { type: 'RUN_FINISHED' } });
+    expect(completed.data).toMatchObject({
+      task_id: done.taskId,
+      agent_id: tenant.agentId,
+      org_id: tenant.orgId,
+      event: { type: 'RUN_FINISHED' },
+    });
 
-    const asking = await startBackgroundRun(member, userMessage('/tool request_user_input {"input_type":"text","prompt":"Name?"}'));
+    const asking = await startBackgroundRun(
+      member,
+      userMessage('/tool request_user_input {"input_type":"text","prompt":"Name?"}'),
+    );
     await waitForPending(member, asking.taskId);
     const awaiting = await receiver.waitFor((r) => r.type === 'run.awaiting_input' && r.data.run_id === asking.runId);
     expect(awaiting.data.event).toMatchObject({ name: 'USER_INPUT_REQUIRED', data: { input_type: 'text' } });
-    await call('POST', `/api/tasks/${asking.taskId}/cancel`, { token: member.token, agentId: member.agentId, body: {} });
+    await call('POST', `/api/tasks/${asking.taskId}/cancel`, {
+      token: member.token,
+      agentId: member.agentId,
+      body: {},
+    });
     await receiver.waitFor((r) => r.type === 'run.cancelled' && r.data.run_id === asking.runId);
 
     const gated = await startBackgroundRun(owner, userMessage('/tool run_command {"command":"echo hi"}'));
@@ -137,10 +152,22 @@ describe('outbound run webhooks (Standard Webhooks)', () => {
   });
 
   it('sends run.failed for a run that fails', async () => {
-    const failing = await createTenant({ provider: 'openai-compatible', base_url: 'http://127.0.0.1:9/v1', model: 'm', api_key_env: 'ARS_TEST_UNSET_KEY' });
-    const hooks = (await subscribe(failing, [{ name: 'failures', url: receiver.url, events: ['run.failed'], secret: receiver.secret }])).orgs[0]!.webhooks;
+    const failing = await createTenant({
+      provider: 'openai-compatible',
+      base_url: 'http://127.0.0.1:9/v1',
+      model: 'm',
+      api_key_env: 'ARS_TEST_UNSET_KEY',
+    });
+    const hooks = (
+      await subscribe(failing, [
+        { name: 'failures', url: receiver.url, events: ['run.failed'], secret: receiver.secret },
+      ])
+    ).orgs[0]!.webhooks;
     expect(hooks[0]!.secret).toBeUndefined(); // a given secret is not echoed
-    const run = await startBackgroundRun({ token: await exchange(failing.keys.owner), agentId: failing.agentId }, userMessage('hi'));
+    const run = await startBackgroundRun(
+      { token: await exchange(failing.keys.owner), agentId: failing.agentId },
+      userMessage('hi'),
+    );
     const failed = await receiver.waitFor((r) => r.type === 'run.failed' && r.data.run_id === run.runId);
     expect(failed.data.event).toMatchObject({ type: 'RUN_ERROR', code: 'MODEL_CONFIG_ERROR' });
   });
@@ -170,7 +197,9 @@ describe('outbound run webhooks (Standard Webhooks)', () => {
     expect(log.map((a) => a.attempt)).toEqual(log.map((_, i) => i + 1));
     expect(detail.attempts).toBe(log.length);
 
-    const listed = (await (await get('/api/webhooks/deliveries?status=delivered&limit=200')).json()) as { deliveries: { id: string }[] };
+    const listed = (await (await get('/api/webhooks/deliveries?status=delivered&limit=200')).json()) as {
+      deliveries: { id: string }[];
+    };
     expect(listed.deliveries.map((d) => d.id)).toContain(got.id);
 
     const before = receiver.requests.length;
@@ -187,14 +216,39 @@ describe('outbound run webhooks (Standard Webhooks)', () => {
     const sub = await testDb().webhookSubscription.findFirstOrThrow({ where: { orgId: tenant.orgId, name: 'all' } });
     const id = `msg_refused_${Date.now()}`;
     // Dispatched already, so the api leaves it alone: this test runs the one attempt itself.
-    await testDb().webhookDelivery.create({ data: { id, subscriptionId: sub.id, orgId: tenant.orgId, eventType: 'run.completed', payload: {}, dispatchedAt: new Date() } });
-    const config = loadConfig({ ...process.env, DATA_DIR: mkdtempSync(path.join(tmpdir(), 'ars-refuse-')), OUTBOUND_PRIVATE_TARGETS: 'refuse' });
-    const { sendWebhook } = createWebhookActivities({ db: testDb(), config, logger: pino({ level: 'silent' }), env: {}, deltaFlushMs: 25 });
+    await testDb().webhookDelivery.create({
+      data: {
+        id,
+        subscriptionId: sub.id,
+        orgId: tenant.orgId,
+        eventType: 'run.completed',
+        payload: {},
+        dispatchedAt: new Date(),
+      },
+    });
+    const config = loadConfig({
+      ...process.env,
+      DATA_DIR: mkdtempSync(path.join(tmpdir(), 'ars-refuse-')),
+      OUTBOUND_PRIVATE_TARGETS: 'refuse',
+    });
+    const { sendWebhook } = createWebhookActivities({
+      db: testDb(),
+      config,
+      logger: pino({ level: 'silent' }),
+      env: {},
+      deltaFlushMs: 25,
+    });
     const before = receiver.requests.length;
     const retry = { initialMs: 100, maxMs: 100, windowMs: 60_000, timeoutMs: 5000 };
-    const failure = await new MockActivityEnvironment().run(sendWebhook, { deliveryId: id, resend: 0, retry }).catch((err: unknown) => err);
+    const failure = await new MockActivityEnvironment()
+      .run(sendWebhook, { deliveryId: id, resend: 0, retry })
+      .catch((err: unknown) => err);
     expect(failure).toBeInstanceOf(ApplicationFailure);
-    expect(failure).toMatchObject({ type: 'WebhookTargetRefused', nonRetryable: true, message: expect.stringMatching(/not a public address: refused/) });
+    expect(failure).toMatchObject({
+      type: 'WebhookTargetRefused',
+      nonRetryable: true,
+      message: expect.stringMatching(/not a public address: refused/),
+    });
     expect(receiver.requests.length).toBe(before);
     expect(await testDb().webhookAttempt.count({ where: { deliveryId: id } })).toBe(1);
   });
@@ -209,8 +263,13 @@ describe('outbound run webhooks (Standard Webhooks)', () => {
     const strangerToken = await exchange(stranger.keys.owner);
     const some = (await (await get('/api/webhooks/deliveries?limit=1')).json()) as { deliveries: { id: string }[] };
     expect(some.deliveries).toHaveLength(1);
-    expect((await call('GET', `/api/webhooks/deliveries/${some.deliveries[0]!.id}`, { token: strangerToken })).status).toBe(404);
-    expect((await call('POST', `/api/webhooks/deliveries/${some.deliveries[0]!.id}/resend`, { token: strangerToken })).status).toBe(404);
+    expect(
+      (await call('GET', `/api/webhooks/deliveries/${some.deliveries[0]!.id}`, { token: strangerToken })).status,
+    ).toBe(404);
+    expect(
+      (await call('POST', `/api/webhooks/deliveries/${some.deliveries[0]!.id}/resend`, { token: strangerToken }))
+        .status,
+    ).toBe(404);
   });
 
   it('admin apply refuses a non-http URL, an unknown event or agent, and a malformed secret; a disabled subscription gets nothing', async () => {
@@ -221,21 +280,28 @@ describe('outbound run webhooks (Standard Webhooks)', () => {
     ]) {
       await expect(subscribe(tenant, [hook])).rejects.toThrow(AdminError);
     }
-    await expect(subscribe(tenant, [{ name: 'x', url: receiver.url, agent: 'nobody' }])).rejects.toThrow(/no agent named "nobody"/);
+    await expect(subscribe(tenant, [{ name: 'x', url: receiver.url, agent: 'nobody' }])).rejects.toThrow(
+      /no agent named "nobody"/,
+    );
 
     const quiet = new Receiver();
     await quiet.start();
     try {
       await subscribe(tenant, [{ name: 'quiet', url: quiet.url, disabled: true }]);
       const run = await startBackgroundRun(member, userMessage('Nobody listens'));
-      await receiver.waitFor((r) => r.type === 'run.completed' && r.data.run_id === run.runId).catch(async (err: Error) => {
-        // Once in CI this waited out its 30 s with nothing logged: say where the run and its deliveries were.
-        const [state, deliveries] = await Promise.all([
-          testDb().run.findUnique({ where: { id: run.runId }, select: { status: true, finishedAt: true } }),
-          testDb().webhookDelivery.findMany({ where: { runId: run.runId }, select: { eventType: true, status: true, attempts: true, dispatchedAt: true, lastError: true } }),
-        ]);
-        throw new Error(`${err.message}; run ${JSON.stringify(state)}; its deliveries ${JSON.stringify(deliveries)}`);
-      });
+      await receiver
+        .waitFor((r) => r.type === 'run.completed' && r.data.run_id === run.runId)
+        .catch(async (err: Error) => {
+          // Once in CI this waited out its 30 s with nothing logged: say where the run and its deliveries were.
+          const [state, deliveries] = await Promise.all([
+            testDb().run.findUnique({ where: { id: run.runId }, select: { status: true, finishedAt: true } }),
+            testDb().webhookDelivery.findMany({
+              where: { runId: run.runId },
+              select: { eventType: true, status: true, attempts: true, dispatchedAt: true, lastError: true },
+            }),
+          ]);
+          throw new Error(`${err.message}; run ${JSON.stringify(state)}; its deliveries ${JSON.stringify(deliveries)}`);
+        });
       await new Promise((r) => setTimeout(r, 1000));
       expect(quiet.requests).toEqual([]);
     } finally {

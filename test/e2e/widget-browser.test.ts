@@ -57,11 +57,16 @@ afterAll(async () => {
 });
 
 const widget = (page: Page) => page.locator('[data-ars-widget]');
-const stored = (page: Page) => page.evaluate(() => Object.fromEntries(Object.entries(localStorage).map(([k, v]) => [k, JSON.parse(v) as Record<string, unknown>])));
+const stored = (page: Page) =>
+  page.evaluate(() =>
+    Object.fromEntries(Object.entries(localStorage).map(([k, v]) => [k, JSON.parse(v) as Record<string, unknown>])),
+  );
 
 /** Waits until the widget's current run has ended (the Send button is usable again). */
 async function waitIdle(page: Page): Promise<void> {
-  await expect.poll(() => page.getByRole('button', { name: 'Send', exact: true }).last().isEnabled(), { timeout: 30_000 }).toBe(true);
+  await expect
+    .poll(() => page.getByRole('button', { name: 'Send', exact: true }).last().isEnabled(), { timeout: 30_000 })
+    .toBe(true);
 }
 
 async function say(page: Page, text: string): Promise<void> {
@@ -84,7 +89,10 @@ describe('widget.js in Chromium', () => {
     await page.screenshot({ path: path.join(artifacts, 'widget-answer.png') });
 
     // A text prompt, answered in place.
-    await say(page, `Need a name.\n/tool request_user_input ${JSON.stringify({ input_type: 'text', prompt: 'Your name?' })}`);
+    await say(
+      page,
+      `Need a name.\n/tool request_user_input ${JSON.stringify({ input_type: 'text', prompt: 'Your name?' })}`,
+    );
     const nameField = page.getByRole('textbox', { name: 'Your name?' });
     await nameField.waitFor({ timeout: 30_000 });
     await nameField.fill('Ada');
@@ -93,7 +101,10 @@ describe('widget.js in Chromium', () => {
     expect(await page.locator('.prompt').count()).toBe(0);
 
     // A number prompt: an empty answer is refused (a 422 whose detail is a list) and said as such; then answered.
-    await say(page, `How many?\n/tool request_user_input ${JSON.stringify({ input_type: 'number', prompt: 'How many?' })}`);
+    await say(
+      page,
+      `How many?\n/tool request_user_input ${JSON.stringify({ input_type: 'number', prompt: 'How many?' })}`,
+    );
     const countField = page.getByRole('spinbutton', { name: 'How many?' });
     await countField.waitFor({ timeout: 30_000 });
     await page.locator('.prompt').getByRole('button', { name: 'Send' }).click();
@@ -104,11 +115,18 @@ describe('widget.js in Chromium', () => {
     expect(await page.locator('.prompt').count()).toBe(0);
 
     // A choice prompt; the page reloads while the run waits for it.
-    await say(page, `Pick one.\n/tool request_user_input ${JSON.stringify({ input_type: 'choice', prompt: 'Pick a colour', choices: ['red', 'blue'] })}`);
+    await say(
+      page,
+      `Pick one.\n/tool request_user_input ${JSON.stringify({ input_type: 'choice', prompt: 'Pick a colour', choices: ['red', 'blue'] })}`,
+    );
     await page.getByRole('button', { name: 'blue' }).waitFor({ timeout: 30_000 });
     const before = Object.values(await stored(page))[0]!;
     const shownBefore = await page.locator('.msg:not(.error)').allTextContents(); // an error said on the page is not part of the conversation
-    expect(before).toMatchObject({ running: true, taskId: expect.any(String), lastEventId: expect.stringMatching(/^run_/) });
+    expect(before).toMatchObject({
+      running: true,
+      taskId: expect.any(String),
+      lastEventId: expect.stringMatching(/^run_/),
+    });
     await page.screenshot({ path: path.join(artifacts, 'widget-prompt.png') });
 
     await page.reload();

@@ -31,7 +31,8 @@ describe('widget rate limits', () => {
   it('limits each visitor (the session counts too), not other visitors of the key', async () => {
     const tenant = await createWidgetTenant([SITE]);
     const a = await widgetSession(tenant.key, SITE, undefined, api.url);
-    const get = (token: string) => widgetCall('GET', '/tasks/task_unknown/messages', { base: api.url, origin: SITE, token });
+    const get = (token: string) =>
+      widgetCall('GET', '/tasks/task_unknown/messages', { base: api.url, origin: SITE, token });
     expect((await get(a.visitor_token)).status).toBe(404);
     expect((await get(a.visitor_token)).status).toBe(404);
     await expect429(await get(a.visitor_token), /for each widget visitor/);
@@ -42,7 +43,10 @@ describe('widget rate limits', () => {
   it('limits each widget key across all its visitors', async () => {
     const tenant = await createWidgetTenant([SITE]);
     for (let i = 0; i < 5; i++) await widgetSession(tenant.key, SITE, undefined, api.url);
-    await expect429(await widgetCall('POST', '/session', { base: api.url, origin: SITE, body: { widget_key: tenant.key } }), /for this widget key/);
+    await expect429(
+      await widgetCall('POST', '/session', { base: api.url, origin: SITE, body: { widget_key: tenant.key } }),
+      /for this widget key/,
+    );
     const other = await createWidgetTenant([SITE]);
     await widgetSession(other.key, SITE, undefined, api.url);
   });
@@ -55,7 +59,12 @@ describe('widget rate limits', () => {
 describe('budgets across visitors, and per flow', () => {
   let budgets: ApiProcess;
   beforeAll(async () => {
-    budgets = await startApiProcess({ WIDGET_RATE_LIMIT_PER_ADDRESS: '40', WIDGET_RUNS_PER_KEY: '2', WIDGET_MAX_STREAMS_PER_KEY: '1', FLOW_EVENTS_PER_MINUTE: '2' });
+    budgets = await startApiProcess({
+      WIDGET_RATE_LIMIT_PER_ADDRESS: '40',
+      WIDGET_RUNS_PER_KEY: '2',
+      WIDGET_MAX_STREAMS_PER_KEY: '1',
+      FLOW_EVENTS_PER_MINUTE: '2',
+    });
   });
   afterAll(async () => budgets?.close());
 
@@ -63,7 +72,15 @@ describe('budgets across visitors, and per flow', () => {
     const tenant = await createWidgetTenant([SITE]);
     const start = async () => {
       const { visitor_token: token } = await widgetSession(tenant.key, SITE, undefined, budgets.url);
-      return { token, res: await widgetCall('POST', '/run', { base: budgets.url, origin: SITE, token, body: { ...userMessage('hi'), stream: false } }) };
+      return {
+        token,
+        res: await widgetCall('POST', '/run', {
+          base: budgets.url,
+          origin: SITE,
+          token,
+          body: { ...userMessage('hi'), stream: false },
+        }),
+      };
     };
     const first = await start();
     expect(first.res.status).toBe(202);
@@ -72,9 +89,18 @@ describe('budgets across visitors, and per flow', () => {
 
     const { task_id: taskId } = (await first.res.json()) as { task_id: string };
     const open = new AbortController();
-    const stream = await widgetCall('GET', `/tasks/${taskId}/stream`, { base: budgets.url, origin: SITE, token: first.token, signal: open.signal });
+    const stream = await widgetCall('GET', `/tasks/${taskId}/stream`, {
+      base: budgets.url,
+      origin: SITE,
+      token: first.token,
+      signal: open.signal,
+    });
     expect(stream.status).toBe(200);
-    const second = await widgetCall('GET', `/tasks/${taskId}/stream`, { base: budgets.url, origin: SITE, token: first.token });
+    const second = await widgetCall('GET', `/tasks/${taskId}/stream`, {
+      base: budgets.url,
+      origin: SITE,
+      token: first.token,
+    });
     await expect429(second, /widget key has 1 streams open/);
     open.abort();
   });
@@ -83,7 +109,11 @@ describe('budgets across visitors, and per flow', () => {
     const [a, b] = await Promise.all([createWidgetTenant([SITE]), createWidgetTenant([SITE])]);
     let refused: Response | undefined;
     for (let i = 0; i < 50 && !refused; i++) {
-      const res = await widgetCall('POST', '/session', { base: budgets.url, origin: SITE, body: { widget_key: (i % 2 ? a : b).key } });
+      const res = await widgetCall('POST', '/session', {
+        base: budgets.url,
+        origin: SITE,
+        body: { widget_key: (i % 2 ? a : b).key },
+      });
       if (res.status === 429) refused = res;
       else expect(res.status).toBe(200);
     }
@@ -93,13 +123,36 @@ describe('budgets across visitors, and per flow', () => {
 
   it('an inbound flow takes at most FLOW_EVENTS_PER_MINUTE verified events', async () => {
     const tenant = await createWidgetTenant([SITE]);
-    const applied = await applyFile(testDb(), parseApplyFile({ orgs: [{ name: tenant.orgName, flows: [{ name: 'hook', kind: 'webhook', agent: 'support', user: `owner-${tenant.orgName.slice(7)}@example.test`, message: 'Event {{n}}' }] }] }));
+    const applied = await applyFile(
+      testDb(),
+      parseApplyFile({
+        orgs: [
+          {
+            name: tenant.orgName,
+            flows: [
+              {
+                name: 'hook',
+                kind: 'webhook',
+                agent: 'support',
+                user: `owner-${tenant.orgName.slice(7)}@example.test`,
+                message: 'Event {{n}}',
+              },
+            ],
+          },
+        ],
+      }),
+    );
     const flow = applied.orgs[0]!.flows[0]!;
     const send = (n: number) => {
       const body = JSON.stringify({ n });
       const id = `evt_budget_${n}`;
       const at = new Date();
-      const headers = { 'Content-Type': 'application/json', 'webhook-id': id, 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': new Webhook(flow.secret!).sign(id, at, body) };
+      const headers = {
+        'Content-Type': 'application/json',
+        'webhook-id': id,
+        'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+        'webhook-signature': new Webhook(flow.secret!).sign(id, at, body),
+      };
       return fetch(`${budgets.url}${flow.path!}`, { method: 'POST', headers, body });
     };
     expect((await send(1)).status).toBe(202);

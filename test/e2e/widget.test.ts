@@ -16,7 +16,8 @@ import { createWidgetTenant, widgetCall, widgetSession, type WidgetTenant } from
 
 const SITE = 'http://shop.example.test:8080';
 const OTHER = 'http://evil.example.test';
-const ask = (args: Record<string, unknown>) => userMessage(`Please help.\n/tool request_user_input ${JSON.stringify(args)}`);
+const ask = (args: Record<string, unknown>) =>
+  userMessage(`Please help.\n/tool request_user_input ${JSON.stringify(args)}`);
 
 let tenant: WidgetTenant;
 
@@ -33,18 +34,33 @@ async function streamed(res: Response) {
 describe('widget keys through admin apply', () => {
   it('refuses a key for an agent that is not customer-facing, and creates nothing', async () => {
     const file = parseApplyFile({
-      orgs: [{ name: `${tenant.orgName}`, agents: [{ name: 'internal' }], widget_keys: [{ name: 'bad', agent: 'internal', origins: [SITE] }] }],
+      orgs: [
+        {
+          name: `${tenant.orgName}`,
+          agents: [{ name: 'internal' }],
+          widget_keys: [{ name: 'bad', agent: 'internal', origins: [SITE] }],
+        },
+      ],
     });
     await expect(applyFile(testDb(), file)).rejects.toThrow(AdminError);
     await expect(applyFile(testDb(), file)).rejects.toThrow(/not customer-facing/);
   });
 
   it('refuses origins that are not bare origins', () => {
-    expect(() => parseApplyFile({ orgs: [{ name: 'x', widget_keys: [{ name: 'k', agent: 'a', origins: ['https://shop.example.com/page'] }] }] })).toThrow(/must be an origin/);
+    expect(() =>
+      parseApplyFile({
+        orgs: [{ name: 'x', widget_keys: [{ name: 'k', agent: 'a', origins: ['https://shop.example.com/page'] }] }],
+      }),
+    ).toThrow(/must be an origin/);
   });
 
   it('applying the same file again changes nothing and shows no key', async () => {
-    const again = await applyFile(testDb(), parseApplyFile({ orgs: [{ name: tenant.orgName, widget_keys: [{ name: 'site', agent: 'support', origins: [SITE] }] }] }));
+    const again = await applyFile(
+      testDb(),
+      parseApplyFile({
+        orgs: [{ name: tenant.orgName, widget_keys: [{ name: 'site', agent: 'support', origins: [SITE] }] }],
+      }),
+    );
     expect(again.changes).toEqual([]);
     expect(again.orgs[0]!.widget_keys[0]).toMatchObject({ id: tenant.keyId, revoked: false });
     expect(again.orgs[0]!.widget_keys[0]!.key).toBeUndefined();
@@ -56,7 +72,12 @@ describe('POST /api/v1/widget/session', () => {
     const res = await widgetCall('POST', '/session', { origin: SITE, body: { widget_key: tenant.key } });
     expect(res.status).toBe(200);
     expect(res.headers.get('access-control-allow-origin')).toBe(SITE);
-    const body = (await res.json()) as { visitor_token: string; visitor_id: string; expires_at: string; agent: { id: string } };
+    const body = (await res.json()) as {
+      visitor_token: string;
+      visitor_id: string;
+      expires_at: string;
+      agent: { id: string };
+    };
     expect(body.agent.id).toBe(tenant.agentId);
     const lifetime = Date.parse(body.expires_at) - Date.now();
     expect(lifetime).toBeGreaterThan(3500_000);
@@ -92,7 +113,13 @@ describe('POST /api/v1/widget/session', () => {
     const first = await widgetSession(tenant.key, SITE);
     const tokens = createTokenService(loadConfig({ JWT_SECRET: inject('jwtSecret') }).jwt);
     const expired = await tokens.issue(
-      { userId: first.visitor_id, orgId: tenant.orgId, role: 'guest', apiKeyId: '', widget: { keyId: tenant.keyId, agentId: tenant.agentId } },
+      {
+        userId: first.visitor_id,
+        orgId: tenant.orgId,
+        role: 'guest',
+        apiKeyId: '',
+        widget: { keyId: tenant.keyId, agentId: tenant.agentId },
+      },
       new Date(Date.now() - 7200_000),
       3600,
     );
@@ -108,7 +135,13 @@ describe('POST /api/v1/widget/session', () => {
 
   it('answers CORS preflights for origins a widget key allows, and for no other', async () => {
     const preflight = (origin: string) =>
-      widgetCall('OPTIONS', '/run', { origin, headers: { 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'authorization,content-type' } });
+      widgetCall('OPTIONS', '/run', {
+        origin,
+        headers: {
+          'Access-Control-Request-Method': 'POST',
+          'Access-Control-Request-Headers': 'authorization,content-type',
+        },
+      });
     const ok = await preflight(SITE);
     expect(ok.status).toBe(204);
     expect(ok.headers.get('access-control-allow-origin')).toBe(SITE);
@@ -121,7 +154,11 @@ describe('POST /api/v1/widget/session', () => {
 describe('widget runs', () => {
   it('streams RUN_STARTED … RUN_FINISHED, and the visitor reads the task’s messages', async () => {
     const session = await widgetSession(tenant.key, SITE);
-    const res = await widgetCall('POST', '/run', { origin: SITE, token: session.visitor_token, body: userMessage('Hello from the widget') });
+    const res = await widgetCall('POST', '/run', {
+      origin: SITE,
+      token: session.visitor_token,
+      body: userMessage('Hello from the widget'),
+    });
     expect(res.headers.get('access-control-allow-origin')).toBe(SITE);
     expect(res.headers.get('access-control-expose-headers')).toMatch(/X-Task-Id/);
     const taskId = res.headers.get('x-task-id')!;
@@ -130,7 +167,10 @@ describe('widget runs', () => {
     expect(expectOneTerminal(frames)).toMatchObject({ type: 'RUN_FINISHED' });
     expect(types(frames)).toContain('TEXT_MESSAGE_CONTENT');
 
-    const messages = await widgetCall('GET', `/tasks/${taskId}/messages`, { origin: SITE, token: session.visitor_token });
+    const messages = await widgetCall('GET', `/tasks/${taskId}/messages`, {
+      origin: SITE,
+      token: session.visitor_token,
+    });
     expect(messages.status).toBe(200);
     const list = (await messages.json()) as { messages: { role: string; content: string }[] };
     expect(list.messages.map((m) => m.role)).toEqual(['user', 'assistant']);
@@ -139,17 +179,31 @@ describe('widget runs', () => {
 
   it('resumes a task stream after Last-Event-ID', async () => {
     const session = await widgetSession(tenant.key, SITE);
-    const res = await widgetCall('POST', '/run', { origin: SITE, token: session.visitor_token, body: userMessage('Resume me') });
+    const res = await widgetCall('POST', '/run', {
+      origin: SITE,
+      token: session.visitor_token,
+      body: userMessage('Resume me'),
+    });
     const taskId = res.headers.get('x-task-id')!;
     const frames = (await streamed(res)).filter((f) => f.id);
     const cut = frames[1]!;
-    const resumed = await streamed(await widgetCall('GET', `/tasks/${taskId}/stream`, { origin: SITE, token: session.visitor_token, headers: { 'Last-Event-ID': cut.id! } }));
+    const resumed = await streamed(
+      await widgetCall('GET', `/tasks/${taskId}/stream`, {
+        origin: SITE,
+        token: session.visitor_token,
+        headers: { 'Last-Event-ID': cut.id! },
+      }),
+    );
     expect(resumed.map((f) => f.id)).toEqual(frames.slice(2).map((f) => f.id));
   });
 
   it('takes a human-input answer through the widget input path and finishes the run', async () => {
     const session = await widgetSession(tenant.key, SITE);
-    const res = await widgetCall('POST', '/run', { origin: SITE, token: session.visitor_token, body: ask({ input_type: 'choice', prompt: 'Pick', choices: ['red', 'blue'] }) });
+    const res = await widgetCall('POST', '/run', {
+      origin: SITE,
+      token: session.visitor_token,
+      body: ask({ input_type: 'choice', prompt: 'Pick', choices: ['red', 'blue'] }),
+    });
     const taskId = res.headers.get('x-task-id')!;
     let answered: Promise<Response> | undefined;
     const frames = withoutHeartbeats(
@@ -174,22 +228,34 @@ describe('who may use what', () => {
   it('a visitor cannot read, stream or answer another visitor’s task', async () => {
     const a = await widgetSession(tenant.key, SITE);
     const b = await widgetSession(tenant.key, SITE);
-    const res = await widgetCall('POST', '/run', { origin: SITE, token: a.visitor_token, body: { ...userMessage('mine'), stream: false } });
+    const res = await widgetCall('POST', '/run', {
+      origin: SITE,
+      token: a.visitor_token,
+      body: { ...userMessage('mine'), stream: false },
+    });
     expect(res.status).toBe(202);
     const taskId = ((await res.json()) as { task_id: string }).task_id;
     for (const path of [`/tasks/${taskId}/messages`, `/tasks/${taskId}/stream`, `/tasks/${taskId}/pending-input`]) {
       const other = await widgetCall('GET', path, { origin: SITE, token: b.visitor_token });
       expect(other.status, path).toBe(403);
     }
-    const continued = await widgetCall('POST', '/run', { origin: SITE, token: b.visitor_token, body: { ...userMessage('yours?'), task_id: taskId } });
+    const continued = await widgetCall('POST', '/run', {
+      origin: SITE,
+      token: b.visitor_token,
+      body: { ...userMessage('yours?'), task_id: taskId },
+    });
     expect(continued.status).toBe(403);
   });
 
   it("a visitor's run is a guest's: the agent's memory and workspace tools are refused", async () => {
     const session = await widgetSession(tenant.key, SITE);
     const content = ['/tool recall_memory {"query":"secret"}', '/tool list_files {}'].join('\n');
-    const frames = await streamed(await widgetCall('POST', '/run', { origin: SITE, token: session.visitor_token, body: userMessage(content) }));
-    const results = frames.filter((f) => f.data.type === 'TOOL_CALL_RESULT').map((f) => JSON.parse(f.data.content as string) as { error?: { code: string } });
+    const frames = await streamed(
+      await widgetCall('POST', '/run', { origin: SITE, token: session.visitor_token, body: userMessage(content) }),
+    );
+    const results = frames
+      .filter((f) => f.data.type === 'TOOL_CALL_RESULT')
+      .map((f) => JSON.parse(f.data.content as string) as { error?: { code: string } });
     expect(results).toHaveLength(2);
     for (const r of results) expect(r.error?.code).toBe('FORBIDDEN_FOR_GUESTS');
     expect(expectOneTerminal(frames)).toMatchObject({ type: 'RUN_FINISHED' });
@@ -207,7 +273,11 @@ describe('who may use what', () => {
 
   it('a visitor token from an allowed origin is refused from another origin', async () => {
     const session = await widgetSession(tenant.key, SITE);
-    const res = await widgetCall('POST', '/run', { origin: OTHER, token: session.visitor_token, body: userMessage('hi') });
+    const res = await widgetCall('POST', '/run', {
+      origin: OTHER,
+      token: session.visitor_token,
+      body: userMessage('hi'),
+    });
     expect(res.status).toBe(403);
     expect(res.headers.get('access-control-allow-origin')).toBeNull();
   });
@@ -215,17 +285,34 @@ describe('who may use what', () => {
   it('a revoked key (admin apply revoked: true) ends its sessions and visitor tokens', async () => {
     const own = await createWidgetTenant([SITE]);
     const session = await widgetSession(own.key, SITE);
-    const applied = await applyFile(testDb(), parseApplyFile({ orgs: [{ name: own.orgName, widget_keys: [{ name: 'site', agent: 'support', origins: [SITE], revoked: true }] }] }));
+    const applied = await applyFile(
+      testDb(),
+      parseApplyFile({
+        orgs: [
+          { name: own.orgName, widget_keys: [{ name: 'site', agent: 'support', origins: [SITE], revoked: true }] },
+        ],
+      }),
+    );
     expect(applied.changes.join('\n')).toMatch(/revoked widget key "site"/);
     expect((await widgetCall('POST', '/session', { origin: SITE, body: { widget_key: own.key } })).status).toBe(401);
-    expect((await widgetCall('POST', '/run', { origin: SITE, token: session.visitor_token, body: userMessage('hi') })).status).toBe(401);
+    expect(
+      (await widgetCall('POST', '/run', { origin: SITE, token: session.visitor_token, body: userMessage('hi') }))
+        .status,
+    ).toBe(401);
   });
 
   it('an agent made not customer-facing later is refused with 400 at request time', async () => {
     const own = await createWidgetTenant([SITE]);
     const session = await widgetSession(own.key, SITE);
-    await applyFile(testDb(), parseApplyFile({ orgs: [{ name: own.orgName, agents: [{ name: 'support', customer_facing: false }] }] }));
-    const run = await widgetCall('POST', '/run', { origin: SITE, token: session.visitor_token, body: userMessage('hi') });
+    await applyFile(
+      testDb(),
+      parseApplyFile({ orgs: [{ name: own.orgName, agents: [{ name: 'support', customer_facing: false }] }] }),
+    );
+    const run = await widgetCall('POST', '/run', {
+      origin: SITE,
+      token: session.visitor_token,
+      body: userMessage('hi'),
+    });
     expect(run.status).toBe(400);
     expect(((await run.json()) as { detail: string }).detail).toMatch(/not customer-facing/);
     const fresh = await widgetCall('POST', '/session', { origin: SITE, body: { widget_key: own.key } });
@@ -237,16 +324,25 @@ describe('visitors and what a widget key may spend', () => {
   it('a visitor is no member of the org: not listed, not in the org document; an idle one expires with its tasks', async () => {
     const own = await createWidgetTenant([SITE]);
     const session = await widgetSession(own.key, SITE);
-    const run = await widgetCall('POST', '/run', { origin: SITE, token: session.visitor_token, body: { ...userMessage('hi'), stream: false } });
+    const run = await widgetCall('POST', '/run', {
+      origin: SITE,
+      token: session.visitor_token,
+      body: { ...userMessage('hi'), stream: false },
+    });
     expect(run.status).toBe(202);
     const { task_id: taskId } = (await run.json()) as { task_id: string };
     const ownerToken = await exchange(own.ownerKey);
-    const members = (await (await call('GET', '/api/admin/members', { token: ownerToken })).json()) as { members: { id: string }[] };
+    const members = (await (await call('GET', '/api/admin/members', { token: ownerToken })).json()) as {
+      members: { id: string }[];
+    };
     expect(members.members.map((m) => m.id)).not.toContain(session.visitor_id);
     expect(await (await call('GET', '/api/admin/org', { token: ownerToken })).text()).not.toContain('widget.invalid');
 
     // Idle past its expiry: the next new visitor's session deletes it with its tasks, and its token no longer renews it.
-    await vi.waitFor(async () => expect((await testDb().run.findFirstOrThrow({ where: { taskId } })).status).toBe('completed'), { timeout: 20_000, interval: 250 });
+    await vi.waitFor(
+      async () => expect((await testDb().run.findFirstOrThrow({ where: { taskId } })).status).toBe('completed'),
+      { timeout: 20_000, interval: 250 },
+    );
     await testDb().user.update({ where: { id: session.visitor_id }, data: { expiresAt: new Date(Date.now() - 1000) } });
     const renewed = await widgetSession(own.key, SITE, session.visitor_token);
     expect(renewed.visitor_id).not.toBe(session.visitor_id);
@@ -255,16 +351,30 @@ describe('visitors and what a widget key may spend', () => {
     // A returning visitor that has not expired keeps its identity, and its expiry moves on.
     const again = await widgetSession(own.key, SITE, renewed.visitor_token);
     expect(again.visitor_id).toBe(renewed.visitor_id);
-    expect((await findUser(testDb(), again.visitor_id))!.expiresAt!.getTime()).toBeGreaterThan(Date.now() + 29 * 86_400_000);
+    expect((await findUser(testDb(), again.visitor_id))!.expiresAt!.getTime()).toBeGreaterThan(
+      Date.now() + 29 * 86_400_000,
+    );
   });
 
   it("a key's daily credit budget (credits_per_day) refuses new runs with 402 once spent", async () => {
     const own = await createWidgetTenant([SITE]);
     const budget = (credits_per_day: number) =>
-      applyFile(testDb(), parseApplyFile({ orgs: [{ name: own.orgName, widget_keys: [{ name: 'site', agent: 'support', origins: [SITE], credits_per_day }] }] }));
+      applyFile(
+        testDb(),
+        parseApplyFile({
+          orgs: [
+            { name: own.orgName, widget_keys: [{ name: 'site', agent: 'support', origins: [SITE], credits_per_day }] },
+          ],
+        }),
+      );
     expect((await budget(0)).changes).toEqual([expect.stringMatching(/credits_per_day default → 0/)]);
     const session = await widgetSession(own.key, SITE);
-    const start = () => widgetCall('POST', '/run', { origin: SITE, token: session.visitor_token, body: { ...userMessage('hi'), stream: false } });
+    const start = () =>
+      widgetCall('POST', '/run', {
+        origin: SITE,
+        token: session.visitor_token,
+        body: { ...userMessage('hi'), stream: false },
+      });
     const refused = await start();
     expect(refused.status).toBe(402);
     expect(refused.headers.get('access-control-allow-origin')).toBe(SITE);
@@ -275,7 +385,11 @@ describe('visitors and what a widget key may spend', () => {
     const first = await start();
     expect(first.status).toBe(202);
     const { id: runId } = (await first.json()) as { id: string };
-    await vi.waitFor(async () => expect((await testDb().run.findUniqueOrThrow({ where: { id: runId } })).creditsUsed).toBeGreaterThanOrEqual(1), { timeout: 20_000, interval: 250 });
+    await vi.waitFor(
+      async () =>
+        expect((await testDb().run.findUniqueOrThrow({ where: { id: runId } })).creditsUsed).toBeGreaterThanOrEqual(1),
+      { timeout: 20_000, interval: 250 },
+    );
     expect((await start()).status).toBe(402);
   });
 });

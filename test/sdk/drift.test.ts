@@ -13,7 +13,9 @@ const sameTypes: [RunEventType, ServerEventType] extends [ServerEventType, RunEv
 type ServerEvent = z.infer<typeof runEventSchema>;
 const sameEvents: [RunEvent, ServerEvent] extends [ServerEvent, RunEvent] ? true : false = true;
 type ServerCustomName = (typeof customEventNames)[number];
-const sameNames: [EventOf<'CUSTOM'>['name'], ServerCustomName] extends [ServerCustomName, EventOf<'CUSTOM'>['name']] ? true : false = true;
+const sameNames: [EventOf<'CUSTOM'>['name'], ServerCustomName] extends [ServerCustomName, EventOf<'CUSTOM'>['name']]
+  ? true
+  : false = true;
 
 describe('the typed client', () => {
   it('has the types generated from the current OpenAPI document (npm run generate:client)', async () => {
@@ -24,10 +26,20 @@ describe('the typed client', () => {
     expect(sameTypes && sameNames && sameEvents).toBe(true);
     expect(serverTypes).toHaveLength(14);
     const generated = readFileSync(CLIENT_TYPES_FILE, 'utf8');
-    const union = generated.slice(generated.indexOf('        RunEvent: {'), generated.indexOf('        TokenExchangeResponse: {'));
+    const union = generated.slice(
+      generated.indexOf('        RunEvent: {'),
+      generated.indexOf('        TokenExchangeResponse: {'),
+    );
     for (const type of serverTypes) expect(union, type).toContain(`type: "${type}";`);
     // A value the server's schema accepts is a RunEvent to the client, field for field.
-    const event: RunEvent = runEventSchema.parse({ type: 'RUN_STARTED', timestamp: 1, thread_id: 't', run_id: 'r', mode: 'fast', routing_reason: 'x' });
+    const event: RunEvent = runEventSchema.parse({
+      type: 'RUN_STARTED',
+      timestamp: 1,
+      thread_id: 't',
+      run_id: 'r',
+      mode: 'fast',
+      routing_reason: 'x',
+    });
     expect(event.type).toBe('RUN_STARTED');
   });
 });

@@ -1,4 +1,11 @@
-import { AgentRunClient, isEvent, userInputRequest, type InputAnswer, type InputType, type RunEvent } from '@agent-run/client';
+import {
+  AgentRunClient,
+  isEvent,
+  userInputRequest,
+  type InputAnswer,
+  type InputType,
+  type RunEvent,
+} from '@agent-run/client';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { apiUrl } from '../support/http.ts';
 import { createTenant, type Tenant } from '../support/tenant.ts';
@@ -17,7 +24,12 @@ beforeAll(async () => {
  * Streams a run and answers its one input request through the SDK as soon as the stream asks,
  * after checking that `input.pending` names the same request.
  */
-async function runAnswering<T extends InputType>(message: string, mode: 'fast' | 'deep', type: T, answer: InputAnswer<T>): Promise<RunEvent[]> {
+async function runAnswering<T extends InputType>(
+  message: string,
+  mode: 'fast' | 'deep',
+  type: T,
+  answer: InputAnswer<T>,
+): Promise<RunEvent[]> {
   const stream = client.runs.stream({ message, mode });
   const events: RunEvent[] = [];
   for await (const event of stream) {
@@ -28,7 +40,9 @@ async function runAnswering<T extends InputType>(message: string, mode: 'fast' |
     const taskId = await stream.taskId;
     const pending = await client.input.pending(taskId);
     expect(pending.pending && pending.request.request_id).toBe(request.request_id);
-    expect(await client.input.answer(taskId, { ...request, input_type: type }, answer)).toMatchObject({ success: true });
+    expect(await client.input.answer(taskId, { ...request, input_type: type }, answer)).toMatchObject({
+      success: true,
+    });
   }
   expect(events.filter(userInputRequest)).toHaveLength(1);
   expect(await client.input.pending(await stream.taskId)).toEqual({ pending: false });
@@ -42,7 +56,10 @@ function toolResult(events: RunEvent[]): Record<string, unknown> {
 
 describe('each of the 8 input types answered through client.input.answer', () => {
   it('confirmation', async () => {
-    const events = await runAnswering(ask({ input_type: 'confirmation', prompt: 'Proceed?' }), 'fast', 'confirmation', { confirmed: true, response_text: 'go ahead' });
+    const events = await runAnswering(ask({ input_type: 'confirmation', prompt: 'Proceed?' }), 'fast', 'confirmation', {
+      confirmed: true,
+      response_text: 'go ahead',
+    });
     expect(toolResult(events)).toMatchObject({ status: 'answered', confirmed: true, response_text: 'go ahead' });
   });
 
@@ -58,7 +75,11 @@ describe('each of the 8 input types answered through client.input.answer', () =>
   });
 
   it('structured_questions', async () => {
-    const args = { input_type: 'structured_questions', prompt: 'A few questions', questions: [{ question: 'Size?' }, { question: 'Colour?', choices: ['red', 'blue'] }] };
+    const args = {
+      input_type: 'structured_questions',
+      prompt: 'A few questions',
+      questions: [{ question: 'Size?' }, { question: 'Colour?', choices: ['red', 'blue'] }],
+    };
     const answers = { 'Size?': 'L', 'Colour?': 'red' };
     const events = await runAnswering(ask(args), 'fast', 'structured_questions', { answers });
     expect(toolResult(events)).toMatchObject({ status: 'answered', answers });
@@ -66,19 +87,32 @@ describe('each of the 8 input types answered through client.input.answer', () =>
 
   it('action_approval (save_memory needs approval): approved, the memory is saved', async () => {
     const fact = `The SDK colour is teal ${Date.now()}`;
-    const events = await runAnswering(`/tool save_memory ${JSON.stringify({ content: fact })}`, 'fast', 'action_approval', { approved: true, feedback: 'fine' });
+    const events = await runAnswering(
+      `/tool save_memory ${JSON.stringify({ content: fact })}`,
+      'fast',
+      'action_approval',
+      { approved: true, feedback: 'fine' },
+    );
     expect(events.at(-1)!.type).toBe('RUN_FINISHED');
     const memories = await client.memories.list();
     expect(memories.memories.map((m) => m.content)).toContain(fact);
   });
 
   it('plan_approval (deep mode): approved with modified steps, which run', async () => {
-    const events = await runAnswering('Write a report', 'deep', 'plan_approval', { approved: true, modified_steps: ['Draft', 'Polish'] });
-    expect(events.at(-1)).toMatchObject({ type: 'RUN_FINISHED', result: { outcome: 'completed', plan: ['Draft', 'Polish'] } });
+    const events = await runAnswering('Write a report', 'deep', 'plan_approval', {
+      approved: true,
+      modified_steps: ['Draft', 'Polish'],
+    });
+    expect(events.at(-1)).toMatchObject({
+      type: 'RUN_FINISHED',
+      result: { outcome: 'completed', plan: ['Draft', 'Polish'] },
+    });
   });
 
   it('any type: { cancelled: true } dismisses the request', async () => {
-    const events = await runAnswering(ask({ input_type: 'text', prompt: 'Anything?' }), 'fast', 'text', { cancelled: true });
+    const events = await runAnswering(ask({ input_type: 'text', prompt: 'Anything?' }), 'fast', 'text', {
+      cancelled: true,
+    });
     expect(toolResult(events)).toMatchObject({ status: 'dismissed' });
   });
 });
@@ -92,7 +126,10 @@ describe('approvals through the SDK', () => {
       if (!approval) await new Promise((r) => setTimeout(r, 200));
     }
     expect(approval).toMatchObject({ status: 'pending', kind: 'action', tool_name: 'save_memory' });
-    expect(await client.approvals.respond(approval!.id, { decision: 'reject', feedback: 'no' })).toMatchObject({ success: true, status: 'rejected' });
+    expect(await client.approvals.respond(approval!.id, { decision: 'reject', feedback: 'no' })).toMatchObject({
+      success: true,
+      status: 'rejected',
+    });
     expect(await client.runs.wait(run.id)).toMatchObject({ type: 'RUN_FINISHED' });
     expect((await client.approvals.list({ status: 'rejected' })).approvals.map((a) => a.id)).toContain(approval!.id);
   });

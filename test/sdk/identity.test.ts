@@ -13,7 +13,9 @@ describe('identity and the shared token exchange', () => {
   it('identity() names the org, user and role of the key', async () => {
     const owner = await new AgentRunClient({ baseUrl: apiUrl(), apiKey: tenant.keys.owner }).identity();
     expect(owner).toEqual({ org_id: tenant.orgId, user_id: tenant.users.owner, role: 'owner' });
-    expect((await new AgentRunClient({ baseUrl: apiUrl(), apiKey: tenant.keys.member }).identity()).role).toBe('member');
+    expect((await new AgentRunClient({ baseUrl: apiUrl(), apiKey: tenant.keys.member }).identity()).role).toBe(
+      'member',
+    );
   });
 
   it('a caller that aborts while the exchange is shared does not fail the others', async () => {
@@ -31,7 +33,11 @@ describe('identity and the shared token exchange', () => {
     let renewals = 0;
     const renewToken = async () => {
       renewals++;
-      const res = await fetch(`${apiUrl()}/api/v1/auth/exchange/agent-token`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ api_key: tenant.keys.member }) });
+      const res = await fetch(`${apiUrl()}/api/v1/auth/exchange/agent-token`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ api_key: tenant.keys.member }),
+      });
       return (await res.json()) as TokenExchangeResponse;
     };
     const client = new AgentRunClient({ baseUrl: apiUrl(), renewToken, agentId: tenant.agentId });

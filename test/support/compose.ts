@@ -61,22 +61,28 @@ export function startOrder(compose: ComposeFile): string[] {
  * `${VAR-default}`, `${VAR:?error}`, `${VAR?error}` (an error when the variable is missing).
  */
 export function interpolate(value: string, vars: Record<string, string | undefined>): string {
-  return value.replace(/\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?)([-?])([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)/g, (match, name, colon, op, arg, bare) => {
-    if (match === '$$') return '$';
-    if (bare) return vars[bare] ?? '';
-    const v = vars[name];
-    const missing = colon ? !v : v === undefined;
-    if (op === '-') return missing ? arg : v!;
-    if (op === '?') {
-      if (missing) throw new Error(`required variable ${name} is missing: ${arg}`);
-      return v!;
-    }
-    return v ?? '';
-  });
+  return value.replace(
+    /\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?)([-?])([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)/g,
+    (match, name, colon, op, arg, bare) => {
+      if (match === '$$') return '$';
+      if (bare) return vars[bare] ?? '';
+      const v = vars[name];
+      const missing = colon ? !v : v === undefined;
+      if (op === '-') return missing ? arg : v!;
+      if (op === '?') {
+        if (missing) throw new Error(`required variable ${name} is missing: ${arg}`);
+        return v!;
+      }
+      return v ?? '';
+    },
+  );
 }
 
 /** A service's environment as name → string, interpolated. */
-export function environmentOf(service: ComposeService, vars: Record<string, string | undefined>): Record<string, string> {
+export function environmentOf(
+  service: ComposeService,
+  vars: Record<string, string | undefined>,
+): Record<string, string> {
   const env = service.environment ?? {};
   const entries = Array.isArray(env)
     ? env.map((line) => {
@@ -87,7 +93,8 @@ export function environmentOf(service: ComposeService, vars: Record<string, stri
   return Object.fromEntries(entries.map(([k, v]) => [k, interpolate(v, vars)]));
 }
 
-const argv = (v: string | string[] | undefined): string[] => (v === undefined ? [] : Array.isArray(v) ? v : ['/bin/sh', '-c', v]);
+const argv = (v: string | string[] | undefined): string[] =>
+  v === undefined ? [] : Array.isArray(v) ? v : ['/bin/sh', '-c', v];
 
 /** What the container runs: entrypoint + command (exec form; a string is run by a shell), interpolated. */
 export function commandOf(service: ComposeService, vars: Record<string, string | undefined>): string[] {
@@ -98,7 +105,14 @@ export function commandOf(service: ComposeService, vars: Record<string, string |
 export function healthcheckOf(service: ComposeService, vars: Record<string, string | undefined>): string[] | undefined {
   const test = service.healthcheck?.test;
   if (!test || service.healthcheck?.disable) return undefined;
-  const args = typeof test === 'string' ? ['/bin/sh', '-c', test] : test[0] === 'CMD' ? test.slice(1) : test[0] === 'CMD-SHELL' ? ['/bin/sh', '-c', test[1]!] : undefined;
+  const args =
+    typeof test === 'string'
+      ? ['/bin/sh', '-c', test]
+      : test[0] === 'CMD'
+        ? test.slice(1)
+        : test[0] === 'CMD-SHELL'
+          ? ['/bin/sh', '-c', test[1]!]
+          : undefined;
   if (!args || args.length === 0) return undefined;
   return args.map((a) => interpolate(a, vars));
 }

@@ -1,4 +1,11 @@
-import { halves, startFakeProvider, type FakeProvider, type FakeProviderOptions, type ProviderDialect, type SseEvent } from './fake-sse-server.ts';
+import {
+  halves,
+  startFakeProvider,
+  type FakeProvider,
+  type FakeProviderOptions,
+  type ProviderDialect,
+  type SseEvent,
+} from './fake-sse-server.ts';
 
 /**
  * Anthropic's Messages API as @ai-sdk/anthropic uses it: `POST {baseURL}/messages`
@@ -30,20 +37,35 @@ const anthropicMessages: ProviderDialect = {
     ];
     let index = 0;
     const block = (contentBlock: Record<string, unknown>, deltas: Record<string, unknown>[]) => {
-      events.push({ event: 'content_block_start', data: { type: 'content_block_start', index, content_block: contentBlock } });
-      for (const delta of deltas) events.push({ event: 'content_block_delta', data: { type: 'content_block_delta', index, delta } });
+      events.push({
+        event: 'content_block_start',
+        data: { type: 'content_block_start', index, content_block: contentBlock },
+      });
+      for (const delta of deltas)
+        events.push({ event: 'content_block_delta', data: { type: 'content_block_delta', index, delta } });
       events.push({ event: 'content_block_stop', data: { type: 'content_block_stop', index } });
       index++;
     };
-    if (chunks.length) block({ type: 'text', text: '' }, chunks.map((text) => ({ type: 'text_delta', text })));
+    if (chunks.length)
+      block(
+        { type: 'text', text: '' },
+        chunks.map((text) => ({ type: 'text_delta', text })),
+      );
     for (const [n, call] of toolCalls.entries()) {
       const partials = halves(JSON.stringify(call.args));
-      block({ type: 'tool_use', id: `toolu_fake_${requestNo}_${n}`, name: call.name, input: {} }, partials.map((partial_json) => ({ type: 'input_json_delta', partial_json })));
+      block(
+        { type: 'tool_use', id: `toolu_fake_${requestNo}_${n}`, name: call.name, input: {} },
+        partials.map((partial_json) => ({ type: 'input_json_delta', partial_json })),
+      );
     }
     events.push(
       {
         event: 'message_delta',
-        data: { type: 'message_delta', delta: { stop_reason: toolCalls.length ? 'tool_use' : 'end_turn', stop_sequence: null }, usage: { output_tokens: usage.output } },
+        data: {
+          type: 'message_delta',
+          delta: { stop_reason: toolCalls.length ? 'tool_use' : 'end_turn', stop_sequence: null },
+          usage: { output_tokens: usage.output },
+        },
       },
       { event: 'message_stop', data: { type: 'message_stop' } },
     );

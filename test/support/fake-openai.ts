@@ -54,7 +54,9 @@ export async function startFakeOpenAi(opts: FakeOpenAiOptions): Promise<FakeOpen
     });
     authorizations.push(req.headers.authorization);
     if (opts.failWith) {
-      res.writeHead(opts.failWith, { 'Content-Type': 'application/json' }).end(JSON.stringify({ error: { message: 'fake failure', type: 'server_error' } }));
+      res
+        .writeHead(opts.failWith, { 'Content-Type': 'application/json' })
+        .end(JSON.stringify({ error: { message: 'fake failure', type: 'server_error' } }));
       return;
     }
     res.writeHead(200, { 'Content-Type': 'text/event-stream' });
@@ -74,8 +76,12 @@ export async function startFakeOpenAi(opts: FakeOpenAiOptions): Promise<FakeOpen
     }
     const finishReason = scripted?.toolCalls?.length ? 'tool_calls' : 'stop';
     const usage = opts.usage ?? { prompt_tokens: 11, completion_tokens: chunks.length };
-    res.write(`data: ${JSON.stringify({ id: 'chatcmpl-fake', object: 'chat.completion.chunk', created: 1, model: 'fake-model', choices: [{ index: 0, delta: {}, finish_reason: finishReason }] })}\n\n`);
-    res.write(`data: ${JSON.stringify({ id: 'chatcmpl-fake', object: 'chat.completion.chunk', created: 1, model: 'fake-model', choices: [], usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } })}\n\n`);
+    res.write(
+      `data: ${JSON.stringify({ id: 'chatcmpl-fake', object: 'chat.completion.chunk', created: 1, model: 'fake-model', choices: [{ index: 0, delta: {}, finish_reason: finishReason }] })}\n\n`,
+    );
+    res.write(
+      `data: ${JSON.stringify({ id: 'chatcmpl-fake', object: 'chat.completion.chunk', created: 1, model: 'fake-model', choices: [], usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } })}\n\n`,
+    );
     finished = true;
     res.end('data: [DONE]\n\n');
   });
@@ -86,10 +92,11 @@ export async function startFakeOpenAi(opts: FakeOpenAiOptions): Promise<FakeOpen
     requests,
     authorizations,
     aborted: 0,
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
   return fake;
 }

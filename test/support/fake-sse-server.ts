@@ -57,7 +57,8 @@ export async function startFakeProvider(dialect: ProviderDialect, opts: FakeProv
     requests.push(JSON.parse(await readBody(req)) as Record<string, unknown>);
     headers.push(req.headers);
     if (opts.failWith) {
-      const sentKey = (req.headers['x-api-key'] as string | undefined) ?? req.headers.authorization?.replace(/^Bearer /, '');
+      const sentKey =
+        (req.headers['x-api-key'] as string | undefined) ?? req.headers.authorization?.replace(/^Bearer /, '');
       const body = dialect.errorBody(opts.failWith, opts.echoKeyInError ? sentKey : undefined);
       res.writeHead(opts.failWith, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));
       return;
@@ -66,7 +67,8 @@ export async function startFakeProvider(dialect: ProviderDialect, opts: FakeProv
     const answer = { chunks: scripted?.chunks ?? (scripted ? [] : opts.chunks), toolCalls: scripted?.toolCalls ?? [] };
     const usage = opts.usage ?? { input: 11, output: answer.chunks.length };
     res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' });
-    for (const e of dialect.events(answer, usage, requests.length)) res.write(`event: ${e.event}\ndata: ${JSON.stringify(e.data)}\n\n`);
+    for (const e of dialect.events(answer, usage, requests.length))
+      res.write(`event: ${e.event}\ndata: ${JSON.stringify(e.data)}\n\n`);
     res.end();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

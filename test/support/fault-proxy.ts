@@ -26,29 +26,43 @@ export interface FaultProxy {
 }
 
 /** An HTTP proxy in front of a real api that injects faults into requests as `plan` decides (n counts from 0). */
-export async function startFaultProxy(target: string, plan: (req: IncomingMessage, n: number) => Fault): Promise<FaultProxy> {
+export async function startFaultProxy(
+  target: string,
+  plan: (req: IncomingMessage, n: number) => Fault,
+): Promise<FaultProxy> {
   const requests: ProxiedRequest[] = [];
   const server = createServer((req, res) => {
     const fault = plan(req, requests.length);
-    const entry: ProxiedRequest = { method: req.method ?? 'GET', path: new URL(req.url ?? '/', target).pathname, headers: req.headers, fault, at: Date.now() };
+    const entry: ProxiedRequest = {
+      method: req.method ?? 'GET',
+      path: new URL(req.url ?? '/', target).pathname,
+      headers: req.headers,
+      fault,
+      at: Date.now(),
+    };
     requests.push(entry);
     if (fault === 'reset') return void req.socket.destroy();
     if (typeof fault === 'object') {
-      const retryAfter = fault.retryAfterSeconds === undefined ? {} : { 'retry-after': String(fault.retryAfterSeconds) };
+      const retryAfter =
+        fault.retryAfterSeconds === undefined ? {} : { 'retry-after': String(fault.retryAfterSeconds) };
       res.writeHead(fault.status, { 'content-type': 'application/json', ...retryAfter });
       return void res.end(JSON.stringify({ detail: `injected ${fault.status}` }));
     }
-    const upstream = request(new URL(req.url ?? '/', target), { method: req.method, headers: req.headers }, (answer) => {
-      entry.status = answer.statusCode;
-      entry.upstreamHeaders = answer.headers;
-      if (fault === 'lose-response') {
-        answer.destroy();
-        req.socket.destroy();
-        return;
-      }
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
+    const upstream = request(
+      new URL(req.url ?? '/', target),
+      { method: req.method, headers: req.headers },
+      (answer) => {
+        entry.status = answer.statusCode;
+        entry.upstreamHeaders = answer.headers;
+        if (fault === 'lose-response') {
+          answer.destroy();
+          req.socket.destroy();
+          return;
+        }
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
     upstream.on('error', () => res.destroy());
     res.on('close', () => upstream.destroy());
     req.pipe(upstream);

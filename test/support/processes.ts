@@ -14,9 +14,16 @@ export async function terminate(child: ChildProcess): Promise<number | null> {
 }
 
 /** Runs a script of the project under tsx to its end: its exit code and everything it printed. */
-export function runScript(script: string, args: string[] = [], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function runScript(
+  script: string,
+  args: string[] = [],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(projectRoot, script), ...args], { cwd: projectRoot, env: { ...process.env, ...env } });
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(projectRoot, script), ...args], {
+      cwd: projectRoot,
+      env: { ...process.env, ...env },
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

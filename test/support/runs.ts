@@ -7,15 +7,21 @@ import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { expect, inject } from 'vitest';
 import { politeCall as call, readSse, withoutHeartbeats, type SseFrame } from './http.ts';
 
-
 export interface Caller {
   token: string;
   agentId: string;
 }
 
 /** Starts a background run and returns its ids. */
-export async function startBackgroundRun(who: Caller, body: Record<string, unknown>): Promise<{ taskId: string; runId: string }> {
-  const res = await call('POST', '/api/run', { token: who.token, agentId: who.agentId, body: { ...body, stream: false } });
+export async function startBackgroundRun(
+  who: Caller,
+  body: Record<string, unknown>,
+): Promise<{ taskId: string; runId: string }> {
+  const res = await call('POST', '/api/run', {
+    token: who.token,
+    agentId: who.agentId,
+    body: { ...body, stream: false },
+  });
   expect(res.status, await res.clone().text()).toBe(202);
   const meta = (await res.json()) as { id: string; task_id: string };
   return { taskId: meta.task_id, runId: meta.id };
@@ -52,7 +58,10 @@ export async function readTaskStream(who: Caller, taskId: string): Promise<SseFr
   return withoutHeartbeats(await readSse(res));
 }
 
-export async function runStatus(who: Caller, taskId: string): Promise<{ active: boolean; run: { id: string; status: string } | null }> {
+export async function runStatus(
+  who: Caller,
+  taskId: string,
+): Promise<{ active: boolean; run: { id: string; status: string } | null }> {
   const res = await call('GET', `/api/run/${taskId}/status`, { token: who.token, agentId: who.agentId });
   return (await res.json()) as { active: boolean; run: { id: string; status: string } | null };
 }
@@ -68,7 +77,8 @@ export async function waitForStatus(who: Caller, taskId: string, status: string,
   throw new Error(`run of task ${taskId} is ${last}, not ${status}, after ${timeoutMs} ms`);
 }
 
-export const types = (frames: SseFrame[]) => frames.map((f) => (f.data.type === 'CUSTOM' ? `CUSTOM:${f.data.name}` : f.data.type));
+export const types = (frames: SseFrame[]) =>
+  frames.map((f) => (f.data.type === 'CUSTOM' ? `CUSTOM:${f.data.name}` : f.data.type));
 
 /** Exactly one terminal event, and it is the last. */
 export function expectOneTerminal(frames: SseFrame[]): SseFrame['data'] {
@@ -112,7 +122,16 @@ export async function expectReplays(runId: string, name?: string): Promise<void>
   if (name && process.env.SAVE_HISTORIES === '1') {
     mkdirSync(historiesDir, { recursive: true });
     // The CLI writes the standard JSON history format (the SDK's own converter trips over two protobufjs copies).
-    const json = execFileSync(ensureTemporalBinary(), ['workflow', 'show', '--workflow-id', runId, '--address', inject('temporalAddress'), '--output', 'json']);
+    const json = execFileSync(ensureTemporalBinary(), [
+      'workflow',
+      'show',
+      '--workflow-id',
+      runId,
+      '--address',
+      inject('temporalAddress'),
+      '--output',
+      'json',
+    ]);
     writeFileSync(path.join(historiesDir, `${name}.json`), json); // runs of today's code; older paths live in subfolders (test/replay.test.ts)
   }
   await Worker.runReplayHistory({ workflowBundle: todaysWorkflowBundle() }, history, runId);

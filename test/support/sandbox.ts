@@ -25,17 +25,31 @@ const dataDirs: string[] = [];
 export function sandboxConfig(env: Record<string, string> = {}) {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'ars-sandbox-'));
   dataDirs.push(dataDir);
-  return loadConfig({ DATA_DIR: dataDir, DATABASE_URL: inject('databaseUrl'), JWT_SECRET: 'x'.repeat(40), ...testLimits, ...env });
+  return loadConfig({
+    DATA_DIR: dataDir,
+    DATABASE_URL: inject('databaseUrl'),
+    JWT_SECRET: 'x'.repeat(40),
+    ...testLimits,
+    ...env,
+  });
 }
 
 export function sandboxHost(config = sandboxConfig()): SandboxHost {
-  return new SandboxHost({ db: testDb(), config, logger: pino({ level: 'silent' }), databaseUrl: inject('databaseUrl') });
+  return new SandboxHost({
+    db: testDb(),
+    config,
+    logger: pino({ level: 'silent' }),
+    databaseUrl: inject('databaseUrl'),
+  });
 }
 
 /** Host processes whose command line contains `pattern` (pgrep -f), so tests can prove nothing survived. */
 export function hostProcesses(pattern: string): string[] {
   try {
-    return execFileSync('pgrep', ['-f', '-a', pattern], { encoding: 'utf8' }).trim().split('\n').filter((l) => !l.includes('pgrep'));
+    return execFileSync('pgrep', ['-f', '-a', pattern], { encoding: 'utf8' })
+      .trim()
+      .split('\n')
+      .filter((l) => !l.includes('pgrep'));
   } catch {
     return []; // pgrep exits 1 when nothing matches
   }

@@ -97,7 +97,6 @@ export function readDatamodel(schemaText: string): Datamodel {
     const dmmf = JSON.parse(get_dmmf(JSON.stringify({ prismaSchema: [['schema.prisma', schemaText]] })));
     return dmmf.datamodel as Datamodel;
   } catch (err) {
-     
     const message = String((err as Error).message ?? err).replace(/\u001b\[[0-9;]*m/g, '');
     throw new Error(`schema.prisma could not be read: ${message}`);
   }
@@ -108,16 +107,16 @@ export function describePrismaSchema(schemaText: string): SchemaDescription {
   const datamodel = readDatamodel(schemaText);
   rejectUnsupported(schemaText, datamodel);
   const enums = Object.fromEntries(datamodel.enums.map((e) => [dbName(e), e.values.map(dbName)]));
-  const tables = Object.fromEntries(
-    datamodel.models.map((model) => [dbName(model), describeModel(model, datamodel)]),
-  );
+  const tables = Object.fromEntries(datamodel.models.map((model) => [dbName(model), describeModel(model, datamodel)]));
   return { enums: sortKeys(enums), tables: sortKeys(tables) };
 }
 
 /** Fails loudly on schema features this checker would describe wrongly, rather than guessing. */
 function rejectUnsupported(schemaText: string, datamodel: Datamodel): void {
-  const unsupported = (what: string) => new Error(`The schema drift check does not support ${what}; extend test/support/schema-model.ts`);
-  if (/@relation\([^)]*\bmap\s*:/.test(schemaText)) throw unsupported('@relation(map: ...) (DMMF does not expose foreign key names)');
+  const unsupported = (what: string) =>
+    new Error(`The schema drift check does not support ${what}; extend test/support/schema-model.ts`);
+  if (/@relation\([^)]*\bmap\s*:/.test(schemaText))
+    throw unsupported('@relation(map: ...) (DMMF does not expose foreign key names)');
   for (const model of datamodel.models) {
     if (model.schema) throw unsupported(`@@schema (model ${model.name})`);
     for (const field of model.fields) {
@@ -160,8 +159,14 @@ function describeModel(model: DmmfModel, datamodel: Datamodel): TableDescription
     primaryKey: primary
       ? `${primary.dbName ?? primaryKeyName(table)} (${columnsOf(primary.fields.map((f) => f.name)).join(', ')})`
       : null,
-    uniqueIndexes: indexes.filter((i) => i.type === 'unique').map((i) => line(i, '_key')).sort(),
-    indexes: indexes.filter((i) => i.type === 'normal').map((i) => line(i, '_idx')).sort(),
+    uniqueIndexes: indexes
+      .filter((i) => i.type === 'unique')
+      .map((i) => line(i, '_key'))
+      .sort(),
+    indexes: indexes
+      .filter((i) => i.type === 'normal')
+      .map((i) => line(i, '_idx'))
+      .sort(),
     foreignKeys: model.fields
       .filter((f) => f.kind === 'object' && (f.relationFromFields?.length ?? 0) > 0)
       .map((f) => foreignKeyLine(table, columnsOf(f.relationFromFields ?? []), f, datamodel))
@@ -224,23 +229,48 @@ function nativeTypeName(field: DmmfField): string {
   const withArgs = (type: string) => (args.length > 0 ? `${type}(${args.join(',')})` : type);
   const withPrecision = (type: string, zone: string) => `${withArgs(type)} ${zone} time zone`;
   switch (name) {
-    case 'Text': case 'Uuid': case 'Xml': case 'Inet': case 'Citext': case 'Money': case 'Oid': case 'Date':
-    case 'Boolean': case 'Integer': case 'SmallInt': case 'BigInt': case 'Real':
+    case 'Text':
+    case 'Uuid':
+    case 'Xml':
+    case 'Inet':
+    case 'Citext':
+    case 'Money':
+    case 'Oid':
+    case 'Date':
+    case 'Boolean':
+    case 'Integer':
+    case 'SmallInt':
+    case 'BigInt':
+    case 'Real':
       return name.toLowerCase();
-    case 'DoublePrecision': return 'double precision';
-    case 'Json': return 'json';
-    case 'JsonB': return 'jsonb';
-    case 'ByteA': return 'bytea';
-    case 'VarChar': return withArgs('character varying');
-    case 'Char': return args.length > 0 ? withArgs('character') : 'character(1)';
-    case 'Bit': return args.length > 0 ? withArgs('bit') : 'bit(1)';
-    case 'VarBit': return withArgs('bit varying');
-    case 'Decimal': return withArgs('numeric');
-    case 'Timestamp': return withPrecision('timestamp', 'without');
-    case 'Timestamptz': return withPrecision('timestamp', 'with');
-    case 'Time': return withPrecision('time', 'without');
-    case 'Timetz': return withPrecision('time', 'with');
-    default: throw new Error(`Unknown native type @db.${name} (field ${field.name}); extend nativeTypeName`);
+    case 'DoublePrecision':
+      return 'double precision';
+    case 'Json':
+      return 'json';
+    case 'JsonB':
+      return 'jsonb';
+    case 'ByteA':
+      return 'bytea';
+    case 'VarChar':
+      return withArgs('character varying');
+    case 'Char':
+      return args.length > 0 ? withArgs('character') : 'character(1)';
+    case 'Bit':
+      return args.length > 0 ? withArgs('bit') : 'bit(1)';
+    case 'VarBit':
+      return withArgs('bit varying');
+    case 'Decimal':
+      return withArgs('numeric');
+    case 'Timestamp':
+      return withPrecision('timestamp', 'without');
+    case 'Timestamptz':
+      return withPrecision('timestamp', 'with');
+    case 'Time':
+      return withPrecision('time', 'without');
+    case 'Timetz':
+      return withPrecision('time', 'with');
+    default:
+      throw new Error(`Unknown native type @db.${name} (field ${field.name}); extend nativeTypeName`);
   }
 }
 
@@ -252,14 +282,24 @@ function expectedDefault(field: DmmfField, enumType: DmmfEnum | undefined): stri
   if (isRecord(value)) {
     const args = Array.isArray(value['args']) ? (value['args'] as unknown[]) : [];
     switch (value['name']) {
-      case 'now': return 'now()';
-      case 'autoincrement': return 'autoincrement()';
-      case 'dbgenerated': return `expression ${String(args[0] ?? '')}`;
-      case 'uuid': case 'cuid': case 'nanoid': case 'ulid': return null;
-      default: throw new Error(`Unsupported @default(${String(value['name'])}()) on field ${field.name}`);
+      case 'now':
+        return 'now()';
+      case 'autoincrement':
+        return 'autoincrement()';
+      case 'dbgenerated':
+        return `expression ${String(args[0] ?? '')}`;
+      case 'uuid':
+      case 'cuid':
+      case 'nanoid':
+      case 'ulid':
+        return null;
+      default:
+        throw new Error(`Unsupported @default(${String(value['name'])}()) on field ${field.name}`);
     }
   }
-  const text = enumType ? dbName(enumType.values.find((v) => v.name === value) ?? { name: String(value) }) : String(value);
+  const text = enumType
+    ? dbName(enumType.values.find((v) => v.name === value) ?? { name: String(value) })
+    : String(value);
   return literal(text, prismaLiteralKind(field.type));
 }
 
@@ -312,10 +352,37 @@ const IGNORED_TABLES = ['_prisma_migrations'];
 /** Indexes schema.prisma cannot express, written by hand in the migrations (full-text search). */
 const HAND_WRITTEN_INDEXES = new Set(['memories_content_fts_idx']);
 
-interface ColumnRow { table: string; column: string; type: string; not_null: boolean; default_expr: string | null; identity: boolean; generated: boolean }
-interface IndexRow { table: string; name: string; is_primary: boolean; is_unique: boolean; method: string; predicate: string | null; columns: string[] }
-interface ForeignKeyRow { table: string; name: string; columns: string[]; referenced_table: string; referenced_columns: string[]; on_delete: string; on_update: string }
-interface EnumRow { name: string; labels: string[] }
+interface ColumnRow {
+  table: string;
+  column: string;
+  type: string;
+  not_null: boolean;
+  default_expr: string | null;
+  identity: boolean;
+  generated: boolean;
+}
+interface IndexRow {
+  table: string;
+  name: string;
+  is_primary: boolean;
+  is_unique: boolean;
+  method: string;
+  predicate: string | null;
+  columns: string[];
+}
+interface ForeignKeyRow {
+  table: string;
+  name: string;
+  columns: string[];
+  referenced_table: string;
+  referenced_columns: string[];
+  on_delete: string;
+  on_update: string;
+}
+interface EnumRow {
+  name: string;
+  labels: string[];
+}
 
 /** What the database at `databaseUrl` looks like, in the same shape as `describePrismaSchema`. */
 export async function describeDatabase(databaseUrl: string, schema = 'public'): Promise<SchemaDescription> {
@@ -340,7 +407,11 @@ export async function describeDatabase(databaseUrl: string, schema = 'public'): 
   }
 }
 
-function buildTables(columns: ColumnRow[], indexes: IndexRow[], foreignKeys: ForeignKeyRow[]): Record<string, TableDescription> {
+function buildTables(
+  columns: ColumnRow[],
+  indexes: IndexRow[],
+  foreignKeys: ForeignKeyRow[],
+): Record<string, TableDescription> {
   const tables: Record<string, TableDescription> = {};
   const tableFor = (name: string): TableDescription =>
     (tables[name] ??= { columns: {}, primaryKey: null, uniqueIndexes: [], indexes: [], foreignKeys: [] });
@@ -373,7 +444,13 @@ function buildTables(columns: ColumnRow[], indexes: IndexRow[], foreignKeys: For
 }
 
 /** pg_constraint.confdeltype / confupdtype codes. */
-const PG_ACTIONS: Record<string, string> = { a: 'NO ACTION', r: 'RESTRICT', c: 'CASCADE', n: 'SET NULL', d: 'SET DEFAULT' };
+const PG_ACTIONS: Record<string, string> = {
+  a: 'NO ACTION',
+  r: 'RESTRICT',
+  c: 'CASCADE',
+  n: 'SET NULL',
+  d: 'SET DEFAULT',
+};
 
 const TABLES_CTE = `
   WITH tables AS (
@@ -477,7 +554,11 @@ function canonicalNumber(text: string): string {
 
 function canonicalJson(text: string): string {
   const sorted = (v: unknown): unknown =>
-    Array.isArray(v) ? v.map(sorted) : isRecord(v) ? sortKeys(Object.fromEntries(Object.entries(v).map(([k, x]) => [k, sorted(x)]))) : v;
+    Array.isArray(v)
+      ? v.map(sorted)
+      : isRecord(v)
+        ? sortKeys(Object.fromEntries(Object.entries(v).map(([k, x]) => [k, sorted(x)])))
+        : v;
   try {
     return JSON.stringify(sorted(JSON.parse(text)));
   } catch {
@@ -515,8 +596,10 @@ export function findDifferences(expected: unknown, actual: unknown, path = ''): 
     const keys = [...new Set([...Object.keys(expected), ...Object.keys(actual)])].sort();
     return keys.flatMap((key) => {
       const at = path ? `${path}.${key}` : key;
-      if (!(key in actual)) return [`${at}: in schema.prisma but not in the database (${JSON.stringify(expected[key])})`];
-      if (!(key in expected)) return [`${at}: in the database but not in schema.prisma (${JSON.stringify(actual[key])})`];
+      if (!(key in actual))
+        return [`${at}: in schema.prisma but not in the database (${JSON.stringify(expected[key])})`];
+      if (!(key in expected))
+        return [`${at}: in the database but not in schema.prisma (${JSON.stringify(actual[key])})`];
       return findDifferences(expected[key], actual[key], at);
     });
   }

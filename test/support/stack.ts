@@ -18,7 +18,8 @@ import { freeListenPort } from './ports.ts';
  * Every stack's throwaway database is named `ars_test_…` (a bench's `ars_test_bench_…`): stacks
  * of any checkout may share one embedded PostgreSQL server, and the last to leave stops it.
  */
-const databaseName = (purpose: StackOptions['purpose']) => `ars_test_${purpose === 'test' ? '' : `${purpose}_`}${randomBytes(4).toString('hex')}`;
+const databaseName = (purpose: StackOptions['purpose']) =>
+  `ars_test_${purpose === 'test' ? '' : `${purpose}_`}${randomBytes(4).toString('hex')}`;
 
 export interface StackOptions {
   /** Who owns the stack: names its database, task queue and log lines. */
@@ -38,9 +39,12 @@ export type ServiceMode = 'tsx' | 'compiled';
 /** The node arguments that start the api or worker in `mode`. */
 export function serviceArgs(name: 'api' | 'worker', mode: ServiceMode): string[] {
   if (mode === 'tsx') return ['--import', 'tsx', path.join(projectRoot, 'src', 'main', `${name}.ts`)];
-  const scripts = (JSON.parse(readFileSync(path.join(projectRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+  const scripts = (
+    JSON.parse(readFileSync(path.join(projectRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
+  ).scripts;
   const [node, ...args] = scripts[`start:${name}`]!.split(' ');
-  if (node !== 'node') throw new Error(`package.json start:${name} should start with "node": ${scripts[`start:${name}`]}`);
+  if (node !== 'node')
+    throw new Error(`package.json start:${name} should start with "node": ${scripts[`start:${name}`]}`);
   return args.map((arg) => (arg.startsWith('-') ? arg : path.join(projectRoot, arg)));
 }
 
@@ -111,7 +115,9 @@ export async function startStack({ purpose, env: extraEnv, processes = 'tsx' }: 
     await admin.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(dbName)} WITH (FORCE)`);
     // Another test or bench run may be using the same embedded server: leave it to the last one.
     // Count only stacks still connected: databases left by an interrupted run must not keep the server up.
-    const others = await admin.query(`SELECT 1 FROM pg_stat_activity WHERE datname LIKE 'ars\_test\_%' AND pid <> pg_backend_pid()`);
+    const others = await admin.query(
+      `SELECT 1 FROM pg_stat_activity WHERE datname LIKE 'ars\_test\_%' AND pid <> pg_backend_pid()`,
+    );
     await admin.end();
     if (others.rowCount === 0) await server.stop?.();
   };
@@ -125,15 +131,23 @@ export async function startStack({ purpose, env: extraEnv, processes = 'tsx' }: 
   return { databaseUrl, apiUrl, temporalAddress, taskQueue, jwtSecret, secretsKey, api, worker, teardown };
 }
 
-function spawnService(name: 'api' | 'worker', env: NodeJS.ProcessEnv, purpose: string, mode: ServiceMode): ChildProcess {
+function spawnService(
+  name: 'api' | 'worker',
+  env: NodeJS.ProcessEnv,
+  purpose: string,
+  mode: ServiceMode,
+): ChildProcess {
   // SERVICE_CPU_PROF_DIR (bench and profiling only): each service writes a V8 CPU profile there when it stops.
-  const profile = process.env.SERVICE_CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.SERVICE_CPU_PROF_DIR}`] : [];
+  const profile = process.env.SERVICE_CPU_PROF_DIR
+    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.SERVICE_CPU_PROF_DIR}`]
+    : [];
   const child = spawn(process.execPath, [...profile, ...serviceArgs(name, mode)], {
     env,
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   child.on('exit', (code, signal) => {
-    if (code !== 0 && signal !== 'SIGTERM') console.error(`${purpose} ${name} process exited: code ${code}, signal ${signal}`);
+    if (code !== 0 && signal !== 'SIGTERM')
+      console.error(`${purpose} ${name} process exited: code ${code}, signal ${signal}`);
   });
   return child;
 }

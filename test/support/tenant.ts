@@ -51,8 +51,16 @@ export async function createTenant(settings: AgentModelSettings = {}, db: Db = t
     orgId: org.id,
     agentId: org.agents['agent']!,
     privateAgentId: org.agents['private']!,
-    keys: { owner: org.keyOf(email('owner')), member: org.keyOf(email('member')), outsider: org.keyOf(email('outsider')) },
-    users: { owner: org.users[email('owner')]!, member: org.users[email('member')]!, outsider: org.users[email('outsider')]! },
+    keys: {
+      owner: org.keyOf(email('owner')),
+      member: org.keyOf(email('member')),
+      outsider: org.keyOf(email('outsider')),
+    },
+    users: {
+      owner: org.users[email('owner')]!,
+      member: org.users[email('member')]!,
+      outsider: org.users[email('outsider')]!,
+    },
   };
 }
 

@@ -20,16 +20,64 @@ export function makeCertificates(serverName: string): TestCertificates {
   const dir = mkdtempSync(path.join(tmpdir(), 'ars-tls-'));
   const f = (name: string) => path.join(dir, name);
   const openssl = (...args: string[]) => execFileSync('openssl', args, { stdio: ['ignore', 'ignore', 'pipe'] });
-  openssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=test-ca', '-keyout', f('ca.key'), '-out', f('ca.pem'));
+  openssl(
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-days',
+    '1',
+    '-subj',
+    '/CN=test-ca',
+    '-keyout',
+    f('ca.key'),
+    '-out',
+    f('ca.pem'),
+  );
   for (const [name, cn, ext] of [
     ['server', serverName, `subjectAltName=DNS:${serverName}\nextendedKeyUsage=serverAuth`],
     ['client', 'agent-run-service-worker', 'extendedKeyUsage=clientAuth'],
   ] as const) {
     writeFileSync(f(`${name}.ext`), `${ext}\n`);
-    openssl('req', '-newkey', 'rsa:2048', '-nodes', '-subj', `/CN=${cn}`, '-keyout', f(`${name}.key`), '-out', f(`${name}.csr`));
-    openssl('x509', '-req', '-in', f(`${name}.csr`), '-CA', f('ca.pem'), '-CAkey', f('ca.key'), '-CAcreateserial', '-days', '1', '-extfile', f(`${name}.ext`), '-out', f(`${name}.pem`));
+    openssl(
+      'req',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-subj',
+      `/CN=${cn}`,
+      '-keyout',
+      f(`${name}.key`),
+      '-out',
+      f(`${name}.csr`),
+    );
+    openssl(
+      'x509',
+      '-req',
+      '-in',
+      f(`${name}.csr`),
+      '-CA',
+      f('ca.pem'),
+      '-CAkey',
+      f('ca.key'),
+      '-CAcreateserial',
+      '-days',
+      '1',
+      '-extfile',
+      f(`${name}.ext`),
+      '-out',
+      f(`${name}.pem`),
+    );
   }
-  return { dir, caPath: f('ca.pem'), serverCertPath: f('server.pem'), serverKeyPath: f('server.key'), clientCertPath: f('client.pem'), clientKeyPath: f('client.key') };
+  return {
+    dir,
+    caPath: f('ca.pem'),
+    serverCertPath: f('server.pem'),
+    serverKeyPath: f('server.key'),
+    clientCertPath: f('client.pem'),
+    clientKeyPath: f('client.key'),
+  };
 }
 
 export interface TlsProxy {
@@ -42,7 +90,11 @@ export interface TlsProxy {
  * frontend: the dev server cannot serve TLS itself. With `requireClientCert`, a client
  * without a certificate signed by the CA is refused (mTLS, as Temporal Cloud does).
  */
-export async function startTlsProxy(target: string, certs: TestCertificates, requireClientCert: boolean): Promise<TlsProxy> {
+export async function startTlsProxy(
+  target: string,
+  certs: TestCertificates,
+  requireClientCert: boolean,
+): Promise<TlsProxy> {
   const [host, port] = [target.slice(0, target.lastIndexOf(':')), Number(target.slice(target.lastIndexOf(':') + 1))];
   const server: Server = createServer(
     {

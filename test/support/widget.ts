@@ -28,20 +28,40 @@ export async function createWidgetTenant(origins: string[]): Promise<WidgetTenan
     widget_keys: [{ name: 'site', agent: 'support', origins }],
   });
   const widgetKey = org.widget_keys[0]!;
-  return { orgName, orgId: org.id, agentId: org.agents['support']!, key: widgetKey.key!, keyId: widgetKey.id, ownerKey: org.keyOf(owner), origins };
+  return {
+    orgName,
+    orgId: org.id,
+    agentId: org.agents['support']!,
+    key: widgetKey.key!,
+    keyId: widgetKey.id,
+    ownerKey: org.keyOf(owner),
+    origins,
+  };
 }
 
 /** A widget gateway request as a browser on `origin` sends it. */
 export function widgetCall(
   method: string,
   path: string,
-  opts: { origin?: string; token?: string; body?: unknown; headers?: Record<string, string>; base?: string; signal?: AbortSignal } = {},
+  opts: {
+    origin?: string;
+    token?: string;
+    body?: unknown;
+    headers?: Record<string, string>;
+    base?: string;
+    signal?: AbortSignal;
+  } = {},
 ): Promise<Response> {
   const headers: Record<string, string> = { ...opts.headers };
   if (opts.origin) headers.Origin = opts.origin;
   if (opts.token) headers.Authorization = `Bearer ${opts.token}`;
   if (opts.body !== undefined) headers['Content-Type'] = 'application/json';
-  return fetch(`${opts.base ?? apiUrl()}/api/v1/widget${path}`, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body), signal: opts.signal });
+  return fetch(`${opts.base ?? apiUrl()}/api/v1/widget${path}`, {
+    method,
+    headers,
+    body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+    signal: opts.signal,
+  });
 }
 
 export interface WidgetSession {
@@ -52,8 +72,17 @@ export interface WidgetSession {
 }
 
 /** POST /api/v1/widget/session that must succeed. */
-export async function widgetSession(key: string, origin: string, visitorToken?: string, base?: string): Promise<WidgetSession> {
-  const res = await widgetCall('POST', '/session', { origin, base, body: { widget_key: key, ...(visitorToken ? { visitor_token: visitorToken } : {}) } });
+export async function widgetSession(
+  key: string,
+  origin: string,
+  visitorToken?: string,
+  base?: string,
+): Promise<WidgetSession> {
+  const res = await widgetCall('POST', '/session', {
+    origin,
+    base,
+    body: { widget_key: key, ...(visitorToken ? { visitor_token: visitorToken } : {}) },
+  });
   if (res.status !== 200) throw new Error(`widget session failed: ${res.status} ${await res.text()}`);
   return (await res.json()) as WidgetSession;
 }

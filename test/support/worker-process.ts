@@ -50,5 +50,12 @@ export async function startWorkerProcess(taskQueue: string, env: Record<string, 
       }
     });
   });
-  return { pid: child.pid!, stdout, stderr, crash: () => stopChild(child, 'SIGKILL'), terminate: () => terminate(child), stop: () => stopChild(child) };
+  return {
+    pid: child.pid!,
+    stdout,
+    stderr,
+    crash: () => stopChild(child, 'SIGKILL'),
+    terminate: () => terminate(child),
+    stop: () => stopChild(child),
+  };
 }

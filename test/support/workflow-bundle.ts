@@ -12,7 +12,10 @@ import { workflowBundleOptions } from '../../src/worker/workflow-code.ts';
 export async function bundleWorkflowsOnce(): Promise<string> {
   if (process.env.WORKFLOW_BUNDLE) return process.env.WORKFLOW_BUNDLE;
   const dir = mkdtempSync(path.join(tmpdir(), 'ars-test-bundle-'));
-  const { code } = await bundleWorkflowCode({ ...workflowBundleOptions(path.join(projectRoot, 'src', 'workflows', 'index.ts')), logger: new DefaultLogger('WARN') });
+  const { code } = await bundleWorkflowCode({
+    ...workflowBundleOptions(path.join(projectRoot, 'src', 'workflows', 'index.ts')),
+    logger: new DefaultLogger('WARN'),
+  });
   const file = path.join(dir, 'workflow-bundle.js');
   writeFileSync(file, code);
   process.env.WORKFLOW_BUNDLE = file;

@@ -6,13 +6,18 @@ import { activityLogFields, knownOwnerOf, logContextInterceptor } from '../../sr
 
 /** A client whose only query is the run-owner lookup, counting its calls. */
 function fakeDb() {
-  const findUnique = vi.fn(async ({ where }: { where: { id: string } }) => ({ taskId: `task_of_${where.id}`, task: { orgId: 'org_db', agentId: 'agt_db' } }));
+  const findUnique = vi.fn(async ({ where }: { where: { id: string } }) => ({
+    taskId: `task_of_${where.id}`,
+    task: { orgId: 'org_db', agentId: 'agt_db' },
+  }));
   return { db: { run: { findUnique } } as unknown as Db, findUnique };
 }
 
 /** Runs one activity of `runId` with these arguments through the interceptor; returns the log fields it saw. */
 async function fieldsSeen(db: Db, runId: string, args: unknown[]) {
-  const ctx = { info: { workflowExecution: { workflowId: runId, runId: 'temporal-run' }, activityType: 'someActivity', attempt: 1 } } as unknown as Context;
+  const ctx = {
+    info: { workflowExecution: { workflowId: runId, runId: 'temporal-run' }, activityType: 'someActivity', attempt: 1 },
+  } as unknown as Context;
   const { inbound } = logContextInterceptor(db)(ctx);
   return inbound.execute!({ args, headers: {} } as unknown as ActivityExecuteInput, async () => activityLogFields());
 }

@@ -27,7 +27,9 @@ describe('the CLI prints no control characters from the service', () => {
     // An unterminated sequence (a delta cut mid-sequence) loses its ESC: what is left is text, not a command.
     expect(printable('\x1b]0;pwn')).not.toMatch(CONTROL);
     const every = Array.from({ length: 0xa0 }, (_, i) => String.fromCharCode(i)).join('');
-    expect(printable(every)).toBe('\t\n' + Array.from({ length: 0x7f - 0x20 }, (_, i) => String.fromCharCode(0x20 + i)).join(''));
+    expect(printable(every)).toBe(
+      '\t\n' + Array.from({ length: 0x7f - 0x20 }, (_, i) => String.fromCharCode(0x20 + i)).join(''),
+    );
   });
 
   it('printableJson escapes what JSON.stringify leaves raw (DEL, C1), so the line parses to the same value', () => {

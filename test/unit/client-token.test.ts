@@ -4,7 +4,15 @@ import type { TokenExchangeResponse } from '../../packages/client/src/types.ts';
 
 /** The SDK's token cache: one exchange shared by concurrent callers, renewed before expiry, forgotten after a 401. */
 function issued(token: string, lifetimeSeconds: number): TokenExchangeResponse {
-  return { access_token: token, token_type: 'Bearer', expires_in: lifetimeSeconds, expires_at: new Date(Date.now() + lifetimeSeconds * 1000).toISOString(), org_id: 'o', user_id: 'u', role: 'owner' };
+  return {
+    access_token: token,
+    token_type: 'Bearer',
+    expires_in: lifetimeSeconds,
+    expires_at: new Date(Date.now() + lifetimeSeconds * 1000).toISOString(),
+    org_id: 'o',
+    user_id: 'u',
+    role: 'owner',
+  };
 }
 
 afterEach(() => void vi.useRealTimers());

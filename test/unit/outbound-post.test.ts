@@ -24,7 +24,13 @@ beforeAll(async () => {
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
 const post = (url: string, allowPrivate: boolean) =>
-  postOutbound(url, { headers: { 'Content-Type': 'application/json', 'webhook-id': 'msg_1' }, body: '{"a":1}', timeoutMs: 5000, signal: new AbortController().signal, allowPrivate });
+  postOutbound(url, {
+    headers: { 'Content-Type': 'application/json', 'webhook-id': 'msg_1' },
+    body: '{"a":1}',
+    timeoutMs: 5000,
+    signal: new AbortController().signal,
+    allowPrivate,
+  });
 
 describe('postOutbound', () => {
   it('posts and answers the status and body when private targets are allowed', async () => {
@@ -41,7 +47,13 @@ describe('postOutbound', () => {
 
   it('refuses a private address, by literal IP or by a name that resolves to one, before connecting', async () => {
     received.length = 0;
-    for (const url of [`http://127.0.0.1:${port}/hook`, `http://localhost:${port}/hook`, `http://[::1]:${port}/hook`, 'http://169.254.169.254/latest/meta-data/', 'http://10.1.2.3:8080/']) {
+    for (const url of [
+      `http://127.0.0.1:${port}/hook`,
+      `http://localhost:${port}/hook`,
+      `http://[::1]:${port}/hook`,
+      'http://169.254.169.254/latest/meta-data/',
+      'http://10.1.2.3:8080/',
+    ]) {
       const err = await post(url, false).catch((e: unknown) => e);
       expect(err, url).toBeInstanceOf(RefusedTargetError);
       expect((err as Error).message, url).toMatch(/not a public address: refused/);
@@ -53,7 +65,24 @@ describe('postOutbound', () => {
 describe('isPublicAddress', () => {
   it('takes only public unicast addresses', () => {
     for (const a of ['8.8.8.8', '1.1.1.1', '2001:4860:4860::8888']) expect(isPublicAddress(a), a).toBe(true);
-    for (const a of ['127.0.0.1', '10.0.0.1', '172.16.5.4', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '224.0.0.1', '255.255.255.255', '::1', '::', 'fe80::1', 'fc00::1', '::ffff:127.0.0.1', '::ffff:10.0.0.1', 'not-an-ip']) {
+    for (const a of [
+      '127.0.0.1',
+      '10.0.0.1',
+      '172.16.5.4',
+      '192.168.1.1',
+      '169.254.169.254',
+      '100.64.0.1',
+      '0.0.0.0',
+      '224.0.0.1',
+      '255.255.255.255',
+      '::1',
+      '::',
+      'fe80::1',
+      'fc00::1',
+      '::ffff:127.0.0.1',
+      '::ffff:10.0.0.1',
+      'not-an-ip',
+    ]) {
       expect(isPublicAddress(a), a).toBe(false);
     }
   });

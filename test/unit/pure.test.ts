@@ -13,7 +13,10 @@ describe('routing', () => {
     expect(routeRun('deep', 'hi')).toMatchObject({ mode: 'deep' });
     expect(routeRun('fast', 'make a plan')).toMatchObject({ mode: 'fast' });
     expect(routeRun('auto', 'hello')).toMatchObject({ mode: 'fast' });
-    expect(routeRun('auto', 'Please research this topic')).toMatchObject({ mode: 'deep', reason: expect.stringContaining('research') });
+    expect(routeRun('auto', 'Please research this topic')).toMatchObject({
+      mode: 'deep',
+      reason: expect.stringContaining('research'),
+    });
     expect(routeRun('auto', 'x'.repeat(600))).toMatchObject({ mode: 'deep', reason: expect.stringContaining('600') });
   });
 });
@@ -47,7 +50,8 @@ describe('credits', () => {
 describe('event ids', () => {
   it('round-trip and reject garbage', () => {
     expect(parseEventId(eventId('run_abc', 42))).toEqual({ runId: 'run_abc', seq: 42 });
-    for (const bad of ['', 'run_abc', ':5', 'run_abc:-1', 'run_abc:x', 'run_abc:1.5']) expect(parseEventId(bad), bad).toBeUndefined();
+    for (const bad of ['', 'run_abc', ':5', 'run_abc:-1', 'run_abc:x', 'run_abc:1.5'])
+      expect(parseEventId(bad), bad).toBeUndefined();
   });
 });
 
@@ -88,7 +92,8 @@ describe('the offline model', () => {
   it('is deterministic and streams the whole answer', async () => {
     const messages = [{ role: 'user' as const, content: 'ping' }];
     const chunks: string[] = [];
-    for await (const c of new OfflineModel(0).stream({ messages, tools: [], signal: new AbortController().signal })) if (c.type === 'text') chunks.push(c.text);
+    for await (const c of new OfflineModel(0).stream({ messages, tools: [], signal: new AbortController().signal }))
+      if (c.type === 'text') chunks.push(c.text);
     expect(chunks.join('')).toBe(offlineAnswer(messages));
     expect(chunks.length).toBeGreaterThan(3);
   });
@@ -96,7 +101,12 @@ describe('the offline model', () => {
     const controller = new AbortController();
     controller.abort(new Error('cancelled'));
     const run = async () => {
-      for await (const _ of new OfflineModel(0).stream({ messages: [{ role: 'user', content: 'a b c' }], tools: [], signal: controller.signal })) void _;
+      for await (const _ of new OfflineModel(0).stream({
+        messages: [{ role: 'user', content: 'a b c' }],
+        tools: [],
+        signal: controller.signal,
+      }))
+        void _;
     };
     await expect(run()).rejects.toThrow('cancelled');
   });
@@ -104,7 +114,11 @@ describe('the offline model', () => {
     vi.useFakeTimers();
     try {
       const config = loadConfig({ DATABASE_URL: 'postgresql://x@localhost/x', JWT_SECRET: 'x'.repeat(32) });
-      const request = { messages: [{ role: 'user' as const, content: 'a b c' }], tools: [], signal: new AbortController().signal };
+      const request = {
+        messages: [{ role: 'user' as const, content: 'a b c' }],
+        tools: [],
+        signal: new AbortController().signal,
+      };
       const paced = resolveModel(config, { provider: 'offline' }, {}).provider.stream(request)[Symbol.asyncIterator]();
       let pacedFirst: unknown;
       void paced.next().then((r) => (pacedFirst = r.value));
@@ -115,7 +129,10 @@ describe('the offline model', () => {
 
       // With the clock frozen, the instant model still streams its whole answer.
       const chunks: string[] = [];
-      for await (const c of resolveModel(config, { provider: 'offline', model: 'instant' }, {}).provider.stream(request)) if (c.type === 'text') chunks.push(c.text);
+      for await (const c of resolveModel(config, { provider: 'offline', model: 'instant' }, {}).provider.stream(
+        request,
+      ))
+        if (c.type === 'text') chunks.push(c.text);
       expect(chunks.join('')).toBe(offlineAnswer(request.messages));
     } finally {
       vi.useRealTimers();

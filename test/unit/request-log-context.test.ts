@@ -8,7 +8,10 @@ import { requestLogContext, requestLogFields } from '../../src/api/request-log-c
 describe('request log context', () => {
   it('every line a handler writes, also after awaits, carries the request id and the caller', async () => {
     const lines: Record<string, unknown>[] = [];
-    const sink = new Writable({ write: (chunk: Buffer, _enc, done) => void (lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>), done()) });
+    const sink = new Writable({
+      write: (chunk: Buffer, _enc, done) =>
+        void (lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>), done()),
+    });
     const logger = pino({ mixin: requestLogFields }, sink);
     const app = express();
     app.use((req, _res, next) => {
@@ -29,10 +32,19 @@ describe('request log context', () => {
     const server = app.listen(0, '127.0.0.1');
     await new Promise((r) => server.once('listening', r));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/x`;
-    await Promise.all(['a', 'b'].map((id) => fetch(url, { method: 'POST', headers: { 'X-Request-Id': id, 'Content-Type': 'application/json' }, body: '{}' })));
+    await Promise.all(
+      ['a', 'b'].map((id) =>
+        fetch(url, { method: 'POST', headers: { 'X-Request-Id': id, 'Content-Type': 'application/json' }, body: '{}' }),
+      ),
+    );
     server.close();
     logger.info('outside any request');
-    expect(lines.filter((l) => l.msg === 'about a run').map((l) => [l.reqId, l.orgId, l.userId, l.runId]).sort()).toEqual([
+    expect(
+      lines
+        .filter((l) => l.msg === 'about a run')
+        .map((l) => [l.reqId, l.orgId, l.userId, l.runId])
+        .sort(),
+    ).toEqual([
       ['a', 'org_1', 'usr_1', 'run_1'],
       ['b', 'org_1', 'usr_1', 'run_1'],
     ]);

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { assertTransition, canTransition, IllegalTransitionError, isTerminalStatus, runStatuses, taskRunStatus } from '../../src/shared/run-status.ts';
+import {
+  assertTransition,
+  canTransition,
+  IllegalTransitionError,
+  isTerminalStatus,
+  runStatuses,
+  taskRunStatus,
+} from '../../src/shared/run-status.ts';
 
 describe('the run status machine', () => {
   it('allows every move of the spec table', () => {
@@ -40,7 +47,8 @@ describe('the run status machine', () => {
   it('derives the task-level status from the latest run', () => {
     expect(taskRunStatus(undefined)).toBe('idle');
     expect(taskRunStatus('pending')).toBe('pending');
-    for (const s of ['planning', 'awaiting_approval', 'executing', 'paused'] as const) expect(taskRunStatus(s)).toBe('running');
+    for (const s of ['planning', 'awaiting_approval', 'executing', 'paused'] as const)
+      expect(taskRunStatus(s)).toBe('running');
     expect(taskRunStatus('completed')).toBe('completed');
     expect(taskRunStatus('failed')).toBe('failed');
     expect(taskRunStatus('cancelled')).toBe('failed');

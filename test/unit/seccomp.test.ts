@@ -32,8 +32,28 @@ function evaluate(program: Buffer, data: { nr: number; arch: number; arg0?: numb
 }
 
 const cases = {
-  x64: { arch: 0xc000003e, unshare: 272, mount: 165, ptrace: 101, bpf: 321, clone: 56, read: 0, execve: 59, clone3: 435 },
-  arm64: { arch: 0xc00000b7, unshare: 97, mount: 40, ptrace: 117, bpf: 280, clone: 220, read: 63, execve: 221, clone3: 435 },
+  x64: {
+    arch: 0xc000003e,
+    unshare: 272,
+    mount: 165,
+    ptrace: 101,
+    bpf: 321,
+    clone: 56,
+    read: 0,
+    execve: 59,
+    clone3: 435,
+  },
+  arm64: {
+    arch: 0xc00000b7,
+    unshare: 97,
+    mount: 40,
+    ptrace: 117,
+    bpf: 280,
+    clone: 220,
+    read: 63,
+    execve: 221,
+    clone3: 435,
+  },
 } as const;
 
 describe('seccomp filter', () => {

@@ -9,7 +9,12 @@ const node = (code: string) => () => spawn(process.execPath, ['-e', code], { std
 /** Events that record what the supervisor said and asked. */
 function recorder() {
   const lines: string[] = [];
-  const events = { lines, log: (m: string) => void lines.push(m), stopRequested: vi.fn<() => void>(), gaveUp: vi.fn<(why: string) => void>() };
+  const events = {
+    lines,
+    log: (m: string) => void lines.push(m),
+    stopRequested: vi.fn<() => void>(),
+    gaveUp: vi.fn<(why: string) => void>(),
+  };
   return events satisfies SupervisorEvents;
 }
 
@@ -34,7 +39,9 @@ describe('a supervised process', () => {
     new Supervised('crasher', node('process.exit(3)'), events, { firstDelayMs: 10 });
     await expect.poll(() => events.gaveUp.mock.calls.length, { timeout: 10_000 }).toBe(1);
     expect(events.gaveUp).toHaveBeenCalledWith('crasher exited 5 times within 60 s (last: code 3)');
-    expect(events.lines).toEqual([0.01, 0.02, 0.04, 0.08].map((s) => `crasher exited (code 3); starting it again in ${s} s`));
+    expect(events.lines).toEqual(
+      [0.01, 0.02, 0.04, 0.08].map((s) => `crasher exited (code 3); starting it again in ${s} s`),
+    );
   });
 
   it('dying of a stop signal (Ctrl-C, a closed terminal) asks for the whole stop instead of a restart', async () => {

@@ -11,7 +11,10 @@ describe('formatIssues', () => {
     expect(formatIssues(nested)).toEqual([`title: ${nested[0]!.message}`, `tags.1: ${nested[1]!.message}`]);
   });
   it('prefixes a root to every path', () => {
-    expect(formatIssues(nested, { root: 'content' })).toEqual([`content.title: ${nested[0]!.message}`, `content.tags.1: ${nested[1]!.message}`]);
+    expect(formatIssues(nested, { root: 'content' })).toEqual([
+      `content.title: ${nested[0]!.message}`,
+      `content.tags.1: ${nested[1]!.message}`,
+    ]);
     expect(formatIssues(whole, { root: 'agent' })).toEqual([`agent: ${whole[0]!.message}`]);
   });
   it('shows an issue about the whole value bare, or under the name given for it', () => {

@@ -38,7 +38,15 @@ export function AdminView({ session, screen }: { session: Session; screen: strin
   const props = config && { org: { ...org, config }, session };
   return (
     <main class="admin">
-      <h2>Administration{config && <span class="meta"> · {config.name} · {config.credits} credits</span>}</h2>
+      <h2>
+        Administration
+        {config && (
+          <span class="meta">
+            {' '}
+            · {config.name} · {config.credits} credits
+          </span>
+        )}
+      </h2>
       <nav aria-label="Administration" class="subnav">
         {SCREENS.map(([id, label]) => (
           <a key={id} href={`#/admin/${id}`} aria-current={current === id ? 'page' : undefined}>

@@ -12,7 +12,8 @@ const PROVIDERS = ['offline', 'openai-compatible', 'openai', 'anthropic'] as con
 function toSpec(base: AgentSpec | undefined, f: FormState): AgentSpec {
   const settings: Settings = { ...base?.settings };
   const set = <K extends keyof Settings>(key: K, value: Settings[K] | undefined) => {
-    if (value === undefined || value === '' || (Array.isArray(value) && value.length === 0 && key !== 'tools')) delete settings[key];
+    if (value === undefined || value === '' || (Array.isArray(value) && value.length === 0 && key !== 'tools'))
+      delete settings[key];
     else settings[key] = value;
   };
   set('provider', (f.provider || undefined) as Settings['provider']);
@@ -67,7 +68,8 @@ export function AgentForm({ org, agent, onDone }: ScreenProps & { agent?: AgentS
   const update = (change: Partial<FormState>) => setF((old) => ({ ...old, ...change }));
   const tools = org.config.tools;
   const toolNames = tools.map((t) => t.name);
-  const submit = (dryRun: boolean) => void org.apply({ agents: [toSpec(agent, f)] }, dryRun).then((ok) => ok && !dryRun && onDone());
+  const submit = (dryRun: boolean) =>
+    void org.apply({ agents: [toSpec(agent, f)] }, dryRun).then((ok) => ok && !dryRun && onDone());
   return (
     <form
       class="form agent-form"
@@ -80,7 +82,12 @@ export function AgentForm({ org, agent, onDone }: ScreenProps & { agent?: AgentS
       <h4>{agent ? `Edit agent "${agent.name}"` : 'New agent'}</h4>
       <label>
         Agent name
-        <input required value={f.name} readOnly={agent !== undefined} onInput={(e) => update({ name: e.currentTarget.value })} />
+        <input
+          required
+          value={f.name}
+          readOnly={agent !== undefined}
+          onInput={(e) => update({ name: e.currentTarget.value })}
+        />
       </label>
       <div class="form inline">
         <label>
@@ -88,21 +95,41 @@ export function AgentForm({ org, agent, onDone }: ScreenProps & { agent?: AgentS
           <select value={f.provider} onChange={(e) => update({ provider: e.currentTarget.value })}>
             <option value="">service default</option>
             {PROVIDERS.map((p) => (
-              <option key={p} value={p}>{p}</option>
+              <option key={p} value={p}>
+                {p}
+              </option>
             ))}
           </select>
         </label>
         <label>
           Model
-          <input value={f.model} placeholder="service default" onInput={(e) => update({ model: e.currentTarget.value })} />
+          <input
+            value={f.model}
+            placeholder="service default"
+            onInput={(e) => update({ model: e.currentTarget.value })}
+          />
         </label>
         <label>
           Temperature
-          <input type="number" min={0} max={2} step={0.1} value={f.temperature} onInput={(e) => update({ temperature: e.currentTarget.value })} />
+          <input
+            type="number"
+            min={0}
+            max={2}
+            step={0.1}
+            value={f.temperature}
+            onInput={(e) => update({ temperature: e.currentTarget.value })}
+          />
         </label>
         <label>
           Max steps
-          <input type="number" min={1} max={100} step={1} value={f.maxSteps} onInput={(e) => update({ maxSteps: e.currentTarget.value })} />
+          <input
+            type="number"
+            min={1}
+            max={100}
+            step={1}
+            value={f.maxSteps}
+            onInput={(e) => update({ maxSteps: e.currentTarget.value })}
+          />
         </label>
       </div>
       <label>
@@ -110,11 +137,31 @@ export function AgentForm({ org, agent, onDone }: ScreenProps & { agent?: AgentS
         <textarea rows={4} value={f.systemPrompt} onInput={(e) => update({ systemPrompt: e.currentTarget.value })} />
       </label>
       <label class="check">
-        <input type="checkbox" checked={f.allTools} onChange={(e) => update({ allTools: e.currentTarget.checked, tools: e.currentTarget.checked ? [] : toolNames })} />
+        <input
+          type="checkbox"
+          checked={f.allTools}
+          onChange={(e) =>
+            update({ allTools: e.currentTarget.checked, tools: e.currentTarget.checked ? [] : toolNames })
+          }
+        />
         All catalog tools (including tools added later)
       </label>
-      {!f.allTools && <Checklist legend="Tools the agent may call" prefix="Tool" items={toolNames} checked={f.tools} onChange={(tools) => update({ tools })} />}
-      <Checklist legend="Tools that wait for approval" prefix="Approval for" items={toolNames} checked={f.approval} onChange={(approval) => update({ approval })} />
+      {!f.allTools && (
+        <Checklist
+          legend="Tools the agent may call"
+          prefix="Tool"
+          items={toolNames}
+          checked={f.tools}
+          onChange={(tools) => update({ tools })}
+        />
+      )}
+      <Checklist
+        legend="Tools that wait for approval"
+        prefix="Approval for"
+        items={toolNames}
+        checked={f.approval}
+        onChange={(approval) => update({ approval })}
+      />
       <Checklist
         legend="Sensitive tools (only owners and admins approve)"
         prefix="Sensitive"
@@ -124,11 +171,19 @@ export function AgentForm({ org, agent, onDone }: ScreenProps & { agent?: AgentS
         onChange={(sensitive) => update({ sensitive })}
       />
       <label class="check">
-        <input type="checkbox" checked={f.planApproval} onChange={(e) => update({ planApproval: e.currentTarget.checked })} />
+        <input
+          type="checkbox"
+          checked={f.planApproval}
+          onChange={(e) => update({ planApproval: e.currentTarget.checked })}
+        />
         Deep-mode plans wait for approval
       </label>
       <label class="check">
-        <input type="checkbox" checked={f.customerFacing} onChange={(e) => update({ customerFacing: e.currentTarget.checked })} />
+        <input
+          type="checkbox"
+          checked={f.customerFacing}
+          onChange={(e) => update({ customerFacing: e.currentTarget.checked })}
+        />
         Customer-facing (widget and messaging channels)
       </label>
       <Checklist
@@ -139,9 +194,15 @@ export function AgentForm({ org, agent, onDone }: ScreenProps & { agent?: AgentS
         onChange={(access) => update({ access })}
       />
       <div class="buttons">
-        <button type="submit" disabled={org.busy}>Save agent</button>
-        <button type="button" class="secondary" disabled={org.busy} onClick={() => submit(true)}>Preview</button>
-        <button type="button" class="secondary" onClick={onDone}>Cancel</button>
+        <button type="submit" disabled={org.busy}>
+          Save agent
+        </button>
+        <button type="button" class="secondary" disabled={org.busy} onClick={() => submit(true)}>
+          Preview
+        </button>
+        <button type="button" class="secondary" onClick={onDone}>
+          Cancel
+        </button>
       </div>
     </form>
   );

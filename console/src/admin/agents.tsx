@@ -15,7 +15,16 @@ export function Agents(props: ScreenProps) {
       <div class="table-wrap">
         <table class="events agents">
           <thead>
-            <tr><th scope="col">Name</th><th scope="col">Model</th><th scope="col">Customer-facing</th><th scope="col">Access</th><th scope="col">Id</th><th scope="col"><span class="sr-only">Actions</span></th></tr>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Model</th>
+              <th scope="col">Customer-facing</th>
+              <th scope="col">Access</th>
+              <th scope="col">Id</th>
+              <th scope="col">
+                <span class="sr-only">Actions</span>
+              </th>
+            </tr>
           </thead>
           <tbody>
             {agents.map((a) => (
@@ -24,9 +33,16 @@ export function Agents(props: ScreenProps) {
                 <td>{[a.settings?.provider, a.settings?.model].filter(Boolean).join(' / ') || 'default'}</td>
                 <td>{a.customer_facing ? 'yes' : 'no'}</td>
                 <td>{a.access?.length ? a.access.join(', ') : '—'}</td>
-                <td><code>{idOf(a.name)}</code></td>
                 <td>
-                  <button type="button" class="secondary" aria-label={`Edit agent ${a.name}`} onClick={() => setEditing(a.name)}>
+                  <code>{idOf(a.name)}</code>
+                </td>
+                <td>
+                  <button
+                    type="button"
+                    class="secondary"
+                    aria-label={`Edit agent ${a.name}`}
+                    onClick={() => setEditing(a.name)}
+                  >
                     Edit
                   </button>
                 </td>
@@ -36,9 +52,16 @@ export function Agents(props: ScreenProps) {
         </table>
       </div>
       {editing === undefined ? (
-        <button type="button" onClick={() => setEditing('')}>New agent</button>
+        <button type="button" onClick={() => setEditing('')}>
+          New agent
+        </button>
       ) : (
-        <AgentForm key={editing} {...props} agent={agents.find((a) => a.name === editing)} onDone={() => setEditing(undefined)} />
+        <AgentForm
+          key={editing}
+          {...props}
+          agent={agents.find((a) => a.name === editing)}
+          onDone={() => setEditing(undefined)}
+        />
       )}
     </section>
   );

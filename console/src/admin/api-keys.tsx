@@ -19,10 +19,18 @@ export function ApiKeys({ session }: { session: Session }) {
     );
   }, [admin, version]);
   const email = (id: string) => members.find((m) => m.id === id)?.email ?? id;
-  const act = (call: () => Promise<unknown>) => call().then(() => setVersion((v) => v + 1), (err) => setError(errorText(err)));
+  const act = (call: () => Promise<unknown>) =>
+    call().then(
+      () => setVersion((v) => v + 1),
+      (err) => setError(errorText(err)),
+    );
   return (
     <>
-      {error && <p role="alert" class="error">{error}</p>}
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
       <section aria-labelledby="keys-heading">
         <h3 id="keys-heading">API keys</h3>
         <form
@@ -36,7 +44,9 @@ export function ApiKeys({ session }: { session: Session }) {
             For member
             <select value={userId} onChange={(e) => setUserId(e.currentTarget.value)}>
               {members.map((m) => (
-                <option key={m.id} value={m.id}>{m.email}</option>
+                <option key={m.id} value={m.id}>
+                  {m.email}
+                </option>
               ))}
             </select>
           </label>
@@ -49,34 +59,49 @@ export function ApiKeys({ session }: { session: Session }) {
         {created && (
           <div class="card" role="status">
             <p>New key for {email(created.user_id)}. Copy it now: it is not shown again.</p>
-            <output class="new-key" aria-label="New API key">{created.key}</output>
+            <output class="new-key" aria-label="New API key">
+              {created.key}
+            </output>
           </div>
         )}
         <div class="table-wrap">
-        <table class="events keys">
-          <thead>
-            <tr><th scope="col">Name</th><th scope="col">Member</th><th scope="col">Prefix</th><th scope="col">Last used</th><th scope="col">State</th></tr>
-          </thead>
-          <tbody>
-            {keys.map((k) => (
-              <tr key={k.id} data-key-id={k.id}>
-                <td>{k.name || '—'}</td>
-                <td>{email(k.user_id)}</td>
-                <td><code>{k.prefix}…</code></td>
-                <td>{k.last_used_at ? new Date(k.last_used_at).toLocaleString() : 'never'}</td>
-                <td>
-                  {k.revoked_at ? (
-                    'revoked'
-                  ) : (
-                    <button type="button" class="danger" aria-label={`Revoke key ${k.name || k.prefix}`} onClick={() => void act(() => admin.revokeApiKey(k.id))}>
-                      Revoke
-                    </button>
-                  )}
-                </td>
+          <table class="events keys">
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Member</th>
+                <th scope="col">Prefix</th>
+                <th scope="col">Last used</th>
+                <th scope="col">State</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {keys.map((k) => (
+                <tr key={k.id} data-key-id={k.id}>
+                  <td>{k.name || '—'}</td>
+                  <td>{email(k.user_id)}</td>
+                  <td>
+                    <code>{k.prefix}…</code>
+                  </td>
+                  <td>{k.last_used_at ? new Date(k.last_used_at).toLocaleString() : 'never'}</td>
+                  <td>
+                    {k.revoked_at ? (
+                      'revoked'
+                    ) : (
+                      <button
+                        type="button"
+                        class="danger"
+                        aria-label={`Revoke key ${k.name || k.prefix}`}
+                        onClick={() => void act(() => admin.revokeApiKey(k.id))}
+                      >
+                        Revoke
+                      </button>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
         </div>
       </section>
     </>

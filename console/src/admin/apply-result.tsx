@@ -2,7 +2,12 @@
 import type { OrgApplyResult } from '@agent-run/client';
 
 export function ApplyResultView({ result, error }: { result?: OrgApplyResult; error?: string }) {
-  if (error) return <p role="alert" class="error">{error}</p>;
+  if (error)
+    return (
+      <p role="alert" class="error">
+        {error}
+      </p>
+    );
   if (!result) return null;
   const widgetKeys = result.org.widget_keys.filter((k) => k.key);
   const secrets = result.org.flows.filter((f) => f.secret);
@@ -23,19 +28,25 @@ export function ApplyResultView({ result, error }: { result?: OrgApplyResult; er
       {widgetKeys.map((k) => (
         <p key={k.id}>
           New widget key "{k.name}". Copy it now: it is not shown again.
-          <output class="new-key" aria-label={`New widget key ${k.name}`}>{k.key}</output>
+          <output class="new-key" aria-label={`New widget key ${k.name}`}>
+            {k.key}
+          </output>
         </p>
       ))}
       {secrets.map((f) => (
         <p key={f.id}>
           Secret of flow "{f.name}". Copy it now: it is not shown again.
-          <output class="new-key" aria-label={`Secret of flow ${f.name}`}>{f.secret}</output>
+          <output class="new-key" aria-label={`Secret of flow ${f.name}`}>
+            {f.secret}
+          </output>
         </p>
       ))}
       {hookSecrets.map((w) => (
         <p key={w.id}>
           Signing secret of webhook "{w.name}". Copy it now: it is not shown again.
-          <output class="new-key" aria-label={`Secret of webhook ${w.name}`}>{w.secret}</output>
+          <output class="new-key" aria-label={`Secret of webhook ${w.name}`}>
+            {w.secret}
+          </output>
         </p>
       ))}
     </div>

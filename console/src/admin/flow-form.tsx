@@ -43,7 +43,14 @@ function fromSpec(f: FlowSpec | undefined, agent: string, user: string): FormSta
 }
 
 function toSpec(base: FlowSpec | undefined, s: FormState): FlowSpec {
-  const spec: FlowSpec = { name: s.name.trim(), kind: s.kind, agent: s.agent, user: s.user, message: s.message, enabled: s.enabled };
+  const spec: FlowSpec = {
+    name: s.name.trim(),
+    kind: s.kind,
+    agent: s.agent,
+    user: s.user,
+    message: s.message,
+    enabled: s.enabled,
+  };
   if (s.taskKey.trim()) spec.task_key = s.taskKey.trim();
   if (s.kind !== 'cron' && s.trustSenders) spec.sender_access = 'user';
   if (s.kind === 'cron') {
@@ -65,7 +72,8 @@ export function FlowForm({ org, session, flow, onDone }: ScreenProps & { flow?: 
   const [s, setS] = useState(() => fromSpec(flow, doc.agents[0]?.name ?? '', me));
   const update = (change: Partial<FormState>) => setS((old) => ({ ...old, ...change }));
   const agents = s.kind === 'messaging' ? doc.agents.filter((a) => a.customer_facing) : doc.agents;
-  const submit = (dryRun: boolean) => void org.apply({ flows: [toSpec(flow, s)] }, dryRun).then((ok) => ok && !dryRun && onDone());
+  const submit = (dryRun: boolean) =>
+    void org.apply({ flows: [toSpec(flow, s)] }, dryRun).then((ok) => ok && !dryRun && onDone());
   return (
     <form
       class="form flow-form"
@@ -79,21 +87,39 @@ export function FlowForm({ org, session, flow, onDone }: ScreenProps & { flow?: 
       <div class="form inline">
         <label>
           Flow name
-          <input required value={s.name} readOnly={flow !== undefined} onInput={(e) => update({ name: e.currentTarget.value })} />
+          <input
+            required
+            value={s.name}
+            readOnly={flow !== undefined}
+            onInput={(e) => update({ name: e.currentTarget.value })}
+          />
         </label>
         <label>
           Kind
-          <select value={s.kind} disabled={flow !== undefined} onChange={(e) => update({ kind: e.currentTarget.value as Kind })}>
+          <select
+            value={s.kind}
+            disabled={flow !== undefined}
+            onChange={(e) => update({ kind: e.currentTarget.value as Kind })}
+          >
             {KINDS.map((k) => (
-              <option key={k} value={k}>{k}</option>
+              <option key={k} value={k}>
+                {k}
+              </option>
             ))}
           </select>
         </label>
         <label>
           Agent
-          <select aria-label="Agent" required value={s.agent} onChange={(e) => update({ agent: e.currentTarget.value })}>
+          <select
+            aria-label="Agent"
+            required
+            value={s.agent}
+            onChange={(e) => update({ agent: e.currentTarget.value })}
+          >
             {agents.map((a) => (
-              <option key={a.name} value={a.name}>{a.name}</option>
+              <option key={a.name} value={a.name}>
+                {a.name}
+              </option>
             ))}
           </select>
         </label>
@@ -110,7 +136,13 @@ export function FlowForm({ org, session, flow, onDone }: ScreenProps & { flow?: 
       </div>
       <label>
         Message template
-        <textarea rows={3} required value={s.message} placeholder="New issue: {{issue.title}}" onInput={(e) => update({ message: e.currentTarget.value })} />
+        <textarea
+          rows={3}
+          required
+          value={s.message}
+          placeholder="New issue: {{issue.title}}"
+          onInput={(e) => update({ message: e.currentTarget.value })}
+        />
       </label>
       <label>
         Task key template (optional: events with the same key continue one task)
@@ -118,7 +150,11 @@ export function FlowForm({ org, session, flow, onDone }: ScreenProps & { flow?: 
       </label>
       {s.kind !== 'cron' && (
         <label class="check">
-          <input type="checkbox" checked={s.trustSenders} onChange={(e) => update({ trustSenders: e.currentTarget.checked })} />
+          <input
+            type="checkbox"
+            checked={s.trustSenders}
+            onChange={(e) => update({ trustSenders: e.currentTarget.checked })}
+          />
           Senders get the user's tools (memory, workspace); otherwise a guest's
         </label>
       )}
@@ -126,7 +162,12 @@ export function FlowForm({ org, session, flow, onDone }: ScreenProps & { flow?: 
         <div class="form inline">
           <label>
             Schedule (cron expression, or seconds)
-            <input required value={s.schedule} placeholder="0 9 * * 1-5" onInput={(e) => update({ schedule: e.currentTarget.value })} />
+            <input
+              required
+              value={s.schedule}
+              placeholder="0 9 * * 1-5"
+              onInput={(e) => update({ schedule: e.currentTarget.value })}
+            />
           </label>
           <label>
             Timezone
@@ -137,30 +178,53 @@ export function FlowForm({ org, session, flow, onDone }: ScreenProps & { flow?: 
       {s.kind === 'repository' && (
         <label>
           Repository events
-          <input required value={s.events} placeholder="issues.opened, pull_request.opened" onInput={(e) => update({ events: e.currentTarget.value })} />
+          <input
+            required
+            value={s.events}
+            placeholder="issues.opened, pull_request.opened"
+            onInput={(e) => update({ events: e.currentTarget.value })}
+          />
         </label>
       )}
       {s.kind === 'messaging' && (
         <div class="form inline">
           <label>
             Bot token secret (the org secret holding it)
-            <input required value={s.botTokenSecret} placeholder="SLACK_BOT_TOKEN" onInput={(e) => update({ botTokenSecret: e.currentTarget.value })} />
+            <input
+              required
+              value={s.botTokenSecret}
+              placeholder="SLACK_BOT_TOKEN"
+              onInput={(e) => update({ botTokenSecret: e.currentTarget.value })}
+            />
           </label>
           <label>
             Slack signing secret{flow ? ' (leave empty to keep)' : ''}
-            <input type="password" required={!flow} value={s.signingSecret} onInput={(e) => update({ signingSecret: e.currentTarget.value })} />
+            <input
+              type="password"
+              required={!flow}
+              value={s.signingSecret}
+              onInput={(e) => update({ signingSecret: e.currentTarget.value })}
+            />
           </label>
         </div>
       )}
-      {(s.kind === 'webhook' || s.kind === 'email' || s.kind === 'repository') && !flow && <p class="note">A secret is generated and shown once when the flow is created.</p>}
+      {(s.kind === 'webhook' || s.kind === 'email' || s.kind === 'repository') && !flow && (
+        <p class="note">A secret is generated and shown once when the flow is created.</p>
+      )}
       <label class="check">
         <input type="checkbox" checked={s.enabled} onChange={(e) => update({ enabled: e.currentTarget.checked })} />
         Enabled
       </label>
       <div class="buttons">
-        <button type="submit" disabled={org.busy}>Save flow</button>
-        <button type="button" class="secondary" disabled={org.busy} onClick={() => submit(true)}>Preview</button>
-        <button type="button" class="secondary" onClick={onDone}>Cancel</button>
+        <button type="submit" disabled={org.busy}>
+          Save flow
+        </button>
+        <button type="button" class="secondary" disabled={org.busy} onClick={() => submit(true)}>
+          Preview
+        </button>
+        <button type="button" class="secondary" onClick={onDone}>
+          Cancel
+        </button>
       </div>
     </form>
   );

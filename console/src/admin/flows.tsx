@@ -13,7 +13,16 @@ export function Flows(props: ScreenProps) {
       <div class="table-wrap">
         <table class="events flows">
           <thead>
-            <tr><th scope="col">Name</th><th scope="col">Kind</th><th scope="col">Agent</th><th scope="col">State</th><th scope="col">Inbound URL</th><th scope="col"><span class="sr-only">Actions</span></th></tr>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Kind</th>
+              <th scope="col">Agent</th>
+              <th scope="col">State</th>
+              <th scope="col">Inbound URL</th>
+              <th scope="col">
+                <span class="sr-only">Actions</span>
+              </th>
+            </tr>
           </thead>
           <tbody>
             {org.config.flows.map((f) => {
@@ -36,7 +45,12 @@ export function Flows(props: ScreenProps) {
                       >
                         {f.enabled ? 'Disable' : 'Enable'}
                       </button>
-                      <button type="button" class="secondary" aria-label={`Edit flow ${f.name}`} onClick={() => setEditing(f.name)}>
+                      <button
+                        type="button"
+                        class="secondary"
+                        aria-label={`Edit flow ${f.name}`}
+                        onClick={() => setEditing(f.name)}
+                      >
                         Edit
                       </button>
                     </div>
@@ -48,9 +62,16 @@ export function Flows(props: ScreenProps) {
         </table>
       </div>
       {editing === undefined ? (
-        <button type="button" onClick={() => setEditing('')}>New flow</button>
+        <button type="button" onClick={() => setEditing('')}>
+          New flow
+        </button>
       ) : (
-        <FlowForm key={editing} {...props} flow={specs.find((s) => s.name === editing)} onDone={() => setEditing(undefined)} />
+        <FlowForm
+          key={editing}
+          {...props}
+          flow={specs.find((s) => s.name === editing)}
+          onDone={() => setEditing(undefined)}
+        />
       )}
     </section>
   );

@@ -24,7 +24,11 @@ export function Members({ org, session }: ScreenProps) {
       <div class="table-wrap">
         <table class="events members">
           <thead>
-            <tr><th scope="col">Email</th><th scope="col">Name</th><th scope="col">Role</th></tr>
+            <tr>
+              <th scope="col">Email</th>
+              <th scope="col">Name</th>
+              <th scope="col">Role</th>
+            </tr>
           </thead>
           <tbody>
             {users.map((u) => (
@@ -36,7 +40,9 @@ export function Members({ org, session }: ScreenProps) {
                     aria-label={`Role of ${u.email}`}
                     value={u.role}
                     disabled={org.busy || (u.role === 'owner' && !isOwner)}
-                    onChange={(e) => void org.apply({ users: [{ email: u.email, role: e.currentTarget.value as Role }] })}
+                    onChange={(e) =>
+                      void org.apply({ users: [{ email: u.email, role: e.currentTarget.value as Role }] })
+                    }
                   >
                     {roleOptions(u.role)}
                   </select>
@@ -51,7 +57,9 @@ export function Members({ org, session }: ScreenProps) {
         class="form inline"
         onSubmit={(e) => {
           e.preventDefault();
-          void org.apply({ users: [{ email: email.trim(), name: name.trim(), role }] }).then((ok) => ok && (setEmail(''), setName('')));
+          void org
+            .apply({ users: [{ email: email.trim(), name: name.trim(), role }] })
+            .then((ok) => ok && (setEmail(''), setName('')));
         }}
       >
         <label>
@@ -64,11 +72,17 @@ export function Members({ org, session }: ScreenProps) {
         </label>
         <label>
           Role
-          <select aria-label="Role of the new member" value={role} onChange={(e) => setRole(e.currentTarget.value as Role)}>
+          <select
+            aria-label="Role of the new member"
+            value={role}
+            onChange={(e) => setRole(e.currentTarget.value as Role)}
+          >
             {roleOptions()}
           </select>
         </label>
-        <button type="submit" disabled={org.busy}>Add member</button>
+        <button type="submit" disabled={org.busy}>
+          Add member
+        </button>
       </form>
     </section>
   );

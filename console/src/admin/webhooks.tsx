@@ -5,7 +5,13 @@ import type { ScreenProps } from './admin-view.tsx';
 import { Checklist } from './checklist.tsx';
 
 type EventType = NonNullable<OrgDocument['webhooks'][number]['events']>[number];
-const EVENTS: EventType[] = ['run.completed', 'run.failed', 'run.cancelled', 'run.awaiting_input', 'approval.requested'];
+const EVENTS: EventType[] = [
+  'run.completed',
+  'run.failed',
+  'run.cancelled',
+  'run.awaiting_input',
+  'approval.requested',
+];
 
 export function Webhooks({ org }: ScreenProps) {
   const hooks = org.config.document.webhooks;
@@ -19,13 +25,21 @@ export function Webhooks({ org }: ScreenProps) {
       <div class="table-wrap">
         <table class="events webhooks">
           <thead>
-            <tr><th scope="col">Name</th><th scope="col">URL</th><th scope="col">Agent</th><th scope="col">Events</th><th scope="col">State</th></tr>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">URL</th>
+              <th scope="col">Agent</th>
+              <th scope="col">Events</th>
+              <th scope="col">State</th>
+            </tr>
           </thead>
           <tbody>
             {hooks.map((h) => (
               <tr key={h.name} data-webhook={h.name}>
                 <td>{h.name}</td>
-                <td class="url"><code>{h.url}</code></td>
+                <td class="url">
+                  <code>{h.url}</code>
+                </td>
                 <td>{h.agent ?? 'every agent'}</td>
                 <td>{h.events?.join(', ')}</td>
                 <td>
@@ -50,7 +64,12 @@ export function Webhooks({ org }: ScreenProps) {
         class="form"
         onSubmit={(e) => {
           e.preventDefault();
-          const spec = { name: name.trim(), url: url.trim(), ...(agent ? { agent } : {}), ...(events.length < EVENTS.length ? { events: events as EventType[] } : {}) };
+          const spec = {
+            name: name.trim(),
+            url: url.trim(),
+            ...(agent ? { agent } : {}),
+            ...(events.length < EVENTS.length ? { events: events as EventType[] } : {}),
+          };
           void org.apply({ webhooks: [spec] }).then((ok) => ok && (setName(''), setUrl('')));
         }}
       >
@@ -61,21 +80,31 @@ export function Webhooks({ org }: ScreenProps) {
           </label>
           <label class="grow">
             Receiver URL
-            <input type="url" required value={url} placeholder="https://example.com/hooks/runs" onInput={(e) => setUrl(e.currentTarget.value)} />
+            <input
+              type="url"
+              required
+              value={url}
+              placeholder="https://example.com/hooks/runs"
+              onInput={(e) => setUrl(e.currentTarget.value)}
+            />
           </label>
           <label>
             Runs of
             <select value={agent} onChange={(e) => setAgent(e.currentTarget.value)}>
               <option value="">every agent</option>
               {org.config.document.agents.map((a) => (
-                <option key={a.name} value={a.name}>{a.name}</option>
+                <option key={a.name} value={a.name}>
+                  {a.name}
+                </option>
               ))}
             </select>
           </label>
         </div>
         <Checklist legend="Events" prefix="Event" items={EVENTS} checked={events} onChange={setEvents} />
         <div class="buttons">
-          <button type="submit" disabled={org.busy || events.length === 0}>Create webhook</button>
+          <button type="submit" disabled={org.busy || events.length === 0}>
+            Create webhook
+          </button>
         </div>
       </form>
     </section>

@@ -16,13 +16,21 @@ export function WidgetKeys({ org }: ScreenProps) {
       <div class="table-wrap">
         <table class="events widget-keys">
           <thead>
-            <tr><th scope="col">Name</th><th scope="col">Prefix</th><th scope="col">Agent</th><th scope="col">Origins</th><th scope="col">State</th></tr>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Prefix</th>
+              <th scope="col">Agent</th>
+              <th scope="col">Origins</th>
+              <th scope="col">State</th>
+            </tr>
           </thead>
           <tbody>
             {org.config.widget_keys.map((k) => (
               <tr key={k.id} data-widget-key={k.name}>
                 <td>{k.name}</td>
-                <td><code>{k.prefix}…</code></td>
+                <td>
+                  <code>{k.prefix}…</code>
+                </td>
                 <td>{k.agent}</td>
                 <td>{k.origins.join(' ')}</td>
                 <td>
@@ -34,7 +42,11 @@ export function WidgetKeys({ org }: ScreenProps) {
                       class="danger"
                       disabled={org.busy}
                       aria-label={`Revoke widget key ${k.name}`}
-                      onClick={() => void org.apply({ widget_keys: [{ name: k.name, agent: k.agent, origins: k.origins, revoked: true }] })}
+                      onClick={() =>
+                        void org.apply({
+                          widget_keys: [{ name: k.name, agent: k.agent, origins: k.origins, revoked: true }],
+                        })
+                      }
                     >
                       Revoke
                     </button>
@@ -53,7 +65,9 @@ export function WidgetKeys({ org }: ScreenProps) {
           class="form inline"
           onSubmit={(e) => {
             e.preventDefault();
-            void org.apply({ widget_keys: [{ name: name.trim(), agent: chosen, origins: splitList(origins) }] }).then((ok) => ok && (setName(''), setOrigins('')));
+            void org
+              .apply({ widget_keys: [{ name: name.trim(), agent: chosen, origins: splitList(origins) }] })
+              .then((ok) => ok && (setName(''), setOrigins('')));
           }}
         >
           <label>
@@ -64,15 +78,24 @@ export function WidgetKeys({ org }: ScreenProps) {
             Customer-facing agent
             <select value={chosen} onChange={(e) => setAgent(e.currentTarget.value)}>
               {agents.map((a) => (
-                <option key={a.name} value={a.name}>{a.name}</option>
+                <option key={a.name} value={a.name}>
+                  {a.name}
+                </option>
               ))}
             </select>
           </label>
           <label class="grow">
             Allowed origins
-            <input required value={origins} placeholder="https://shop.example.com" onInput={(e) => setOrigins(e.currentTarget.value)} />
+            <input
+              required
+              value={origins}
+              placeholder="https://shop.example.com"
+              onInput={(e) => setOrigins(e.currentTarget.value)}
+            />
           </label>
-          <button type="submit" disabled={org.busy}>Create widget key</button>
+          <button type="submit" disabled={org.busy}>
+            Create widget key
+          </button>
         </form>
       )}
     </section>

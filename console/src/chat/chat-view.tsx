@@ -12,14 +12,21 @@ export function ChatView({ session }: { session: Session }) {
   const [error, setError] = useState<string>();
   const [picked, setPicked] = useState(savedAgentId());
   useEffect(() => {
-    session.client.agents.list().then((list) => setAgents(list.agents), (err) => setError(errorText(err)));
+    session.client.agents.list().then(
+      (list) => setAgents(list.agents),
+      (err) => setError(errorText(err)),
+    );
   }, [session]);
   // The last choice of this tab when it is still usable, else the first agent.
   const agentId = agents?.some((a) => a.id === picked) ? picked : agents?.[0]?.id;
   const client = useMemo(() => (agentId ? session.forAgent(agentId) : undefined), [agentId, session]);
   return (
     <div class="chat">
-      {error && <p role="alert" class="error">{error}</p>}
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
       {agents && agents.length > 0 && (
         <div class="agent-picker">
           <label>
@@ -42,7 +49,9 @@ export function ChatView({ session }: { session: Session }) {
           </label>
         </div>
       )}
-      {agents?.length === 0 && <p>No agent is available to you yet: an owner or admin grants access under Administration.</p>}
+      {agents?.length === 0 && (
+        <p>No agent is available to you yet: an owner or admin grants access under Administration.</p>
+      )}
       {!agents && !error && <p role="status">Loading agents…</p>}
       {client && <AgentChat key={agentId} session={session} client={client} />}
     </div>
@@ -67,7 +76,12 @@ function AgentChat({ session, client }: { session: Session; client: NonNullable<
     <div class="chat-body">
       <TaskList client={client} selected={run.taskId} version={version} onSelect={(id) => void run.open(id)} />
       <main class="chat-main">
-        <Conversation items={run.view.items} admin={isAdmin(session.identity)} guest={session.identity.role === 'guest'} onAnswer={run.answer} />
+        <Conversation
+          items={run.view.items}
+          admin={isAdmin(session.identity)}
+          guest={session.identity.role === 'guest'}
+          onAnswer={run.answer}
+        />
         <form class="composer" onSubmit={submit}>
           <label class="grow">
             Message
@@ -86,7 +100,9 @@ function AgentChat({ session, client }: { session: Session; client: NonNullable<
               <option value="deep">deep</option>
             </select>
           </label>
-          <button type="submit" disabled={busy}>Send</button>
+          <button type="submit" disabled={busy}>
+            Send
+          </button>
         </form>
       </main>
       <RunPanel view={run.view} client={client} taskId={run.taskId} />

@@ -56,7 +56,12 @@ function ItemView({ item, admin, guest, onAnswer }: Omit<Props, 'items'> & { ite
       return item.answered ? (
         <p class="answered">Answered: {item.request.prompt}</p>
       ) : (
-        <InputForm request={item.request} admin={admin} guest={guest} onAnswer={(answer) => onAnswer(item.request, answer)} />
+        <InputForm
+          request={item.request}
+          admin={admin}
+          guest={guest}
+          onAnswer={(answer) => onAnswer(item.request, answer)}
+        />
       );
     case 'error':
       return (

@@ -10,7 +10,8 @@ export function historyItems(messages: Message[], skipRunId?: string): Item[] {
     if (m.role === 'user') items.push({ kind: 'user', id: m.id, text: m.content });
     if (m.role === 'assistant') {
       if (m.content) items.push({ kind: 'assistant', id: m.id, text: m.content });
-      for (const call of m.parts?.tool_calls ?? []) items.push({ kind: 'tool', id: call.id, name: call.name, args: JSON.stringify(call.input ?? {}) });
+      for (const call of m.parts?.tool_calls ?? [])
+        items.push({ kind: 'tool', id: call.id, name: call.name, args: JSON.stringify(call.input ?? {}) });
     }
     if (m.role === 'tool' && m.parts?.tool_call_id) {
       const at = items.findIndex((i) => i.kind === 'tool' && i.id === m.parts?.tool_call_id);

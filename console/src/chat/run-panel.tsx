@@ -14,7 +14,10 @@ export function RunPanel({ view, client, taskId }: Props) {
   return (
     <aside class="run-panel" aria-label="Run">
       <p>
-        Status: <span class={`badge phase-${view.phase}`} data-testid="run-phase">{view.outcome ? `${view.phase} (${view.outcome})` : view.phase}</span>
+        Status:{' '}
+        <span class={`badge phase-${view.phase}`} data-testid="run-phase">
+          {view.outcome ? `${view.phase} (${view.outcome})` : view.phase}
+        </span>
       </p>
       {view.mode && (
         <p data-testid="run-mode">
@@ -52,10 +55,13 @@ export function RunPanel({ view, client, taskId }: Props) {
       )}
       {view.usage && (
         <p data-testid="run-usage">
-          Usage: {counted(view.usage.total_tokens ?? 0, 'token')}, {counted(view.usage.credits ?? 0, 'credit')}{view.usage.model ? ` (${view.usage.model})` : ''}
+          Usage: {counted(view.usage.total_tokens ?? 0, 'token')}, {counted(view.usage.credits ?? 0, 'credit')}
+          {view.usage.model ? ` (${view.usage.model})` : ''}
         </p>
       )}
-      {taskId && view.runId && (view.phase === 'running' || view.phase === 'waiting') && <Controls client={client} taskId={taskId} runId={view.runId} />}
+      {taskId && view.runId && (view.phase === 'running' || view.phase === 'waiting') && (
+        <Controls client={client} taskId={taskId} runId={view.runId} />
+      )}
     </aside>
   );
 }
@@ -74,9 +80,15 @@ function Controls({ client, taskId, runId }: { client: AgentRunClient; taskId: s
   return (
     <section aria-label="Run controls">
       <div class="buttons">
-        <button type="button" class="danger" onClick={() => void act('Cancel', () => client.tasks.cancel(taskId))}>Cancel</button>
-        <button type="button" class="secondary" onClick={() => void act('Pause', () => client.tasks.pause(taskId))}>Pause</button>
-        <button type="button" class="secondary" onClick={() => void act('Resume', () => client.tasks.resume(taskId))}>Resume</button>
+        <button type="button" class="danger" onClick={() => void act('Cancel', () => client.tasks.cancel(taskId))}>
+          Cancel
+        </button>
+        <button type="button" class="secondary" onClick={() => void act('Pause', () => client.tasks.pause(taskId))}>
+          Pause
+        </button>
+        <button type="button" class="secondary" onClick={() => void act('Resume', () => client.tasks.resume(taskId))}>
+          Resume
+        </button>
       </div>
       <form
         class="form"
@@ -89,7 +101,9 @@ function Controls({ client, taskId, runId }: { client: AgentRunClient; taskId: s
           Comment to the running agent
           <input value={comment} required onInput={(e) => setComment(e.currentTarget.value)} />
         </label>
-        <button type="submit" class="secondary">Send comment</button>
+        <button type="submit" class="secondary">
+          Send comment
+        </button>
       </form>
       {note && <p role="status">{note}</p>}
     </section>

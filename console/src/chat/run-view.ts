@@ -51,7 +51,11 @@ export function withUserMessage(view: RunView, text: string): RunView {
 
 /** Marks the question answered (its form closes). */
 export function withAnswered(view: RunView, requestId: string): RunView {
-  return { ...view, phase: 'running', items: view.items.map((i) => (i.kind === 'input' && i.id === requestId ? { ...i, answered: true } : i)) };
+  return {
+    ...view,
+    phase: 'running',
+    items: view.items.map((i) => (i.kind === 'input' && i.id === requestId ? { ...i, answered: true } : i)),
+  };
 }
 
 /** The next view after one event. */
@@ -63,9 +67,23 @@ export function applyEvent(view: RunView, event: RunEvent): RunView {
   };
   switch (event.type) {
     case 'RUN_STARTED':
-      return { ...next, phase: 'running', runId: event.run_id, mode: event.mode, routingReason: event.routing_reason, plan: undefined, usage: undefined, outcome: undefined };
+      return {
+        ...next,
+        phase: 'running',
+        runId: event.run_id,
+        mode: event.mode,
+        routingReason: event.routing_reason,
+        plan: undefined,
+        usage: undefined,
+        outcome: undefined,
+      };
     case 'RUN_FINISHED':
-      return { ...next, phase: 'finished', outcome: String(event.result.outcome ?? 'completed'), items: closeQuestions(next.items) };
+      return {
+        ...next,
+        phase: 'finished',
+        outcome: String(event.result.outcome ?? 'completed'),
+        items: closeQuestions(next.items),
+      };
     case 'RUN_ERROR':
       next.items.push({ kind: 'error', id: `error-${event.run_id}`, text: `${event.code}: ${event.message}` });
       return { ...next, phase: 'failed', items: closeQuestions(next.items) };
@@ -121,7 +139,12 @@ function applyCustom(next: RunView, event: Extract<RunEvent, { type: 'CUSTOM' }>
 function withArtifact(list: Artifact[], name: string, data: Record<string, unknown>): Artifact[] {
   const id = data.artifact_id as string;
   const old = list.find((a) => a.id === id);
-  const status = name === 'ARTIFACT_COMPLETED' ? 'completed' : name === 'ARTIFACT_ERROR' ? 'error' : String(data.status ?? old?.status ?? 'draft');
+  const status =
+    name === 'ARTIFACT_COMPLETED'
+      ? 'completed'
+      : name === 'ARTIFACT_ERROR'
+        ? 'error'
+        : String(data.status ?? old?.status ?? 'draft');
   const artifact: Artifact = {
     id,
     title: String(data.title ?? old?.title ?? id),

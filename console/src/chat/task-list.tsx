@@ -26,17 +26,29 @@ export function TaskList({ client, selected, version, onSelect }: Props) {
   const shown = tasks.filter((t) => t.title.toLowerCase().includes(query.trim().toLowerCase()));
   return (
     <nav class="task-list" aria-label="Tasks">
-      <button type="button" onClick={() => onSelect(undefined)}>New task</button>
+      <button type="button" onClick={() => onSelect(undefined)}>
+        New task
+      </button>
       <label>
         Search tasks
         <input type="search" value={query} onInput={(e) => setQuery(e.currentTarget.value)} />
       </label>
-      {error && <p role="alert" class="error">{error}</p>}
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
       <ul>
         {shown.map((t) => (
           <li key={t.id}>
-            <button type="button" class="link" aria-current={t.id === selected ? 'true' : undefined} onClick={() => onSelect(t.id)}>
-              <span class="title">{t.title || t.id}</span> <span class={`badge status-${t.run_status}`}>{t.run_status}</span>
+            <button
+              type="button"
+              class="link"
+              aria-current={t.id === selected ? 'true' : undefined}
+              onClick={() => onSelect(t.id)}
+            >
+              <span class="title">{t.title || t.id}</span>{' '}
+              <span class={`badge status-${t.run_status}`}>{t.run_status}</span>
             </button>
           </li>
         ))}

@@ -36,16 +36,28 @@ export function useRun(client: AgentRunClient | undefined, onRunEnd: () => void)
 
   const follow = async (stream: RunStream, signal: AbortSignal) => {
     let streamTask: string | undefined;
-    void stream.taskId.then((id) => (streamTask = id), () => undefined);
+    void stream.taskId.then(
+      (id) => (streamTask = id),
+      () => undefined,
+    );
     try {
       for await (const event of stream) {
         setView((v) => applyEvent(v, event));
         const { runId } = current.current;
-        if (streamTask && runId && stream.lastEventId) snapshots.save({ taskId: streamTask, runId, lastEventId: stream.lastEventId, view: current.current }, current.current.phase === 'waiting');
+        if (streamTask && runId && stream.lastEventId)
+          snapshots.save(
+            { taskId: streamTask, runId, lastEventId: stream.lastEventId, view: current.current },
+            current.current.phase === 'waiting',
+          );
       }
       snapshots.clear();
     } catch (err) {
-      if (!signal.aborted) setView((v) => ({ ...v, phase: 'failed', items: [...v.items, { kind: 'error', id: `error-${v.items.length}`, text: errorText(err) }] }));
+      if (!signal.aborted)
+        setView((v) => ({
+          ...v,
+          phase: 'failed',
+          items: [...v.items, { kind: 'error', id: `error-${v.items.length}`, text: errorText(err) }],
+        }));
     }
     if (!signal.aborted) onRunEnd();
   };
@@ -75,7 +87,10 @@ export function useRun(client: AgentRunClient | undefined, onRunEnd: () => void)
     setView(emptyView);
     if (!client || !id) return;
     try {
-      const [messages, status] = await Promise.all([client.tasks.messages(id, { signal }), client.runs.status(id, { signal })]);
+      const [messages, status] = await Promise.all([
+        client.tasks.messages(id, { signal }),
+        client.runs.status(id, { signal }),
+      ]);
       const activeRun = status.active ? status.run?.id : undefined;
       const snapshot = activeRun ? loadSnapshot(id, activeRun) : undefined;
       setView(snapshot?.view ?? { ...emptyView, items: historyItems(messages.messages, activeRun) });
@@ -86,13 +101,18 @@ export function useRun(client: AgentRunClient | undefined, onRunEnd: () => void)
         setView((v) =>
           v.items.some((i) => i.kind === 'input' && i.id === request.request_id)
             ? { ...v, phase: 'waiting' }
-            : { ...v, phase: 'waiting', items: [...v.items, { kind: 'input', id: request.request_id, request, answered: false }] },
+            : {
+                ...v,
+                phase: 'waiting',
+                items: [...v.items, { kind: 'input', id: request.request_id, request, answered: false }],
+              },
         );
       }
       // After the last event this tab showed, or the whole run when it kept nothing.
       await follow(client.tasks.stream(id, { signal, lastEventId: snapshot?.lastEventId }), signal);
     } catch (err) {
-      if (!signal.aborted) setView((v) => ({ ...v, items: [...v.items, { kind: 'error', id: 'open-error', text: errorText(err) }] }));
+      if (!signal.aborted)
+        setView((v) => ({ ...v, items: [...v.items, { kind: 'error', id: 'open-error', text: errorText(err) }] }));
     }
   };
 

@@ -20,14 +20,27 @@ function PlanApproval({ request, send }: Props) {
   const edited = steps.length !== proposed.length || steps.some((s, i) => s !== proposed[i]);
   const kept = steps.map((s) => s.trim()).filter(Boolean);
   const decide = (approved: boolean) =>
-    void send({ approved, ...(approved && edited && kept.length ? { modified_steps: kept } : {}), ...(feedback ? { feedback } : {}) });
+    void send({
+      approved,
+      ...(approved && edited && kept.length ? { modified_steps: kept } : {}),
+      ...(feedback ? { feedback } : {}),
+    });
   return (
     <div class="form">
       <ol class="plan-steps">
         {steps.map((step, i) => (
           <li key={i}>
-            <input aria-label={`Step ${i + 1}`} value={step} onInput={(e) => setSteps(steps.map((s, j) => (j === i ? e.currentTarget.value : s)))} />
-            <button type="button" class="secondary" aria-label={`Remove step ${i + 1}`} onClick={() => setSteps(steps.filter((_, j) => j !== i))}>
+            <input
+              aria-label={`Step ${i + 1}`}
+              value={step}
+              onInput={(e) => setSteps(steps.map((s, j) => (j === i ? e.currentTarget.value : s)))}
+            />
+            <button
+              type="button"
+              class="secondary"
+              aria-label={`Remove step ${i + 1}`}
+              onClick={() => setSteps(steps.filter((_, j) => j !== i))}
+            >
               ✕
             </button>
           </li>
@@ -38,8 +51,12 @@ function PlanApproval({ request, send }: Props) {
       </button>
       <Feedback value={feedback} set={setFeedback} />
       <div class="buttons">
-        <button type="button" onClick={() => decide(true)}>Approve plan</button>
-        <button type="button" class="danger" onClick={() => decide(false)}>Reject plan</button>
+        <button type="button" onClick={() => decide(true)}>
+          Approve plan
+        </button>
+        <button type="button" class="danger" onClick={() => decide(false)}>
+          Reject plan
+        </button>
       </div>
     </div>
   );
@@ -52,7 +69,12 @@ function ActionApproval({ request, admin, guest, send }: Props) {
   const [feedback, setFeedback] = useState('');
   const refused = action?.sensitive && !admin;
   const decide = (approved: boolean) =>
-    void send({ approved, ...(approved && always ? { approve_always: true } : {}), ...(approved && runScope ? { approve_run_scope: true } : {}), ...(feedback ? { feedback } : {}) });
+    void send({
+      approved,
+      ...(approved && always ? { approve_always: true } : {}),
+      ...(approved && runScope ? { approve_run_scope: true } : {}),
+      ...(feedback ? { feedback } : {}),
+    });
   return (
     <div class="form">
       {action && (
@@ -74,8 +96,12 @@ function ActionApproval({ request, admin, guest, send }: Props) {
       </label>
       <Feedback value={feedback} set={setFeedback} />
       <div class="buttons">
-        <button type="button" disabled={refused} onClick={() => decide(true)}>Approve</button>
-        <button type="button" class="danger" disabled={refused} onClick={() => decide(false)}>Reject</button>
+        <button type="button" disabled={refused} onClick={() => decide(true)}>
+          Approve
+        </button>
+        <button type="button" class="danger" disabled={refused} onClick={() => decide(false)}>
+          Reject
+        </button>
       </div>
     </div>
   );

@@ -39,8 +39,12 @@ function Confirmation({ send }: Pick<Props, 'send'>) {
         <input value={text} onInput={(e) => setText(e.currentTarget.value)} />
       </label>
       <div class="buttons">
-        <button type="button" onClick={() => answer(true)}>Yes</button>
-        <button type="button" onClick={() => answer(false)}>No</button>
+        <button type="button" onClick={() => answer(true)}>
+          Yes
+        </button>
+        <button type="button" onClick={() => answer(false)}>
+          No
+        </button>
       </div>
     </div>
   );
@@ -83,8 +87,16 @@ function Choice({ choices, send }: { choices: string[]; send: Props['send'] }) {
   );
 }
 
-function Questions({ questions, send }: { questions: { question: string; choices?: string[] }[]; send: Props['send'] }) {
-  const [answers, setAnswers] = useState<Record<string, string>>(() => Object.fromEntries(questions.map((q) => [q.question, q.choices?.[0] ?? ''])));
+function Questions({
+  questions,
+  send,
+}: {
+  questions: { question: string; choices?: string[] }[];
+  send: Props['send'];
+}) {
+  const [answers, setAnswers] = useState<Record<string, string>>(() =>
+    Object.fromEntries(questions.map((q) => [q.question, q.choices?.[0] ?? ''])),
+  );
   const set = (q: string, v: string) => setAnswers({ ...answers, [q]: v });
   return (
     <form class="form" onSubmit={submit(() => void send({ answers }))}>

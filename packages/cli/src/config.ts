@@ -90,6 +90,7 @@ export async function resolveSettings(flags: ConfigFlags, env: Env = process.env
 
 /** The agent a command acts for, or a usage error naming the three ways to set it. */
 export function requireAgent(settings: Settings): string {
-  if (!settings.agent) throw new CliError('no agent: pass --agent ID, set AGENT_RUN_AGENT, or run `agent-run login`', ExitCode.usage);
+  if (!settings.agent)
+    throw new CliError('no agent: pass --agent ID, set AGENT_RUN_AGENT, or run `agent-run login`', ExitCode.usage);
   return settings.agent;
 }

@@ -19,10 +19,18 @@ export interface DriveOptions {
 }
 
 /** Streams `stream` to its terminal event and returns the exit code. */
-export async function drive(client: AgentRunClient, stream: RunStream, term: Terminal, opts: DriveOptions): Promise<number> {
+export async function drive(
+  client: AgentRunClient,
+  stream: RunStream,
+  term: Terminal,
+  opts: DriveOptions,
+): Promise<number> {
   const renderer = new EventRenderer(term);
   let taskId: string | undefined;
-  void stream.taskId.then((id) => (taskId = id), () => {});
+  void stream.taskId.then(
+    (id) => (taskId = id),
+    () => {},
+  );
   let detached = false;
   let cancelling = false;
   /** The open question's prompts: a SIGINT (not only Ctrl-C typed into a prompt) must end them too. */
@@ -79,7 +87,11 @@ export async function drive(client: AgentRunClient, stream: RunStream, term: Ter
 
 function detachedExit(term: Terminal, taskId: string | undefined): number {
   term.endText();
-  term.note(taskId ? `detached; the run goes on. Follow it with: agent-run follow ${taskId}` : 'detached before the run started');
+  term.note(
+    taskId
+      ? `detached; the run goes on. Follow it with: agent-run follow ${taskId}`
+      : 'detached before the run started',
+  );
   return ExitCode.interrupted;
 }
 

@@ -66,5 +66,8 @@ export function isNetworkError(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
   if (err.name === 'TypeError' && /fetch failed|network/i.test(err.message)) return true;
   const code = (err.cause as { code?: string } | undefined)?.code ?? (err as { code?: string }).code;
-  return typeof code === 'string' && /^(ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EHOSTUNREACH|UND_ERR_\w+)$/.test(code);
+  return (
+    typeof code === 'string' &&
+    /^(ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EHOSTUNREACH|UND_ERR_\w+)$/.test(code)
+  );
 }

@@ -17,7 +17,9 @@ export async function main(argv: string[]): Promise<number> {
     return outcome.exitCode;
   } catch (err) {
     if (err instanceof CommanderError) {
-      return err.exitCode === 0 || err.code === 'commander.helpDisplayed' || err.code === 'commander.version' ? 0 : ExitCode.usage;
+      return err.exitCode === 0 || err.code === 'commander.helpDisplayed' || err.code === 'commander.version'
+        ? 0
+        : ExitCode.usage;
     }
     const message = err instanceof Error ? err.message : String(err);
     // The message is often the service's `detail`, which may quote what a caller sent.

@@ -28,7 +28,9 @@ type Asked<T> = T | typeof DISMISSED;
 let interrupt: AbortSignal | undefined;
 
 /** Runs one prompt with Esc bound to dismiss, and Ctrl-C (or `interrupt`) to PromptInterrupted. */
-async function ask<T>(prompt: (context: { signal: AbortSignal; output: NodeJS.WritableStream }) => Promise<T>): Promise<Asked<T>> {
+async function ask<T>(
+  prompt: (context: { signal: AbortSignal; output: NodeJS.WritableStream }) => Promise<T>,
+): Promise<Asked<T>> {
   if (interrupt?.aborted) throw new PromptInterrupted();
   const abort = new AbortController();
   const stop = () => abort.abort();
@@ -83,9 +85,15 @@ async function askFor(question: InputQuestion): Promise<Asked<AnswerFields>> {
     case 'text':
       return wrap(await ask((c) => input({ message: q.prompt + hint(q.placeholder) }, c)), (value) => ({ value }));
     case 'number':
-      return wrap(await ask((c) => input({ message: q.prompt + hint(q.placeholder), required: true, validate: isNumber }, c)), (value) => ({ value: value.trim() }));
+      return wrap(
+        await ask((c) => input({ message: q.prompt + hint(q.placeholder), required: true, validate: isNumber }, c)),
+        (value) => ({ value: value.trim() }),
+      );
     case 'choice':
-      return wrap(await ask((c) => select({ message: q.prompt, choices: (q.choices ?? []).map(choice) }, c)), (value) => ({ value }));
+      return wrap(
+        await ask((c) => select({ message: q.prompt, choices: (q.choices ?? []).map(choice) }, c)),
+        (value) => ({ value }),
+      );
     case 'multiline':
       return wrap(await askMultiline(q.prompt + hint(q.placeholder)), (value) => ({ value }));
     case 'plan_approval':
@@ -103,7 +111,10 @@ function wrap<T>(asked: Asked<T>, make: (v: T) => AnswerFields): Asked<AnswerFie
   return asked === DISMISSED ? DISMISSED : make(asked);
 }
 
-function withFeedback(feedback: Asked<{ feedback?: string }>, answer: { approved: boolean; modified_steps?: string[] }): Asked<AnswerFields> {
+function withFeedback(
+  feedback: Asked<{ feedback?: string }>,
+  answer: { approved: boolean; modified_steps?: string[] },
+): Asked<AnswerFields> {
   return feedback === DISMISSED ? DISMISSED : { ...answer, ...feedback };
 }
 
@@ -128,25 +139,37 @@ async function askPlan(q: InputQuestion): Promise<Asked<AnswerFields>> {
   const steps = (q.plan?.steps ?? []).map(printable);
   process.stderr.write(`${q.prompt}\n${steps.map((s, i) => `  ${i + 1}. ${s}`).join('\n')}\n`);
   const decision = await ask((c) =>
-    select({ message: 'Plan', choices: [
-      { name: 'Approve', value: 'approve' },
-      { name: 'Edit the steps, then approve', value: 'edit' },
-      { name: 'Reject', value: 'reject' },
-    ] }, c),
+    select(
+      {
+        message: 'Plan',
+        choices: [
+          { name: 'Approve', value: 'approve' },
+          { name: 'Edit the steps, then approve', value: 'edit' },
+          { name: 'Reject', value: 'reject' },
+        ],
+      },
+      c,
+    ),
   );
   if (decision === DISMISSED) return DISMISSED;
-  if (decision === 'reject') return withFeedback(await askFeedback('Why? (feedback for the agent, optional)'), { approved: false });
+  if (decision === 'reject')
+    return withFeedback(await askFeedback('Why? (feedback for the agent, optional)'), { approved: false });
   if (decision === 'approve') return { approved: true };
   const edited = await editSteps(steps);
   if (edited === DISMISSED) return DISMISSED;
-  return withFeedback(await askFeedback('Feedback for the agent (optional)'), { approved: true, modified_steps: edited });
+  return withFeedback(await askFeedback('Feedback for the agent (optional)'), {
+    approved: true,
+    modified_steps: edited,
+  });
 }
 
 /** Each step prefilled and editable (empty removes it), then new steps until an empty line. */
 async function editSteps(steps: string[]): Promise<Asked<string[]>> {
   const kept: string[] = [];
   for (const [i, step] of steps.entries()) {
-    const edited = await ask((c) => input({ message: `step ${i + 1} (empty removes it)`, default: step, prefill: 'editable' }, c));
+    const edited = await ask((c) =>
+      input({ message: `step ${i + 1} (empty removes it)`, default: step, prefill: 'editable' }, c),
+    );
     if (edited === DISMISSED) return DISMISSED;
     if (edited.trim()) kept.push(edited.trim());
   }
@@ -163,14 +186,22 @@ async function askAction(q: InputQuestion): Promise<Asked<AnswerFields>> {
   const action = q.action;
   const tool = printable(action?.tool_name ?? 'tool');
   const args = action?.arguments === undefined ? '' : printable(JSON.stringify(action.arguments, null, 2));
-  process.stderr.write(`${q.prompt}\n  ${tool}${action?.sensitive ? ' (sensitive: owners and admins only)' : ''} ${args}\n`);
+  process.stderr.write(
+    `${q.prompt}\n  ${tool}${action?.sensitive ? ' (sensitive: owners and admins only)' : ''} ${args}\n`,
+  );
   const decision = await ask((c) =>
-    select({ message: `Allow ${tool}?`, choices: [
-      { name: 'Approve once', value: 'once' },
-      { name: `Approve ${tool} for the rest of this run`, value: 'run' },
-      { name: `Always approve ${tool} for this agent`, value: 'always' },
-      { name: 'Reject', value: 'reject' },
-    ] }, c),
+    select(
+      {
+        message: `Allow ${tool}?`,
+        choices: [
+          { name: 'Approve once', value: 'once' },
+          { name: `Approve ${tool} for the rest of this run`, value: 'run' },
+          { name: `Always approve ${tool} for this agent`, value: 'always' },
+          { name: 'Reject', value: 'reject' },
+        ],
+      },
+      c,
+    ),
   );
   if (decision === DISMISSED) return DISMISSED;
   if (decision === 'once') return { approved: true };

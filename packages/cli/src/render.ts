@@ -66,7 +66,10 @@ export class EventRenderer {
         return;
       case 'RUN_ERROR':
         this.term.endText();
-        this.term.note(`✗ run ${event.code === 'CANCELLED' ? 'cancelled' : 'failed'}: ${event.message} (${event.code})`, 'red');
+        this.term.note(
+          `✗ run ${event.code === 'CANCELLED' ? 'cancelled' : 'failed'}: ${event.message} (${event.code})`,
+          'red',
+        );
         return;
       default:
         break;
@@ -86,7 +89,9 @@ export class EventRenderer {
     switch (name) {
       case 'PLAN_CREATED': {
         const steps = Array.isArray(data.steps) ? data.steps : [];
-        this.term.progress(`plan:\n${steps.map((s, i) => `  ${i + 1}. ${str((s as { title?: unknown }).title ?? s)}`).join('\n')}`);
+        this.term.progress(
+          `plan:\n${steps.map((s, i) => `  ${i + 1}. ${str((s as { title?: unknown }).title ?? s)}`).join('\n')}`,
+        );
         break;
       }
       case 'USAGE':
@@ -95,7 +100,9 @@ export class EventRenderer {
       case 'SYSTEM_STATUS':
         if (data.status === 'retrying') {
           const dropped = Array.isArray(data.discarded_message_ids) && data.discarded_message_ids.length > 0;
-          this.term.progress(`retrying ${str(data.operation)} (attempt ${str(data.attempt)})${dropped ? ': text of the failed attempt above is discarded' : ''}`);
+          this.term.progress(
+            `retrying ${str(data.operation)} (attempt ${str(data.attempt)})${dropped ? ': text of the failed attempt above is discarded' : ''}`,
+          );
           break;
         }
         this.term.progress(`status: ${str(data.status)}${data.message ? ` ${short(str(data.message))}` : ''}`);
@@ -106,7 +113,8 @@ export class EventRenderer {
       case 'USER_INPUT_REQUIRED':
         break;
       default:
-        if (name.startsWith('ARTIFACT_')) this.term.progress(`${name.slice(9).toLowerCase()} artifact ${str(data.title ?? data.artifact_id)}`);
+        if (name.startsWith('ARTIFACT_'))
+          this.term.progress(`${name.slice(9).toLowerCase()} artifact ${str(data.title ?? data.artifact_id)}`);
         else this.term.progress(name.toLowerCase());
     }
   }

@@ -1,4 +1,6 @@
 /** The CLI's version, read from its package.json. */
 import { readFileSync } from 'node:fs';
 
-export const version = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+export const version = (
+  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;

@@ -48,12 +48,20 @@ export class AgentRunClient {
   private readonly tokens: TokenSource;
 
   constructor(options: AgentRunClientOptions) {
-    if (!options.apiKey && !options.token && !options.renewToken) throw new TypeError('AgentRunClient needs an apiKey, a token or renewToken');
-    if (options.apiKey && options.renewToken) throw new TypeError('AgentRunClient takes an apiKey or renewToken, not both');
+    if (!options.apiKey && !options.token && !options.renewToken)
+      throw new TypeError('AgentRunClient needs an apiKey, a token or renewToken');
+    if (options.apiKey && options.renewToken)
+      throw new TypeError('AgentRunClient takes an apiKey or renewToken, not both');
     const retry = retryPolicy(options.retry);
     // Bound to globalThis: browsers refuse a fetch called as a method of another object.
     const fetchImpl: typeof fetch = options.fetch ?? ((...args: Parameters<typeof fetch>) => globalThis.fetch(...args));
-    const transport = new Transport({ baseUrl: options.baseUrl, fetch: fetchImpl, retry, agentId: options.agentId, userAgent: options.userAgent });
+    const transport = new Transport({
+      baseUrl: options.baseUrl,
+      fetch: fetchImpl,
+      retry,
+      agentId: options.agentId,
+      userAgent: options.userAgent,
+    });
     const apiKey = options.apiKey;
     const exchange = apiKey
       ? (signal?: AbortSignal) =>
@@ -87,7 +95,10 @@ export class AgentRunClient {
   async identity(opts: { signal?: AbortSignal } = {}): Promise<Identity> {
     await this.tokens.token(opts.signal);
     const issued = this.tokens.issued;
-    if (!issued) throw new TypeError('identity() needs an apiKey or renewToken: a client built with only a token never exchanges one');
+    if (!issued)
+      throw new TypeError(
+        'identity() needs an apiKey or renewToken: a client built with only a token never exchanges one',
+      );
     return { org_id: issued.org_id, user_id: issued.user_id, role: issued.role };
   }
 }

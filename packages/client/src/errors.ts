@@ -37,7 +37,13 @@ export class ValidationError extends AgentRunError {
 }
 export class RateLimitError extends AgentRunError {
   override name = 'RateLimitError';
-  constructor(message: string, status: number, detail: unknown, requestId: string | undefined, readonly retryAfterSeconds: number | undefined) {
+  constructor(
+    message: string,
+    status: number,
+    detail: unknown,
+    requestId: string | undefined,
+    readonly retryAfterSeconds: number | undefined,
+  ) {
     super(message, status, detail, requestId);
   }
 }

@@ -13,7 +13,12 @@ export interface RetryOptions {
 
 export type RetryPolicy = Required<RetryOptions>;
 
-export const DEFAULT_RETRY: RetryPolicy = { maxRetries: 4, baseDelayMs: 500, maxDelayMs: 8000, maxRetryAfterMs: 60_000 };
+export const DEFAULT_RETRY: RetryPolicy = {
+  maxRetries: 4,
+  baseDelayMs: 500,
+  maxDelayMs: 8000,
+  maxRetryAfterMs: 60_000,
+};
 
 export function retryPolicy(options: RetryOptions = {}): RetryPolicy {
   return { ...DEFAULT_RETRY, ...Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) };

@@ -101,7 +101,8 @@ export class RunStream implements AsyncIterable<RunEvent> {
   }
 
   private async drain(): Promise<void> {
-    if (this.state === 'iterating') throw new Error('The stream is being iterated: call text() or finalResult() after the loop, or instead of it');
+    if (this.state === 'iterating')
+      throw new Error('The stream is being iterated: call text() or finalResult() after the loop, or instead of it');
     if (this.state === 'new') for await (const _ of this);
     if (this.failure) throw this.failure;
   }
@@ -148,11 +149,13 @@ export class RunStream implements AsyncIterable<RunEvent> {
         }
       } catch (error) {
         if (signal?.aborted) throw signal.reason ?? error;
-        if (error instanceof SyntaxError) throw new StreamError(`A stream event is not JSON: ${error.message}`, 0, undefined);
+        if (error instanceof SyntaxError)
+          throw new StreamError(`A stream event is not JSON: ${error.message}`, 0, undefined);
         // The connection broke: reconnect below.
       }
       idle = progressed ? 0 : idle + 1;
-      if (idle > this.retry.maxRetries) throw new StreamError(`The stream ended without a terminal event ${idle} times in a row`, 0, undefined);
+      if (idle > this.retry.maxRetries)
+        throw new StreamError(`The stream ended without a terminal event ${idle} times in a row`, 0, undefined);
       await sleep(backoffDelay(this.retry, Math.max(0, idle - 1)), signal);
     }
   }
@@ -169,8 +172,10 @@ export class RunStream implements AsyncIterable<RunEvent> {
   }
 
   private observe(event: RunEvent): void {
-    if (event.type === 'TEXT_MESSAGE_CONTENT') this.texts.set(event.message_id, (this.texts.get(event.message_id) ?? '') + event.delta);
-    if (event.type === 'CUSTOM' && event.name === 'SYSTEM_STATUS') discarded(event).forEach((id) => this.texts.delete(id));
+    if (event.type === 'TEXT_MESSAGE_CONTENT')
+      this.texts.set(event.message_id, (this.texts.get(event.message_id) ?? '') + event.delta);
+    if (event.type === 'CUSTOM' && event.name === 'SYSTEM_STATUS')
+      discarded(event).forEach((id) => this.texts.delete(id));
     if (isTerminalEvent(event)) this.terminal = event;
   }
 }

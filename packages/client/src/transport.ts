@@ -55,10 +55,16 @@ export class Transport {
       const token = spec.anonymous ? undefined : await this.tokens?.token(spec.signal);
       let res: Response;
       try {
-        res = await this.options.fetch(this.url(spec), { method: spec.method, headers: this.headers(spec, token), body: spec.body === undefined ? undefined : JSON.stringify(spec.body), signal: spec.signal });
+        res = await this.options.fetch(this.url(spec), {
+          method: spec.method,
+          headers: this.headers(spec, token),
+          body: spec.body === undefined ? undefined : JSON.stringify(spec.body),
+          signal: spec.signal,
+        });
       } catch (error) {
         if (spec.signal?.aborted) throw spec.signal.reason;
-        if (!spec.idempotent || attempt >= retry.maxRetries) throw new ConnectionError(`${what}: no answer (${describe(error)})`, error);
+        if (!spec.idempotent || attempt >= retry.maxRetries)
+          throw new ConnectionError(`${what}: no answer (${describe(error)})`, error);
         await sleep(backoffDelay(retry, attempt), spec.signal);
         continue;
       }
@@ -94,7 +100,8 @@ export class Transport {
   private url(spec: RequestSpec): string {
     // Relative to the base url, so a base with a path prefix keeps it.
     const url = new URL(spec.path.replace(/^\//, ''), withSlash(spec.baseUrl ?? this.options.baseUrl));
-    for (const [name, value] of Object.entries(spec.query ?? {})) if (value !== undefined) url.searchParams.set(name, String(value));
+    for (const [name, value] of Object.entries(spec.query ?? {}))
+      if (value !== undefined) url.searchParams.set(name, String(value));
     return url.toString();
   }
 
@@ -105,7 +112,8 @@ export class Transport {
     const agentId = spec.agentId ?? this.options.agentId;
     if (agentId && !spec.anonymous) headers['x-agent-id'] = agentId;
     if (this.options.userAgent) headers['user-agent'] = this.options.userAgent;
-    for (const [name, value] of Object.entries(spec.headers ?? {})) if (value !== undefined) headers[name.toLowerCase()] = value;
+    for (const [name, value] of Object.entries(spec.headers ?? {}))
+      if (value !== undefined) headers[name.toLowerCase()] = value;
     return headers;
   }
 }

@@ -60,7 +60,9 @@ export type OrgDocument = Schemas['OrgDocument'];
 type DocFlow = OrgDocument['flows'][number];
 type CronSettings = NonNullable<DocFlow['cron']>;
 /** A flow as sent: a cron flow's timezone, overlap and catch-up window may be left out (defaults apply). */
-export type FlowSpec = Omit<DocFlow, 'cron'> & { cron?: Pick<CronSettings, 'schedule'> & Partial<Omit<CronSettings, 'schedule'>> };
+export type FlowSpec = Omit<DocFlow, 'cron'> & {
+  cron?: Pick<CronSettings, 'schedule'> & Partial<Omit<CronSettings, 'schedule'>>;
+};
 /** The body of POST /api/admin/apply: any of the lists; a list left out is left alone. */
 export type ApplyDocument = Partial<Omit<OrgDocument, 'flows'>> & { flows?: FlowSpec[] };
 /** The `{detail}` body of an error response (422 bodies carry a list of `{loc, msg, type}`). */
@@ -74,7 +76,10 @@ export type RunMode = NonNullable<StartRunBody['mode']>;
 export type InputRequestRef<T extends InputType = InputType> = { request_id: string; run_id: string; input_type: T };
 /** The answer fields of one input type, e.g. `{ value }` for `choice` or `{ approved, feedback? }` for `plan_approval`. */
 export type AnswerFor<T extends InputType> = T extends InputType
-  ? Omit<Extract<InputAnswerBody, { input_type: T; cancelled?: false }>, 'request_id' | 'run_id' | 'input_type' | 'cancelled'>
+  ? Omit<
+      Extract<InputAnswerBody, { input_type: T; cancelled?: false }>,
+      'request_id' | 'run_id' | 'input_type' | 'cancelled'
+    >
   : never;
 /** An answer to a request of type T, or `{ cancelled: true }` to dismiss it. */
 export type InputAnswer<T extends InputType = InputType> = AnswerFor<T> | { cancelled: true };

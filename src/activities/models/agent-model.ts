@@ -8,7 +8,10 @@ import { ModelConfigError } from './provider.ts';
 import { resolveModel, type ResolvedModel } from './resolve-model.ts';
 
 /** The agent's model and its raw settings. A configuration problem fails without retries: retrying cannot fix it. */
-export async function loadAgentModel(deps: ActivityDeps, agentId: string): Promise<{ model: ResolvedModel; settings: unknown }> {
+export async function loadAgentModel(
+  deps: ActivityDeps,
+  agentId: string,
+): Promise<{ model: ResolvedModel; settings: unknown }> {
   const settings = await agentModelSettings(deps.db, agentId);
   try {
     return { model: resolveModel(deps.config, settings, deps.env, deps.offlineModel), settings };
@@ -27,8 +30,11 @@ export async function loadAgentModel(deps: ActivityDeps, agentId: string): Promi
 export function modelCallFailure(what: string, err: unknown, attempt: number): ApplicationFailure {
   if (err instanceof RunGoneError) return ApplicationFailure.nonRetryable(err.message, failureTypes.runGone);
   const message = `${what} failed: ${(err as Error).message}`;
-  if (err instanceof InfrastructureUnavailable) return ApplicationFailure.retryable(message, failureTypes.infrastructure);
-  if ((err as { isRetryable?: boolean }).isRetryable === false) return ApplicationFailure.nonRetryable(message, failureTypes.model);
-  if (attempt >= CALL_ATTEMPTS) return ApplicationFailure.nonRetryable(`${message} (attempt ${attempt} of ${CALL_ATTEMPTS})`, failureTypes.model);
+  if (err instanceof InfrastructureUnavailable)
+    return ApplicationFailure.retryable(message, failureTypes.infrastructure);
+  if ((err as { isRetryable?: boolean }).isRetryable === false)
+    return ApplicationFailure.nonRetryable(message, failureTypes.model);
+  if (attempt >= CALL_ATTEMPTS)
+    return ApplicationFailure.nonRetryable(`${message} (attempt ${attempt} of ${CALL_ATTEMPTS})`, failureTypes.model);
   return ApplicationFailure.retryable(message, failureTypes.model);
 }

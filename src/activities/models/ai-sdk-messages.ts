@@ -6,7 +6,10 @@ import type { ChatMessage, ToolSpec } from './provider.ts';
  * only as its `system` option: leading system messages join it, and later ones
  * (deep mode's step instructions) become user messages marked as instructions, in place.
  */
-export function toModelRequest(system: string | undefined, messages: ChatMessage[]): { system?: string; messages: ModelMessage[] } {
+export function toModelRequest(
+  system: string | undefined,
+  messages: ChatMessage[],
+): { system?: string; messages: ModelMessage[] } {
   const lead = messages.findIndex((m) => m.role !== 'system');
   const leading = (lead < 0 ? messages : messages.slice(0, lead)).map((m) => m.content);
   const rest = lead < 0 ? [] : messages.slice(lead);
@@ -27,13 +30,25 @@ function toModelMessages(messages: ChatMessage[]): ModelMessage[] {
           role: 'assistant',
           content: [
             ...(m.content ? [{ type: 'text' as const, text: m.content }] : []),
-            ...m.toolCalls.map((c) => ({ type: 'tool-call' as const, toolCallId: c.id, toolName: c.name, input: c.args })),
+            ...m.toolCalls.map((c) => ({
+              type: 'tool-call' as const,
+              toolCallId: c.id,
+              toolName: c.name,
+              input: c.args,
+            })),
           ],
         };
       case 'tool':
         return {
           role: 'tool',
-          content: [{ type: 'tool-result', toolCallId: m.toolCallId, toolName: m.toolName, output: { type: 'text', value: m.content } }],
+          content: [
+            {
+              type: 'tool-result',
+              toolCallId: m.toolCallId,
+              toolName: m.toolName,
+              output: { type: 'text', value: m.content },
+            },
+          ],
         };
     }
   });
@@ -42,5 +57,7 @@ function toModelMessages(messages: ChatMessage[]): ModelMessage[] {
 /** Tools without `execute`: the SDK stops after the model's tool calls, and the workflow runs them. */
 export function toToolSet(tools: ToolSpec[]): ToolSet | undefined {
   if (tools.length === 0) return undefined;
-  return Object.fromEntries(tools.map((t) => [t.name, tool({ description: t.description, inputSchema: jsonSchema(t.parameters as never) })]));
+  return Object.fromEntries(
+    tools.map((t) => [t.name, tool({ description: t.description, inputSchema: jsonSchema(t.parameters as never) })]),
+  );
 }

@@ -83,7 +83,12 @@ function withoutKey(error: unknown, apiKey: string | undefined): Error {
 function languageModel(s: AiSdkModelSettings): LanguageModel {
   switch (s.provider) {
     case 'openai-compatible':
-      return createOpenAICompatible({ name: 'openai-compatible', baseURL: s.baseUrl!, apiKey: s.apiKey, includeUsage: true })(s.model);
+      return createOpenAICompatible({
+        name: 'openai-compatible',
+        baseURL: s.baseUrl!,
+        apiKey: s.apiKey,
+        includeUsage: true,
+      })(s.model);
     case 'openai':
       return createOpenAI({ baseURL: s.baseUrl, apiKey: s.apiKey })(s.model);
     case 'anthropic':

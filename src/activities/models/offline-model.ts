@@ -46,8 +46,17 @@ export class OfflineModel implements ModelProvider {
 
   async *stream(request: ModelRequest): AsyncIterable<ModelChunk> {
     const next = request.purpose === 'plan' ? undefined : nextDirective(request);
-    const answer = request.purpose === 'plan' ? offlinePlan(request.messages) : next ? `Calling ${next.name}.` : offlineAnswer(request.messages);
-    if (next) yield { type: 'reasoning', text: `The request lists a /tool ${next.name} line that has not run yet, so I call it now.` };
+    const answer =
+      request.purpose === 'plan'
+        ? offlinePlan(request.messages)
+        : next
+          ? `Calling ${next.name}.`
+          : offlineAnswer(request.messages);
+    if (next)
+      yield {
+        type: 'reasoning',
+        text: `The request lists a /tool ${next.name} line that has not run yet, so I call it now.`,
+      };
     for (const piece of answer.match(/\S+\s*/g) ?? []) {
       request.signal.throwIfAborted();
       if (this.chunkDelayMs > 0) await sleep(this.chunkDelayMs, request.signal);
@@ -92,13 +101,16 @@ export function offlinePlan(messages: ChatMessage[]): string {
 
 export function offlineAnswer(messages: ChatMessage[]): string {
   const lastUser = findLastIndex(messages, (m) => m.role === 'user');
-  const results = messages.slice(lastUser + 1).filter((m): m is Extract<ChatMessage, { role: 'tool' }> => m.role === 'tool');
+  const results = messages
+    .slice(lastUser + 1)
+    .filter((m): m is Extract<ChatMessage, { role: 'tool' }> => m.role === 'tool');
   if (results.length > 0) {
     const lines = results.map((r) => `${r.toolName} → ${truncate(r.content, 300)}`);
     return `Offline model here. I ran ${results.length} tool call${results.length === 1 ? '' : 's'}:\n${lines.join('\n')}`;
   }
   const earlier = messages.filter((m) => m.role === 'user' || m.role === 'assistant').length - 1;
-  const context = earlier > 0 ? ` I can see ${earlier} earlier message${earlier === 1 ? '' : 's'} in this conversation.` : '';
+  const context =
+    earlier > 0 ? ` I can see ${earlier} earlier message${earlier === 1 ? '' : 's'} in this conversation.` : '';
   return `Offline model here (no model provider is configured). You said: "${lastUser >= 0 ? messages[lastUser]!.content : ''}".${context}`;
 }
 
@@ -119,6 +131,13 @@ function findLastIndex<T>(items: T[], predicate: (item: T) => boolean): number {
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => { clearTimeout(timer); reject(signal.reason); }, { once: true });
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        reject(signal.reason);
+      },
+      { once: true },
+    );
   });
 }

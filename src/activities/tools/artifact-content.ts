@@ -16,25 +16,43 @@ export function checkContent(kind: ArtifactKind, content: unknown): CheckedConte
   const parsed = artifactContentSchemas[kind].safeParse(content);
   if (!parsed.success) {
     const problems = formatIssues(parsed.error.issues, { root: 'content' });
-    return { ok: false, code: 'INVALID_ARTIFACT_CONTENT', message: `Invalid ${kind} content: ${problems.slice(0, 5).join('; ')}` };
+    return {
+      ok: false,
+      code: 'INVALID_ARTIFACT_CONTENT',
+      message: `Invalid ${kind} content: ${problems.slice(0, 5).join('; ')}`,
+    };
   }
   const bytes = Buffer.byteLength(JSON.stringify(parsed.data));
   if (bytes > ARTIFACT_CONTENT_MAX_BYTES) {
-    return { ok: false, code: 'ARTIFACT_TOO_LARGE', message: `The ${kind} content is ${bytes} bytes as JSON; the limit is ${ARTIFACT_CONTENT_MAX_BYTES}` };
+    return {
+      ok: false,
+      code: 'ARTIFACT_TOO_LARGE',
+      message: `The ${kind} content is ${bytes} bytes as JSON; the limit is ${ARTIFACT_CONTENT_MAX_BYTES}`,
+    };
   }
   return { ok: true, content: parsed.data as Record<string, unknown>, bytes };
 }
 
 export const artifactUrl = (taskId: string, artifactId: string) => `/api/tasks/${taskId}/artifacts/${artifactId}`;
 
-type ArtifactEventName = 'ARTIFACT_CREATED' | 'ARTIFACT_UPDATED' | 'ARTIFACT_REVISED' | 'ARTIFACT_COMPLETED' | 'ARTIFACT_PROGRESS' | 'ARTIFACT_ERROR';
+type ArtifactEventName =
+  | 'ARTIFACT_CREATED'
+  | 'ARTIFACT_UPDATED'
+  | 'ARTIFACT_REVISED'
+  | 'ARTIFACT_COMPLETED'
+  | 'ARTIFACT_PROGRESS'
+  | 'ARTIFACT_ERROR';
 
 export function artifactEvent(name: ArtifactEventName, data: Record<string, unknown>): RunEventInput {
   return { type: 'CUSTOM', name, data };
 }
 
 /** What CREATED, UPDATED and REVISED say about the artifact: enough for a UI to render it when the content is small. */
-export function describeArtifact(a: { id: string; taskId: string; kind: string; title: string; version: number }, content: Record<string, unknown>, bytes: number) {
+export function describeArtifact(
+  a: { id: string; taskId: string; kind: string; title: string; version: number },
+  content: Record<string, unknown>,
+  bytes: number,
+) {
   return {
     artifact_id: a.id,
     kind: a.kind,
@@ -50,5 +68,14 @@ export function describeArtifact(a: { id: string; taskId: string; kind: string; 
 /** Emitted only for large content, once it is stored and before COMPLETED. */
 export function progressEvents(artifactId: string, version: number, bytes: number): RunEventInput[] {
   if (bytes < PROGRESS_MIN_BYTES) return [];
-  return [artifactEvent('ARTIFACT_PROGRESS', { artifact_id: artifactId, version, stage: 'stored', percent: 100, bytes_done: bytes, bytes_total: bytes })];
+  return [
+    artifactEvent('ARTIFACT_PROGRESS', {
+      artifact_id: artifactId,
+      version,
+      stage: 'stored',
+      percent: 100,
+      bytes_done: bytes,
+      bytes_total: bytes,
+    }),
+  ];
 }

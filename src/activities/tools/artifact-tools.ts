@@ -26,16 +26,33 @@ async function complete(ctx: ToolContext, id: string, version: number): Promise<
   await ctx.emit([artifactEvent('ARTIFACT_COMPLETED', { artifact_id: id, version, status: 'completed' })], 'completed');
 }
 
-export const createArtifact = implementTool<{ kind: ArtifactKind; title: string; content: Record<string, unknown> }>('create_artifact', async (input, ctx) => {
-  const checked = checkContent(input.kind, input.content);
-  if (!checked.ok) return refuse(ctx, { artifact_id: null, kind: input.kind, title: input.title }, checked.code, checked.message);
-  const artifact = { id: idForToolCall('art', ctx), runId: ctx.runId, taskId: ctx.taskId, kind: input.kind, title: input.title, version: 1 };
-  // The id comes from the tool call, so a retried attempt skips the row the first one stored.
-  await insertDraftArtifactOnce(ctx.deps.db, { ...artifact, content: checked.content });
-  await ctx.emit([artifactEvent('ARTIFACT_CREATED', describeArtifact(artifact, checked.content, checked.bytes)), ...progressEvents(artifact.id, 1, checked.bytes)], 'created');
-  await complete(ctx, artifact.id, 1);
-  return { artifact_id: artifact.id, version: 1, status: 'completed' };
-});
+export const createArtifact = implementTool<{ kind: ArtifactKind; title: string; content: Record<string, unknown> }>(
+  'create_artifact',
+  async (input, ctx) => {
+    const checked = checkContent(input.kind, input.content);
+    if (!checked.ok)
+      return refuse(ctx, { artifact_id: null, kind: input.kind, title: input.title }, checked.code, checked.message);
+    const artifact = {
+      id: idForToolCall('art', ctx),
+      runId: ctx.runId,
+      taskId: ctx.taskId,
+      kind: input.kind,
+      title: input.title,
+      version: 1,
+    };
+    // The id comes from the tool call, so a retried attempt skips the row the first one stored.
+    await insertDraftArtifactOnce(ctx.deps.db, { ...artifact, content: checked.content });
+    await ctx.emit(
+      [
+        artifactEvent('ARTIFACT_CREATED', describeArtifact(artifact, checked.content, checked.bytes)),
+        ...progressEvents(artifact.id, 1, checked.bytes),
+      ],
+      'created',
+    );
+    await complete(ctx, artifact.id, 1);
+    return { artifact_id: artifact.id, version: 1, status: 'completed' };
+  },
+);
 
 interface UpdateInput {
   artifact_id: string;
@@ -48,7 +65,8 @@ export const updateArtifact = implementTool<UpdateInput>('update_artifact', asyn
   const db = ctx.deps.db;
   const current = await findArtifact(db, input.artifact_id);
   // Another task's artifact is reported exactly like a missing one: the model learns nothing about it.
-  if (!current || current.taskId !== ctx.taskId) throw new ToolError(`No artifact ${input.artifact_id} in this conversation`, 'ARTIFACT_NOT_FOUND');
+  if (!current || current.taskId !== ctx.taskId)
+    throw new ToolError(`No artifact ${input.artifact_id} in this conversation`, 'ARTIFACT_NOT_FOUND');
   const about = { artifact_id: current.id, kind: current.kind, title: current.title, version: current.version };
   const checked = checkContent(current.kind as ArtifactKind, input.content ?? current.content);
   if (!checked.ok) return refuse(ctx, about, checked.code, checked.message);
@@ -64,10 +82,22 @@ export const updateArtifact = implementTool<UpdateInput>('update_artifact', asyn
   const applied = written || row.status === 'draft';
 
   const revised = applied && input.mode === 'revise';
-  const changed = applied ? [...(input.title !== undefined ? ['title'] : []), ...(input.content !== undefined ? ['content'] : [])] : [];
-  const data = { ...describeArtifact(row, checked.content, checked.bytes), changed, ...(revised ? { previous_version: row.version - 1 } : {}) };
+  const changed = applied
+    ? [...(input.title !== undefined ? ['title'] : []), ...(input.content !== undefined ? ['content'] : [])]
+    : [];
+  const data = {
+    ...describeArtifact(row, checked.content, checked.bytes),
+    changed,
+    ...(revised ? { previous_version: row.version - 1 } : {}),
+  };
   // One key for UPDATED and REVISED: whichever a first attempt wrote is the one a retry finds.
-  await ctx.emit([artifactEvent(revised ? 'ARTIFACT_REVISED' : 'ARTIFACT_UPDATED', data), ...progressEvents(row.id, row.version, checked.bytes)], 'changed');
+  await ctx.emit(
+    [
+      artifactEvent(revised ? 'ARTIFACT_REVISED' : 'ARTIFACT_UPDATED', data),
+      ...progressEvents(row.id, row.version, checked.bytes),
+    ],
+    'changed',
+  );
   await complete(ctx, row.id, row.version);
   // The same answer for a first attempt and its retry, whatever the retry found.
   return { artifact_id: row.id, version: row.version, status: 'completed' };

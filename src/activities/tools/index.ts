@@ -5,5 +5,8 @@ import type { ToolImplementation } from './types.ts';
 
 /** The implementation of every `activity` tool of the catalog, by name. */
 export const toolImplementations: ReadonlyMap<string, ToolImplementation> = new Map(
-  [...memoryToolImplementations, ...artifactToolImplementations, ...sandboxToolImplementations].map((tool) => [tool.name, tool]),
+  [...memoryToolImplementations, ...artifactToolImplementations, ...sandboxToolImplementations].map((tool) => [
+    tool.name,
+    tool,
+  ]),
 );

@@ -26,7 +26,9 @@ function operation(ctx: ToolContext): OperationOptions {
   };
 }
 
-export const readFile = implementTool<{ path: string }>('read_file', async (input, ctx) => (await sandboxOf(ctx)).readFile(input.path, operation(ctx)));
+export const readFile = implementTool<{ path: string }>('read_file', async (input, ctx) =>
+  (await sandboxOf(ctx)).readFile(input.path, operation(ctx)),
+);
 
 export const writeFile = implementTool<{ path: string; content: string }>('write_file', async (input, ctx) =>
   (await sandboxOf(ctx)).writeFile(input.path, input.content, operation(ctx)),
@@ -36,12 +38,14 @@ export const listFiles = implementTool<{ path?: string; recursive?: boolean }>('
   (await sandboxOf(ctx)).listFiles(input.path ?? '.', { recursive: input.recursive }, operation(ctx)),
 );
 
-export const runCommand = implementTool<{ command: string; timeout_seconds?: number }>('run_command', async (input, ctx) =>
-  (await sandboxOf(ctx)).runCommand(input.command, {
-    ...operation(ctx),
-    timeoutMs: input.timeout_seconds === undefined ? undefined : input.timeout_seconds * 1000,
-    network: (await sandboxSettings(ctx)).network ?? false,
-  }),
+export const runCommand = implementTool<{ command: string; timeout_seconds?: number }>(
+  'run_command',
+  async (input, ctx) =>
+    (await sandboxOf(ctx)).runCommand(input.command, {
+      ...operation(ctx),
+      timeoutMs: input.timeout_seconds === undefined ? undefined : input.timeout_seconds * 1000,
+      network: (await sandboxSettings(ctx)).network ?? false,
+    }),
 );
 
 /** The agent's sandbox settings as they are now (a change applies to the next command). */

@@ -30,7 +30,10 @@ export interface ToolImplementation {
   run(input: never, ctx: ToolContext): Promise<unknown>;
 }
 
-export function implementTool<I>(name: string, run: (input: I, ctx: ToolContext) => Promise<unknown>): ToolImplementation {
+export function implementTool<I>(
+  name: string,
+  run: (input: I, ctx: ToolContext) => Promise<unknown>,
+): ToolImplementation {
   return { name, run: run as ToolImplementation['run'] };
 }
 

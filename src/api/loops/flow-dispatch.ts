@@ -1,6 +1,17 @@
 import { createHash } from 'node:crypto';
-import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, WorkflowExecutionAlreadyStartedError, type ScheduleOptions } from '@temporalio/client';
-import { listCronFlows, listRepliesDue, listUnstartedFlowEvents, markReplyStarted, markScheduleSynced } from '../../db/flows.ts';
+import {
+  ScheduleAlreadyRunning,
+  ScheduleOverlapPolicy,
+  WorkflowExecutionAlreadyStartedError,
+  type ScheduleOptions,
+} from '@temporalio/client';
+import {
+  listCronFlows,
+  listRepliesDue,
+  listUnstartedFlowEvents,
+  markReplyStarted,
+  markScheduleSynced,
+} from '../../db/flows.ts';
 import { flowScheduleId, type CronConfig } from '../../shared/flows.ts';
 import { flowReplyWorkflow, flowTickWorkflow } from '../../workflows/index.ts';
 import type { ApiDeps } from '../deps.ts';
@@ -33,7 +44,9 @@ export function startFlowDispatcher(deps: Deps): { stop(): Promise<void> } {
 export async function startUnstartedFlowEvents(deps: Deps): Promise<void> {
   const events = await listUnstartedFlowEvents(deps.db, BATCH, new Date(Date.now() - EVENT_GRACE_MS));
   for (const event of events) {
-    await startRecordedFlowEvent(deps, event.flowId, event.externalId).catch((err: unknown) => deps.logger.warn({ err, ...event }, 'could not start a flow event’s run yet'));
+    await startRecordedFlowEvent(deps, event.flowId, event.externalId).catch((err: unknown) =>
+      deps.logger.warn({ err, ...event }, 'could not start a flow event’s run yet'),
+    );
   }
 }
 
@@ -41,7 +54,12 @@ export async function startDueReplies({ db, temporal, config }: Deps): Promise<v
   for (const due of await listRepliesDue(db, BATCH)) {
     const digest = createHash('sha256').update(`${due.flowId}\n${due.externalId}`).digest('hex').slice(0, 40);
     try {
-      await temporal.workflow.start(flowReplyWorkflow, { taskQueue: config.temporal.taskQueue, workflowId: `flow-reply-${digest}`, args: [due], staticSummary: `Answer of flow ${due.flowId} to ${due.externalId}` });
+      await temporal.workflow.start(flowReplyWorkflow, {
+        taskQueue: config.temporal.taskQueue,
+        workflowId: `flow-reply-${digest}`,
+        args: [due],
+        staticSummary: `Answer of flow ${due.flowId} to ${due.externalId}`,
+      });
     } catch (err) {
       if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
     }
@@ -57,10 +75,22 @@ export async function syncFlowSchedules({ db, temporal, config }: Deps): Promise
     if (flow.scheduleSynced === wanted) continue;
     const options: ScheduleOptions = {
       scheduleId: flowScheduleId(flow.id),
-      spec: typeof cron.schedule === 'string' ? { cronExpressions: [cron.schedule], timezone: cron.timezone } : { intervals: [{ every: cron.schedule.every_seconds * 1000 }], timezone: cron.timezone },
-      action: { type: 'startWorkflow', workflowType: flowTickWorkflow, args: [{ flowId: flow.id }], taskQueue: config.temporal.taskQueue, workflowId: `flow-tick-${flow.id}` },
+      spec:
+        typeof cron.schedule === 'string'
+          ? { cronExpressions: [cron.schedule], timezone: cron.timezone }
+          : { intervals: [{ every: cron.schedule.every_seconds * 1000 }], timezone: cron.timezone },
+      action: {
+        type: 'startWorkflow',
+        workflowType: flowTickWorkflow,
+        args: [{ flowId: flow.id }],
+        taskQueue: config.temporal.taskQueue,
+        workflowId: `flow-tick-${flow.id}`,
+      },
       policies: { overlap: ScheduleOverlapPolicy.ALLOW_ALL, catchupWindow: cron.catchup_window_seconds * 1000 },
-      state: { paused: !flow.enabled, note: flow.enabled ? `cron flow "${flow.name}"` : `cron flow "${flow.name}" is disabled` },
+      state: {
+        paused: !flow.enabled,
+        note: flow.enabled ? `cron flow "${flow.name}"` : `cron flow "${flow.name}" is disabled`,
+      },
       memo: { flowName: flow.name, orgId: flow.orgId, agentId: flow.agentId },
     };
     try {
@@ -68,7 +98,13 @@ export async function syncFlowSchedules({ db, temporal, config }: Deps): Promise
     } catch (err) {
       if (!(err instanceof ScheduleAlreadyRunning)) throw err;
       const handle = temporal.schedule.getHandle(options.scheduleId);
-      await handle.update((previous) => ({ ...previous, spec: options.spec, action: options.action, policies: { ...previous.policies, ...options.policies }, state: { ...previous.state, paused: !flow.enabled, note: options.state?.note } }));
+      await handle.update((previous) => ({
+        ...previous,
+        spec: options.spec,
+        action: options.action,
+        policies: { ...previous.policies, ...options.policies },
+        state: { ...previous.state, paused: !flow.enabled, note: options.state?.note },
+      }));
     }
     await markScheduleSynced(db, flow.id, wanted);
   }

@@ -28,7 +28,10 @@ const PURGE_EVERY = 720; // passes: about once an hour
  * with a RUN_ERROR. Every api process runs one: whichever comes up next repairs what another
  * left behind, and two reconcilers racing on one run are harmless (workflow id = run id).
  */
-export function startRunReconciler(deps: ApiDeps, options: ReconcilerOptions = defaultReconcilerOptions): { stop(): Promise<void> } {
+export function startRunReconciler(
+  deps: ApiDeps,
+  options: ReconcilerOptions = defaultReconcilerOptions,
+): { stop(): Promise<void> } {
   let passes = 0;
   const pass = async () => {
     try {
@@ -59,7 +62,10 @@ export async function reconcilePendingRuns(deps: ApiDeps, { graceMs, giveUpMs }:
         mode: run.mode,
         routingReason: run.routingReason,
       });
-      logger.warn({ runId: run.id }, 'started a run whose workflow was never started (its api stopped after storing it)');
+      logger.warn(
+        { runId: run.id },
+        'started a run whose workflow was never started (its api stopped after storing it)',
+      );
       repaired++;
     } catch (err) {
       if (Date.now() - run.createdAt.getTime() < giveUpMs) throw err;

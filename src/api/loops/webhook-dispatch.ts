@@ -34,16 +34,25 @@ export async function dispatchWebhooks(deps: DispatchDeps): Promise<number> {
 }
 
 /** Starts the workflow that sends delivery `deliveryId` (`resend` 0) or re-sends it (1, 2, …). */
-export async function startDeliveryWorkflow({ temporal, config }: DispatchDeps, deliveryId: string, resend: number): Promise<void> {
+export async function startDeliveryWorkflow(
+  { temporal, config }: DispatchDeps,
+  deliveryId: string,
+  resend: number,
+): Promise<void> {
   const { retryInitialMs, retryMaxMs, retryWindowMs, timeoutMs } = config.webhooks;
-  const input: WebhookDeliveryInput = { deliveryId, resend, retry: { initialMs: retryInitialMs, maxMs: retryMaxMs, windowMs: retryWindowMs, timeoutMs } };
+  const input: WebhookDeliveryInput = {
+    deliveryId,
+    resend,
+    retry: { initialMs: retryInitialMs, maxMs: retryMaxMs, windowMs: retryWindowMs, timeoutMs },
+  };
   try {
     await temporal.workflow.start(webhookDeliveryWorkflow, {
       taskQueue: config.temporal.taskQueue,
       workflowId: webhookWorkflowId(deliveryId, resend),
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
       args: [input],
-      staticSummary: resend === 0 ? `Webhook delivery ${deliveryId}` : `Webhook delivery ${deliveryId}, re-send ${resend}`,
+      staticSummary:
+        resend === 0 ? `Webhook delivery ${deliveryId}` : `Webhook delivery ${deliveryId}, re-send ${resend}`,
     });
   } catch (err) {
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;

@@ -31,7 +31,11 @@ export const SESSION_COOKIE = 'auth_session';
  * require an agent) the agent of `X-Agent-Id` and the org's credit balance are read in the
  * same statement, for requireAgent and a run start to use.
  */
-export function authenticate(tokens: TokenService, db: Db, { allowCookie = false, withAgent = false } = {}): RequestHandler {
+export function authenticate(
+  tokens: TokenService,
+  db: Db,
+  { allowCookie = false, withAgent = false } = {},
+): RequestHandler {
   return async (req, _res, next) => {
     const header = req.get('authorization');
     let token: string | undefined;
@@ -100,7 +104,9 @@ export function requireAgent(db: Db): RequestHandler {
       throw invalidValue(['header', 'x-agent-id'], 'X-Agent-Id header is required', 'missing');
     }
     const read = req.agentRead; // read by authenticate (withAgent) from this same header
-    const agent = read ? { ...usableAgent(read.agent, agentId, caller), orgCreditBalance: read.orgCreditBalance } : await loadUsableAgent(db, agentId, caller);
+    const agent = read
+      ? { ...usableAgent(read.agent, agentId, caller), orgCreditBalance: read.orgCreditBalance }
+      : await loadUsableAgent(db, agentId, caller);
     if (caller.role === 'guest' && !agent.customerFacing) throw forbidden('Guests may only use customer-facing agents');
     req.agent = agent;
     next();

@@ -21,7 +21,6 @@ export type RateLimitSettings = Config['rateLimits'];
  */
 export type Budget = 'widget-key' | 'widget-visitor' | 'widget-address' | 'widget-key-runs' | 'flow-events';
 
-
 /** Counters shared by every api replica: one row per key in the `rate_limits` table. */
 export const RATE_LIMIT_TABLE = 'rate_limits';
 
@@ -46,7 +45,10 @@ export const RATE_LIMIT_DOCS: Record<RateLimitClass, string> = {
 const BUDGETS: Record<Budget, (s: RateLimitSettings) => [number, string]> = {
   'widget-key': (s) => [s.widgetKey, 'widget requests {per} for this widget key (all its visitors together)'],
   'widget-visitor': (s) => [s.widgetVisitor, 'widget requests {per} for each widget visitor'],
-  'widget-address': (s) => [s.widgetAddress, 'widget requests {per} from one client address (all its visitors together)'],
+  'widget-address': (s) => [
+    s.widgetAddress,
+    'widget requests {per} from one client address (all its visitors together)',
+  ],
   'widget-key-runs': (s) => [s.widgetKeyRuns, 'widget runs {per} for this widget key (all its visitors together)'],
   'flow-events': (s) => [s.flowEvents, 'events {per} for this flow'],
 };
@@ -87,14 +89,24 @@ export class RateLimits {
     const { windowSeconds } = this.settings;
     const per = windowSeconds === 60 ? 'per minute' : `per ${windowSeconds} seconds`;
     const [limit, what] = BUDGETS[budget](this.settings);
-    await this.take(this.budgets[budget], `${budget}:${id}`, budget.replaceAll('-', '_'), () => `Rate limit exceeded: at most ${limit} ${what.replace('{per}', per)}.`);
+    await this.take(
+      this.budgets[budget],
+      `${budget}:${id}`,
+      budget.replaceAll('-', '_'),
+      () => `Rate limit exceeded: at most ${limit} ${what.replace('{per}', per)}.`,
+    );
   }
 
   /**
    * Consumes a point of `key`, or throws the 429. If the store fails (database unreachable)
    * the request is let through with a warning (fail open, as above).
    */
-  private async take(limiter: RateLimiterAbstract, key: string, metricClass: string, describe: () => string): Promise<void> {
+  private async take(
+    limiter: RateLimiterAbstract,
+    key: string,
+    metricClass: string,
+    describe: () => string,
+  ): Promise<void> {
     try {
       await limiter.consume(key);
     } catch (err) {
@@ -104,7 +116,10 @@ export class RateLimits {
       }
       const retryAfter = Math.max(1, Math.ceil(err.msBeforeNext / 1000));
       rateLimitRejections.inc({ class: metricClass });
-      throw tooManyRequests(`${describe()} Retry after ${retryAfter} second${retryAfter === 1 ? '' : 's'}.`, retryAfter);
+      throw tooManyRequests(
+        `${describe()} Retry after ${retryAfter} second${retryAfter === 1 ? '' : 's'}.`,
+        retryAfter,
+      );
     }
   }
 
@@ -125,7 +140,12 @@ export class RateLimits {
  * database fails open quickly instead of holding requests.
  */
 export function createRateLimits(settings: RateLimitSettings, databaseUrl: string, logger: Logger): RateLimits {
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: 4, connectionTimeoutMillis: 2000, query_timeout: 2000 });
+  const pool = new pg.Pool({
+    connectionString: databaseUrl,
+    max: 4,
+    connectionTimeoutMillis: 2000,
+    query_timeout: 2000,
+  });
   pool.on('error', (err) => logger.warn({ err: err.message }, 'rate limit pool connection error'));
   const limiter = (points: number, clearExpired = false) =>
     new RateLimiterPostgres({
@@ -139,8 +159,12 @@ export function createRateLimits(settings: RateLimitSettings, databaseUrl: strin
       // One timer per process is enough to delete rows expired over an hour ago.
       clearExpiredByTimeout: clearExpired,
     });
-  const limiters = Object.fromEntries(CLASSES.map((cls) => [cls, limiter(settings[cls], cls === 'runs')])) as unknown as Record<RateLimitClass, RateLimiterAbstract>;
-  const budgets = Object.fromEntries(Object.entries(BUDGETS).map(([name, limitOf]) => [name, limiter(limitOf(settings)[0])])) as unknown as Record<Budget, RateLimiterAbstract>;
+  const limiters = Object.fromEntries(
+    CLASSES.map((cls) => [cls, limiter(settings[cls], cls === 'runs')]),
+  ) as unknown as Record<RateLimitClass, RateLimiterAbstract>;
+  const budgets = Object.fromEntries(
+    Object.entries(BUDGETS).map(([name, limitOf]) => [name, limiter(limitOf(settings)[0])]),
+  ) as unknown as Record<Budget, RateLimiterAbstract>;
   const failures = (keyPrefix: string, points: number) =>
     new RateLimiterPostgres({
       storeClient: pool,
@@ -154,13 +178,21 @@ export function createRateLimits(settings: RateLimitSettings, databaseUrl: strin
     });
   const exchangeFailures = (scope: string, points: number) => failures(`exchange-failures:${scope}`, points);
   const exchange = new FailureGuard(
-    [exchangeFailures('address', settings.exchangeFailuresPerAddress), exchangeFailures('key', settings.exchangeFailuresPerKey)],
+    [
+      exchangeFailures('address', settings.exchangeFailuresPerAddress),
+      exchangeFailures('key', settings.exchangeFailuresPerKey),
+    ],
     'failed key exchanges from this address or for this key',
     'exchange_failures',
     logger,
   );
   // Per address only: a budget per flow would let anyone lock a flow's real sender out.
-  const flows = new FailureGuard([failures('flow-failures:address', settings.flowFailuresPerAddress)], 'refused flow requests from this address', 'flow_failures', logger);
+  const flows = new FailureGuard(
+    [failures('flow-failures:address', settings.flowFailuresPerAddress)],
+    'refused flow requests from this address',
+    'flow_failures',
+    logger,
+  );
   return new RateLimits(settings, limiters, exchange, flows, budgets, logger, () => pool.end());
 }
 

@@ -27,7 +27,9 @@ const apiKeySchema = z
   })
   .meta({ id: 'ApiKey' });
 const apiKeyListSchema = z.object({ keys: z.array(apiKeySchema), count: z.number().int() }).meta({ id: 'ApiKeyList' });
-const createdApiKeySchema = apiKeySchema.extend({ key: z.string().describe('The full key: shown this once, never stored') }).meta({ id: 'CreatedApiKey' });
+const createdApiKeySchema = apiKeySchema
+  .extend({ key: z.string().describe('The full key: shown this once, never stored') })
+  .meta({ id: 'CreatedApiKey' });
 const revokedApiKeySchema = apiKeySchema.extend({ already_revoked: z.boolean() }).meta({ id: 'RevokedApiKey' });
 const createApiKeySchema = z
   .strictObject({
@@ -36,9 +38,18 @@ const createApiKeySchema = z
   })
   .meta({ id: 'CreateApiKeyRequest' });
 const memberSchema = z
-  .object({ id: z.string(), org_id: z.string(), email: z.string(), name: z.string(), role: z.enum(['owner', 'admin', 'member', 'guest']), created_at: z.string() })
+  .object({
+    id: z.string(),
+    org_id: z.string(),
+    email: z.string(),
+    name: z.string(),
+    role: z.enum(['owner', 'admin', 'member', 'guest']),
+    created_at: z.string(),
+  })
   .meta({ id: 'Member' });
-const memberListSchema = z.object({ members: z.array(memberSchema), count: z.number().int() }).meta({ id: 'MemberList' });
+const memberListSchema = z
+  .object({ members: z.array(memberSchema), count: z.number().int() })
+  .meta({ id: 'MemberList' });
 const keyParams = z.object({ key_id: z.string().min(1).max(100) });
 
 export const adminRoutes = [
@@ -75,7 +86,8 @@ export const adminRoutes = [
       const userId = body.user_id ?? caller.userId;
       const member = (await listUsers(db, caller.orgId)).find((m) => m.id === userId);
       if (!member) throw notFound(`User ${userId} not found in this organization`);
-      if (!mayActAs(caller.role, member.role)) throw forbidden("Only an owner may create a key for an owner (a key acts as its user)");
+      if (!mayActAs(caller.role, member.role))
+        throw forbidden('Only an owner may create a key for an owner (a key acts as its user)');
       return createApiKey(db, { userId, name: body.name });
     },
   }),

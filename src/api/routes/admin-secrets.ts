@@ -14,10 +14,20 @@ import { requireOrgAdmin } from '../services/org-admin-access.ts';
  */
 const ADMINS_ONLY = 'Organization-scoped; no X-Agent-Id needed. Owners and admins only (members and guests get 403).';
 
-const secretSchema = z.object({ name: z.string(), created_at: z.string(), updated_at: z.string() }).meta({ id: 'OrgSecret' });
-const secretListSchema = z.object({ secrets: z.array(secretSchema), count: z.number().int() }).meta({ id: 'OrgSecretList' });
+const secretSchema = z
+  .object({ name: z.string(), created_at: z.string(), updated_at: z.string() })
+  .meta({ id: 'OrgSecret' });
+const secretListSchema = z
+  .object({ secrets: z.array(secretSchema), count: z.number().int() })
+  .meta({ id: 'OrgSecretList' });
 const setSecretSchema = z
-  .strictObject({ value: z.string().min(1).max(16_384).describe('The secret itself (at most 16 KiB); stored sealed, never shown again') })
+  .strictObject({
+    value: z
+      .string()
+      .min(1)
+      .max(16_384)
+      .describe('The secret itself (at most 16 KiB); stored sealed, never shown again'),
+  })
   .meta({ id: 'SetOrgSecretRequest' });
 const secretParams = z.object({ name: secretNameSchema });
 
@@ -51,7 +61,10 @@ export const adminSecretRoutes = [
     rateLimit: 'approvals',
     params: secretParams,
     body: setSecretSchema,
-    responses: { 200: { description: 'The secret was set', schema: z.object({ name: z.string(), created: z.boolean() }) }, ...errorResponses },
+    responses: {
+      200: { description: 'The secret was set', schema: z.object({ name: z.string(), created: z.boolean() }) },
+      ...errorResponses,
+    },
     async handler({ caller, params, body }, { db, secrets }) {
       requireOrgAdmin(caller);
       return setOrgSecret(db, secrets, caller.orgId, params.name, body.value);
@@ -67,7 +80,10 @@ export const adminSecretRoutes = [
     auth: 'user',
     rateLimit: 'approvals',
     params: secretParams,
-    responses: { 200: { description: 'Deleted', schema: z.object({ name: z.string(), deleted: z.literal(true) }) }, ...errorResponses },
+    responses: {
+      200: { description: 'Deleted', schema: z.object({ name: z.string(), deleted: z.literal(true) }) },
+      ...errorResponses,
+    },
     async handler({ caller, params }, { db }) {
       requireOrgAdmin(caller);
       try {

@@ -32,8 +32,8 @@ export const agUiRoutes = [
       '`X-Agent-Id`), rate limit and workflow as POST /api/run, but the body is AG-UI’s RunAgentInput and the SSE stream ' +
       'carries AG-UI’s standard events in camelCase (`threadId`, `runId`, `messageId`, `toolCallId`, `toolCallName`, ' +
       '`snapshot`, `value` …). `threadId` names a thread of your organization: the first run of a threadId starts a task ' +
-      '(its id is in the `X-Task-Id` header and RUN_STARTED\'s `metadata.task_id`), the next ones continue it (409 while its ' +
-      'run is busy; 403 for another member\'s or another agent\'s thread). Threads are per organization: the same threadId ' +
+      "(its id is in the `X-Task-Id` header and RUN_STARTED's `metadata.task_id`), the next ones continue it (409 while its " +
+      "run is busy; 403 for another member's or another agent's thread). Threads are per organization: the same threadId " +
       'in another organization is another thread, and nothing tells whether it exists there. A threadId that is the id of ' +
       'one of your tasks continues that task. Human input arrives as a CUSTOM `USER_INPUT_REQUIRED` event whose ' +
       '`value` carries the request (request_id, run_id, input_type, prompt, choices…) and `answer_url`; POST the answer ' +
@@ -44,7 +44,12 @@ export const agUiRoutes = [
     rateLimit: 'runs',
     bodyDoc: runAgentInputSchema,
     responses: {
-      200: { description: 'AG-UI events as SSE', contentType: 'text/event-stream', schema: agUiEventSchema, headers: RUN_ID_HEADER_DOCS },
+      200: {
+        description: 'AG-UI events as SSE',
+        contentType: 'text/event-stream',
+        schema: agUiEventSchema,
+        headers: RUN_ID_HEADER_DOCS,
+      },
       400: { description: 'No user message last, or nothing to run', schema: errorSchema },
       402: { description: 'The organization is out of credits', schema: errorSchema },
       ...errorResponses,
@@ -54,14 +59,29 @@ export const agUiRoutes = [
       const input = parse(runAgentInputSchema, req.body ?? {}, 'body');
       const thread = await threadTask(deps.db, caller.orgId, input.threadId);
       if (thread.exists) await loadAccessibleTask(deps.db, thread.taskId, caller, agent); // 403: another member's or agent's thread
-      const messages = input.messages.filter((m) => READ_ROLES.has(m.role)).map((m) => ({ role: m.role, content: textOf(m.content) }));
+      const messages = input.messages
+        .filter((m) => READ_ROLES.has(m.role))
+        .map((m) => ({ role: m.role, content: textOf(m.content) }));
       const body = parse(
         runRequestSchema,
-        { messages, mode: input.forwardedProps?.mode, timezone: input.forwardedProps?.timezone, stream: true, ...(thread.exists ? { task_id: thread.taskId } : {}) },
+        {
+          messages,
+          mode: input.forwardedProps?.mode,
+          timezone: input.forwardedProps?.timezone,
+          stream: true,
+          ...(thread.exists ? { task_id: thread.taskId } : {}),
+        },
         'body',
       );
       deps.streams.hold(res, caller);
-      const run = await startRun(deps, caller, agent, body, undefined, thread.exists ? {} : { newTaskId: thread.taskId }).catch((err: unknown) => {
+      const run = await startRun(
+        deps,
+        caller,
+        agent,
+        body,
+        undefined,
+        thread.exists ? {} : { newTaskId: thread.taskId },
+      ).catch((err: unknown) => {
         // Two first runs of one thread at once: the other created its task, and its run is busy.
         if (!thread.exists && isUniqueViolation(err)) throw conflict('The thread’s run is still busy');
         throw err;

@@ -7,7 +7,12 @@ import { conflict, forbidden, notFound } from '../errors.ts';
 import { isOrgAdmin } from '../../shared/roles.ts';
 import { defineRoute } from '../route.ts';
 import { errorResponses, errorSchema } from '../schemas/common.ts';
-import { approvalDecisionResultSchema, approvalDecisionSchema, approvalListQuerySchema, approvalListSchema } from '../schemas/human.ts';
+import {
+  approvalDecisionResultSchema,
+  approvalDecisionSchema,
+  approvalListQuerySchema,
+  approvalListSchema,
+} from '../schemas/human.ts';
 import { mayUseAgentOf } from '../services/agent-access.ts';
 import { answerRequest, type ParsedAnswer } from '../services/input-answers.ts';
 
@@ -90,19 +95,30 @@ export const approvalRoutes = [
         throw forbidden('You have not been granted access to this approval’s agent');
       }
       refuseSensitiveUnlessAdmin(caller, approval.sensitive);
-      if (approval.status !== 'pending' || !isActiveStatus(approval.run.status)) throw conflict(`Approval ${approval.id} is not pending (${approval.status})`);
+      if (approval.status !== 'pending' || !isActiveStatus(approval.run.status))
+        throw conflict(`Approval ${approval.id} is not pending (${approval.status})`);
       const approved = body.decision === 'approve';
       const answer =
         approval.kind === 'plan'
           ? { approved, feedback: body.feedback, modified_steps: body.modified_steps }
-          : { approved, feedback: body.feedback, approve_always: body.approve_always, approve_run_scope: body.approve_run_scope };
+          : {
+              approved,
+              feedback: body.feedback,
+              approve_always: body.approve_always,
+              approve_run_scope: body.approve_run_scope,
+            };
       const result = await answerRequest(deps, caller, {
         requestId: approval.requestId,
         runId: approval.runId,
         inputType: approval.kind === 'plan' ? 'plan_approval' : 'action_approval',
         answer: JSON.parse(JSON.stringify(answer)) as ParsedAnswer['answer'],
       });
-      return { success: true, message: result.message, approval_id: approval.id, status: approved ? 'approved' : 'rejected' };
+      return {
+        success: true,
+        message: result.message,
+        approval_id: approval.id,
+        status: approved ? 'approved' : 'rejected',
+      };
     },
   }),
 ];

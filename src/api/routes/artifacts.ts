@@ -1,5 +1,13 @@
 import { defineRoute } from '../route.ts';
-import { ARTIFACT_PAGE_DEFAULT, ARTIFACT_PAGE_MAX, artifactListParams, artifactListQuery, artifactPageSchema, artifactParams, artifactSchema } from '../schemas/artifacts.ts';
+import {
+  ARTIFACT_PAGE_DEFAULT,
+  ARTIFACT_PAGE_MAX,
+  artifactListParams,
+  artifactListQuery,
+  artifactPageSchema,
+  artifactParams,
+  artifactSchema,
+} from '../schemas/artifacts.ts';
 import { errorResponses } from '../schemas/common.ts';
 import { artifactPage, loadTaskArtifact, toArtifactRecord } from '../services/artifacts.ts';
 import { loadAccessibleTask } from '../services/task-access.ts';

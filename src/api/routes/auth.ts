@@ -3,7 +3,11 @@ import { defineRoute } from '../route.ts';
 import { errorResponses, errorSchema } from '../schemas/common.ts';
 import { holderOfKey, tokenFor } from '../services/key-exchange.ts';
 
-export const exchangeRequestSchema = z.strictObject({ api_key: z.string().min(1).max(512).describe('An API key made with the admin console (`ars_live_…`)') }).meta({ id: 'TokenExchangeRequest' });
+export const exchangeRequestSchema = z
+  .strictObject({
+    api_key: z.string().min(1).max(512).describe('An API key made with the admin console (`ars_live_…`)'),
+  })
+  .meta({ id: 'TokenExchangeRequest' });
 
 export const exchangeResponseSchema = z
   .object({

@@ -24,15 +24,27 @@ const COOKIE_PATH = '/api/v1/auth/console';
  */
 function requireSameOrigin(req: Request): void {
   const site = req.get('sec-fetch-site');
-  if (site !== undefined && site !== 'same-origin') throw forbidden('The console session is only for the console’s own pages');
+  if (site !== undefined && site !== 'same-origin')
+    throw forbidden('The console session is only for the console’s own pages');
 }
 
 function setSession(req: Request, res: Response, token: string): void {
-  res.cookie(CONSOLE_SESSION_COOKIE, token, { httpOnly: true, sameSite: 'strict', secure: req.secure, path: COOKIE_PATH, maxAge: CONSOLE_SESSION_SECONDS * 1000 });
+  res.cookie(CONSOLE_SESSION_COOKIE, token, {
+    httpOnly: true,
+    sameSite: 'strict',
+    secure: req.secure,
+    path: COOKIE_PATH,
+    maxAge: CONSOLE_SESSION_SECONDS * 1000,
+  });
 }
 
 function clearSession(req: Request, res: Response): void {
-  res.clearCookie(CONSOLE_SESSION_COOKIE, { httpOnly: true, sameSite: 'strict', secure: req.secure, path: COOKIE_PATH });
+  res.clearCookie(CONSOLE_SESSION_COOKIE, {
+    httpOnly: true,
+    sameSite: 'strict',
+    secure: req.secure,
+    path: COOKIE_PATH,
+  });
 }
 
 /** A token for the session's user as they stand now: 401 (and the cookie cleared) when the session, the user or the key is gone. */
@@ -72,7 +84,11 @@ export const consoleSessionRoutes = [
     auth: 'none',
     body: exchangeRequestSchema,
     responses: {
-      200: { description: 'A fresh token; the session cookie is set', schema: exchangeResponseSchema, headers: { 'Set-Cookie': 'The console session' } },
+      200: {
+        description: 'A fresh token; the session cookie is set',
+        schema: exchangeResponseSchema,
+        headers: { 'Set-Cookie': 'The console session' },
+      },
       401: { description: 'Invalid or revoked API key', schema: errorSchema },
       403: { description: 'A browser request from another origin', schema: errorSchema },
       429: {
@@ -117,12 +133,16 @@ export const consoleSessionRoutes = [
     path: '/api/v1/auth/console/session',
     operationId: 'signOutConsole',
     summary: 'Sign the web console out',
-    description: 'Clears the console session cookie. Tokens already issued last until they expire (an hour at most); revoking the API key ends them at once.',
+    description:
+      'Clears the console session cookie. Tokens already issued last until they expire (an hour at most); revoking the API key ends them at once.',
     tags: ['auth'],
     auth: 'none',
     status: 204,
     responses: {
-      204: { description: 'Signed out; the session cookie is cleared', headers: { 'Set-Cookie': 'The cleared console session' } },
+      204: {
+        description: 'Signed out; the session cookie is cleared',
+        headers: { 'Set-Cookie': 'The cleared console session' },
+      },
       403: { description: 'A browser request from another origin', schema: errorSchema },
     },
     async handler({ req, res }) {

@@ -17,13 +17,19 @@ const acceptedSchema = z
     run_id: z.string().nullable(),
     duplicate: z.boolean().describe('The flow had this event already (same external id): nothing new was started'),
     skipped: z.string().optional(),
-    ignored: z.string().optional().describe('Why the event starts nothing (a repository event the flow does not take, a Slack message from a bot)'),
+    ignored: z
+      .string()
+      .optional()
+      .describe('Why the event starts nothing (a repository event the flow does not take, a Slack message from a bot)'),
   })
   .meta({ id: 'FlowEventAccepted' });
 
 const inboundResponses = {
   202: { description: 'Accepted: the run was started (or had been, for a repeated event)', schema: acceptedSchema },
-  400: { description: 'A messaging flow whose agent is not customer-facing, or a message template that renders empty', schema: errorSchema },
+  400: {
+    description: 'A messaging flow whose agent is not customer-facing, or a message template that renders empty',
+    schema: errorSchema,
+  },
   401: { description: 'Missing, invalid or stale signature', schema: errorSchema },
   404: { description: 'No enabled flow of this kind with this id', schema: errorSchema },
   422: errorResponses[422],
@@ -41,14 +47,19 @@ const inboundResponses = {
  * client address, and an address that has used up its budget gets 429 first, signed or not: guessing
  * flow ids or secrets costs an attacker the door, not the flow's real sender.
  */
-async function verifiedFlow<T extends { id: string }>(deps: ApiDeps, req: Request, verify: () => Promise<T>): Promise<T> {
+async function verifiedFlow<T extends { id: string }>(
+  deps: ApiDeps,
+  req: Request,
+  verify: () => Promise<T>,
+): Promise<T> {
   const address = req.ip ?? 'unknown';
   await deps.rateLimits.flows.check(address);
   let flow: T;
   try {
     flow = await verify();
   } catch (err) {
-    if (err instanceof HttpError && (err.status === 401 || err.status === 404)) await deps.rateLimits.flows.failed(address);
+    if (err instanceof HttpError && (err.status === 401 || err.status === 404))
+      await deps.rateLimits.flows.failed(address);
     throw err;
   }
   // Signed is not enough: a leaked secret or a replayed body must not start runs without end.
@@ -57,7 +68,11 @@ async function verifiedFlow<T extends { id: string }>(deps: ApiDeps, req: Reques
 }
 
 /** The enabled flow of `kind` named by the path (404 otherwise: ids of other kinds are not revealed). */
-async function inboundFlow(db: Parameters<typeof findFlow>[0], flowId: string, kind: string): Promise<LoadedFlow & { secret: string }> {
+async function inboundFlow(
+  db: Parameters<typeof findFlow>[0],
+  flowId: string,
+  kind: string,
+): Promise<LoadedFlow & { secret: string }> {
   const flow = await findFlow(db, flowId);
   if (!flow || flow.kind !== kind || !flow.enabled || !flow.secret) throw notFound(`No enabled ${kind} flow ${flowId}`);
   return flow as LoadedFlow & { secret: string };
@@ -68,7 +83,9 @@ const raw = (req: Request) => req.rawBody ?? '';
 /** The enabled flow of `kind` whose Standard Webhooks signature the request carries (webhook and email flows). */
 async function signedFlow(db: Parameters<typeof findFlow>[0], req: Request, flowId: string, kind: 'webhook' | 'email') {
   const flow = await inboundFlow(db, flowId, kind);
-  const headers = Object.fromEntries(['webhook-id', 'webhook-timestamp', 'webhook-signature'].map((h) => [h, req.get(h) ?? undefined]));
+  const headers = Object.fromEntries(
+    ['webhook-id', 'webhook-timestamp', 'webhook-signature'].map((h) => [h, req.get(h) ?? undefined]),
+  );
   if (!verifyStandardWebhook(flow.secret, raw(req), headers)) throw unauthorized('Invalid or stale webhook signature');
   return flow;
 }
@@ -123,7 +140,10 @@ export const flowRoutes = [
     async handler({ req, params: { flow_id } }, deps) {
       const flow = await verifiedFlow(deps, req, () => signedFlow(deps.db, req, flow_id, 'email'));
       const mail = emailSchema.safeParse(req.body);
-      if (!mail.success) throw badRequest(`Not an inbound email: ${mail.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+      if (!mail.success)
+        throw badRequest(
+          `Not an inbound email: ${mail.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+        );
       return acceptFlowEvent(deps, flow, mail.data.message_id ?? header(req, 'webhook-id')!, mail.data as FlowPayload);
     },
   }),
@@ -146,14 +166,23 @@ export const flowRoutes = [
     async handler({ req, params: { flow_id } }, deps) {
       const flow = await verifiedFlow(deps, req, async () => {
         const found = await inboundFlow(deps.db, flow_id, 'repository');
-        if (!verifyGithub(found.secret, raw(req), header(req, 'x-hub-signature-256'))) throw unauthorized('Invalid X-Hub-Signature-256');
+        if (!verifyGithub(found.secret, raw(req), header(req, 'x-hub-signature-256')))
+          throw unauthorized('Invalid X-Hub-Signature-256');
         return found;
       });
       const event = header(req, 'x-github-event') ?? '';
-      const action = typeof (req.body as { action?: unknown }).action === 'string' ? (req.body as { action: string }).action : undefined;
+      const action =
+        typeof (req.body as { action?: unknown }).action === 'string'
+          ? (req.body as { action: string }).action
+          : undefined;
       const wanted = (flow.config as { events: string[] }).events;
       if (!wanted.includes(event) && !(action && wanted.includes(`${event}.${action}`))) {
-        return { task_id: null, run_id: null, duplicate: false, ignored: `${action ? `${event}.${action}` : event || 'an event without X-GitHub-Event'} is not one of ${wanted.join(', ')}` };
+        return {
+          task_id: null,
+          run_id: null,
+          duplicate: false,
+          ignored: `${action ? `${event}.${action}` : event || 'an event without X-GitHub-Event'} is not one of ${wanted.join(', ')}`,
+        };
       }
       const delivery = header(req, 'x-github-delivery');
       if (!delivery) throw badRequest('X-GitHub-Delivery is required');
@@ -178,11 +207,22 @@ export const flowRoutes = [
     params,
     bodyDoc: z.record(z.string(), z.unknown()),
     status: 202,
-    responses: { ...inboundResponses, 200: { description: 'url_verification: the challenge', schema: z.object({ challenge: z.string() }) } },
+    responses: {
+      ...inboundResponses,
+      200: { description: 'url_verification: the challenge', schema: z.object({ challenge: z.string() }) },
+    },
     async handler({ req, res, params: { flow_id } }, deps) {
       const flow = await verifiedFlow(deps, req, async () => {
         const found = await inboundFlow(deps.db, flow_id, 'messaging');
-        if (!verifySlack(found.secret, raw(req), header(req, 'x-slack-request-timestamp'), header(req, 'x-slack-signature'))) throw unauthorized('Invalid or stale Slack signature');
+        if (
+          !verifySlack(
+            found.secret,
+            raw(req),
+            header(req, 'x-slack-request-timestamp'),
+            header(req, 'x-slack-signature'),
+          )
+        )
+          throw unauthorized('Invalid or stale Slack signature');
         return found;
       });
       const body = req.body as SlackBody;
@@ -190,12 +230,26 @@ export const flowRoutes = [
         res.status(200).json({ challenge: body.challenge ?? '' });
         return undefined;
       }
-      if (!flow.agent.customerFacing) throw badRequest(`Agent ${flow.agent.name} is not customer-facing; a messaging flow may only use a customer-facing agent`);
+      if (!flow.agent.customerFacing)
+        throw badRequest(
+          `Agent ${flow.agent.name} is not customer-facing; a messaging flow may only use a customer-facing agent`,
+        );
       const event = body.event;
       if (body.type !== 'event_callback' || !event || !['message', 'app_mention'].includes(event.type ?? '')) {
-        return { task_id: null, run_id: null, duplicate: false, ignored: `not a message event (${body.type ?? 'no type'})` };
+        return {
+          task_id: null,
+          run_id: null,
+          duplicate: false,
+          ignored: `not a message event (${body.type ?? 'no type'})`,
+        };
       }
-      if (event.bot_id || event.subtype) return { task_id: null, run_id: null, duplicate: false, ignored: 'messages from bots and message edits start nothing' };
+      if (event.bot_id || event.subtype)
+        return {
+          task_id: null,
+          run_id: null,
+          duplicate: false,
+          ignored: 'messages from bots and message edits start nothing',
+        };
       if (!body.event_id) throw badRequest('event_id is required');
       const thread = event.thread_ts ?? event.ts;
       return acceptFlowEvent(deps, flow, body.event_id, { ...(body as object), thread_ts: thread } as FlowPayload);
@@ -203,10 +257,18 @@ export const flowRoutes = [
   }),
 ];
 
-
 interface SlackBody {
   type?: string;
   challenge?: string;
   event_id?: string;
-  event?: { type?: string; text?: string; user?: string; channel?: string; ts?: string; thread_ts?: string; bot_id?: string; subtype?: string };
+  event?: {
+    type?: string;
+    text?: string;
+    user?: string;
+    channel?: string;
+    ts?: string;
+    thread_ts?: string;
+    bot_id?: string;
+    subtype?: string;
+  };
 }

@@ -21,4 +21,25 @@ import { webhookRoutes } from './webhooks.ts';
 import { widgetRoutes } from '../widget/routes.ts';
 
 /** Every documented operation of the API. The OpenAPI document is built from this list. */
-export const allRoutes: RouteSpec[] = [...authRoutes, ...consoleSessionRoutes, ...runRoutes, ...runStatusRoutes, ...taskRoutes, ...commentRoutes, ...streamRoutes, ...eventRoutes, ...artifactRoutes, ...memoryRoutes, ...humanInputRoutes, ...approvalRoutes, ...runControlRoutes, ...webhookRoutes, ...flowRoutes, ...widgetRoutes, ...agUiRoutes, ...adminRoutes, ...adminOrgRoutes, ...adminSecretRoutes];
+export const allRoutes: RouteSpec[] = [
+  ...authRoutes,
+  ...consoleSessionRoutes,
+  ...runRoutes,
+  ...runStatusRoutes,
+  ...taskRoutes,
+  ...commentRoutes,
+  ...streamRoutes,
+  ...eventRoutes,
+  ...artifactRoutes,
+  ...memoryRoutes,
+  ...humanInputRoutes,
+  ...approvalRoutes,
+  ...runControlRoutes,
+  ...webhookRoutes,
+  ...flowRoutes,
+  ...widgetRoutes,
+  ...agUiRoutes,
+  ...adminRoutes,
+  ...adminOrgRoutes,
+  ...adminSecretRoutes,
+];

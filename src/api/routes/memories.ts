@@ -1,6 +1,12 @@
 import { defineRoute } from '../route.ts';
 import { errorResponses } from '../schemas/common.ts';
-import { MEMORY_PAGE_DEFAULT, MEMORY_PAGE_MAX, agentIdParams, memoryListQuery, memoryPageSchema } from '../schemas/memories.ts';
+import {
+  MEMORY_PAGE_DEFAULT,
+  MEMORY_PAGE_MAX,
+  agentIdParams,
+  memoryListQuery,
+  memoryPageSchema,
+} from '../schemas/memories.ts';
 import { loadMemoryAgent, memoryPage } from '../services/memories.ts';
 
 export const memoryRoutes = [
@@ -14,12 +20,12 @@ export const memoryRoutes = [
       'an agent within one organization and is shared by all its conversations, so it is listed per agent, not per user. ' +
       'Each memory has `id`, `content`, `tags`, the `run_id` that saved it, and timestamps. ' +
       `Newest first (created_at, then id). \`limit\` is 1 to ${MEMORY_PAGE_MAX} (default ${MEMORY_PAGE_DEFAULT}); ` +
-      '`cursor` is opaque: pass the previous page\'s `next_cursor` unchanged (a malformed cursor, or one from another ' +
+      "`cursor` is opaque: pass the previous page's `next_cursor` unchanged (a malformed cursor, or one from another " +
       "agent's list, is 422); `next_cursor` is null on the last page. `q` narrows the list to full-text matches " +
       '(PostgreSQL English stemming: "running" finds "run"; web-search syntax) without reordering it, so paging works ' +
-      'the same; the agent\'s `recall_memory` tool is the ranked search. `tag` keeps memories with that tag. ' +
+      "the same; the agent's `recall_memory` tool is the ranked search. `tag` keeps memories with that tag. " +
       'Access: the path agent is checked like `X-Agent-Id`: an unknown agent is 404, an agent of another organization ' +
-      'or (for members) one not granted to the caller is 403. Guests get 403: memory holds facts from every user\'s conversations.',
+      "or (for members) one not granted to the caller is 403. Guests get 403: memory holds facts from every user's conversations.",
     tags: ['agents'],
     auth: 'agent',
     rateLimit: 'memories',

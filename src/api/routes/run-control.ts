@@ -21,7 +21,8 @@ const descriptions = {
     'Asks the active run to pause at its next safe point (before a model step or a tool call); it then moves to ' +
     '`paused` (a STATE_DELTA of /run_status) and waits, durably, for resume. It may finish before reaching a safe point. ' +
     '409 when there is no active run, it is already paused or pausing, or it waits for input (answer or cancel instead).',
-  resume: 'Continues a paused run from where it stopped, or withdraws a pause not yet taken. 409 when the run is not paused.',
+  resume:
+    'Continues a paused run from where it stopped, or withdraws a pause not yet taken. 409 when the run is not paused.',
 };
 
 function controlRoute(action: keyof typeof updates): RouteSpec {
@@ -47,7 +48,10 @@ function controlRoute(action: keyof typeof updates): RouteSpec {
       if (!run) throw conflict(`Task ${task.id} has no active run`);
       if (run.queuedAt !== null) {
         // A run waiting in the task's queue has no workflow yet: cancelling it ends it here; it cannot pause.
-        if (action !== 'cancel' || !(await cancelQueuedRun(db, run.id, `Cancelled by ${caller.userId} before it started`))) {
+        if (
+          action !== 'cancel' ||
+          !(await cancelQueuedRun(db, run.id, `Cancelled by ${caller.userId} before it started`))
+        ) {
           throw conflict(`Run ${run.id} of task ${task.id} is waiting in the task's queue; only cancel applies to it`);
         }
         return { task_id: task.id, run_id: run.id, action, message: 'Cancelled before it started' };

@@ -33,12 +33,21 @@ export const runStatusRoutes = [
     responses: {
       202: { description: 'Dispatched to the background', schema: asyncRunSchema, headers: RUN_ID_HEADER_DOCS },
       400: { description: 'Empty messages, last message not from the user, or no user query', schema: errorSchema },
-      402: { description: 'The organization is out of credits (checked before anything is stored or started)', schema: errorSchema },
+      402: {
+        description: 'The organization is out of credits (checked before anything is stored or started)',
+        schema: errorSchema,
+      },
       ...errorResponses,
       409: { description: 'The task already has an active run', schema: errorSchema },
     },
     async handler({ req, res, body, caller, agent }, deps) {
-      const run = await startRun(deps, caller, agent, { ...body, stream: false }, idempotencyClaim(req, 'startRunAsync', body));
+      const run = await startRun(
+        deps,
+        caller,
+        agent,
+        { ...body, stream: false },
+        idempotencyClaim(req, 'startRunAsync', body),
+      );
       res.set(runIdHeaders(run));
       return {
         ...backgroundRunMetadata(run),

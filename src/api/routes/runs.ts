@@ -42,10 +42,22 @@ export const runRoutes = [
     query: resumeQuerySchema,
     headers: idempotencyHeaderSchema,
     responses: {
-      200: { description: 'The run as an SSE stream', contentType: 'text/event-stream', schema: runEventSchema, headers: RUN_ID_HEADER_DOCS },
-      202: { description: 'Dispatched to the background (`stream: false`)', schema: backgroundRunSchema, headers: RUN_ID_HEADER_DOCS },
+      200: {
+        description: 'The run as an SSE stream',
+        contentType: 'text/event-stream',
+        schema: runEventSchema,
+        headers: RUN_ID_HEADER_DOCS,
+      },
+      202: {
+        description: 'Dispatched to the background (`stream: false`)',
+        schema: backgroundRunSchema,
+        headers: RUN_ID_HEADER_DOCS,
+      },
       400: { description: 'Empty messages, last message not from the user, or no user query', schema: errorSchema },
-      402: { description: 'The organization is out of credits (checked before anything is stored or started)', schema: errorSchema },
+      402: {
+        description: 'The organization is out of credits (checked before anything is stored or started)',
+        schema: errorSchema,
+      },
       ...errorResponses,
       409: { description: 'The task already has an active run', schema: errorSchema },
     },
@@ -74,7 +86,15 @@ export const runRoutes = [
         return undefined;
       }
       openSse(res, runIdHeaders(run));
-      startRelay({ db: deps.db, hub: deps.hub, res, runId: run.runId, afterSeq: 0, heartbeatMs: deps.config.heartbeatIntervalMs, stop: deps.drain.stopSignal });
+      startRelay({
+        db: deps.db,
+        hub: deps.hub,
+        res,
+        runId: run.runId,
+        afterSeq: 0,
+        heartbeatMs: deps.config.heartbeatIntervalMs,
+        stop: deps.drain.stopSignal,
+      });
       return undefined;
     },
   }),

@@ -21,7 +21,7 @@ export const streamRoutes = [
       'Resume: send `Last-Event-ID` (or the `last_event_id` query parameter, for clients that cannot set headers; the header ' +
       'wins) with the last id received, and the stream continues right after it, so a client that reconnects any number of ' +
       'times receives every event exactly once, in order. An id of an earlier run of the same task means that run is over: ' +
-      'the stream starts the latest run from its beginning. An id at the run\'s terminal event gives an empty stream that ends ' +
+      "the stream starts the latest run from its beginning. An id at the run's terminal event gives an empty stream that ends " +
       'at once. A value that is not an event id, names no run of this task, or names an event the run does not have is 422 ' +
       '(`loc` says header or query), since it cannot have come from this stream. A task that has no run yet is 404.',
     tags: ['tasks'],
@@ -33,7 +33,10 @@ export const streamRoutes = [
       200: { description: 'The latest run as an SSE stream', contentType: 'text/event-stream', schema: runEventSchema },
       ...errorResponses,
       404: { description: 'Unknown task, or a task with no runs yet', schema: errorResponses[404].schema },
-      422: { description: 'Malformed `Last-Event-ID` / `last_event_id`, or one that names no event of this task', schema: errorResponses[422].schema },
+      422: {
+        description: 'Malformed `Last-Event-ID` / `last_event_id`, or one that names no event of this task',
+        schema: errorResponses[422].schema,
+      },
     },
     async handler({ req, res, params, query, caller, agent }, deps) {
       const task = await loadAccessibleTask(deps.db, params.task_id, caller, agent);
@@ -41,7 +44,8 @@ export const streamRoutes = [
       const latest = await latestStreamableRun(deps.db, task.id);
       if (!latest) throw notFound(`Task ${task.id} has no runs yet`);
       if (resume && resume.runId !== latest.id) {
-        if (!(await isRunOfTask(deps.db, resume.runId, task.id))) throw resumeProblem(resume.source, `Event ${resume.runId}:${resume.seq} is not an event of this task`);
+        if (!(await isRunOfTask(deps.db, resume.runId, task.id)))
+          throw resumeProblem(resume.source, `Event ${resume.runId}:${resume.seq} is not an event of this task`);
         await streamRunAfter(deps, res, latest, 0);
         return undefined;
       }

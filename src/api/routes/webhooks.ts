@@ -15,10 +15,11 @@ import { requireOrgAdmin } from '../services/org-admin-access.ts';
 
 const ADMINS_ONLY = 'Organization-scoped; no X-Agent-Id needed. Owners and admins only (members and guests get 403).';
 
-
 const iso = (d: Date | null) => d?.toISOString() ?? null;
 
-function toDelivery(d: NonNullable<Awaited<ReturnType<typeof findDelivery>>> | Awaited<ReturnType<typeof listDeliveries>>[number]) {
+function toDelivery(
+  d: NonNullable<Awaited<ReturnType<typeof findDelivery>>> | Awaited<ReturnType<typeof listDeliveries>>[number],
+) {
   return {
     id: d.id,
     subscription_id: d.subscriptionId,
@@ -51,7 +52,15 @@ export const webhookRoutes = [
     async handler({ caller }, { db }) {
       requireOrgAdmin(caller, 'use the webhook endpoints');
       const rows = await listWebhooks(db, caller.orgId);
-      const webhooks = rows.map((w) => ({ id: w.id, name: w.name, url: w.url, events: w.events as never, agent_id: w.agentId, enabled: w.disabledAt === null, created_at: w.createdAt.toISOString() }));
+      const webhooks = rows.map((w) => ({
+        id: w.id,
+        name: w.name,
+        url: w.url,
+        events: w.events as never,
+        agent_id: w.agentId,
+        enabled: w.disabledAt === null,
+        created_at: w.createdAt.toISOString(),
+      }));
       return { webhooks, count: webhooks.length };
     },
   }),
@@ -68,7 +77,11 @@ export const webhookRoutes = [
     responses: { 200: { description: 'Deliveries', schema: webhookDeliveryListSchema }, ...errorResponses },
     async handler({ caller, query }, { db }) {
       requireOrgAdmin(caller, 'use the webhook endpoints');
-      const rows = await listDeliveries(db, caller.orgId, { status: query.status, subscriptionId: query.subscription_id, limit: query.limit });
+      const rows = await listDeliveries(db, caller.orgId, {
+        status: query.status,
+        subscriptionId: query.subscription_id,
+        limit: query.limit,
+      });
       return { deliveries: rows.map(toDelivery), count: rows.length };
     },
   }),
@@ -82,7 +95,10 @@ export const webhookRoutes = [
     auth: 'user',
     rateLimit: 'approvals',
     params: deliveryParams,
-    responses: { 200: { description: 'The delivery and its attempts', schema: webhookDeliveryDetailSchema }, ...errorResponses },
+    responses: {
+      200: { description: 'The delivery and its attempts', schema: webhookDeliveryDetailSchema },
+      ...errorResponses,
+    },
     async handler({ caller, params }, { db }) {
       requireOrgAdmin(caller, 'use the webhook endpoints');
       const delivery = await findDelivery(db, caller.orgId, params.delivery_id);

@@ -18,14 +18,27 @@ export const runAgentInputSchema = z
     threadId: z
       .string()
       .regex(/^[A-Za-z0-9_.:-]{1,100}$/, 'must be 1 to 100 letters, digits or _ . : -')
-      .describe('The conversation, a thread of your organization: a new id starts a task (its id in RUN_STARTED.metadata.task_id), a known one continues it; the same id in another organization is another thread. One of your task ids continues that task'),
-    runId: z.string().min(1).max(200).describe('The client’s id of this run; RUN_STARTED and RUN_FINISHED carry it (our run id is in RUN_STARTED.metadata.run_id, our task id in metadata.task_id)'),
+      .describe(
+        'The conversation, a thread of your organization: a new id starts a task (its id in RUN_STARTED.metadata.task_id), a known one continues it; the same id in another organization is another thread. One of your task ids continues that task',
+      ),
+    runId: z
+      .string()
+      .min(1)
+      .max(200)
+      .describe(
+        'The client’s id of this run; RUN_STARTED and RUN_FINISHED carry it (our run id is in RUN_STARTED.metadata.run_id, our task id in metadata.task_id)',
+      ),
     messages: z
       .array(agUiMessageSchema)
       .max(1000)
       .meta({ minItems: 1 })
-      .describe('The conversation so far. A new thread stores its user, assistant and system messages; a continued one only the last user message (the stored conversation is the record). Tool, activity and reasoning messages are not read'),
-    tools: z.array(z.unknown()).optional().describe('Frontend tools: not offered to the agent (the agent’s own tools run on the server)'),
+      .describe(
+        'The conversation so far. A new thread stores its user, assistant and system messages; a continued one only the last user message (the stored conversation is the record). Tool, activity and reasoning messages are not read',
+      ),
+    tools: z
+      .array(z.unknown())
+      .optional()
+      .describe('Frontend tools: not offered to the agent (the agent’s own tools run on the server)'),
     context: z.array(z.unknown()).optional().describe('Not read'),
     state: z.unknown().optional().describe('Not read'),
     forwardedProps: z

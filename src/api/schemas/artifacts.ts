@@ -10,11 +10,19 @@ export const artifactListParams = z.object({ task_id: z.string().min(1).max(100)
 export const artifactParams = artifactListParams.extend({ artifact_id: z.string().min(1).max(100) });
 
 export const artifactListQuery = z.object({
-  limit: pageLimit(ARTIFACT_PAGE_MAX, ARTIFACT_PAGE_DEFAULT).describe(`Page size, 1..${ARTIFACT_PAGE_MAX} (default ${ARTIFACT_PAGE_DEFAULT})`),
-  cursor: z.string().optional().describe('Opaque: the `next_cursor` of the previous page; omit for the newest artifacts'),
+  limit: pageLimit(ARTIFACT_PAGE_MAX, ARTIFACT_PAGE_DEFAULT).describe(
+    `Page size, 1..${ARTIFACT_PAGE_MAX} (default ${ARTIFACT_PAGE_DEFAULT})`,
+  ),
+  cursor: z
+    .string()
+    .optional()
+    .describe('Opaque: the `next_cursor` of the previous page; omit for the newest artifacts'),
   run_id: z.string().min(1).max(100).optional().describe('Only artifacts created by this run of the task'),
   kind: z.enum(artifactKinds).optional().describe('Only artifacts of this kind'),
-  include_content: z.enum(['true', 'false']).optional().describe('`true` adds each artifact\'s `content` (default `false`: metadata only)'),
+  include_content: z
+    .enum(['true', 'false'])
+    .optional()
+    .describe("`true` adds each artifact's `content` (default `false`: metadata only)"),
 });
 
 const artifactFields = {
@@ -24,7 +32,11 @@ const artifactFields = {
   kind: z.enum(artifactKinds),
   title: z.string(),
   version: z.number().int().describe('1 when created; each `revise` adds 1, an in-place `update` keeps it'),
-  status: z.enum(['draft', 'completed', 'error']).describe('draft while a tool call is writing it, completed once ARTIFACT_COMPLETED was emitted; error is reserved (a failed change leaves the artifact as it was)'),
+  status: z
+    .enum(['draft', 'completed', 'error'])
+    .describe(
+      'draft while a tool call is writing it, completed once ARTIFACT_COMPLETED was emitted; error is reserved (a failed change leaves the artifact as it was)',
+    ),
   created_at: z.string().describe('ISO 8601 UTC'),
   updated_at: z.string().describe('ISO 8601 UTC'),
 };

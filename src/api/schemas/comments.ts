@@ -4,7 +4,11 @@ export const COMMENT_MAX_LENGTH = 2000;
 
 export const commentRequestSchema = z
   .strictObject({
-    content: z.string().trim().min(1, 'must not be empty').max(COMMENT_MAX_LENGTH, `must be at most ${COMMENT_MAX_LENGTH} characters`),
+    content: z
+      .string()
+      .trim()
+      .min(1, 'must not be empty')
+      .max(COMMENT_MAX_LENGTH, `must be at most ${COMMENT_MAX_LENGTH} characters`),
   })
   .meta({ id: 'CommentRequest' });
 

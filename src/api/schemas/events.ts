@@ -9,8 +9,13 @@ export const EVENTS_PAGE_MAX = 1000;
 export const runIdParamsSchema = z.object({ run_id: z.string().min(1).max(100).describe('Run id') });
 
 export const eventsQuerySchema = z.object({
-  cursor: z.string().optional().describe('Opaque: the `next_cursor` of the previous page; omit to start at the first event'),
-  limit: pageLimit(EVENTS_PAGE_MAX, EVENTS_PAGE_DEFAULT).describe(`Page size, 1 to ${EVENTS_PAGE_MAX} (default ${EVENTS_PAGE_DEFAULT})`),
+  cursor: z
+    .string()
+    .optional()
+    .describe('Opaque: the `next_cursor` of the previous page; omit to start at the first event'),
+  limit: pageLimit(EVENTS_PAGE_MAX, EVENTS_PAGE_DEFAULT).describe(
+    `Page size, 1 to ${EVENTS_PAGE_MAX} (default ${EVENTS_PAGE_DEFAULT})`,
+  ),
 });
 
 /** One stored event of a run (spec: "Run event record"). */
@@ -32,7 +37,9 @@ export const eventPageSchema = z
     next_cursor: z
       .string()
       .nullable()
-      .describe('Pass as `cursor` to get what follows. Null only when the run is finished and this page ends with its last event; a live run always has a cursor, even after an empty page'),
+      .describe(
+        'Pass as `cursor` to get what follows. Null only when the run is finished and this page ends with its last event; a live run always has a cursor, even after an empty page',
+      ),
     count: z.number().int().describe('Number of events in this page'),
   })
   .meta({ id: 'RunEventPage' });

@@ -13,7 +13,9 @@ const ids = { request_id: z.string().min(1), run_id: z.string().min(1) };
 export const inputAnswerSchema = z
   .union([
     z.strictObject({ ...ids, input_type: z.enum(inputTypes), cancelled: z.literal(true) }),
-    ...inputTypes.map((type) => answerSchemas[type].extend({ ...ids, input_type: z.literal(type), cancelled: z.literal(false).optional() })),
+    ...inputTypes.map((type) =>
+      answerSchemas[type].extend({ ...ids, input_type: z.literal(type), cancelled: z.literal(false).optional() }),
+    ),
   ])
   .meta({ id: 'InputAnswer' });
 
@@ -28,14 +30,18 @@ export const pendingRequestSchema = z
     choices: z.array(z.string()).optional(),
     questions: z.array(z.object({ question: z.string(), choices: z.array(z.string()).optional() })).optional(),
     plan: z.object({ steps: z.array(z.string()) }).optional(),
-    action: z.object({ tool_name: z.string(), tool_call_id: z.string(), arguments: z.unknown(), sensitive: z.boolean() }).optional(),
+    action: z
+      .object({ tool_name: z.string(), tool_call_id: z.string(), arguments: z.unknown(), sensitive: z.boolean() })
+      .optional(),
     approval_id: z.string().optional(),
     tool_call_id: z.string().optional(),
     created_at: z.string(),
   })
   .meta({ id: 'PendingInputRequest' });
 
-export const pendingInputSchema = z.object({ pending: z.boolean(), request: pendingRequestSchema.optional() }).meta({ id: 'PendingInput' });
+export const pendingInputSchema = z
+  .object({ pending: z.boolean(), request: pendingRequestSchema.optional() })
+  .meta({ id: 'PendingInput' });
 
 export const approvalStatuses = ['pending', 'approved', 'rejected', 'cancelled'] as const;
 
@@ -64,15 +70,25 @@ export const approvalListQuerySchema = z.object({
   limit: pageLimit(200, 50),
 });
 
-export const approvalListSchema = z.object({ approvals: z.array(approvalSchema), count: z.number().int() }).meta({ id: 'ApprovalList' });
+export const approvalListSchema = z
+  .object({ approvals: z.array(approvalSchema), count: z.number().int() })
+  .meta({ id: 'ApprovalList' });
 
 export const approvalDecisionSchema = z
   .strictObject({
     decision: z.enum(['approve', 'reject']),
     feedback: z.string().max(4000).optional(),
-    approve_always: z.boolean().optional().describe('action approvals: a standing grant for this agent and tool in the org'),
+    approve_always: z
+      .boolean()
+      .optional()
+      .describe('action approvals: a standing grant for this agent and tool in the org'),
     approve_run_scope: z.boolean().optional().describe('action approvals: approve this tool for the rest of the run'),
-    modified_steps: z.array(z.string().min(1).max(2000)).min(1).max(50).optional().describe('plan approvals: the steps to run instead'),
+    modified_steps: z
+      .array(z.string().min(1).max(2000))
+      .min(1)
+      .max(50)
+      .optional()
+      .describe('plan approvals: the steps to run instead'),
   })
   .meta({ id: 'ApprovalDecision' });
 

@@ -9,15 +9,22 @@ export const MEMORY_PAGE_MAX = 200;
 export const agentIdParams = z.object({ agent_id: z.string().min(1).max(100).describe('Agent id') });
 
 export const memoryListQuery = z.object({
-  limit: pageLimit(MEMORY_PAGE_MAX, MEMORY_PAGE_DEFAULT).describe(`Page size, 1..${MEMORY_PAGE_MAX} (default ${MEMORY_PAGE_DEFAULT})`),
-  cursor: z.string().optional().describe('Opaque: the `next_cursor` of the previous page; omit for the newest memories'),
+  limit: pageLimit(MEMORY_PAGE_MAX, MEMORY_PAGE_DEFAULT).describe(
+    `Page size, 1..${MEMORY_PAGE_MAX} (default ${MEMORY_PAGE_DEFAULT})`,
+  ),
+  cursor: z
+    .string()
+    .optional()
+    .describe('Opaque: the `next_cursor` of the previous page; omit for the newest memories'),
   q: z
     .string()
     .trim()
     .min(1)
     .max(500)
     .optional()
-    .describe('Full-text search (English stemming, web-search syntax: words, "phrases", or, -word); narrows the list, keeps the newest-first order'),
+    .describe(
+      'Full-text search (English stemming, web-search syntax: words, "phrases", or, -word); narrows the list, keeps the newest-first order',
+    ),
   tag: z
     .string()
     .trim()

@@ -10,14 +10,20 @@ export const DEFAULT_TASK_PAGE = 50;
 const timestamp = z.string().describe('ISO 8601 UTC');
 const taskRunStatusSchema = z
   .enum(['idle', 'pending', 'running', 'completed', 'failed'])
-  .describe('Task-level status, derived from the latest run: idle (no run yet), pending, running, completed, failed (also when the latest run was cancelled)');
+  .describe(
+    'Task-level status, derived from the latest run: idle (no run yet), pending, running, completed, failed (also when the latest run was cancelled)',
+  );
 const runStatusSchema = z.enum(runStatuses);
-const runErrorSchema = z.object({ code: z.string(), message: z.string() }).describe('Why the run failed; null unless it failed');
+const runErrorSchema = z
+  .object({ code: z.string(), message: z.string() })
+  .describe('Why the run failed; null unless it failed');
 
 export const taskIdParams = z.object({ task_id: z.string().min(1).max(100) });
 
 export const taskListQuery = z.object({
-  limit: pageLimit(MAX_TASK_PAGE, DEFAULT_TASK_PAGE).describe(`Page size, 1..${MAX_TASK_PAGE} (default ${DEFAULT_TASK_PAGE}); newest tasks first; there is no offset`),
+  limit: pageLimit(MAX_TASK_PAGE, DEFAULT_TASK_PAGE).describe(
+    `Page size, 1..${MAX_TASK_PAGE} (default ${DEFAULT_TASK_PAGE}); newest tasks first; there is no offset`,
+  ),
 });
 
 /** Body of POST /api/run/async: the background run metadata plus where to follow it. */
@@ -58,7 +64,9 @@ export const runStatusResponseSchema = z
   .object({
     task_id: z.string(),
     run_status: taskRunStatusSchema,
-    active: z.boolean().describe('True while the latest run is not terminal (pending, planning, awaiting_approval, executing, paused)'),
+    active: z
+      .boolean()
+      .describe('True while the latest run is not terminal (pending, planning, awaiting_approval, executing, paused)'),
     run: runProgressSchema.nullable().describe('The latest run; null for a task without runs'),
   })
   .meta({ id: 'TaskRunStatus' });
@@ -75,7 +83,9 @@ export const taskSummarySchema = z
     source: z
       .object({ flow_id: z.string(), flow_name: z.string(), kind: z.string(), external_id: z.string() })
       .nullable()
-      .describe('The flow (trigger) that started the task, with the external id of its first event; null for tasks started over the API'),
+      .describe(
+        'The flow (trigger) that started the task, with the external id of its first event; null for tasks started over the API',
+      ),
     created_at: timestamp,
     updated_at: timestamp.describe('Last change: a new turn or a stored answer'),
   })
@@ -97,7 +107,9 @@ export const taskDetailSchema = taskSummarySchema
 export const messageRecordSchema = z
   .object({
     id: z.string(),
-    role: z.enum(['user', 'assistant', 'system', 'tool']).describe('system: deep-mode step instructions; tool: a tool result'),
+    role: z
+      .enum(['user', 'assistant', 'system', 'tool'])
+      .describe('system: deep-mode step instructions; tool: a tool result'),
     content: z.string().describe('Text; for a tool result, its JSON'),
     parts: z
       .object({

@@ -14,7 +14,9 @@ export const webhookSubscriptionSchema = z
   })
   .meta({ id: 'WebhookSubscription' });
 
-export const webhookListSchema = z.object({ webhooks: z.array(webhookSubscriptionSchema), count: z.number().int() }).meta({ id: 'WebhookSubscriptionList' });
+export const webhookListSchema = z
+  .object({ webhooks: z.array(webhookSubscriptionSchema), count: z.number().int() })
+  .meta({ id: 'WebhookSubscriptionList' });
 
 const deliveryStatuses = ['pending', 'delivered', 'failed'] as const;
 
@@ -28,7 +30,9 @@ export const webhookDeliverySchema = z
     attempts: z.number().int().describe('HTTP attempts made so far, re-sends included'),
     resends: z.number().int(),
     last_error: z.string().nullable(),
-    payload: z.record(z.string(), z.unknown()).describe('The JSON body sent: `{type, timestamp, data: {org_id, agent_id, task_id, run_id, event}}`'),
+    payload: z
+      .record(z.string(), z.unknown())
+      .describe('The JSON body sent: `{type, timestamp, data: {org_id, agent_id, task_id, run_id, event}}`'),
     created_at: z.string(),
     delivered_at: z.string().nullable(),
   })
@@ -40,7 +44,9 @@ export const webhookDeliveryListQuerySchema = z.object({
   limit: pageLimit(200, 50),
 });
 
-export const webhookDeliveryListSchema = z.object({ deliveries: z.array(webhookDeliverySchema), count: z.number().int() }).meta({ id: 'WebhookDeliveryList' });
+export const webhookDeliveryListSchema = z
+  .object({ deliveries: z.array(webhookDeliverySchema), count: z.number().int() })
+  .meta({ id: 'WebhookDeliveryList' });
 
 export const webhookAttemptSchema = z.object({
   resend: z.number().int().describe('0: the delivery itself; 1…: its re-sends'),
@@ -51,6 +57,10 @@ export const webhookAttemptSchema = z.object({
   created_at: z.string(),
 });
 
-export const webhookDeliveryDetailSchema = webhookDeliverySchema.extend({ attempt_log: z.array(webhookAttemptSchema) }).meta({ id: 'WebhookDeliveryDetail' });
+export const webhookDeliveryDetailSchema = webhookDeliverySchema
+  .extend({ attempt_log: z.array(webhookAttemptSchema) })
+  .meta({ id: 'WebhookDeliveryDetail' });
 
-export const webhookResendSchema = z.object({ delivery_id: z.string(), resend: z.number().int(), status: z.literal('pending') }).meta({ id: 'WebhookResend' });
+export const webhookResendSchema = z
+  .object({ delivery_id: z.string(), resend: z.number().int(), status: z.literal('pending') })
+  .meta({ id: 'WebhookResend' });

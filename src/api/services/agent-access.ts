@@ -27,5 +27,11 @@ export function usableAgent(agent: AgentForUser | null, agentId: string, caller:
   if (!agent) throw notFound(`Agent ${agentId} not found`);
   if (agent.orgId !== caller.orgId) throw forbidden('This agent is not accessible to your organization');
   if (!mayUseAgent(caller, agent.granted)) throw forbidden('You have not been granted access to this agent');
-  return { id: agent.id, orgId: agent.orgId, name: agent.name, customerFacing: agent.customerFacing, modelSettings: agent.modelSettings };
+  return {
+    id: agent.id,
+    orgId: agent.orgId,
+    name: agent.name,
+    customerFacing: agent.customerFacing,
+    modelSettings: agent.modelSettings,
+  };
 }

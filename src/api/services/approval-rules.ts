@@ -20,11 +20,13 @@ export const APPROVAL_ROLES_DOC =
 
 export async function authorizeAnswer(db: Db, caller: Caller, requestId: string, answer: Answer): Promise<void> {
   const grantsAlways = !answer.cancelled && 'approve_always' in answer && answer.approve_always === true;
-  if (grantsAlways && caller.role === 'guest') throw forbidden('Guests may not grant approve_always (an org-wide grant)');
+  if (grantsAlways && caller.role === 'guest')
+    throw forbidden('Guests may not grant approve_always (an org-wide grant)');
   refuseSensitiveUnlessAdmin(caller, await isSensitiveRequest(db, requestId));
 }
 
 /** Sensitive approvals are decided by owners and admins only (403 for everyone else). */
 export function refuseSensitiveUnlessAdmin(caller: Caller, sensitive: boolean): void {
-  if (sensitive && !isOrgAdmin(caller.role)) throw forbidden('Only an organization owner or admin may decide a sensitive approval');
+  if (sensitive && !isOrgAdmin(caller.role))
+    throw forbidden('Only an organization owner or admin may decide a sensitive approval');
 }

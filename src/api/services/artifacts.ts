@@ -37,7 +37,12 @@ export async function artifactPage(db: Db, taskId: string, query: ArtifactListQu
     limit: query.limit + 1,
   });
   const page = keysetPage(taskId, rows, query.limit, (a) => a);
-  return { task_id: taskId, artifacts: page.items.map(toArtifactRecord), next_cursor: page.nextCursor, count: page.items.length };
+  return {
+    task_id: taskId,
+    artifacts: page.items.map(toArtifactRecord),
+    next_cursor: page.nextCursor,
+    count: page.items.length,
+  };
 }
 
 /** An artifact of this task; one of another task is 404 like an unknown one. */

@@ -23,12 +23,15 @@ export async function commentOnRun(
   const task = await loadAccessibleTask(db, target.taskId, caller, agent);
   const run = await findRunState(db, target.runId);
   if (!run || run.taskId !== task.id) throw notFound(`Run ${target.runId} not found in task ${task.id}`);
-  const notActive = () => conflict(`Run ${run.id} is not active (status ${run.status}); comments steer running agents only`);
+  const notActive = () =>
+    conflict(`Run ${run.id} is not active (status ${run.status}); comments steer running agents only`);
   if (!isActiveStatus(run.status)) throw notActive();
   const comment = await recordComment(db, { id: newId('cmt'), runId: run.id, userId: caller.userId, content });
   if (!comment) throw notActive(); // it ended after the check above
   try {
-    await temporal.workflow.getHandle(run.id).signal(commentSignal, { commentId: comment.id, content: comment.content });
+    await temporal.workflow
+      .getHandle(run.id)
+      .signal(commentSignal, { commentId: comment.id, content: comment.content });
   } catch (err) {
     if (!(err instanceof WorkflowNotFoundError)) throw err;
     await deleteComment(db, comment.id);

@@ -1,5 +1,16 @@
 import { createHash } from 'node:crypto';
-import { bindFlowTask, findFlow, findFlowEvent, findRecordedFlowEvent, flowHasUnfinishedRun, recordFlowEvent, setFlowEventOutcome, taskOfKey, type FlowPayload, type LoadedFlow } from '../../db/flows.ts';
+import {
+  bindFlowTask,
+  findFlow,
+  findFlowEvent,
+  findRecordedFlowEvent,
+  flowHasUnfinishedRun,
+  recordFlowEvent,
+  setFlowEventOutcome,
+  taskOfKey,
+  type FlowPayload,
+  type LoadedFlow,
+} from '../../db/flows.ts';
 import { renderTemplate, type CronConfig } from '../../shared/flows.ts';
 import type { ApiDeps } from '../deps.ts';
 import { HttpError, badRequest } from '../errors.ts';
@@ -21,7 +32,13 @@ export interface FlowRunOutcome {
  * and answers with the first one's run), renders the user message, and starts the run as the
  * flow's user, continuing the task of its key if the flow has one (queued behind a busy run).
  */
-export async function acceptFlowEvent(deps: FlowDeps, flow: LoadedFlow, externalId: string, payload: FlowPayload, payloadHash?: string): Promise<FlowRunOutcome> {
+export async function acceptFlowEvent(
+  deps: FlowDeps,
+  flow: LoadedFlow,
+  externalId: string,
+  payload: FlowPayload,
+  payloadHash?: string,
+): Promise<FlowRunOutcome> {
   const taskKey = flow.taskKeyTemplate ? renderTemplate(flow.taskKeyTemplate, payload) || null : null;
   const fresh = await recordFlowEvent(deps.db, { flowId: flow.id, externalId, payload, taskKey, payloadHash });
   if (!fresh) {
@@ -34,9 +51,20 @@ export async function acceptFlowEvent(deps: FlowDeps, flow: LoadedFlow, external
 }
 
 /** Starts the run of a recorded event (idempotent: the event's key names at most one run). */
-export async function startFlowEventRun(deps: FlowDeps, flow: LoadedFlow, externalId: string, payload: unknown, taskKey: string | null, duplicate = false): Promise<FlowRunOutcome> {
+export async function startFlowEventRun(
+  deps: FlowDeps,
+  flow: LoadedFlow,
+  externalId: string,
+  payload: unknown,
+  taskKey: string | null,
+  duplicate = false,
+): Promise<FlowRunOutcome> {
   const { db } = deps;
-  if (flow.kind === 'cron' && (flow.config as CronConfig).overlap === 'skip' && (await flowHasUnfinishedRun(db, flow.id))) {
+  if (
+    flow.kind === 'cron' &&
+    (flow.config as CronConfig).overlap === 'skip' &&
+    (await flowHasUnfinishedRun(db, flow.id))
+  ) {
     const skipped = 'a run this flow started is still unfinished (overlap: skip)';
     await setFlowEventOutcome(db, flow.id, externalId, { error: skipped });
     return { task_id: null, run_id: null, duplicate, skipped };
@@ -51,8 +79,20 @@ export async function startFlowEventRun(deps: FlowDeps, flow: LoadedFlow, extern
     const run = await startRun(
       deps as ApiDeps,
       { userId: flow.user.id, orgId: flow.orgId, role: flow.user.role },
-      { id: flow.agent.id, orgId: flow.orgId, name: flow.agent.name, customerFacing: flow.agent.customerFacing, modelSettings: flow.agent.modelSettings },
-      { messages: [{ role: 'user', content: message }], mode: 'auto', stream: false, multitask_strategy: taskId ? 'enqueue' : 'reject', ...(taskId ? { task_id: taskId } : {}) },
+      {
+        id: flow.agent.id,
+        orgId: flow.orgId,
+        name: flow.agent.name,
+        customerFacing: flow.agent.customerFacing,
+        modelSettings: flow.agent.modelSettings,
+      },
+      {
+        messages: [{ role: 'user', content: message }],
+        mode: 'auto',
+        stream: false,
+        multitask_strategy: taskId ? 'enqueue' : 'reject',
+        ...(taskId ? { task_id: taskId } : {}),
+      },
       { key: `flow-${digest.slice(0, 48)}`, requestHash: digest },
       { source: { kind: flow.kind, flow_name: flow.name, external_id: externalId }, taskSource: source },
     );
@@ -61,7 +101,8 @@ export async function startFlowEventRun(deps: FlowDeps, flow: LoadedFlow, extern
     return { task_id: run.taskId, run_id: run.runId, duplicate };
   } catch (err) {
     // A refusal (no credits, a deleted task…) is final for this event; anything else is retried by the dispatcher.
-    if (err instanceof HttpError && err.status < 500) await setFlowEventOutcome(db, flow.id, externalId, { error: err.message });
+    if (err instanceof HttpError && err.status < 500)
+      await setFlowEventOutcome(db, flow.id, externalId, { error: err.message });
     throw err;
   }
 }

@@ -10,7 +10,11 @@ import { Webhook } from 'standardwebhooks';
 
 const SLACK_TOLERANCE_SECONDS = 300;
 
-export function verifyStandardWebhook(secret: string, rawBody: string, headers: Record<string, string | undefined>): boolean {
+export function verifyStandardWebhook(
+  secret: string,
+  rawBody: string,
+  headers: Record<string, string | undefined>,
+): boolean {
   try {
     new Webhook(secret).verify(rawBody, {
       'webhook-id': headers['webhook-id'] ?? '',
@@ -28,7 +32,13 @@ export function verifyGithub(secret: string, rawBody: string, signature: string 
   return sameText(signature, `sha256=${createHmac('sha256', secret).update(rawBody).digest('hex')}`);
 }
 
-export function verifySlack(secret: string, rawBody: string, timestamp: string | undefined, signature: string | undefined, now = Date.now()): boolean {
+export function verifySlack(
+  secret: string,
+  rawBody: string,
+  timestamp: string | undefined,
+  signature: string | undefined,
+  now = Date.now(),
+): boolean {
   if (!timestamp || !signature || !/^\d+$/.test(timestamp)) return false;
   if (Math.abs(now / 1000 - Number(timestamp)) > SLACK_TOLERANCE_SECONDS) return false;
   return sameText(signature, `v0=${createHmac('sha256', secret).update(`v0:${timestamp}:${rawBody}`).digest('hex')}`);

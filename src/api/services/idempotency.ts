@@ -52,11 +52,19 @@ export const claimsExpiredBefore = () => new Date(Date.now() - IDEMPOTENCY_TTL_H
  * The run a live key already started, or undefined when the key is new (or expired).
  * The same key with another request → 422, nothing changed.
  */
-export async function runOfClaim(db: ApiDeps['db'], caller: Caller, claim: IdempotencyClaim): Promise<string | undefined> {
+export async function runOfClaim(
+  db: ApiDeps['db'],
+  caller: Caller,
+  claim: IdempotencyClaim,
+): Promise<string | undefined> {
   const row = await findIdempotencyKey(db, caller, claim.key);
   if (!row || row.createdAt < claimsExpiredBefore()) return undefined;
   if (row.requestHash !== claim.requestHash) {
-    throw invalidValue(['header', 'idempotency-key'], 'This key was already used with a different request; use a new key for a new request', 'idempotency_key_reused');
+    throw invalidValue(
+      ['header', 'idempotency-key'],
+      'This key was already used with a different request; use a new key for a new request',
+      'idempotency_key_reused',
+    );
   }
   return row.runId;
 }

@@ -31,7 +31,13 @@ export function parseAnswerBody(body: unknown): ParsedAnswer {
     return { requestId: head.request_id, runId: head.run_id, inputType: head.input_type, answer: { cancelled: true } };
   }
   const full = answerSchemas[head.input_type].extend({ ...envelope.shape, cancelled: z.literal(false).optional() });
-  const { request_id: _r, run_id: _u, input_type: _t, cancelled: _c, ...answer } = parse(full, body, 'body') as Record<string, unknown>;
+  const {
+    request_id: _r,
+    run_id: _u,
+    input_type: _t,
+    cancelled: _c,
+    ...answer
+  } = parse(full, body, 'body') as Record<string, unknown>;
   return { requestId: head.request_id, runId: head.run_id, inputType: head.input_type, answer: answer as Answer };
 }
 
@@ -53,7 +59,11 @@ async function sendAnswerWhenCaughtUp<T>(db: Db, requestId: string, send: () => 
     try {
       return await send();
     } catch (err) {
-      const notPendingYet = err instanceof HttpError && err.status === 409 && Date.now() < deadline && (await isInputRequestOpen(db, requestId));
+      const notPendingYet =
+        err instanceof HttpError &&
+        err.status === 409 &&
+        Date.now() < deadline &&
+        (await isInputRequestOpen(db, requestId));
       if (!notPendingYet) throw err;
       await new Promise((resolve) => setTimeout(resolve, CATCH_UP_MS));
     }
@@ -65,7 +75,13 @@ async function sendAnswerWhenCaughtUp<T>(db: Db, requestId: string, send: () => 
  * /api/approvals/{approval_id}/decide alike): the run's validator decides, and the answer is sent
  * again while the workflow catches up with a question the client was already shown.
  */
-export async function answerRequest(deps: { db: Db; temporal: Client }, caller: Caller, answer: ParsedAnswer): Promise<{ message: string }> {
+export async function answerRequest(
+  deps: { db: Db; temporal: Client },
+  caller: Caller,
+  answer: ParsedAnswer,
+): Promise<{ message: string }> {
   const update = { ...answer, answeredBy: { userId: caller.userId, role: caller.role } };
-  return sendAnswerWhenCaughtUp(deps.db, answer.requestId, () => sendRunUpdate(deps.temporal, answer.runId, answerUpdate, update));
+  return sendAnswerWhenCaughtUp(deps.db, answer.requestId, () =>
+    sendRunUpdate(deps.temporal, answer.runId, answerUpdate, update),
+  );
 }

@@ -46,7 +46,11 @@ export async function tokenFor({ db, tokens }: Pick<ApiDeps, 'db' | 'tokens'>, h
  * Who `apiKey` belongs to. A wrong, unknown or revoked key is 401 and counts as a failure for the
  * client `address` and for the key; past either budget, 429 until the window passes, right key or wrong.
  */
-export async function holderOfKey({ db, rateLimits }: Pick<ApiDeps, 'db' | 'rateLimits'>, address: string, apiKey: string): Promise<Holder> {
+export async function holderOfKey(
+  { db, rateLimits }: Pick<ApiDeps, 'db' | 'rateLimits'>,
+  address: string,
+  apiKey: string,
+): Promise<Holder> {
   const hash = hashApiKey(apiKey);
   await rateLimits.exchange.check(address, hash);
   const refuse = async () => {

@@ -11,7 +11,12 @@ import { decodeKeysetCursor, keysetPage } from '../cursors.ts';
  * was checked by `requireAgent`; another agent in the path gets the same checks:
  * unknown → 404, another org's → 403, not granted to a member → 403.
  */
-export async function loadMemoryAgent(db: Db, agentId: string, caller: Caller, headerAgent: AgentContext): Promise<{ id: string; orgId: string }> {
+export async function loadMemoryAgent(
+  db: Db,
+  agentId: string,
+  caller: Caller,
+  headerAgent: AgentContext,
+): Promise<{ id: string; orgId: string }> {
   if (caller.role === 'guest') throw forbidden('Guests may not read agent memory');
   if (agentId === headerAgent.id) return headerAgent;
   return loadUsableAgent(db, agentId, caller);
@@ -20,7 +25,14 @@ export async function loadMemoryAgent(db: Db, agentId: string, caller: Caller, h
 const iso = (d: Date) => d.toISOString();
 
 function toRecord(m: MemoryRow) {
-  return { id: m.id, content: m.content, tags: m.tags, run_id: m.run_id, created_at: iso(m.created_at), updated_at: iso(m.updated_at) };
+  return {
+    id: m.id,
+    content: m.content,
+    tags: m.tags,
+    run_id: m.run_id,
+    created_at: iso(m.created_at),
+    updated_at: iso(m.updated_at),
+  };
 }
 
 export async function memoryPage(
@@ -35,5 +47,10 @@ export async function memoryPage(
     { limit: query.limit + 1, after, query: query.q, tag: query.tag?.toLowerCase() },
   );
   const page = keysetPage(agent.id, rows, query.limit, (m) => ({ createdAt: m.created_at, id: m.id }));
-  return { agent_id: agent.id, memories: page.items.map(toRecord), next_cursor: page.nextCursor, count: page.items.length };
+  return {
+    agent_id: agent.id,
+    memories: page.items.map(toRecord),
+    next_cursor: page.nextCursor,
+    count: page.items.length,
+  };
 }

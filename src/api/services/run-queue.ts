@@ -16,12 +16,26 @@ const INTERRUPT_RETRY_MS = 200;
  * otherwise, so every api may call it on every run end). A workflow that cannot be started
  * now is left to the reconciler: the run is then an ordinary pending run without a workflow.
  */
-export async function startNextQueuedRun(deps: Pick<ApiDeps, 'db' | 'temporal' | 'config' | 'logger'>, taskId: string): Promise<string | undefined> {
+export async function startNextQueuedRun(
+  deps: Pick<ApiDeps, 'db' | 'temporal' | 'config' | 'logger'>,
+  taskId: string,
+): Promise<string | undefined> {
   const run = await takeQueuedRun(deps.db, taskId);
   if (!run) return undefined;
-  if (run.rolledBack.length > 0) deps.logger.info({ taskId, runId: run.id, rolledBack: run.rolledBack }, 'rolled back runs of the task');
+  if (run.rolledBack.length > 0)
+    deps.logger.info({ taskId, runId: run.id, rolledBack: run.rolledBack }, 'rolled back runs of the task');
   try {
-    await startRunWorkflow(deps, { runId: run.id, taskId, orgId: run.orgId, agentId: run.agentId, agentName: run.agentName, userId: run.userId, mode: run.mode, routingReason: run.routingReason, source: run.source });
+    await startRunWorkflow(deps, {
+      runId: run.id,
+      taskId,
+      orgId: run.orgId,
+      agentId: run.agentId,
+      agentName: run.agentName,
+      userId: run.userId,
+      mode: run.mode,
+      routingReason: run.routingReason,
+      source: run.source,
+    });
   } catch (err) {
     deps.logger.warn({ err, runId: run.id }, 'could not start a queued run now; the reconciler will');
   }
@@ -33,7 +47,10 @@ export async function startNextQueuedRun(deps: Pick<ApiDeps, 'db' | 'temporal' |
  * it): the next one starts. Every api process is told; the task's lock makes one of them start
  * it. A failure here is logged and repaired by the reconciler's next pass.
  */
-export async function moveQueue(deps: Pick<ApiDeps, 'db' | 'temporal' | 'config' | 'logger'>, taskId: string): Promise<void> {
+export async function moveQueue(
+  deps: Pick<ApiDeps, 'db' | 'temporal' | 'config' | 'logger'>,
+  taskId: string,
+): Promise<void> {
   try {
     await startNextQueuedRun(deps, taskId);
   } catch (err) {
@@ -46,7 +63,11 @@ export async function moveQueue(deps: Pick<ApiDeps, 'db' | 'temporal' | 'config'
  * /api/tasks/{id}/cancel would. A run whose workflow is still being started (another request
  * stored it a moment ago) is asked again until it takes the cancel or ends.
  */
-export async function interruptRun(deps: Pick<ApiDeps, 'db' | 'temporal'>, runId: string, requestedBy: string): Promise<void> {
+export async function interruptRun(
+  deps: Pick<ApiDeps, 'db' | 'temporal'>,
+  runId: string,
+  requestedBy: string,
+): Promise<void> {
   const giveUpAt = Date.now() + INTERRUPT_PATIENCE_MS;
   for (;;) {
     try {

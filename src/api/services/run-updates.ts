@@ -32,7 +32,12 @@ function taskFailedBeforeAccepting(err: unknown): boolean {
  * the workflow's validator becomes the matching HTTP error with its message;
  * a workflow that has ended is "not active" (409).
  */
-export async function sendRunUpdate<Ret, Arg>(temporal: Client, runId: string, update: UpdateDefinition<Ret, [Arg]>, arg: Arg): Promise<Ret> {
+export async function sendRunUpdate<Ret, Arg>(
+  temporal: Client,
+  runId: string,
+  update: UpdateDefinition<Ret, [Arg]>,
+  arg: Arg,
+): Promise<Ret> {
   const updateId = randomUUID();
   try {
     for (let attempt = 1; ; attempt++) {

@@ -51,7 +51,9 @@ function allowedMessages(modelSettings: unknown, messages: RunRequest['messages'
   if (!messages.some((m) => instructionRoles.includes(m.role))) return messages;
   const settings = agentModelSettingsSchema.safeParse(modelSettings);
   if (!settings.success || settings.data.allow_instruction_messages !== true) {
-    throw badRequest('system and developer messages are not accepted by this agent; send user and assistant messages only');
+    throw badRequest(
+      'system and developer messages are not accepted by this agent; send user and assistant messages only',
+    );
   }
   return messages.map((m) => (m.role === 'developer' ? { ...m, role: 'system' as const } : m));
 }
@@ -74,7 +76,14 @@ export interface StartExtras {
   taskSource?: object;
 }
 
-export async function startRun(deps: ApiDeps, caller: Caller, agent: AgentContext, body: RunRequest, claim?: IdempotencyClaim, extras: StartExtras = {}): Promise<StartedRun> {
+export async function startRun(
+  deps: ApiDeps,
+  caller: Caller,
+  agent: AgentContext,
+  body: RunRequest,
+  claim?: IdempotencyClaim,
+  extras: StartExtras = {},
+): Promise<StartedRun> {
   const { db } = deps;
   const earlier = claim && (await runOfClaim(db, caller, claim));
   if (earlier) return replayedRun(db, earlier);
@@ -91,10 +100,24 @@ export async function startRun(deps: ApiDeps, caller: Caller, agent: AgentContex
 async function replayedRun(db: ApiDeps['db'], runId: string): Promise<StartedRun> {
   const run = await findRun(db, runId);
   if (!run) throw new Error(`run ${runId} of an idempotency key is gone`);
-  return { runId, taskId: run.taskId, mode: run.mode, routingReason: run.routingReason, createdAt: run.createdAt, replayed: true };
+  return {
+    runId,
+    taskId: run.taskId,
+    mode: run.mode,
+    routingReason: run.routingReason,
+    createdAt: run.createdAt,
+    replayed: true,
+  };
 }
 
-async function createAndStartRun(deps: ApiDeps, caller: Caller, agent: AgentContext, body: RunRequest, claim: IdempotencyClaim | undefined, { source, newTaskId: givenTaskId, taskSource }: StartExtras): Promise<StartedRun> {
+async function createAndStartRun(
+  deps: ApiDeps,
+  caller: Caller,
+  agent: AgentContext,
+  body: RunRequest,
+  claim: IdempotencyClaim | undefined,
+  { source, newTaskId: givenTaskId, taskSource }: StartExtras,
+): Promise<StartedRun> {
   const { db } = deps;
   const problem = runRequestProblem(body);
   if (problem) throw badRequest(problem);
@@ -113,18 +136,48 @@ async function createAndStartRun(deps: ApiDeps, caller: Caller, agent: AgentCont
   const stored = await storeRunStart(db, {
     task: requestedTaskId
       ? { id: requestedTaskId }
-      : { new: { id: newTaskId, orgId: caller.orgId, agentId: agent.id, userId: caller.userId, title: query.trim().slice(0, TITLE_LENGTH), ...(taskSource ? { source: taskSource } : {}) } },
-    run: { id: runId, requestedMode: body.mode, mode: routing.mode, routingReason: routing.reason, timezone: body.timezone, streamed: body.stream },
+      : {
+          new: {
+            id: newTaskId,
+            orgId: caller.orgId,
+            agentId: agent.id,
+            userId: caller.userId,
+            title: query.trim().slice(0, TITLE_LENGTH),
+            ...(taskSource ? { source: taskSource } : {}),
+          },
+        },
+    run: {
+      id: runId,
+      requestedMode: body.mode,
+      mode: routing.mode,
+      routingReason: routing.reason,
+      timezone: body.timezone,
+      streamed: body.stream,
+    },
     messages: newMessages.map((m) => ({ id: newId('msg'), role: m.role, content: m.content })),
     // The run's first events go with it: a client reads RUN_STARTED without waiting for the worker.
-    firstEvents: { events: runStartedEvents({ runId, taskId: requestedTaskId ?? newTaskId, mode: routing.mode, routingReason: routing.reason }), key: RUN_STARTED_KEY },
-    idempotencyKey: claim && { owner: { orgId: caller.orgId, userId: caller.userId }, ...claim, expiredBefore: claimsExpiredBefore() },
+    firstEvents: {
+      events: runStartedEvents({
+        runId,
+        taskId: requestedTaskId ?? newTaskId,
+        mode: routing.mode,
+        routingReason: routing.reason,
+      }),
+      key: RUN_STARTED_KEY,
+    },
+    idempotencyKey: claim && {
+      owner: { orgId: caller.orgId, userId: caller.userId },
+      ...claim,
+      expiredBefore: claimsExpiredBefore(),
+    },
     strategy: body.multitask_strategy,
   });
   if (!stored.stored && stored.reason === 'task_gone') throw notFound(`Task ${requestedTaskId} not found`); // deleted since the access check
   if (!stored.stored) {
     const { id, status } = stored.activeRun;
-    throw conflict(`Task ${requestedTaskId} already has an active run (${id}, ${status}); wait for it to finish or cancel it`);
+    throw conflict(
+      `Task ${requestedTaskId} already has an active run (${id}, ${status}); wait for it to finish or cancel it`,
+    );
   }
   const { taskId, createdAt } = stored;
   runsStarted.inc({ mode: routing.mode });
@@ -162,7 +215,12 @@ async function createAndStartRun(deps: ApiDeps, caller: Caller, agent: AgentCont
 /** Ends a run whose workflow never started: one RUN_ERROR, status failed, its idempotency key freed. */
 export async function failUnstartedRun(db: ApiDeps['db'], runId: string, message: string): Promise<void> {
   const error = { code: runErrorCodes.internal, message };
-  const mode = await storeUnstartedRunFailure(db, runId, error, { type: 'RUN_ERROR', run_id: runId, ...error, details: {} });
+  const mode = await storeUnstartedRunFailure(db, runId, error, {
+    type: 'RUN_ERROR',
+    run_id: runId,
+    ...error,
+    details: {},
+  });
   if (mode) runsEndedByApi.inc({ status: 'failed', mode });
 }
 
@@ -185,7 +243,7 @@ export function runIdHeaders(run: StartedRun): Record<string, string> {
 }
 
 export const RUN_ID_HEADER_DOCS: Record<string, string> = {
-  'X-Run-Id': 'The run id (equal to the body\'s run id); keep it to resume or look the run up if the answer is cut off',
-  'X-Task-Id': 'The task id (equal to the body\'s `task_id`)',
+  'X-Run-Id': "The run id (equal to the body's run id); keep it to resume or look the run up if the answer is cut off",
+  'X-Task-Id': "The task id (equal to the body's `task_id`)",
   'Idempotent-Replayed': '`true` when an `Idempotency-Key` named a run started earlier and nothing new was started',
 };

@@ -28,7 +28,12 @@ export function toRunSummary(run: Run) {
 }
 
 function toRunProgress(run: Run) {
-  return { ...toRunSummary(run), updated_at: iso(run.updatedAt), event_count: run.lastEventSeq, error: runError(run.error) };
+  return {
+    ...toRunSummary(run),
+    updated_at: iso(run.updatedAt),
+    event_count: run.lastEventSeq,
+    error: runError(run.error),
+  };
 }
 
 /** The stored error is `{code, message}` written by the workflow; anything else is reported generically. */
@@ -68,11 +73,13 @@ export async function listTasks(db: Db, caller: Caller, agent: AgentContext, lim
 }
 
 export async function taskDetail(db: Db, task: Task) {
-  const [runs, messageCount] = await Promise.all([
-    listRunsOfTask(db, task.id),
-    countMessages(db, task.id),
-  ]);
-  return { ...toTaskSummary(task, runs[0]), org_id: task.orgId, message_count: messageCount, runs: runs.map(toRunSummary) };
+  const [runs, messageCount] = await Promise.all([listRunsOfTask(db, task.id), countMessages(db, task.id)]);
+  return {
+    ...toTaskSummary(task, runs[0]),
+    org_id: task.orgId,
+    message_count: messageCount,
+    runs: runs.map(toRunSummary),
+  };
 }
 
 export async function taskRunProgress(db: Db, task: Task) {

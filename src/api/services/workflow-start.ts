@@ -27,14 +27,28 @@ export interface RunWorkflowStart {
  * Starts the workflow of a stored pending run (workflow id = run id). Starting one that
  * is already started (the reconciler and the request racing) is success, not an error.
  */
-export async function startRunWorkflow({ temporal, config }: Pick<ApiDeps, 'temporal' | 'config'>, run: RunWorkflowStart): Promise<void> {
+export async function startRunWorkflow(
+  { temporal, config }: Pick<ApiDeps, 'temporal' | 'config'>,
+  run: RunWorkflowStart,
+): Promise<void> {
   const { runId, taskId, orgId, agentId, mode, routingReason, settings, startRecorded } = run;
   try {
     await temporal.workflow.start(agentRun, {
       taskQueue: config.temporal.taskQueue,
       workflowId: runId,
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-      args: [{ runId, taskId, orgId, agentId, mode, routingReason, ...(settings ? { settings } : {}), ...(startRecorded ? { startRecorded } : {}) }],
+      args: [
+        {
+          runId,
+          taskId,
+          orgId,
+          agentId,
+          mode,
+          routingReason,
+          ...(settings ? { settings } : {}),
+          ...(startRecorded ? { startRecorded } : {}),
+        },
+      ],
       typedSearchAttributes: [
         { key: TaskIdAttr, value: taskId },
         { key: AgentIdAttr, value: agentId },
@@ -49,7 +63,9 @@ export async function startRunWorkflow({ temporal, config }: Pick<ApiDeps, 'temp
         `- org: \`${orgId}\``,
         `- task: \`${taskId}\``,
         `- started by: \`${run.userId}\``,
-        ...(run.source ? [`- source: ${run.source.kind} flow **${run.source.flow_name}**, event \`${run.source.external_id}\``] : []),
+        ...(run.source
+          ? [`- source: ${run.source.kind} flow **${run.source.flow_name}**, event \`${run.source.external_id}\``]
+          : []),
         `- routing: ${routingReason}`,
       ].join('\n'),
     });

@@ -23,7 +23,15 @@ export function agUiEvents(event: RunEvent, { threadId, runId, taskId }: AgUiIds
   const timestamp = event.timestamp;
   switch (event.type) {
     case 'RUN_STARTED':
-      return [{ type: 'RUN_STARTED', timestamp, threadId, runId, metadata: { run_id: event.run_id, task_id: taskId, mode: event.mode, routing_reason: event.routing_reason } }];
+      return [
+        {
+          type: 'RUN_STARTED',
+          timestamp,
+          threadId,
+          runId,
+          metadata: { run_id: event.run_id, task_id: taskId, mode: event.mode, routing_reason: event.routing_reason },
+        },
+      ];
     case 'RUN_FINISHED':
       return [{ type: 'RUN_FINISHED', timestamp, threadId, runId, result: event.result }];
     case 'RUN_ERROR':
@@ -35,13 +43,24 @@ export function agUiEvents(event: RunEvent, { threadId, runId, taskId }: AgUiIds
     case 'TEXT_MESSAGE_END':
       return [{ type: 'TEXT_MESSAGE_END', timestamp, messageId: event.message_id }];
     case 'TOOL_CALL_START':
-      return [{ type: 'TOOL_CALL_START', timestamp, toolCallId: event.tool_call_id, toolCallName: event.tool_call_name }];
+      return [
+        { type: 'TOOL_CALL_START', timestamp, toolCallId: event.tool_call_id, toolCallName: event.tool_call_name },
+      ];
     case 'TOOL_CALL_ARGS':
       return [{ type: 'TOOL_CALL_ARGS', timestamp, toolCallId: event.tool_call_id, delta: event.delta }];
     case 'TOOL_CALL_END':
       return [{ type: 'TOOL_CALL_END', timestamp, toolCallId: event.tool_call_id }];
     case 'TOOL_CALL_RESULT':
-      return [{ type: 'TOOL_CALL_RESULT', timestamp, messageId: `${event.tool_call_id}-result`, toolCallId: event.tool_call_id, content: event.content, role: 'tool' }];
+      return [
+        {
+          type: 'TOOL_CALL_RESULT',
+          timestamp,
+          messageId: `${event.tool_call_id}-result`,
+          toolCallId: event.tool_call_id,
+          content: event.content,
+          role: 'tool',
+        },
+      ];
     case 'STATE_SNAPSHOT':
       return [{ type: 'STATE_SNAPSHOT', timestamp, snapshot: event.state }];
     case 'STATE_DELTA':
@@ -56,5 +75,9 @@ export function agUiEvents(event: RunEvent, { threadId, runId, taskId }: AgUiIds
 /** A custom event's value; USER_INPUT_REQUIRED also says where the client answers it. */
 function customValue(event: Extract<RunEvent, { type: 'CUSTOM' }>, taskId: string): Record<string, unknown> {
   if (event.name !== 'USER_INPUT_REQUIRED') return event.data;
-  return { ...event.data, answer_url: `/api/tasks/${encodeURIComponent(taskId)}/input`, pending_url: `/api/tasks/${encodeURIComponent(taskId)}/pending-input` };
+  return {
+    ...event.data,
+    answer_url: `/api/tasks/${encodeURIComponent(taskId)}/input`,
+    pending_url: `/api/tasks/${encodeURIComponent(taskId)}/pending-input`,
+  };
 }

@@ -157,7 +157,11 @@ export class EventHub {
 
   /** One connection with LISTEN in place; a failed attempt ends its client before throwing. */
   private async listen(): Promise<Listening> {
-    const client = new pg.Client({ connectionString: this.databaseUrl, application_name: EVENT_HUB_APPLICATION, keepAlive: true });
+    const client = new pg.Client({
+      connectionString: this.databaseUrl,
+      application_name: EVENT_HUB_APPLICATION,
+      keepAlive: true,
+    });
     const ended = new Promise<void>((resolve) => {
       client.once('end', () => resolve());
     });

@@ -52,7 +52,16 @@ const MAX_ARRIVED = READ_PAGE;
  * re-reads the table as a safety net. When the api drains (`stop`), the
  * stream ends with a reconnect notice instead.
  */
-async function relayRun({ db, hub, res, runId, afterSeq, heartbeatMs, stop, format = asStored }: RelayOptions): Promise<void> {
+async function relayRun({
+  db,
+  hub,
+  res,
+  runId,
+  afterSeq,
+  heartbeatMs,
+  stop,
+  format = asStored,
+}: RelayOptions): Promise<void> {
   if (res.destroyed) return; // the client left before we subscribed: 'close' will not fire again
   let last = afterSeq;
   let closed = false;
@@ -88,7 +97,10 @@ async function relayRun({ db, hub, res, runId, afterSeq, heartbeatMs, stop, form
       if (stopping()) return await writeReconnect(res, runId, last, format);
       if (mustRead) {
         mustRead = false;
-        const page = await readThroughOutages(() => hub.read(runId, last), () => closed || stopping());
+        const page = await readThroughOutages(
+          () => hub.read(runId, last),
+          () => closed || stopping(),
+        );
         if (!page) return closed ? undefined : await writeReconnect(res, runId, last, format);
         for (const event of page.events) {
           if (closed) return;
@@ -123,7 +135,15 @@ async function relayRun({ db, hub, res, runId, afterSeq, heartbeatMs, stop, form
       if (timedOut) {
         if (!(await runStillStored(db, runId))) {
           // The task was deleted with its runs: no terminal event will ever be stored.
-          for (const frame of format.frames({ type: 'RUN_ERROR', timestamp: Date.now(), run_id: runId, code: 'RUN_DELETED', message: 'The run was deleted', details: {} })) await writeFrame(res, frame);
+          for (const frame of format.frames({
+            type: 'RUN_ERROR',
+            timestamp: Date.now(),
+            run_id: runId,
+            code: 'RUN_DELETED',
+            message: 'The run was deleted',
+            details: {},
+          }))
+            await writeFrame(res, frame);
           return;
         }
         const beat = format.heartbeat();
@@ -162,7 +182,8 @@ function releaseRequest(req: Request): void {
   req.headers.authorization = undefined; // not `delete`: that would turn the headers object into a slower, larger dictionary
   const raw = req.rawHeaders;
   const kept: string[] = [];
-  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.toLowerCase() !== 'authorization') kept.push(raw[i]!, raw[i + 1]!);
+  for (let i = 0; i < raw.length; i += 2)
+    if (raw[i]!.toLowerCase() !== 'authorization') kept.push(raw[i]!, raw[i + 1]!);
   req.rawHeaders = kept;
 }
 
@@ -180,7 +201,13 @@ async function writeReconnect(res: Response, runId: string, lastSeq: number, for
     type: 'CUSTOM',
     timestamp: Date.now(),
     name: 'SYSTEM_STATUS',
-    data: { status: 'reconnect', reason: 'server_shutting_down', run_id: runId, last_event_id: lastSeq > 0 ? eventId(runId, lastSeq) : null, retry_ms: RECONNECT_RETRY_MS },
+    data: {
+      status: 'reconnect',
+      reason: 'server_shutting_down',
+      run_id: runId,
+      last_event_id: lastSeq > 0 ? eventId(runId, lastSeq) : null,
+      retry_ms: RECONNECT_RETRY_MS,
+    },
   };
   for (const frame of format.frames(notice)) await writeFrame(res, frame);
 }

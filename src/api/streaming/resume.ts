@@ -15,7 +15,9 @@ export const resumeQuerySchema = z.object({
     .string()
     .meta({ pattern: EVENT_ID_PATTERN })
     .optional()
-    .describe('Resume after this event id (`<run_id>:<seq>`), like the `Last-Event-ID` header; the header wins when both are sent'),
+    .describe(
+      'Resume after this event id (`<run_id>:<seq>`), like the `Last-Event-ID` header; the header wins when both are sent',
+    ),
 });
 
 /** Where a resume point came from, so a 422 can say which input was wrong. */
@@ -44,7 +46,8 @@ export function requestedResumePoint(req: Request, queryValue: string | undefine
     : [queryValue?.trim(), ['query', 'last_event_id']];
   if (!value) return undefined;
   const parsed = parseEventId(value);
-  if (!parsed) throw resumeProblem(source, 'Not an event id: expected "<run_id>:<seq>" as sent in the stream\'s `id:` lines');
+  if (!parsed)
+    throw resumeProblem(source, 'Not an event id: expected "<run_id>:<seq>" as sent in the stream\'s `id:` lines');
   return { ...parsed, source };
 }
 
@@ -55,7 +58,13 @@ export function requestedResumePoint(req: Request, queryValue: string | undefine
  * point at the terminal event ends the stream at once (there is nothing left),
  * rather than leaving the client on a stream of heartbeats.
  */
-export async function streamRunAfter(deps: ApiDeps, res: Response, run: StreamableRun, afterSeq: number, source?: ResumeSource): Promise<void> {
+export async function streamRunAfter(
+  deps: ApiDeps,
+  res: Response,
+  run: StreamableRun,
+  afterSeq: number,
+  source?: ResumeSource,
+): Promise<void> {
   if (source && afterSeq > run.lastEventSeq) {
     throw resumeProblem(source, `Run ${run.id} has no event ${afterSeq}; its last event so far is ${run.lastEventSeq}`);
   }
@@ -69,7 +78,15 @@ export async function streamRunAfter(deps: ApiDeps, res: Response, run: Streamab
   // A client that dropped while we read the database has already fired 'close',
   // which the relay would wait for in vain; checked in the same tick as it subscribes.
   if (res.destroyed) return;
-  startRelay({ db: deps.db, hub: deps.hub, res, runId: run.id, afterSeq, heartbeatMs: deps.config.heartbeatIntervalMs, stop: deps.drain.stopSignal });
+  startRelay({
+    db: deps.db,
+    hub: deps.hub,
+    res,
+    runId: run.id,
+    afterSeq,
+    heartbeatMs: deps.config.heartbeatIntervalMs,
+    stop: deps.drain.stopSignal,
+  });
 }
 
 async function isTerminalEventAt({ db }: ApiDeps, runId: string, seq: number): Promise<boolean> {

@@ -32,15 +32,24 @@ export class StreamSlots {
     const ofKey = widgetKey === undefined ? 0 : (this.perWidgetKey.get(widgetKey) ?? 0);
     if (this.total >= this.limits.perProcess) {
       rateLimitRejections.inc({ class: 'streams_per_process' });
-      throw tooManyRequests(`This api process has ${this.total} open streams, its limit; retry in ${STREAM_RETRY_AFTER_SECONDS} s`, STREAM_RETRY_AFTER_SECONDS);
+      throw tooManyRequests(
+        `This api process has ${this.total} open streams, its limit; retry in ${STREAM_RETRY_AFTER_SECONDS} s`,
+        STREAM_RETRY_AFTER_SECONDS,
+      );
     }
     if (mine >= this.limits.perUser) {
       rateLimitRejections.inc({ class: 'streams_per_user' });
-      throw tooManyRequests(`You have ${mine} streams open, the limit per user; close one or retry in ${STREAM_RETRY_AFTER_SECONDS} s`, STREAM_RETRY_AFTER_SECONDS);
+      throw tooManyRequests(
+        `You have ${mine} streams open, the limit per user; close one or retry in ${STREAM_RETRY_AFTER_SECONDS} s`,
+        STREAM_RETRY_AFTER_SECONDS,
+      );
     }
     if (widgetKey !== undefined && ofKey >= this.limits.perWidgetKey) {
       rateLimitRejections.inc({ class: 'streams_per_widget_key' });
-      throw tooManyRequests(`This widget key has ${ofKey} streams open, its limit; retry in ${STREAM_RETRY_AFTER_SECONDS} s`, STREAM_RETRY_AFTER_SECONDS);
+      throw tooManyRequests(
+        `This widget key has ${ofKey} streams open, its limit; retry in ${STREAM_RETRY_AFTER_SECONDS} s`,
+        STREAM_RETRY_AFTER_SECONDS,
+      );
     }
     this.total++;
     openStreams.inc();

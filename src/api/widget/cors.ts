@@ -44,5 +44,9 @@ export function allowOriginOf(req: Request, res: Response, allowed: string[]): v
   const origin = req.get('origin');
   if (!origin) throw forbidden('Widget requests must carry an Origin header that the widget key allows');
   if (!allowed.includes(origin)) throw forbidden(`Origin ${origin} is not allowed for this widget key`);
-  res.set({ 'Access-Control-Allow-Origin': origin, 'Access-Control-Expose-Headers': EXPOSED_HEADERS, 'Cross-Origin-Resource-Policy': 'cross-origin' });
+  res.set({
+    'Access-Control-Allow-Origin': origin,
+    'Access-Control-Expose-Headers': EXPOSED_HEADERS,
+    'Cross-Origin-Resource-Policy': 'cross-origin',
+  });
 }

@@ -27,8 +27,15 @@ function forVisitor(base: RouteSpec, path: string, operationId: string): RouteSp
     description: `${base.description ?? base.summary}${VISITOR_NOTE}`,
     responses: {
       ...base.responses,
-      400: base.responses[400] ?? { description: 'The widget key\'s agent is no longer customer-facing', schema: errorSchema },
-      429: { description: 'A widget rate limit (per key or per visitor) or a run limit exceeded; see Retry-After', schema: errorSchema, headers: { 'Retry-After': 'Seconds to wait' } },
+      400: base.responses[400] ?? {
+        description: "The widget key's agent is no longer customer-facing",
+        schema: errorSchema,
+      },
+      429: {
+        description: 'A widget rate limit (per key or per visitor) or a run limit exceeded; see Retry-After',
+        schema: errorSchema,
+        headers: { 'Retry-After': 'Seconds to wait' },
+      },
     },
   };
 }
@@ -46,5 +53,9 @@ export const widgetRoutes: RouteSpec[] = [
   forVisitor(byId(streamRoutes, 'streamTask'), '/api/v1/widget/tasks/{task_id}/stream', 'widgetStreamTask'),
   forVisitor(byId(taskRoutes, 'listTaskMessages'), '/api/v1/widget/tasks/{task_id}/messages', 'widgetListTaskMessages'),
   forVisitor(byId(humanInputRoutes, 'answerInput'), '/api/v1/widget/tasks/{task_id}/input', 'widgetAnswerInput'),
-  forVisitor(byId(humanInputRoutes, 'getPendingInput'), '/api/v1/widget/tasks/{task_id}/pending-input', 'widgetGetPendingInput'),
+  forVisitor(
+    byId(humanInputRoutes, 'getPendingInput'),
+    '/api/v1/widget/tasks/{task_id}/pending-input',
+    'widgetGetPendingInput',
+  ),
 ];

@@ -12,14 +12,24 @@ import { readVisitorToken } from './visitor-auth.ts';
 
 const sessionBodySchema = z.object({
   widget_key: z.string().min(1).describe('The publishable widget key (`ars_pub_…`)'),
-  visitor_token: z.string().min(1).optional().describe('A visitor token from an earlier session, also an expired one (up to 7 days): the new token is for the same visitor'),
+  visitor_token: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      'A visitor token from an earlier session, also an expired one (up to 7 days): the new token is for the same visitor',
+    ),
 });
 
 const sessionSchema = z
   .object({
     visitor_token: z.string().describe('Bearer token for the other /api/v1/widget/* endpoints only'),
     expires_at: z.string().describe('When the token expires (ISO 8601); ask for a new one with `visitor_token` before'),
-    visitor_id: z.string().describe('The visitor: a guest of the widget key’s organization that is no member, deleted when idle for WIDGET_VISITOR_DAYS'),
+    visitor_id: z
+      .string()
+      .describe(
+        'The visitor: a guest of the widget key’s organization that is no member, deleted when idle for WIDGET_VISITOR_DAYS',
+      ),
     agent: z.object({ id: z.string(), name: z.string() }),
   })
   .meta({ id: 'WidgetSession' });
@@ -37,22 +47,26 @@ export const widgetSessionRoute = defineRoute({
   description:
     'For the embedded chat widget (`widget.js`). The request must come from a browser origin the widget key allows ' +
     '(its `Origin` header), else 403 without CORS headers. Answers a visitor token (role guest, one visitor identity, ' +
-    'the key\'s agent) valid only on /api/v1/widget/* for WIDGET_TOKEN_LIFETIME_SECONDS (1 hour by default). Send the ' +
+    "the key's agent) valid only on /api/v1/widget/* for WIDGET_TOKEN_LIFETIME_SECONDS (1 hour by default). Send the " +
     'previous `visitor_token` (even expired, up to 7 days) to stay the same visitor and keep your tasks; one that does not ' +
     'verify, or is of another key, gives a new visitor. A visitor is a guest of the org but no member (never listed or ' +
     'exported); one without a new session for WIDGET_VISITOR_DAYS (30) is deleted with its tasks. A revoked or ' +
-    'unknown key is 401; a key whose agent is no longer customer-facing is 400. Counted against the key\'s, the client ' +
-    'address\'s and the visitor\'s widget rate limits (429 with Retry-After).',
+    "unknown key is 401; a key whose agent is no longer customer-facing is 400. Counted against the key's, the client " +
+    "address's and the visitor's widget rate limits (429 with Retry-After).",
   tags: ['widget'],
   auth: 'none',
   body: sessionBodySchema,
   responses: {
     200: { description: 'A visitor token', schema: sessionSchema },
-    400: { description: 'The key\'s agent is not customer-facing', schema: errorSchema },
+    400: { description: "The key's agent is not customer-facing", schema: errorSchema },
     401: { description: 'Unknown or revoked widget key', schema: errorSchema },
-    403: { description: 'The request\'s Origin is not allowed for this widget key', schema: errorSchema },
+    403: { description: "The request's Origin is not allowed for this widget key", schema: errorSchema },
     422: errorResponses[422],
-    429: { description: 'Widget rate limit of the key, the client address or the visitor exceeded; see Retry-After', schema: errorSchema, headers: { 'Retry-After': 'Seconds to wait' } },
+    429: {
+      description: 'Widget rate limit of the key, the client address or the visitor exceeded; see Retry-After',
+      schema: errorSchema,
+      headers: { 'Retry-After': 'Seconds to wait' },
+    },
   },
   async handler({ req, res, body }, deps) {
     if (!body.widget_key.startsWith(WIDGET_KEY_PREFIX)) throw unauthorized('Not a widget key');
@@ -66,7 +80,13 @@ export const widgetSessionRoute = defineRoute({
     const visitorId = await visitorFor(deps, key, body.visitor_token);
     await deps.rateLimits.consumeBudget('widget-visitor', visitorId);
     const issued = await deps.tokens.issue(
-      { userId: visitorId, orgId: key.orgId, role: 'guest', apiKeyId: '', widget: { keyId: key.id, agentId: key.agentId } },
+      {
+        userId: visitorId,
+        orgId: key.orgId,
+        role: 'guest',
+        apiKeyId: '',
+        widget: { keyId: key.id, agentId: key.agentId },
+      },
       new Date(),
       deps.config.widget.tokenLifetimeSeconds,
     );
@@ -82,12 +102,25 @@ const EXPIRED_VISITORS_PER_SESSION = 20;
  * The returning visitor of `visitorToken` when it names an unexpired visitor of this key (its expiry
  * moves on), else a new visitor: a guest of the key's org that is no member and expires when idle.
  */
-async function visitorFor(deps: ApiDeps, key: { id: string; orgId: string }, visitorToken: string | undefined): Promise<string> {
+async function visitorFor(
+  deps: ApiDeps,
+  key: { id: string; orgId: string },
+  visitorToken: string | undefined,
+): Promise<string> {
   const expiresAt = new Date(Date.now() + deps.config.widget.visitorDays * 86_400_000);
   // A token that no longer verifies (too old, or signed with a replaced secret) just means a new visitor:
   // refusing it would leave a returning browser without a chat.
-  const claims = visitorToken ? await readVisitorToken(deps, visitorToken).catch((err: unknown) => (err instanceof HttpError ? null : Promise.reject(err))) : null;
-  if (claims && claims.widget.keyId === key.id && (await renewVisitor(deps.db, { id: claims.userId, orgId: key.orgId, keyId: key.id, expiresAt }))) return claims.userId;
+  const claims = visitorToken
+    ? await readVisitorToken(deps, visitorToken).catch((err: unknown) =>
+        err instanceof HttpError ? null : Promise.reject(err),
+      )
+    : null;
+  if (
+    claims &&
+    claims.widget.keyId === key.id &&
+    (await renewVisitor(deps.db, { id: claims.userId, orgId: key.orgId, keyId: key.id, expiresAt }))
+  )
+    return claims.userId;
   await deleteExpiredVisitors(deps.db, key.orgId, EXPIRED_VISITORS_PER_SESSION);
   const id = newId('usr');
   await insertVisitor(deps.db, { id, orgId: key.orgId, keyId: key.id, expiresAt });

@@ -23,13 +23,18 @@ export const artifactContentSchemas = {
       rows: z.array(z.array(cell)).max(100_000),
       caption: z.string().max(1000).optional(),
     })
-    .refine((t) => t.rows.every((r) => r.length === t.columns.length), { message: 'every row needs one cell per column', path: ['rows'] }),
+    .refine((t) => t.rows.every((r) => r.length === t.columns.length), {
+      message: 'every row needs one cell per column',
+      path: ['rows'],
+    }),
   chart: z
     .object({
       chart_type: z.enum(['bar', 'line', 'area', 'pie', 'scatter']),
       data: z.array(z.record(z.string(), cell)).min(1).max(100_000),
       x: z.string().min(1).describe('Key of the category or x value in each data point'),
-      y: z.union([z.string().min(1), z.array(z.string().min(1)).min(1).max(20)]).describe('Key(s) of the numeric series'),
+      y: z
+        .union([z.string().min(1), z.array(z.string().min(1)).min(1).max(20)])
+        .describe('Key(s) of the numeric series'),
       x_label: z.string().max(200).optional(),
       y_label: z.string().max(200).optional(),
     })
@@ -87,7 +92,10 @@ export const updateArtifactTool = defineTool({
       title: title.optional(),
       content: content.optional(),
     })
-    .refine((i) => i.title !== undefined || i.content !== undefined, { message: 'give content, title or both', path: ['content'] }),
+    .refine((i) => i.title !== undefined || i.content !== undefined, {
+      message: 'give content, title or both',
+      path: ['content'],
+    }),
 });
 
 export const artifactTools = [createArtifactTool, updateArtifactTool];

@@ -2,7 +2,14 @@ import { z } from 'zod';
 import { defineTool } from './definition.ts';
 
 /** Input types a tool may ask for; plan_approval and action_approval are raised by the run's gates, not by tools. */
-export const askableInputTypes = ['confirmation', 'text', 'number', 'choice', 'multiline', 'structured_questions'] as const;
+export const askableInputTypes = [
+  'confirmation',
+  'text',
+  'number',
+  'choice',
+  'multiline',
+  'structured_questions',
+] as const;
 
 const question = z.object({
   question: z.string().min(1).max(2000),
@@ -23,7 +30,10 @@ export const requestUserInputTool = defineTool({
       questions: z.array(question).min(1).max(20).optional(),
       placeholder: z.string().max(200).optional(),
     })
-    .refine((i) => i.input_type !== 'choice' || (i.choices?.length ?? 0) >= 2, { message: 'choice needs at least two choices', path: ['choices'] })
+    .refine((i) => i.input_type !== 'choice' || (i.choices?.length ?? 0) >= 2, {
+      message: 'choice needs at least two choices',
+      path: ['choices'],
+    })
     .refine((i) => i.input_type !== 'structured_questions' || (i.questions?.length ?? 0) >= 1, {
       message: 'structured_questions needs questions',
       path: ['questions'],

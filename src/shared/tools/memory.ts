@@ -23,8 +23,17 @@ export const saveMemoryTool = defineTool({
     'shared by every conversation of this agent in this organization. Write one self-contained statement per memory. ' +
     'Returns {memory_id}.',
   input: z.object({
-    content: z.string().trim().min(1).max(MEMORY_CONTENT_MAX).describe(`The fact to remember, at most ${MEMORY_CONTENT_MAX} characters`),
-    tags: z.array(tag).max(MEMORY_TAGS_MAX).optional().describe(`Up to ${MEMORY_TAGS_MAX} short labels (stored lower-case)`),
+    content: z
+      .string()
+      .trim()
+      .min(1)
+      .max(MEMORY_CONTENT_MAX)
+      .describe(`The fact to remember, at most ${MEMORY_CONTENT_MAX} characters`),
+    tags: z
+      .array(tag)
+      .max(MEMORY_TAGS_MAX)
+      .optional()
+      .describe(`Up to ${MEMORY_TAGS_MAX} short labels (stored lower-case)`),
   }),
 });
 
@@ -37,7 +46,13 @@ export const recallMemoryTool = defineTool({
     '"or", and -word to exclude). Returns {memories: [{id, content, tags, created_at, rank}]}, best match first.',
   input: z.object({
     query: z.string().trim().min(1).max(500).describe('Words to look for'),
-    limit: z.number().int().min(1).max(RECALL_LIMIT_MAX).optional().describe(`How many memories at most (default ${RECALL_LIMIT_DEFAULT})`),
+    limit: z
+      .number()
+      .int()
+      .min(1)
+      .max(RECALL_LIMIT_MAX)
+      .optional()
+      .describe(`How many memories at most (default ${RECALL_LIMIT_DEFAULT})`),
     tag: tag.optional().describe('Only memories with this tag'),
   }),
 });
@@ -45,7 +60,8 @@ export const recallMemoryTool = defineTool({
 export const forgetMemoryTool = defineTool({
   name: 'forget_memory',
   kind: 'activity',
-  description: 'Delete one memory of this agent by its id (from recall_memory), e.g. when the user says it is wrong or outdated. Returns {deleted: true}.',
+  description:
+    'Delete one memory of this agent by its id (from recall_memory), e.g. when the user says it is wrong or outdated. Returns {deleted: true}.',
   input: z.object({ memory_id: z.string().min(1).max(100) }),
 });
 

@@ -43,7 +43,9 @@ async function list(ctx: Context): Promise<void> {
 }
 
 async function respond(ctx: Context, [approvalId]: string[], decision: 'approve' | 'reject'): Promise<void> {
-  const result = await ctx.client().approvals.respond(approvalId!, { decision, feedback: optString(ctx.opts.feedback) });
+  const result = await ctx
+    .client()
+    .approvals.respond(approvalId!, { decision, feedback: optString(ctx.opts.feedback) });
   if (ctx.opts.json) ctx.term.json(result);
   else ctx.term.print(`${decision === 'approve' ? 'approved' : 'rejected'} ${approvalId}: ${result.message}`);
 }

@@ -5,7 +5,11 @@ import { action, type Context } from '../context.ts';
 
 /** Adds cancel, pause, resume and comment to `program`. */
 export function addControlCommands(program: Command): void {
-  const verbs = { cancel: 'cancel the active run of a task', pause: 'pause the active run at its next safe point', resume: 'resume a paused run' } as const;
+  const verbs = {
+    cancel: 'cancel the active run of a task',
+    pause: 'pause the active run at its next safe point',
+    resume: 'resume a paused run',
+  } as const;
   for (const [verb, description] of Object.entries(verbs) as [keyof typeof verbs, string][]) {
     program
       .command(verb)

@@ -25,15 +25,28 @@ async function login(ctx: Context): Promise<void> {
   const current = await readConfigFile(path);
   const interactive = Boolean(process.stdin.isTTY);
   const url = await valueOf(optString(ctx.opts.url) ?? process.env.AGENT_RUN_URL, interactive, () =>
-    input({ message: 'Service url', default: current.url, required: true, validate: isUrl }, { output: process.stderr }),
+    input(
+      { message: 'Service url', default: current.url, required: true, validate: isUrl },
+      { output: process.stderr },
+    ),
   );
-  const apiKey = await valueOf(optString(ctx.opts.key) ?? optString(ctx.opts.apiKey) ?? process.env.AGENT_RUN_API_KEY, interactive, () =>
-    password({ message: 'API key', mask: '*', validate: (v) => (v.trim() ? true : 'Enter the key') }, { output: process.stderr }),
+  const apiKey = await valueOf(
+    optString(ctx.opts.key) ?? optString(ctx.opts.apiKey) ?? process.env.AGENT_RUN_API_KEY,
+    interactive,
+    () =>
+      password(
+        { message: 'API key', mask: '*', validate: (v) => (v.trim() ? true : 'Enter the key') },
+        { output: process.stderr },
+      ),
   );
   const agent =
     optString(ctx.opts.agent) ??
     process.env.AGENT_RUN_AGENT ??
-    (interactive ? (await input({ message: 'Default agent id (optional)', default: current.agent }, { output: process.stderr })).trim() || undefined : current.agent);
+    (interactive
+      ? (
+          await input({ message: 'Default agent id (optional)', default: current.agent }, { output: process.stderr })
+        ).trim() || undefined
+      : current.agent);
   if (!isUrl(url)) throw new CliError(`not an http(s) url: ${url}`, ExitCode.usage);
 
   const config: ConfigFile = { ...current, url: url.replace(/\/+$/, ''), api_key: apiKey.trim(), agent };
@@ -43,9 +56,17 @@ async function login(ctx: Context): Promise<void> {
 }
 
 /** A flag or environment value, else the prompt's answer; without a terminal a missing value is a usage error. */
-async function valueOf(given: string | undefined, interactive: boolean, prompt: () => Promise<string>): Promise<string> {
+async function valueOf(
+  given: string | undefined,
+  interactive: boolean,
+  prompt: () => Promise<string>,
+): Promise<string> {
   if (given) return given;
-  if (!interactive) throw new CliError('login needs --url and --key (or AGENT_RUN_URL and AGENT_RUN_API_KEY) when stdin is not a terminal', ExitCode.usage);
+  if (!interactive)
+    throw new CliError(
+      'login needs --url and --key (or AGENT_RUN_URL and AGENT_RUN_API_KEY) when stdin is not a terminal',
+      ExitCode.usage,
+    );
   return prompt();
 }
 
@@ -66,9 +87,10 @@ async function verify(ctx: Context, config: ConfigFile): Promise<void> {
   const settings = { ...ctx.settings, url: config.url, apiKey: config.api_key, agent: config.agent };
   const client = makeClient(settings);
   if (config.agent) await client.tasks.list({ limit: 1 });
-  else await client.approvals.list({ status: 'pending' }).catch((err: unknown) => {
-    // 403 (a guest may not read approvals) still means the key was exchanged; a bad key is 401.
-    if ((err as { status?: number }).status !== 403) throw err;
-  });
+  else
+    await client.approvals.list({ status: 'pending' }).catch((err: unknown) => {
+      // 403 (a guest may not read approvals) still means the key was exchanged; a bad key is 401.
+      if ((err as { status?: number }).status !== 403) throw err;
+    });
   ctx.term.note(`key accepted by ${config.url}${config.agent ? `; agent ${config.agent} is usable` : ''}`);
 }

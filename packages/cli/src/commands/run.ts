@@ -15,7 +15,9 @@ import { answerInteractively, PromptInterrupted, type AnswerFields, type InputQu
 export function addRunCommands(program: Command): void {
   program
     .command('run')
-    .description('start a run and stream its answer (text to stdout, progress to stderr); asks its questions interactively')
+    .description(
+      'start a run and stream its answer (text to stdout, progress to stderr); asks its questions interactively',
+    )
     .argument('<message>', 'the user message')
     .option('--task <id>', 'continue this task (its conversation is the context)')
     .addOption(new Option('--mode <mode>', 'routing mode').choices(['auto', 'fast', 'deep']).default('auto'))
@@ -61,7 +63,11 @@ async function run(ctx: Context, [message]: string[]): Promise<number> {
   }
   const abort = new AbortController();
   const stream = client.runs.stream({ ...request, signal: abort.signal });
-  return drive(client, stream, ctx.term, { json: Boolean(ctx.opts.json), cancelOnInterrupt: Boolean(ctx.opts.cancelOnInterrupt), abort });
+  return drive(client, stream, ctx.term, {
+    json: Boolean(ctx.opts.json),
+    cancelOnInterrupt: Boolean(ctx.opts.cancelOnInterrupt),
+    abort,
+  });
 }
 
 async function follow(ctx: Context, [taskId]: string[]): Promise<number> {
@@ -69,7 +75,11 @@ async function follow(ctx: Context, [taskId]: string[]): Promise<number> {
   const client = ctx.client();
   const abort = new AbortController();
   const stream = client.tasks.stream(taskId!, { signal: abort.signal });
-  return drive(client, stream, ctx.term, { json: Boolean(ctx.opts.json), cancelOnInterrupt: Boolean(ctx.opts.cancelOnInterrupt), abort });
+  return drive(client, stream, ctx.term, {
+    json: Boolean(ctx.opts.json),
+    cancelOnInterrupt: Boolean(ctx.opts.cancelOnInterrupt),
+    abort,
+  });
 }
 
 async function answer(ctx: Context, [taskId, answerJson]: string[]): Promise<number> {

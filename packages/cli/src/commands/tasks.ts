@@ -16,8 +16,18 @@ export function addTaskCommands(program: Command): void {
     .option('--limit <n>', 'how many (1-200)', '50')
     .option('--json', 'print the raw JSON')
     .action(action(list));
-  tasks.command('show').description('show a task and its runs').argument('<task_id>').option('--json', 'print the raw JSON').action(action(show));
-  tasks.command('rm').description('delete a task with its runs, messages and events').argument('<task_id>').option('--json', 'print the raw JSON').action(action(remove));
+  tasks
+    .command('show')
+    .description('show a task and its runs')
+    .argument('<task_id>')
+    .option('--json', 'print the raw JSON')
+    .action(action(show));
+  tasks
+    .command('rm')
+    .description('delete a task with its runs, messages and events')
+    .argument('<task_id>')
+    .option('--json', 'print the raw JSON')
+    .action(action(remove));
 
   program
     .command('events')
@@ -31,16 +41,38 @@ async function list(ctx: Context): Promise<void> {
   requireAgent(ctx.settings);
   const page = await ctx.client().tasks.list({ limit: Number(ctx.opts.limit) });
   if (ctx.opts.json) return ctx.term.json(page);
-  ctx.term.print(table(['TASK', 'STATUS', 'LATEST RUN', 'UPDATED', 'TITLE'], page.tasks.map((t) => [t.id, t.run_status, s(t.latest_run_id), t.updated_at, t.title])));
+  ctx.term.print(
+    table(
+      ['TASK', 'STATUS', 'LATEST RUN', 'UPDATED', 'TITLE'],
+      page.tasks.map((t) => [t.id, t.run_status, s(t.latest_run_id), t.updated_at, t.title]),
+    ),
+  );
 }
 
 async function show(ctx: Context, [taskId]: string[]): Promise<void> {
   requireAgent(ctx.settings);
   const task = await ctx.client().tasks.get(taskId!);
   if (ctx.opts.json) return ctx.term.json(task);
-  const fields = ['id', 'title', 'run_status', 'agent_id', 'user_id', 'org_id', 'message_count', 'latest_run_id', 'created_at', 'updated_at'] as const;
+  const fields = [
+    'id',
+    'title',
+    'run_status',
+    'agent_id',
+    'user_id',
+    'org_id',
+    'message_count',
+    'latest_run_id',
+    'created_at',
+    'updated_at',
+  ] as const;
   ctx.term.print(fields.map((f) => `${`${f}:`.padEnd(15)}${s(task[f])}`).join('\n'));
-  if (task.runs.length) ctx.term.print(`\n${table(['RUN', 'STATUS', 'MODE', 'CREATED', 'FINISHED'], task.runs.map((r) => [r.id, r.status, r.mode, r.created_at, s(r.finished_at)]))}`);
+  if (task.runs.length)
+    ctx.term.print(
+      `\n${table(
+        ['RUN', 'STATUS', 'MODE', 'CREATED', 'FINISHED'],
+        task.runs.map((r) => [r.id, r.status, r.mode, r.created_at, s(r.finished_at)]),
+      )}`,
+    );
 }
 
 async function remove(ctx: Context, [taskId]: string[]): Promise<void> {
@@ -63,5 +95,13 @@ async function events(ctx: Context, [runId]: string[]): Promise<void> {
 /** The informative part of an event's payload, in a few words. */
 function summary(payload: RunEventRecord['payload']): string {
   const p = payload as Record<string, unknown>;
-  return s(p.delta ?? p.content ?? p.tool_call_name ?? p.message ?? (p.data as { status?: unknown } | undefined)?.status ?? p.data ?? p.result);
+  return s(
+    p.delta ??
+      p.content ??
+      p.tool_call_name ??
+      p.message ??
+      (p.data as { status?: unknown } | undefined)?.status ??
+      p.data ??
+      p.result,
+  );
 }

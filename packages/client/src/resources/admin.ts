@@ -1,6 +1,15 @@
 /** `client.admin`: the organization's API keys, members and configuration (owners and admins only; others get PermissionError). */
 import type { Transport } from '../transport.ts';
-import type { ApiKeyList, ApplyDocument, CallOptions, CreatedApiKey, MemberList, OrgApplyResult, OrgConfiguration, RevokedApiKey } from '../types.ts';
+import type {
+  ApiKeyList,
+  ApplyDocument,
+  CallOptions,
+  CreatedApiKey,
+  MemberList,
+  OrgApplyResult,
+  OrgConfiguration,
+  RevokedApiKey,
+} from '../types.ts';
 
 type OrgCall = Omit<CallOptions, 'agentId'>;
 
@@ -15,12 +24,23 @@ export class Admin {
   /** A new key for `userId` (default the caller); its `key` is shown this once (POST /api/admin/api-keys). */
   createApiKey(input: { name: string; userId?: string }, opts: OrgCall = {}): Promise<CreatedApiKey> {
     const body = { name: input.name, ...(input.userId ? { user_id: input.userId } : {}) };
-    return this.transport.json({ method: 'POST', path: '/api/admin/api-keys', body, signal: opts.signal, idempotent: false });
+    return this.transport.json({
+      method: 'POST',
+      path: '/api/admin/api-keys',
+      body,
+      signal: opts.signal,
+      idempotent: false,
+    });
   }
 
   /** Revokes a key (DELETE /api/admin/api-keys/{key_id}). */
   revokeApiKey(keyId: string, opts: OrgCall = {}): Promise<RevokedApiKey> {
-    return this.transport.json({ method: 'DELETE', path: `/api/admin/api-keys/${encodeURIComponent(keyId)}`, signal: opts.signal, idempotent: true });
+    return this.transport.json({
+      method: 'DELETE',
+      path: `/api/admin/api-keys/${encodeURIComponent(keyId)}`,
+      signal: opts.signal,
+      idempotent: true,
+    });
   }
 
   /** The org's members and their roles (GET /api/admin/members). */
@@ -40,6 +60,13 @@ export class Admin {
    */
   apply(doc: ApplyDocument, opts: OrgCall & { dryRun?: boolean } = {}): Promise<OrgApplyResult> {
     const query = opts.dryRun ? { dry_run: 'true' } : undefined;
-    return this.transport.json({ method: 'POST', path: '/api/admin/apply', query, body: doc, signal: opts.signal, idempotent: false });
+    return this.transport.json({
+      method: 'POST',
+      path: '/api/admin/apply',
+      query,
+      body: doc,
+      signal: opts.signal,
+      idempotent: false,
+    });
   }
 }

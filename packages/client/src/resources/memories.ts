@@ -23,6 +23,13 @@ export class Memories {
     const id = agentId ?? this.defaultAgentId;
     if (!id) throw new TypeError('memories.list needs an agent id (or the client option agentId)');
     const { signal, ...query } = opts;
-    return this.transport.json({ method: 'GET', path: `/api/agents/${encodeURIComponent(id)}/memories`, query: { ...query }, agentId: id, signal, idempotent: true });
+    return this.transport.json({
+      method: 'GET',
+      path: `/api/agents/${encodeURIComponent(id)}/memories`,
+      query: { ...query },
+      agentId: id,
+      signal,
+      idempotent: true,
+    });
   }
 }

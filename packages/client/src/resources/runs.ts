@@ -3,7 +3,15 @@ import type { RetryPolicy } from '../retry.ts';
 import { sleep } from '../retry.ts';
 import { RunStream, type StreamPosition } from '../run-stream.ts';
 import type { Transport } from '../transport.ts';
-import type { BackgroundRun, CallOptions, RunEventPage, RunEventRecord, RunRequest, RunStatusResponse, TerminalEvent } from '../types.ts';
+import type {
+  BackgroundRun,
+  CallOptions,
+  RunEventPage,
+  RunEventRecord,
+  RunRequest,
+  RunStatusResponse,
+  TerminalEvent,
+} from '../types.ts';
 
 export interface StreamRunOptions {
   signal?: AbortSignal;
@@ -25,9 +33,17 @@ export interface EventsOptions extends CallOptions {
 }
 
 function runBody(req: RunRequest, stream: boolean) {
-  const messages = req.messages ?? (req.message !== undefined ? [{ role: 'user' as const, content: req.message }] : undefined);
+  const messages =
+    req.messages ?? (req.message !== undefined ? [{ role: 'user' as const, content: req.message }] : undefined);
   if (!messages) throw new TypeError('A run request needs `message` or `messages`');
-  return { messages, task_id: req.taskId, mode: req.mode, timezone: req.timezone, multitask_strategy: req.multitaskStrategy, stream };
+  return {
+    messages,
+    task_id: req.taskId,
+    mode: req.mode,
+    timezone: req.timezone,
+    multitask_strategy: req.multitaskStrategy,
+    stream,
+  };
 }
 
 /** A random UUID (crypto.randomUUID exists in browsers and Node >= 19). */
@@ -129,6 +145,11 @@ export class Runs {
 
   /** Whether the task's latest run is active, and its progress (GET /api/run/{task_id}/status). */
   status(taskId: string, opts: CallOptions = {}): Promise<RunStatusResponse> {
-    return this.transport.json<RunStatusResponse>({ method: 'GET', path: `/api/run/${encodeURIComponent(taskId)}/status`, ...opts, idempotent: true });
+    return this.transport.json<RunStatusResponse>({
+      method: 'GET',
+      path: `/api/run/${encodeURIComponent(taskId)}/status`,
+      ...opts,
+      idempotent: true,
+    });
   }
 }

@@ -2,7 +2,15 @@
 import { RunStream } from '../run-stream.ts';
 import type { RetryPolicy } from '../retry.ts';
 import type { Transport } from '../transport.ts';
-import type { CallOptions, CommentAccepted, MessageList, RunControlResult, Task, TaskDeleted, TaskList } from '../types.ts';
+import type {
+  CallOptions,
+  CommentAccepted,
+  MessageList,
+  RunControlResult,
+  Task,
+  TaskDeleted,
+  TaskList,
+} from '../types.ts';
 
 export interface TaskStreamOptions extends CallOptions {
   /** Continue right after this event id (`<run_id>:<seq>`), e.g. a RunStream's `lastEventId`. */
@@ -50,8 +58,20 @@ export class Tasks {
    */
   stream(taskId: string, opts: TaskStreamOptions = {}): RunStream {
     const connect = (position: { lastEventId: string | undefined }, signal: AbortSignal | undefined) =>
-      this.transport.send({ method: 'GET', path: `${task(taskId)}/stream`, headers: { 'last-event-id': position.lastEventId }, agentId: opts.agentId, signal, idempotent: true });
-    return new RunStream(connect, this.retry, { signal: opts.signal, heartbeats: opts.heartbeats, lastEventId: opts.lastEventId, taskId });
+      this.transport.send({
+        method: 'GET',
+        path: `${task(taskId)}/stream`,
+        headers: { 'last-event-id': position.lastEventId },
+        agentId: opts.agentId,
+        signal,
+        idempotent: true,
+      });
+    return new RunStream(connect, this.retry, {
+      signal: opts.signal,
+      heartbeats: opts.heartbeats,
+      lastEventId: opts.lastEventId,
+      taskId,
+    });
   }
 
   /** Cancels the active run (POST /api/tasks/{task_id}/cancel); 409 when nothing is running. */
@@ -71,11 +91,27 @@ export class Tasks {
 
   /** Adds a steering comment (1-2000 characters) to a running run (POST /api/tasks/{task_id}/runs/{run_id}/comment). */
   comment(taskId: string, runId: string, content: string, opts: CallOptions = {}): Promise<CommentAccepted> {
-    return this.transport.json({ method: 'POST', path: `${task(taskId)}/runs/${encodeURIComponent(runId)}/comment`, body: { content }, ...opts, idempotent: false });
+    return this.transport.json({
+      method: 'POST',
+      path: `${task(taskId)}/runs/${encodeURIComponent(runId)}/comment`,
+      body: { content },
+      ...opts,
+      idempotent: false,
+    });
   }
 
-  private control(taskId: string, action: 'cancel' | 'pause' | 'resume', opts: RunControlOptions): Promise<RunControlResult> {
+  private control(
+    taskId: string,
+    action: 'cancel' | 'pause' | 'resume',
+    opts: RunControlOptions,
+  ): Promise<RunControlResult> {
     const { reason, ...call } = opts;
-    return this.transport.json({ method: 'POST', path: `${task(taskId)}/${action}`, body: reason === undefined ? {} : { reason }, ...call, idempotent: false });
+    return this.transport.json({
+      method: 'POST',
+      path: `${task(taskId)}/${action}`,
+      body: reason === undefined ? {} : { reason },
+      ...call,
+      idempotent: false,
+    });
   }
 }
