@@ -145,10 +145,12 @@ describe('object-level authorization (BOLA matrix)', () => {
    * The operations that take an id, DELETE last (a leak there would hide the other checks).
    * Inbound flow triggers (/api/v1/flows/…) are left out: no caller identity reaches them, each
    * request is authorized by its flow's signature (test/e2e/flows.test.ts refuses unsigned ones).
+   * Org secrets (/api/admin/secrets/{name}) are named within the caller's own org, so another org's
+   * PUT makes a secret of its own: test/e2e/security.test.ts checks that it sees none of A's.
    */
   function idBearing(filter: (param: string) => boolean) {
     return operations
-      .filter((op) => !op.path.startsWith('/api/v1/flows/'))
+      .filter((op) => !op.path.startsWith('/api/v1/flows/') && !op.path.startsWith('/api/admin/secrets/'))
       .map((op) => {
         const params = [...op.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
         const bodyTakesTask = Boolean(op.requestBody?.content['application/json']?.schema.properties?.task_id);
