@@ -64,6 +64,8 @@ describe('budgets across visitors, and per flow', () => {
       WIDGET_RUNS_PER_KEY: '2',
       WIDGET_MAX_STREAMS_PER_KEY: '1',
       FLOW_EVENTS_PER_MINUTE: '2',
+      // Counters live in the shared database: the refusals other test files' flows earned from this address are not this test's.
+      FLOW_FAILURES_PER_ADDRESS: '100000',
     });
   });
   afterAll(async () => budgets?.close());
