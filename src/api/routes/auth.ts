@@ -21,6 +21,13 @@ export const exchangeResponseSchema = z
   })
   .meta({ id: 'TokenExchangeResponse' });
 
+/** The 429 of every door that takes an API key: its failures are counted per client address and per key. */
+export const exchangeRefusedResponse = {
+  description: 'Too many failed exchanges from this client address or for this key; wait `Retry-After` seconds',
+  schema: errorSchema,
+  headers: { 'Retry-After': 'Seconds until exchanges are accepted again' },
+};
+
 export const authRoutes = [
   defineRoute({
     method: 'post',
@@ -39,11 +46,7 @@ export const authRoutes = [
     responses: {
       200: { description: 'A fresh token', schema: exchangeResponseSchema },
       401: { description: 'Invalid or revoked API key', schema: errorSchema },
-      429: {
-        description: 'Too many failed exchanges from this client address or for this key; wait `Retry-After` seconds',
-        schema: errorSchema,
-        headers: { 'Retry-After': 'Seconds until exchanges are accepted again' },
-      },
+      429: exchangeRefusedResponse,
       422: errorResponses[422],
     },
     async handler({ req, body }, deps) {

@@ -13,7 +13,7 @@ import { forbidden, unauthorized } from '../errors.ts';
 import { defineRoute } from '../route.ts';
 import { errorResponses, errorSchema } from '../schemas/common.ts';
 import { holderOfKey, tokenFor } from '../services/key-exchange.ts';
-import { exchangeRequestSchema, exchangeResponseSchema } from './auth.ts';
+import { exchangeRefusedResponse, exchangeRequestSchema, exchangeResponseSchema } from './auth.ts';
 
 export const CONSOLE_SESSION_COOKIE = 'ars_console_session';
 const COOKIE_PATH = '/api/v1/auth/console';
@@ -91,11 +91,7 @@ export const consoleSessionRoutes = [
       },
       401: { description: 'Invalid or revoked API key', schema: errorSchema },
       403: { description: 'A browser request from another origin', schema: errorSchema },
-      429: {
-        description: 'Too many failed exchanges from this client address or for this key; wait `Retry-After` seconds',
-        schema: errorSchema,
-        headers: { 'Retry-After': 'Seconds until exchanges are accepted again' },
-      },
+      429: exchangeRefusedResponse,
       422: errorResponses[422],
     },
     async handler({ req, res, body }, deps) {
