@@ -1,19 +1,20 @@
 import type { z } from 'zod';
+import { DomainError, type DomainErrorKind } from '../shared/domain-error.ts';
 import { formatIssues } from '../shared/zod-issues.ts';
 
 /**
  * An error meant for the operator: the CLI prints its message (no stack) and
- * exits with code 1. Anything else escaping an admin operation is a bug or an
+ * exits with code 1; the api answers it by its kind (400, 403, 404, 409) like
+ * any other refusal. Anything else escaping an admin operation is a bug or an
  * infrastructure failure and is reported as such.
  */
-export class AdminError extends Error {
+export class AdminError extends DomainError {
   override name = 'AdminError';
   constructor(
     message: string,
-    /** What kind of refusal, for the api's status code (400, 403, 404, 409); the CLI prints the message either way. */
-    readonly kind: 'invalid' | 'forbidden' | 'not_found' | 'conflict' = 'invalid',
+    kind: Extract<DomainErrorKind, 'invalid' | 'forbidden' | 'not_found' | 'conflict'> = 'invalid',
   ) {
-    super(message);
+    super(kind, message);
   }
 }
 

@@ -1,5 +1,6 @@
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import type { ZodError } from 'zod';
+import { DomainError } from '../shared/domain-error.ts';
 import { isInfrastructureError } from '../infra/transient-errors.ts';
 
 /** What a client is told to wait while PostgreSQL or Temporal is unreachable. */
@@ -71,9 +72,35 @@ export function endStartedResponse(res: Response, err: unknown): void {
   res.end();
 }
 
+/** A use case's refusal as the api answers it. */
+export function httpErrorOf(err: DomainError): HttpError {
+  const retryAfter = err.retryAfterSeconds ?? OUTAGE_RETRY_AFTER_SECONDS;
+  switch (err.kind) {
+    case 'invalid':
+      return badRequest(err.message);
+    case 'invalid_field':
+      return invalidValue(err.field?.loc ?? [], err.message, err.field?.type);
+    case 'unauthenticated':
+      return unauthorized(err.message);
+    case 'payment_required':
+      return paymentRequired(err.message);
+    case 'forbidden':
+      return forbidden(err.message);
+    case 'not_found':
+      return notFound(err.message);
+    case 'conflict':
+      return conflict(err.message);
+    case 'rate_limited':
+      return tooManyRequests(err.message, retryAfter);
+    case 'unavailable':
+      return unavailable(err.message, retryAfter);
+  }
+}
+
 /** The one mapping from whatever a request threw to the status, headers and `detail` its client gets. */
 function toHttpError(err: unknown, req: Request): HttpError {
   if (err instanceof HttpError) return err;
+  if (err instanceof DomainError) return httpErrorOf(err);
   const bodyError = err as { type?: string; status?: number };
   if (bodyError.type === 'entity.parse.failed') return badRequest('Request body is not valid JSON');
   if (bodyError.type === 'entity.too.large') return new HttpError(413, 'Request body is too large');

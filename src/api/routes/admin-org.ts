@@ -2,10 +2,8 @@ import { z } from 'zod';
 import { listUsableAgents } from '../../admin/agents.ts';
 import { orgDocumentSchema } from '../../admin/apply-file.ts';
 import { applyToOrg } from '../../admin/apply.ts';
-import { AdminError } from '../../admin/errors.ts';
 import { exportOrg } from '../../admin/export-org.ts';
 import { agentModelSettingsSchema } from '../../shared/agent-settings.ts';
-import { badRequest, conflict, forbidden, notFound } from '../errors.ts';
 import { defineRoute } from '../route.ts';
 import { errorResponses, errorSchema } from '../schemas/common.ts';
 import { parse } from '../validation.ts';
@@ -23,12 +21,6 @@ const ROLE_RULES =
   "an agent's `base_url`, `api_key_env`, `sandbox.network` and `sandbox.run_command_approval` are the operator's (admin CLI) and cannot be set, changed or cleared here (403, owners too); " +
   "credits are never changed this way. Apply never deletes: access is removed by sending an agent's `access` without " +
   'the user, flows and webhooks are stopped with `enabled: false` / `disabled: true`, widget keys revoked with `revoked: true`.';
-
-/** An AdminError as the api answers it; anything else is left to the error handler. */
-function asHttpError(err: unknown): unknown {
-  if (!(err instanceof AdminError)) return err;
-  return { invalid: badRequest, forbidden, not_found: notFound, conflict }[err.kind](err.message);
-}
 
 const usableAgentSchema = z
   .object({
@@ -214,11 +206,7 @@ export const adminOrgRoutes = [
       requireOrgAdmin(caller);
       // Parsed here, after the role check: a member's request is 403 whatever its body.
       const doc = parse(orgDocumentSchema, req.body, 'body');
-      try {
-        return await applyToOrg(db, caller.orgId, doc, { dryRun: query.dry_run === 'true', actor: caller });
-      } catch (err) {
-        throw asHttpError(err);
-      }
+      return applyToOrg(db, caller.orgId, doc, { dryRun: query.dry_run === 'true', actor: caller });
     },
   }),
 ];
