@@ -2,7 +2,8 @@ import { ServiceError, WorkflowUpdateFailedError, type Client } from '@temporali
 import { ApplicationFailure } from '@temporalio/common';
 import { describe, expect, it, vi } from 'vitest';
 import { sendRunUpdate } from '../../src/api/services/run-updates.ts';
-import { HttpError } from '../../src/api/errors.ts';
+import { httpErrorOf } from '../../src/api/errors.ts';
+import { DomainError } from '../../src/shared/domain-error.ts';
 import { answerUpdate, cancelUpdate, refusals } from '../../src/workflows/run-messages.ts';
 
 /** What the server answers when the workflow task holding an update failed before accepting it. */
@@ -78,15 +79,15 @@ describe('sending a run update', () => {
       answerUpdate,
       answer,
     ).catch((e: unknown) => e);
-    expect(placed).toBeInstanceOf(HttpError);
-    expect(placed).toMatchObject({
+    expect(placed).toBeInstanceOf(DomainError);
+    expect(httpErrorOf(placed as DomainError)).toMatchObject({
       status: 422,
       detail: [{ loc: ['body', 'value'], msg: 'value must be a number', type: 'value_error' }],
     });
     const unplaced = await sendRunUpdate(clientAnswering(refused()).temporal, 'run_1', answerUpdate, answer).catch(
       (e: unknown) => e,
     );
-    expect(unplaced).toMatchObject({
+    expect(httpErrorOf(unplaced as DomainError)).toMatchObject({
       status: 422,
       detail: [{ loc: ['body'], msg: 'value must be a number', type: 'value_error' }],
     });

@@ -3,7 +3,7 @@ import pg from 'pg';
 import type { Logger } from 'pino';
 import { RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Config } from '../../config.ts';
-import { HttpError, tooManyRequests } from '../errors.ts';
+import { DomainError, rateLimited } from '../../shared/domain-error.ts';
 import { rateLimitRejections } from '../metrics.ts';
 import type { Caller } from '../../auth/caller.ts';
 
@@ -116,10 +116,7 @@ export class RateLimits {
       }
       const retryAfter = Math.max(1, Math.ceil(err.msBeforeNext / 1000));
       rateLimitRejections.inc({ class: metricClass });
-      throw tooManyRequests(
-        `${describe()} Retry after ${retryAfter} second${retryAfter === 1 ? '' : 's'}.`,
-        retryAfter,
-      );
+      throw rateLimited(`${describe()} Retry after ${retryAfter} second${retryAfter === 1 ? '' : 's'}.`, retryAfter);
     }
   }
 
@@ -219,9 +216,9 @@ export class FailureGuard {
       if (blocked.length === 0) return;
       const retryAfter = Math.max(1, Math.ceil(Math.max(...blocked.map((r) => r.msBeforeNext)) / 1000));
       rateLimitRejections.inc({ class: this.metricClass });
-      throw tooManyRequests(`Too many ${this.what}. Retry after ${retryAfter} seconds.`, retryAfter);
+      throw rateLimited(`Too many ${this.what}. Retry after ${retryAfter} seconds.`, retryAfter);
     } catch (err) {
-      if (err instanceof HttpError) throw err;
+      if (err instanceof DomainError) throw err;
       this.logger.warn({ err }, `${this.metricClass} limit store failed; request allowed (fail open)`);
     }
   }

@@ -8,7 +8,8 @@ import { conflict, notFound } from '../errors.ts';
 import { defineRoute } from '../route.ts';
 import { errorResponses, errorSchema } from '../schemas/common.ts';
 import { inputAnswerSchema, inputResultSchema, pendingInputSchema } from '../schemas/human.ts';
-import { answerRequest, parseAnswerBody } from '../services/input-answers.ts';
+import { parseAnswerBody } from '../answer-body.ts';
+import { answerRequest } from '../services/input-answers.ts';
 import { loadAccessibleTask } from '../services/task-access.ts';
 
 const taskParams = z.object({ task_id: z.string().min(1) });

@@ -2,7 +2,7 @@ import { runRequestSchema } from '../../shared/run-request.ts';
 import { defineRoute } from '../route.ts';
 import { errorResponses, errorSchema } from '../schemas/common.ts';
 import { asyncRunSchema, runStatusResponseSchema, taskIdParams } from '../schemas/tasks.ts';
-import { idempotencyClaim, idempotencyHeaderSchema } from '../services/idempotency.ts';
+import { idempotencyClaim, idempotencyHeaderSchema } from '../idempotency-header.ts';
 import { backgroundRunMetadata, runIdHeaders, RUN_ID_HEADER_DOCS, startRun } from '../services/start-run.ts';
 import { loadAccessibleTask } from '../services/task-access.ts';
 import { taskRunProgress } from '../services/tasks.ts';

@@ -7,7 +7,7 @@ import { defineRoute } from '../route.ts';
 import { errorResponses, errorSchema } from '../schemas/common.ts';
 import { backgroundRunSchema } from '../schemas/runs.ts';
 import { loadVisibleRun } from '../services/run-access.ts';
-import { idempotencyClaim, idempotencyHeaderSchema } from '../services/idempotency.ts';
+import { idempotencyClaim, idempotencyHeaderSchema } from '../idempotency-header.ts';
 import { backgroundRunMetadata, runIdHeaders, RUN_ID_HEADER_DOCS, startRun } from '../services/start-run.ts';
 import { startRelay } from '../streaming/relay.ts';
 import { requestedResumePoint, resumeQuerySchema, streamRunAfter } from '../streaming/resume.ts';

@@ -1,7 +1,7 @@
 import { findAgentForUser, hasAgentAccess, type AgentForUser } from '../../db/agents.ts';
 import type { Db } from '../../db/client.ts';
 import { isOrgAdmin, mayUseAgentAs } from '../../shared/roles.ts';
-import { forbidden, notFound } from '../errors.ts';
+import { forbidden, notFound } from '../../shared/domain-error.ts';
 import type { Caller } from '../../auth/caller.ts';
 
 /** Owners and admins may use every agent of their org; members and guests need a grant (`granted`). */

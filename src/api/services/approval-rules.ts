@@ -1,7 +1,7 @@
 import { isSensitiveRequest } from '../../db/approvals.ts';
 import type { Db } from '../../db/client.ts';
 import type { Answer } from '../../shared/input-requests.ts';
-import { forbidden } from '../errors.ts';
+import { forbidden } from '../../shared/domain-error.ts';
 import { isOrgAdmin } from '../../shared/roles.ts';
 import type { Caller } from '../../auth/caller.ts';
 

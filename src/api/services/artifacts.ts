@@ -1,6 +1,6 @@
 import { findArtifact, listArtifacts, type ArtifactRow } from '../../db/artifacts.ts';
 import type { Db } from '../../db/client.ts';
-import { notFound } from '../errors.ts';
+import { notFound } from '../../shared/domain-error.ts';
 import { decodeKeysetCursor, keysetPage } from '../cursors.ts';
 
 export function toArtifactRecord(a: ArtifactRow) {

@@ -5,7 +5,7 @@ import { deleteComment, findRunState, recordComment } from '../../db/runs.ts';
 import { newId } from '../../shared/ids.ts';
 import { isActiveStatus } from '../../shared/run-status.ts';
 import { commentSignal } from '../../workflows/run-messages.ts';
-import { conflict, notFound } from '../errors.ts';
+import { conflict, notFound } from '../../shared/domain-error.ts';
 import { loadAccessibleTask } from './task-access.ts';
 
 /**

@@ -13,7 +13,7 @@ import {
 } from '../../db/flows.ts';
 import { renderTemplate, type CronConfig } from '../../shared/flows.ts';
 import type { ApiDeps } from '../deps.ts';
-import { HttpError, badRequest } from '../errors.ts';
+import { DomainError, invalid } from '../../shared/domain-error.ts';
 import { startRun } from './start-run.ts';
 
 type FlowDeps = Pick<ApiDeps, 'db' | 'temporal' | 'config' | 'logger'>;
@@ -72,7 +72,7 @@ export async function startFlowEventRun(
   const key = taskKey ?? (flow.kind === 'cron' && (flow.config as CronConfig).overlap === 'enqueue' ? 'cron' : null);
   const taskId = key === null ? undefined : await taskOfKey(db, flow.id, key);
   const message = renderTemplate(flow.messageTemplate, payload).trim();
-  if (!message) throw badRequest(`Flow ${flow.name}'s message template gave an empty message for this event`);
+  if (!message) throw invalid(`Flow ${flow.name}'s message template gave an empty message for this event`);
   const digest = createHash('sha256').update(`${flow.id}\n${externalId}`).digest('hex');
   const source = { flow_id: flow.id, flow_name: flow.name, kind: flow.kind, external_id: externalId };
   try {
@@ -101,7 +101,7 @@ export async function startFlowEventRun(
     return { task_id: run.taskId, run_id: run.runId, duplicate };
   } catch (err) {
     // A refusal (no credits, a deleted task…) is final for this event; anything else is retried by the dispatcher.
-    if (err instanceof HttpError && err.status < 500)
+    if (err instanceof DomainError && err.kind !== 'unavailable')
       await setFlowEventOutcome(db, flow.id, externalId, { error: err.message });
     throw err;
   }

@@ -1,48 +1,15 @@
-import { createHash } from 'node:crypto';
-import type { Request } from 'express';
-import { z } from 'zod';
 import { findIdempotencyKey, purgeIdempotencyKeys } from '../../db/idempotency.ts';
 import type { ApiDeps } from '../deps.ts';
-import { badRequest, invalidValue } from '../errors.ts';
+import { invalidField } from '../../shared/domain-error.ts';
 import type { Caller } from '../../auth/caller.ts';
 
 /** How long a key keeps returning its run. After that the same key starts a new run. */
 export const IDEMPOTENCY_TTL_HOURS = 24;
 
-/** The documented request header of the three run-starting operations. */
-export const idempotencyHeaderSchema = z.object({
-  'idempotency-key': z
-    .string()
-    .min(1)
-    .max(255)
-    .optional()
-    .describe(
-      'Makes retrying this request safe. Any unique string (1-255 visible ASCII characters; a UUID is best), scoped to your ' +
-        `organization and user and kept ${IDEMPOTENCY_TTL_HOURS} h. The same key with the same body returns the run the first ` +
-        'request started instead of starting another (header `Idempotent-Replayed: true`): a streamed request re-attaches to the ' +
-        "run's stream from its first event, a background one gets the same 202 body. The same key with a different body (or on " +
-        'another of the three run-starting operations) is 422 and changes nothing. A request refused with 4xx or 503 stores no ' +
-        'key, so it can be retried with the same key.',
-    ),
-});
-
-/** A client's claim on a key: which request it made, as a hash of the operation and validated body. */
+/** A client's claim on a key: which request it made, as a hash of the operation and validated body (read from the request by src/api/idempotency-header.ts). */
 export interface IdempotencyClaim {
   key: string;
   requestHash: string;
-}
-
-const VISIBLE_ASCII = /^[\x21-\x7e]+$/;
-
-/** The claim carried by the request, if any; a malformed key → 400 before anything is stored. */
-export function idempotencyClaim(req: Request, operation: string, body: unknown): IdempotencyClaim | undefined {
-  const key = req.get('idempotency-key');
-  if (key === undefined) return undefined;
-  if (key.length === 0 || key.length > 255 || !VISIBLE_ASCII.test(key)) {
-    throw badRequest('Idempotency-Key must be 1-255 visible ASCII characters (a UUID is best)');
-  }
-  const requestHash = createHash('sha256').update(JSON.stringify({ operation, body })).digest('hex');
-  return { key, requestHash };
 }
 
 /** Keys created before this have expired. */
@@ -60,7 +27,7 @@ export async function runOfClaim(
   const row = await findIdempotencyKey(db, caller, claim.key);
   if (!row || row.createdAt < claimsExpiredBefore()) return undefined;
   if (row.requestHash !== claim.requestHash) {
-    throw invalidValue(
+    throw invalidField(
       ['header', 'idempotency-key'],
       'This key was already used with a different request; use a new key for a new request',
       'idempotency_key_reused',

@@ -1,44 +1,17 @@
 import type { Client } from '@temporalio/client';
-import { z } from 'zod';
 import type { Caller } from '../../auth/caller.ts';
 import { isInputRequestOpen } from '../../db/approvals.ts';
 import type { Db } from '../../db/client.ts';
-import { answerSchemas } from '../../shared/answer-schemas.ts';
-import { inputTypes, type Answer, type InputType } from '../../shared/input-requests.ts';
-import { HttpError } from '../errors.ts';
-import { parse } from '../validation.ts';
+import type { Answer, InputType } from '../../shared/input-requests.ts';
+import { isDomainError } from '../../shared/domain-error.ts';
 import { answerUpdate } from '../../workflows/run-messages.ts';
 import { sendRunUpdate } from './run-updates.ts';
-
-const envelope = z.object({ request_id: z.string().min(1), run_id: z.string().min(1), input_type: z.enum(inputTypes) });
-const dismissal = envelope.extend({ cancelled: z.literal(true) }).strict();
 
 export interface ParsedAnswer {
   requestId: string;
   runId: string;
   inputType: InputType;
   answer: Answer;
-}
-
-/**
- * Reads an answer body in two steps, so a 422 names the field that is wrong
- * for *this* input type rather than listing every type's alternatives.
- */
-export function parseAnswerBody(body: unknown): ParsedAnswer {
-  const head = parse(envelope, body, 'body');
-  if ((body as { cancelled?: unknown }).cancelled === true) {
-    parse(dismissal, body, 'body');
-    return { requestId: head.request_id, runId: head.run_id, inputType: head.input_type, answer: { cancelled: true } };
-  }
-  const full = answerSchemas[head.input_type].extend({ ...envelope.shape, cancelled: z.literal(false).optional() });
-  const {
-    request_id: _r,
-    run_id: _u,
-    input_type: _t,
-    cancelled: _c,
-    ...answer
-  } = parse(full, body, 'body') as Record<string, unknown>;
-  return { requestId: head.request_id, runId: head.run_id, inputType: head.input_type, answer: answer as Answer };
 }
 
 const CATCH_UP_MS = 250;
@@ -60,10 +33,7 @@ async function sendAnswerWhenCaughtUp<T>(db: Db, requestId: string, send: () => 
       return await send();
     } catch (err) {
       const notPendingYet =
-        err instanceof HttpError &&
-        err.status === 409 &&
-        Date.now() < deadline &&
-        (await isInputRequestOpen(db, requestId));
+        isDomainError(err, 'conflict') && Date.now() < deadline && (await isInputRequestOpen(db, requestId));
       if (!notPendingYet) throw err;
       await new Promise((resolve) => setTimeout(resolve, CATCH_UP_MS));
     }

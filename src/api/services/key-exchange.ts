@@ -7,7 +7,7 @@ import { TOKEN_LIFETIME_SECONDS, type IssuedToken } from '../../auth/tokens.ts';
 import { findApiKeyByHash, markApiKeyUsed } from '../../db/api-keys.ts';
 import type { Role } from '../../db/users.ts';
 import type { ApiDeps } from '../deps.ts';
-import { unauthorized } from '../errors.ts';
+import { unauthenticated } from '../../shared/domain-error.ts';
 
 /** The body of a token answer (TokenExchangeResponse). */
 export interface TokenAnswer {
@@ -55,7 +55,7 @@ export async function holderOfKey(
   await rateLimits.exchange.check(address, hash);
   const refuse = async () => {
     await rateLimits.exchange.failed(address, hash);
-    return unauthorized('Invalid API key');
+    return unauthenticated('Invalid API key');
   };
   if (!looksLikeApiKey(apiKey)) throw await refuse();
   const key = await findApiKeyByHash(db, hash);

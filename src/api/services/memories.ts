@@ -1,6 +1,6 @@
 import type { Db } from '../../db/client.ts';
 import { listMemories, type MemoryRow } from '../../db/memories.ts';
-import { forbidden } from '../errors.ts';
+import { forbidden } from '../../shared/domain-error.ts';
 import { loadUsableAgent } from './agent-access.ts';
 import type { AgentContext, Caller } from '../../auth/caller.ts';
 import { decodeKeysetCursor, keysetPage } from '../cursors.ts';

@@ -1,5 +1,5 @@
 import { isOrgAdmin } from '../../shared/roles.ts';
-import { forbidden } from '../errors.ts';
+import { forbidden } from '../../shared/domain-error.ts';
 import type { Caller } from '../../auth/caller.ts';
 
 /** 403 unless the caller is an owner or admin of their org (the administration endpoints). */

@@ -1,6 +1,6 @@
 import type { Db } from '../../db/client.ts';
 import { findRunWithOwner } from '../../db/runs.ts';
-import { notFound } from '../errors.ts';
+import { notFound } from '../../shared/domain-error.ts';
 import { isOrgAdmin } from '../../shared/roles.ts';
 import type { AgentContext, Caller } from '../../auth/caller.ts';
 

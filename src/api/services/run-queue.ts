@@ -3,7 +3,7 @@ import { takeQueuedRun } from '../../db/run-queue.ts';
 import { isTerminalStatus } from '../../shared/run-status.ts';
 import { cancelUpdate } from '../../workflows/run-messages.ts';
 import type { ApiDeps } from '../deps.ts';
-import { HttpError } from '../errors.ts';
+import { isDomainError } from '../../shared/domain-error.ts';
 import { sendRunUpdate } from './run-updates.ts';
 import { startRunWorkflow } from './workflow-start.ts';
 
@@ -74,7 +74,7 @@ export async function interruptRun(
       await sendRunUpdate(deps.temporal, runId, cancelUpdate, { requestedBy });
       return;
     } catch (err) {
-      if (!(err instanceof HttpError) || err.status !== 409) throw err;
+      if (!isDomainError(err, 'conflict')) throw err;
       const run = await findRun(deps.db, runId);
       if (!run || isTerminalStatus(run.status) || Date.now() > giveUpAt) return; // ended: the queue moves on its own
       await new Promise((r) => setTimeout(r, INTERRUPT_RETRY_MS));

@@ -3,12 +3,12 @@ import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@
 import { ApplicationFailure, type UpdateDefinition } from '@temporalio/common';
 import { refusals } from '../../workflows/run-messages.ts';
 import type { AnswerProblem } from '../../shared/answer-schemas.ts';
-import { HttpError, conflict, invalidValue } from '../errors.ts';
+import { DomainError, conflict, invalidField, type DomainErrorKind } from '../../shared/domain-error.ts';
 
-const statusOfRefusal: Record<string, number> = {
-  [refusals.notPending]: 409,
-  [refusals.notActive]: 409,
-  [refusals.forbidden]: 403,
+const kindOfRefusal: Record<string, DomainErrorKind> = {
+  [refusals.notPending]: 'conflict',
+  [refusals.notActive]: 'conflict',
+  [refusals.forbidden]: 'forbidden',
 };
 
 /** gRPC status FAILED_PRECONDITION. */
@@ -29,8 +29,8 @@ function taskFailedBeforeAccepting(err: unknown): boolean {
 
 /**
  * Sends an Update to a run's workflow and waits for its result. A refusal by
- * the workflow's validator becomes the matching HTTP error with its message;
- * a workflow that has ended is "not active" (409).
+ * the workflow's validator becomes the matching domain error with its message;
+ * a workflow that has ended is "not active" (a conflict).
  */
 export async function sendRunUpdate<Ret, Arg>(
   temporal: Client,
@@ -50,16 +50,16 @@ export async function sendRunUpdate<Ret, Arg>(
   } catch (err) {
     if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure) {
       if (err.cause.type === refusals.invalidAnswer) throw invalidAnswerError(err.cause);
-      const status = statusOfRefusal[err.cause.type ?? ''];
-      if (status) throw new HttpError(status, err.cause.message);
+      const kind = kindOfRefusal[err.cause.type ?? ''];
+      if (kind) throw new DomainError(kind, err.cause.message);
     }
     if (err instanceof WorkflowNotFoundError) throw conflict(`Run ${runId} is not active`);
     throw err;
   }
 }
 
-/** A refused answer is a 422 in the spec's validation format, placed in the request body (a worker older than `details` says only the message). */
-function invalidAnswerError(failure: ApplicationFailure): HttpError {
+/** A refused answer names the field of the request body it is about (a worker older than `details` says only the message). */
+function invalidAnswerError(failure: ApplicationFailure): DomainError {
   const problem = failure.details?.[0] as Partial<AnswerProblem> | undefined;
-  return invalidValue(['body', ...(problem?.loc ?? [])], failure.message, problem?.type);
+  return invalidField(['body', ...(problem?.loc ?? [])], failure.message, problem?.type);
 }

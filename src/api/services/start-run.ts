@@ -12,7 +12,7 @@ import { runSettingsFrom } from '../../shared/run-settings.ts';
 import { runErrorCodes } from '../../shared/events.ts';
 import { injectFault } from '../../infra/faults.ts';
 import { runsEndedByApi, runsStarted } from '../metrics.ts';
-import { badRequest, conflict, notFound, paymentRequired, unavailable } from '../errors.ts';
+import { conflict, invalid, notFound, paymentRequired, unavailable } from '../../shared/domain-error.ts';
 import type { AgentContext, Caller } from '../../auth/caller.ts';
 import { claimsExpiredBefore, runOfClaim, type IdempotencyClaim } from './idempotency.ts';
 import { loadAccessibleTask } from './task-access.ts';
@@ -51,7 +51,7 @@ function allowedMessages(modelSettings: unknown, messages: RunRequest['messages'
   if (!messages.some((m) => instructionRoles.includes(m.role))) return messages;
   const settings = agentModelSettingsSchema.safeParse(modelSettings);
   if (!settings.success || settings.data.allow_instruction_messages !== true) {
-    throw badRequest(
+    throw invalid(
       'system and developer messages are not accepted by this agent; send user and assistant messages only',
     );
   }
@@ -120,7 +120,7 @@ async function createAndStartRun(
 ): Promise<StartedRun> {
   const { db } = deps;
   const problem = runRequestProblem(body);
-  if (problem) throw badRequest(problem);
+  if (problem) throw invalid(problem);
   const { modelSettings } = agent;
   body = { ...body, messages: allowedMessages(modelSettings, body.messages) };
   await requireCredits(db, caller.orgId, agent.orgCreditBalance);

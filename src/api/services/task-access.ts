@@ -1,6 +1,6 @@
 import type { Db } from '../../db/client.ts';
 import { findTask } from '../../db/tasks.ts';
-import { forbidden, notFound } from '../errors.ts';
+import { forbidden, notFound } from '../../shared/domain-error.ts';
 import { isOrgAdmin } from '../../shared/roles.ts';
 import type { AgentContext, Caller } from '../../auth/caller.ts';
 

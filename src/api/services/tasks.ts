@@ -6,7 +6,7 @@ import { deleteTaskLocked, listTasksWithLatestRun, type Task } from '../../db/ta
 import type { MessageParts } from '../../shared/message-parts.ts';
 import { isActiveStatus, taskRunStatus } from '../../shared/run-status.ts';
 import type { ApiDeps } from '../deps.ts';
-import { unavailable } from '../errors.ts';
+import { unavailable } from '../../shared/domain-error.ts';
 import { isOrgAdmin } from '../../shared/roles.ts';
 import type { AgentContext, Caller } from '../../auth/caller.ts';
 import { runsEndedByApi } from '../metrics.ts';
