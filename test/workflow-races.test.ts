@@ -23,7 +23,7 @@ afterAll(closeTemporalConnection);
  * has started. A cancel comes while the model step is answering; its STOPPING write is slow.
  */
 describe('cancel accepted while the agent finishes', () => {
-  it('ends cancelled, with one terminal event and no RUN_FINISHED (patch cancel-wins-over-finish)', async () => {
+  it('ends cancelled, with one terminal event and no RUN_FINISHED', async () => {
     // The model's answer arrives while the cancel's STOPPING write is still under way, so the
     // agent's work is done before `work.cancel()` runs; the step did not store the run's end.
     const race = cancelRace({ stoppingTakes: 1500, stoppingStored: {}, answer: {} });

@@ -5,6 +5,7 @@ import type { Db, Tx } from './client.ts';
 import { appendMessages, type NewMessage } from './conversation.ts';
 import { appendEventsWith } from './event-log.ts';
 import { inPgTransaction, sqlOfPool, sqlOfTx, type Sql } from './sql.ts';
+import { unstartedRunEnd } from './run-status-writes.ts';
 
 /**
  * The queue of a task's runs (POST /api/run `multitask_strategy`). A queued run is `pending`
@@ -44,11 +45,12 @@ export async function currentRunOf(db: Db, taskId: string): Promise<UnfinishedRu
 export async function cancelQueuedRuns(sql: Sql, runIds: string[], message: string): Promise<string[]> {
   const ended: string[] = [];
   const error = { code: runErrorCodes.cancelled, message };
+  const end = unstartedRunEnd('cancelled');
   for (const runId of runIds) {
     const claimed = await sql.query(
-      `UPDATE runs SET status = 'cancelled', finished_at = now(), updated_at = now(), queued_at = NULL, queued_messages = NULL, error = $2::jsonb
-       WHERE id = $1 AND status = 'pending' AND queued_at IS NOT NULL RETURNING id`,
-      [runId, JSON.stringify(error)],
+      `UPDATE runs SET status = $3::"RunStatus", finished_at = now(), updated_at = now(), queued_at = NULL, queued_messages = NULL, error = $2::jsonb
+       WHERE id = $1 AND status = $4::"RunStatus" AND queued_at IS NOT NULL RETURNING id`,
+      [runId, JSON.stringify(error), end.to, end.from],
     );
     if (claimed.length === 0) continue;
     const event: RunEventInput = { type: 'RUN_ERROR', run_id: runId, ...error, details: { queued: true } };

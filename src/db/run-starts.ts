@@ -7,6 +7,7 @@ import { appendEventsInTx, insertFirstEvents, stampEvents } from './event-log.ts
 import { deleteIdempotencyKeysOfRun, storeIdempotencyKey, type KeyOwner } from './idempotency.ts';
 import { cancelQueuedRuns, unfinishedRuns } from './run-queue.ts';
 import { inPgTransaction, sqlOfPool, type Sql } from './sql.ts';
+import { unstartedRunEnd } from './run-status-writes.ts';
 
 export interface NewTask {
   id: string;
@@ -207,9 +208,10 @@ export async function storeUnstartedRunFailure(
   event: RunEventInput,
 ): Promise<string | undefined> {
   return db.$transaction(async (tx) => {
+    const end = unstartedRunEnd('failed');
     const claimed = await tx.run.updateMany({
-      where: { id: runId, status: 'pending' },
-      data: { status: 'failed', finishedAt: new Date(), error },
+      where: { id: runId, status: end.from },
+      data: { status: end.to, finishedAt: new Date(), error },
     });
     if (claimed.count === 0) return undefined;
     await appendEventsInTx(tx, runId, [event], 'start-failed');

@@ -8,6 +8,7 @@ import { insertInputRequest, resolveInputRequest, type OpenRequest, type Resolve
 import type { Db } from './client.ts';
 import { appendMessagesWith } from './conversation.ts';
 import { lockRunLog, lockRunLogToEnd, RunGoneError, stampEvents, type LockedLog } from './event-log.ts';
+import { checkStatusWrite, statusesMovingTo } from './run-status-writes.ts';
 import { inPgTransaction, sqlOfPool, type Sql } from './sql.ts';
 
 /** One atomic step of a run, as the workflow describes it. */
@@ -76,6 +77,7 @@ export async function storeRunStep(
     // `executing` while the run was cancelled under it; a cancel's STOPPING after the run completed;
     // a second end).
     if (isTerminalStatus(log.status)) return { refused: 'run_ended' };
+    checkStatusWrite(log.status, step.status);
     if (step.unlessInterrupted && toEnd?.interrupted) return { refused: 'interrupted' };
     const bill = price && toEnd ? price(toEnd.discarded) : undefined;
     // Billed once per run: a run billed before keeps its figures and its org is not debited again.
@@ -125,7 +127,8 @@ async function storePlainStep(db: Db, step: RunStep): Promise<StepStored> {
          (SELECT e.seq FROM run_events e WHERE e.run_id = r.id AND e.idempotency_key = $2) AS earlier
        FROM runs r WHERE r.id = $1 FOR UPDATE OF r
      ), go AS (
-       SELECT id, last_event_seq FROM locked WHERE earlier IS NULL AND status <> ALL ($5::text[])
+       SELECT id, last_event_seq FROM locked
+       WHERE earlier IS NULL AND status <> ALL ($5::text[]) AND ($11::text[] IS NULL OR status = ANY ($11::text[]))
      ), run AS (
        UPDATE runs r SET updated_at = now(), status = COALESCE($3::"RunStatus", r.status), last_event_seq = go.last_event_seq + $4::int
        FROM go WHERE r.id = go.id
@@ -135,11 +138,21 @@ async function storePlainStep(db: Db, step: RunStep): Promise<StepStored> {
        FROM go, unnest($7::text[], $8::text[], $9::text[], $10::text[]) WITH ORDINALITY AS e(type, name, payload, key, ord)
      )
      SELECT status, earlier FROM locked`,
-    [step.runId, `${step.key}#0`, step.status ?? null, step.events.length, terminalStatuses, ...values],
+    [
+      step.runId,
+      `${step.key}#0`,
+      step.status ?? null,
+      step.events.length,
+      terminalStatuses,
+      ...values,
+      statusesMovingTo(step.status),
+    ],
   );
   if (!locked) throw new RunGoneError(step.runId);
   if (locked.earlier !== null) return {}; // an earlier attempt committed this step
-  return isTerminalStatus(locked.status) ? { refused: 'run_ended' } : {};
+  if (isTerminalStatus(locked.status)) return { refused: 'run_ended' };
+  checkStatusWrite(locked.status, step.status); // the statement wrote nothing when this throws
+  return {};
 }
 
 /**

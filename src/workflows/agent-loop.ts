@@ -2,11 +2,12 @@ import { condition } from '@temporalio/workflow';
 import { describeAnswer, type PendingRequest } from '../shared/input-requests.ts';
 import { commentKey } from '../shared/run-end.ts';
 import type { ToolCall, ToolOutcome } from '../shared/run-workflow-types.ts';
-import { modelStep, runTool } from './activities.ts';
+import { bookkeeping, modelStep, runTool } from './activities.ts';
 import { humanRequestFor } from './human-tools.ts';
 import { sandboxTools, tools } from './lazy-modules.ts';
 import type { RunState } from './run-state.ts';
-import { routesSandbox, runSandboxTool, snapshotOnHost } from './sandbox-routing.ts';
+import { isCancelling } from './run-lifecycle.ts';
+import { runSandboxTool, snapshotOnHost } from './sandbox-routing.ts';
 
 /** Extra model steps a run may take to respond to steering comments that arrived mid-step. */
 const MAX_COMMENT_STEPS = 5;
@@ -27,8 +28,8 @@ const COMMENT_SIGNAL_WAIT = '10 seconds';
  * first where policy says so), then the next model step, until the model answers
  * in text. The last allowed step offers no tools, so a run always ends with an answer.
  * With `answerWithEnd` that answer ends the run: the model step stores the run's end itself
- * (ModelStepInput.finish) unless a cancel or a comment got in first; otherwise (and in histories
- * from before) it is left for the run's terminal write to store.
+ * (ModelStepInput.finish) unless a cancel or a comment got in first; otherwise it is left for the
+ * run's terminal write to store.
  */
 export async function runAgentLoop(
   state: RunState,
@@ -43,7 +44,7 @@ export async function runAgentLoop(
     const allowTools = step < state.settings.maxSteps - 1;
     const enter = state.takeDeferredMove();
     const finish =
-      answerWithEnd && !state.cancelRequested
+      answerWithEnd && !isCancelling(state.life)
         ? { usage: state.usage, steps: state.steps, label: `${label}:${step}`, stepCount: step + 1 }
         : undefined;
     const result = await modelStep({
@@ -59,7 +60,7 @@ export async function runAgentLoop(
     state.addUsage(result.usage, result.model, `${label}:${step}`);
     if (result.ended) return { text: result.text, messageId: result.messageId, steps: step + 1, ended: true };
     // Not a cancel, so a comment was stored before the step could end the run: wait for its Signal, then answer it.
-    if (result.interrupted && !state.cancelRequested && state.comments.length === 0)
+    if (result.interrupted && !isCancelling(state.life) && state.comments.length === 0)
       await condition(() => state.comments.length > 0, COMMENT_SIGNAL_WAIT);
     const parts = result.toolCalls.length
       ? { tool_calls: result.toolCalls.map((c) => ({ id: c.id, name: c.name, input: c.args })) }
@@ -131,8 +132,6 @@ async function callTool(state: RunState, call: ToolCall): Promise<ToolOutcome> {
     args: call.args,
   };
   if (!sandboxTools().sandboxTools.some((t) => t.name === call.name)) return runTool(toolCall);
-  state.usedSandbox = true;
-  if (!routesSandbox(state)) return runTool(toolCall);
   if (!definition.readOnly) state.sandboxChanged = true;
   return runSandboxTool(state, toolCall);
 }
@@ -142,14 +141,14 @@ async function callTool(state: RunState, call: ToolCall): Promise<ToolOutcome> {
  * the run did in the workspace is saved first, so it survives the host.
  */
 async function snapshotBeforeWaiting(state: RunState): Promise<void> {
-  if (state.sandboxChanged && state.sandboxRouting) await snapshotOnHost(state);
+  if (state.sandboxChanged) await snapshotOnHost(state);
 }
 
 /** Waits for an approval when the agent's policy asks for one; returns an outcome only when the call must not run. */
 async function approvalGate(state: RunState, call: ToolCall): Promise<ToolOutcome | undefined> {
   const { settings, input } = state;
   if (!settings.approvalRequiredTools.includes(call.name) || state.runScopeGrants.has(call.name)) return undefined;
-  if (await state.bookkeeping.hasStandingGrant({ orgId: input.orgId, agentId: input.agentId, toolName: call.name }))
+  if (await bookkeeping.hasStandingGrant({ orgId: input.orgId, agentId: input.agentId, toolName: call.name }))
     return undefined;
   await snapshotBeforeWaiting(state);
   const sensitive = settings.sensitiveTools.includes(call.name);

@@ -1,3 +1,3 @@
-export { agentRun, runWorkflow } from './run-workflow.ts';
+export { agentRun } from './run-workflow.ts';
 export { webhookDeliveryWorkflow } from './webhook-delivery.ts';
 export { flowReplyWorkflow, flowTickWorkflow } from './flow-workflows.ts';

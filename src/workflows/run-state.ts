@@ -16,14 +16,8 @@ import { assertTransition, isTerminalStatus, type RunStatus } from '../shared/ru
 import type { RunSettings, RunWorkflowInput, SandboxRoute, TokenUsage } from '../shared/run-workflow-types.ts';
 import { RunStatusAttr } from '../shared/search-attributes.ts';
 import { statusDelta } from '../shared/run-end.ts';
-import {
-  localBookkeepingCalls,
-  regularBookkeepingCalls,
-  type Bookkeeping,
-  type ProgressInput,
-  type ProgressStored,
-} from './activities.ts';
-import type { RunPaths } from './run-paths.ts';
+import { bookkeeping, recordProgress, type ProgressInput, type ProgressStored } from './activities.ts';
+import { isCancelling, isStoppingWrite, refuseUnlessActive, running, type Lifecycle } from './run-lifecycle.ts';
 import { refusals, type AnswerInput, type SteeringComment } from './run-messages.ts';
 
 type ProgressExtra = Omit<Partial<ProgressInput>, 'runId' | 'key' | 'events'>;
@@ -43,33 +37,17 @@ export class RunState {
   status: RunStatus = 'pending';
   pending: PendingRequest | null = null;
   comments: SteeringComment[] = [];
-  pauseRequested = false;
-  cancelRequested = false;
-  stoppingWritten = false;
-  /** Set just before the terminal write: from then on cancel and pause are refused. */
-  finishing = false;
-  /** A cancel is writing its STOPPING: the run must not end before it learns whether it got in first. */
-  stopping = false;
+  /** What people asked of the run (pause, cancel) and how far it got; the status says where its work is. */
+  life: Lifecycle = running;
   usage: TokenUsage = { inputTokens: 0, outputTokens: 0 };
   model: string | undefined;
   readonly runScopeGrants = new Set<string>();
-  /** A sandbox tool ran: the workspace is snapshotted when the run ends. */
-  usedSandbox = false;
-  /** Sandbox calls go to the host holding the sandbox (SANDBOX_ROUTING_PATCH); undefined until the first sandbox call. */
-  sandboxRouting: boolean | undefined;
   /** Where the sandbox's calls go, once asked; cleared when its host stops answering. */
   sandboxRoute: SandboxRoute | undefined;
   /** A call that may have changed the workspace ran since its last snapshot. */
   sandboxChanged = false;
-  /**
-   * The agent's final answer, stored with the run's terminal write instead of on its own
-   * (runs with local bookkeeping only: one transaction fewer per run).
-   */
+  /** The agent's final answer, stored with the run's terminal write instead of on its own: one transaction fewer per run. */
   unsavedAnswer: ProgressInput['message'];
-  /** Local activities (LOCAL_BOOKKEEPING_PATCH), or the regular ones runs started before it replay with. */
-  readonly localBookkeeping: boolean;
-  /** Where status, events and policy reads go. */
-  readonly bookkeeping: Bookkeeping;
   /** The RunStatus search attribute as the server has it: set at start (firstRunStatus), then by each move that changes it. */
   private shownStatus = workflowInfo().typedSearchAttributes.get(RunStatusAttr);
   private deferredMove: ProgressInput | undefined;
@@ -79,15 +57,10 @@ export class RunState {
   constructor(
     readonly input: RunWorkflowInput,
     public settings: RunSettings,
-    /** Which of the changed paths this run takes (run-paths.ts). */
-    readonly paths: RunPaths,
-  ) {
-    this.localBookkeeping = paths.localBookkeeping();
-    this.bookkeeping = this.localBookkeeping ? localBookkeepingCalls : regularBookkeepingCalls;
-  }
+  ) {}
 
-  record(key: string, events: RunEventInput[], extra: ProgressExtra = {}): Promise<ProgressStored | undefined> {
-    return this.write(this.bookkeeping, { runId: this.input.runId, key, events, ...extra });
+  record(key: string, events: RunEventInput[], extra: ProgressExtra = {}): Promise<ProgressStored> {
+    return this.write(bookkeeping.recordProgress, { runId: this.input.runId, key, events, ...extra });
   }
 
   /**
@@ -95,20 +68,15 @@ export class RunState {
    * would hold the workflow task open while it runs, and when that task fails (an activity
    * completed meanwhile: UnhandledCommand) the server refuses the update to its caller.
    */
-  recordFromHandler(
-    key: string,
-    events: RunEventInput[],
-    extra: ProgressExtra = {},
-  ): Promise<ProgressStored | undefined> {
-    return this.write(regularBookkeepingCalls, { runId: this.input.runId, key, events, ...extra });
+  recordFromHandler(key: string, events: RunEventInput[], extra: ProgressExtra = {}): Promise<ProgressStored> {
+    return this.write(recordProgress, { runId: this.input.runId, key, events, ...extra });
   }
 
-  /** Resolves to what the write reports (ProgressStored); undefined in histories from before it reported anything. */
-  private write(calls: Bookkeeping, step: ProgressInput): Promise<ProgressStored | undefined> {
+  private write(store: typeof recordProgress, step: ProgressInput): Promise<ProgressStored> {
     const deferred = this.takeDeferredMove();
-    // No extra await without a deferred move: older histories schedule exactly as they ran.
-    if (!deferred) return calls.recordProgress(step);
-    return calls.recordProgress(deferred).then(() => calls.recordProgress(step));
+    // No extra await without a deferred move: the write is scheduled in the same activation.
+    if (!deferred) return store(step);
+    return store(deferred).then(() => store(step));
   }
 
   /**
@@ -148,8 +116,7 @@ export class RunState {
   private moved(to: RunStatus): void {
     this.status = to;
     this.moves++;
-    // Only a change is sent: the api starts the workflow showing its first status. (In every
-    // older history each move changed the value, so this skips no upsert those runs made.)
+    // Only a change is sent: the api starts the workflow showing its first status.
     if (this.shownStatus !== to) {
       upsertSearchAttributes([{ key: RunStatusAttr, value: to }]);
       this.shownStatus = to;
@@ -166,9 +133,10 @@ export class RunState {
    * still being written is refused by the store (the run ended first) and answers its caller first.
    */
   async endedByStep(): Promise<void> {
-    this.finishing = true;
+    if (!isStoppingWrite(this.life)) this.life = { phase: 'finishing' };
     this.unsavedAnswer = undefined;
-    await condition(() => !this.stopping);
+    await condition(() => !isStoppingWrite(this.life));
+    this.life = { phase: 'finishing' };
     assertTransition(this.status, 'completed');
     this.moved('completed');
   }
@@ -180,10 +148,12 @@ export class RunState {
 
   /** A safe point: take a requested pause here and wait for resume. */
   async safePoint(): Promise<void> {
-    if (!this.pauseRequested) return;
+    if (this.life.phase !== 'pausing') return;
+    this.life = { phase: 'paused' };
     const n = this.moves;
     await this.move('paused', `paused:${n}`);
-    await condition(() => !this.pauseRequested);
+    // A cancel leaves the run in `cancelling` and ends this wait by cancelling the run's scope.
+    await condition(() => this.life.phase === 'running');
     await this.move('executing', `resumed:${n}`);
   }
 
@@ -219,9 +189,9 @@ export class RunState {
   /** The answer update's validator: synchronous, throws ApplicationFailure, changes nothing. */
   validateAnswer(input: AnswerInput): void {
     const pending = this.pending;
-    if (isTerminalStatus(this.status) || this.finishing || this.cancelRequested) {
+    refuseUnlessActive(this.life, this.status, this.input.runId);
+    if (isCancelling(this.life))
       throw ApplicationFailure.nonRetryable(`Run ${this.input.runId} is not active`, refusals.notActive);
-    }
     if (!pending || pending.requestId !== input.requestId || input.runId !== this.input.runId) {
       throw ApplicationFailure.nonRetryable(
         `Request ${input.requestId} is not pending on run ${input.runId} (already answered, or stale)`,

@@ -10,7 +10,6 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { runErrorCodes } from '../shared/run-error-codes.ts';
-import { isTerminalStatus } from '../shared/run-status.ts';
 import { FINISHED_KEY, runFinishedEvent, stoppingEvent, STOPPING_KEY } from '../shared/run-end.ts';
 import { RUN_STARTED_KEY, runStartedEvents } from '../shared/run-started.ts';
 import {
@@ -19,7 +18,6 @@ import {
   type RunOutcome,
   type RunWorkflowInput,
 } from '../shared/run-workflow-types.ts';
-import { snapshotSandbox } from './activities.ts';
 import { runAgentLoop } from './agent-loop.ts';
 import { snapshotOnHost } from './sandbox-routing.ts';
 import { runPlanned } from './plan.ts';
@@ -33,33 +31,31 @@ import {
   resumeUpdate,
   runStatusQuery,
 } from './run-messages.ts';
-import { currentPaths, patchedPaths, type RunPaths } from './run-paths.ts';
+import { bookkeeping } from './activities.ts';
+import {
+  cancelling,
+  cancelWithdrawn,
+  isCancelling,
+  isStoppingWrite,
+  refusePause,
+  refuseResume,
+  refuseUnlessActive,
+  stoppingWritten,
+} from './run-lifecycle.ts';
 import { RunState } from './run-state.ts';
 
-/** One run of an agent: the run status machine, driven by activities and by people. Every run starts as this type. */
+/** One run of an agent: the run status machine, driven by activities and by people. */
 export async function agentRun(input: RunWorkflowInput): Promise<RunOutcome> {
-  return runAgent(input, currentPaths);
-}
-
-/**
- * The same run, for runs started before `agentRun`: it asks the patches of the paths that
- * changed (run-paths.ts), so those runs continue and replay as they ran. Registered for as
- * long as such a run may be open or replayed.
- */
-export async function runWorkflow(input: RunWorkflowInput): Promise<RunOutcome> {
-  return runAgent(input, patchedPaths);
-}
-
-async function runAgent(input: RunWorkflowInput, paths: RunPaths): Promise<RunOutcome> {
   // The run's own settings replace these before its first step (its input, or the agent's now).
-  const state = new RunState(input, defaultRunSettings, paths);
+  const state = new RunState(input, defaultRunSettings);
   const work = new CancellationScope();
   registerHandlers(state, work);
 
   try {
     return await runToEnd(state, work);
   } finally {
-    if (state.usedSandbox) await snapshotWorkspace(state);
+    // After the outcome is stored: keep the agent's workspace on its host, so another host can restore it.
+    if (state.sandboxChanged) await snapshotOnHost(state);
     // An update still writing (a cancel's STOPPING) answers its caller before the run closes.
     await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
   }
@@ -69,7 +65,7 @@ async function runToEnd(state: RunState, work: CancellationScope): Promise<RunOu
   const { input } = state;
   try {
     await work.run(async () => {
-      state.settings = input.settings ?? (await state.bookkeeping.loadRunSettings({ agentId: input.agentId }));
+      state.settings = input.settings ?? (await bookkeeping.loadRunSettings({ agentId: input.agentId }));
       if (!input.startRecorded) await state.record(RUN_STARTED_KEY, runStartedEvents(input));
       if (input.mode === 'deep') {
         const outcome = await runPlanned(state);
@@ -90,10 +86,9 @@ async function runToEnd(state: RunState, work: CancellationScope): Promise<RunOu
           });
         }
       } else {
-        // With local bookkeeping the move is stored by the first model step, before it streams.
-        if (state.localBookkeeping) state.deferMove('executing', 'executing');
-        else await state.move('executing', 'executing');
-        const result = await runAgentLoop(state, 'main', { answerWithEnd: state.localBookkeeping });
+        // The move is stored by the first model step, before it streams.
+        state.deferMove('executing', 'executing');
+        const result = await runAgentLoop(state, 'main', { answerWithEnd: true });
         if (result.ended) await state.endedByStep();
         else
           await finish(state, {
@@ -106,7 +101,7 @@ async function runToEnd(state: RunState, work: CancellationScope): Promise<RunOu
     });
     return { status: 'completed', usage: state.usage };
   } catch (err) {
-    if (isCancellation(err) || state.cancelRequested) {
+    if (isCancellation(err) || isCancelling(state.life)) {
       const ended = await CancellationScope.nonCancellable(() => endCancelled(state));
       return { status: ended, usage: state.usage };
     }
@@ -114,15 +109,6 @@ async function runToEnd(state: RunState, work: CancellationScope): Promise<RunOu
     await CancellationScope.nonCancellable(() => endFailed(state, code, message));
     return { status: 'failed', usage: state.usage };
   }
-}
-
-/** After the outcome is stored: keep the agent's workspace, so another host can restore it. */
-async function snapshotWorkspace(state: RunState): Promise<void> {
-  // Routed runs snapshot on the sandbox's host, when a call changed the workspace since its last snapshot;
-  // with no route (its host stopped answering) there is nothing newer to save.
-  if (state.sandboxRouting) return state.sandboxChanged ? snapshotOnHost(state) : undefined;
-  const { orgId, agentId, runId } = state.input;
-  await CancellationScope.nonCancellable(() => snapshotSandbox({ orgId, agentId, runId })).catch(() => undefined);
 }
 
 function registerHandlers(state: RunState, work: CancellationScope): void {
@@ -133,69 +119,48 @@ function registerHandlers(state: RunState, work: CancellationScope): void {
     validator: (answer) => state.validateAnswer(answer),
   });
 
-  const refuseUnlessActive = (_request?: { requestedBy: string }) => {
-    if (isTerminalStatus(state.status) || state.finishing)
-      throw ApplicationFailure.nonRetryable(`Run ${state.input.runId} is not active`, refusals.notActive);
-  };
+  const { runId } = state.input;
   setHandler(
     cancelUpdate,
     async (_request) => {
-      if (!state.cancelRequested) {
-        state.cancelRequested = true;
-        state.stopping = true;
+      if (!isCancelling(state.life)) {
+        state.life = cancelling(state.life);
         try {
-          const stored = await state.recordFromHandler(STOPPING_KEY, [stoppingEvent(state.input.runId)]);
+          const stored = await state.recordFromHandler(STOPPING_KEY, [stoppingEvent(runId)]);
           // The run's last model step stored the run's end first (RunState.endedByStep): there is nothing left to cancel.
-          if (stored?.refused) state.cancelRequested = false;
+          if (stored.refused) state.life = cancelWithdrawn(state.life);
           else {
-            state.stoppingWritten = true;
+            state.life = stoppingWritten(state.life);
             work.cancel();
           }
-        } finally {
-          state.stopping = false;
+        } catch (err) {
+          state.life = cancelWithdrawn(state.life);
+          throw err;
         }
-      } else await condition(() => !state.stopping); // a cancel before this one is still writing its STOPPING
-      if (!state.cancelRequested)
-        throw ApplicationFailure.nonRetryable(`Run ${state.input.runId} is not active`, refusals.notActive);
+      } else await condition(() => !isStoppingWrite(state.life)); // a cancel before this one is still writing its STOPPING
+      if (!isCancelling(state.life))
+        throw ApplicationFailure.nonRetryable(`Run ${runId} is not active`, refusals.notActive);
       return { message: 'Cancelling: the run stops now and ends cancelled' };
     },
-    { validator: refuseUnlessActive },
+    { validator: (_request) => refuseUnlessActive(state.life, state.status, runId) },
   );
   setHandler(
     pauseUpdate,
     (_request) => {
-      state.pauseRequested = true;
+      state.life = { phase: 'pausing' };
       return Promise.resolve({
         message: 'Pause requested: the run pauses at its next safe point (it may finish first)',
       });
     },
-    {
-      validator: (_request) => {
-        refuseUnlessActive();
-        if (state.cancelRequested)
-          throw ApplicationFailure.nonRetryable('The run is being cancelled', refusals.notActive);
-        if (state.status === 'paused' || state.pauseRequested)
-          throw ApplicationFailure.nonRetryable('The run is already paused or pausing', refusals.notActive);
-        if (state.pending)
-          throw ApplicationFailure.nonRetryable(
-            'The run is waiting for input; answer or cancel it instead',
-            refusals.notActive,
-          );
-      },
-    },
+    { validator: (_request) => refusePause(state.life, state.status, runId, state.pending !== null) },
   );
   setHandler(
     resumeUpdate,
     (_request) => {
-      state.pauseRequested = false;
+      state.life = { phase: 'running' };
       return Promise.resolve({ message: 'Resumed' });
     },
-    {
-      validator: (_request) => {
-        refuseUnlessActive();
-        if (!state.pauseRequested) throw ApplicationFailure.nonRetryable('The run is not paused', refusals.notActive);
-      },
-    },
+    { validator: (_request) => refuseResume(state.life, state.status, runId) },
   );
 }
 
@@ -205,9 +170,8 @@ function registerHandlers(state: RunState, work: CancellationScope): void {
  * written: the caller was told the run ends cancelled, so it does.
  */
 async function finish(state: RunState, result: Record<string, unknown>): Promise<void> {
-  if (state.cancelRequested && state.paths.cancelWins())
-    throw new CancelledFailure('cancelled before the outcome was stored');
-  state.finishing = true; // from here cancel and pause are refused: the outcome is decided
+  if (isCancelling(state.life)) throw new CancelledFailure('cancelled before the outcome was stored');
+  state.life = { phase: 'finishing' }; // from here cancel and pause are refused: the outcome is decided
   await CancellationScope.nonCancellable(() =>
     state.move('completed', FINISHED_KEY, [runFinishedEvent(state.input.runId, result, state.model, state.usage)], {
       result,
@@ -220,10 +184,10 @@ async function finish(state: RunState, result: Record<string, unknown>): Promise
 async function endCancelled(state: RunState): Promise<'cancelled' | 'completed'> {
   // STOPPING comes before the terminal event: written by the cancel update, or here when an
   // operator cancelled the workflow in Temporal directly.
-  if (state.cancelRequested) await condition(() => state.stoppingWritten);
-  else {
+  if (isCancelling(state.life)) await condition(() => !isStoppingWrite(state.life));
+  if (!isCancelling(state.life)) {
     const stored = await state.record(STOPPING_KEY, [stoppingEvent(state.input.runId)]);
-    if (stored?.refused) {
+    if (stored.refused) {
       await state.endedByStep();
       return 'completed';
     }

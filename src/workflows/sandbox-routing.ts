@@ -12,12 +12,6 @@ import { leaseSandbox } from './activities.ts';
 import { snapshotOptions, toolCallOptions } from './activity-options.ts';
 import type { RunState } from './run-state.ts';
 
-/** Whether this run routes sandbox calls to their host (asked at the first sandbox call; fixed for the run after). */
-export function routesSandbox(state: RunState): boolean {
-  state.sandboxRouting ??= state.paths.sandboxRouting();
-  return state.sandboxRouting;
-}
-
 /**
  * A sandbox tool call on the host that holds the sandbox. The route is asked once
  * per run and kept; when its host does not pick the call up within a lease period

@@ -6,7 +6,8 @@ import { recordComment } from '../../src/db/runs.ts';
 import { inPgTransaction } from '../../src/db/sql.ts';
 import { newId } from '../../src/shared/ids.ts';
 import { commentKey, FINISHED_KEY, statusDelta, stoppingEvent, STOPPING_KEY } from '../../src/shared/run-end.ts';
-import type { RunStatus } from '../../src/shared/run-status.ts';
+import { IllegalTransitionError, type RunStatus } from '../../src/shared/run-status.ts';
+import { backendPid, waitUntilBlockedBy } from '../support/pg-locks.ts';
 import { closeTestDb, createTenant, testDb, type Tenant } from '../support/tenant.ts';
 
 /**
@@ -64,6 +65,23 @@ describe('a plain run step, stored in one statement', () => {
     expect(await rowOf(runId)).toMatchObject({ status: 'completed', lastEventSeq: 0 });
   });
 
+  it('refuses a move the transition table does not allow, and writes nothing (one statement or a transaction)', async () => {
+    const paused = await run('paused');
+    const toPlanning: RunStep = {
+      runId: paused,
+      key: 'planning',
+      status: 'planning',
+      events: [statusDelta('planning')],
+    };
+    await expect(storeRunStep(testDb(), toPlanning)).rejects.toThrow(IllegalTransitionError);
+    const toCompleted: RunStep = { ...toPlanning, key: 'done', status: 'completed', result: { outcome: 'completed' } };
+    await expect(storeRunStep(testDb(), toCompleted)).rejects.toThrow(
+      'Run status cannot move from paused to completed',
+    );
+    expect(await logOf(paused)).toEqual([]);
+    expect(await rowOf(paused)).toMatchObject({ status: 'paused', lastEventSeq: 0 });
+  });
+
   it('fails for a run that does not exist', async () => {
     await expect(storeRunStep(testDb(), executing(newId('run')))).rejects.toBeInstanceOf(RunGoneError);
   });
@@ -100,12 +118,13 @@ describe('a plain run step, stored in one statement', () => {
     try {
       await holder.query('BEGIN');
       await holder.query('SELECT id FROM runs WHERE id = $1 FOR UPDATE', [runId]);
+      const pid = await backendPid(holder);
       const written = write();
-      await new Promise((r) => setTimeout(r, 200)); // the write waits for the row first
+      await waitUntilBlockedBy(pid, 1, 'the write to wait for the row');
       const end = inPgTransaction(testDb(), (sql) =>
         lockRunLogToEnd(sql, runId, FINISHED_KEY, { stoppingKey: STOPPING_KEY, commentKeyPrefix: commentKey('') }),
       );
-      await new Promise((r) => setTimeout(r, 200)); // and the end behind it, its snapshot taken
+      await waitUntilBlockedBy(pid, 2, 'the end to wait behind it, its snapshot taken');
       await holder.query('COMMIT');
       await written;
       return await end;
