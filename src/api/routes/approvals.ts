@@ -1,10 +1,5 @@
 import { z } from 'zod';
-import { APPROVAL_ROLES_DOC, refuseSensitiveUnlessAdmin } from '../services/approval-rules.ts';
-import { agentsGrantedTo } from '../../db/agents.ts';
-import { findApprovalWithRunStatus, listApprovals, type ListedApproval } from '../../db/approvals.ts';
-import { isActiveStatus } from '../../shared/run-status.ts';
-import { conflict, forbidden, notFound } from '../errors.ts';
-import { isOrgAdmin } from '../../shared/roles.ts';
+import { APPROVAL_ROLES_DOC } from '../services/approval-rules.ts';
 import { defineRoute } from '../route.ts';
 import { errorResponses, errorSchema } from '../schemas/common.ts';
 import {
@@ -13,30 +8,7 @@ import {
   approvalListQuerySchema,
   approvalListSchema,
 } from '../schemas/human.ts';
-import { mayUseAgentOf } from '../services/agent-access.ts';
-import { answerRequest, type ParsedAnswer } from '../services/input-answers.ts';
-
-function toApproval(a: ListedApproval) {
-  return {
-    id: a.id,
-    kind: a.kind,
-    status: a.status,
-    sensitive: a.sensitive,
-    tool_name: a.toolName,
-    prompt: a.request.prompt,
-    details: a.details,
-    agent_id: a.agentId,
-    task_id: a.taskId,
-    run_id: a.runId,
-    request_id: a.requestId,
-    created_at: a.createdAt.toISOString(),
-    decided_at: a.decidedAt?.toISOString() ?? null,
-    decided_by: a.decidedBy,
-    feedback: a.feedback,
-  };
-}
-
-const guestsRefused = () => forbidden('Guests may not use the approvals endpoints');
+import { listOrgApprovals, respondToApproval } from '../services/approvals.ts';
 
 export const approvalRoutes = [
   defineRoute({
@@ -54,14 +26,7 @@ export const approvalRoutes = [
     query: approvalListQuerySchema,
     responses: { 200: { description: 'Approvals', schema: approvalListSchema }, ...errorResponses },
     async handler({ query, caller }, { db }) {
-      if (caller.role === 'guest') throw guestsRefused();
-      const rows = await listApprovals(db, {
-        orgId: caller.orgId,
-        status: query.status === 'all' ? undefined : query.status,
-        agentIds: isOrgAdmin(caller.role) ? undefined : await agentsGrantedTo(db, caller.userId),
-        limit: query.limit,
-      });
-      return { approvals: rows.map(toApproval), count: rows.length };
+      return listOrgApprovals(db, caller, query);
     },
   }),
   defineRoute({
@@ -87,38 +52,7 @@ export const approvalRoutes = [
       409: { description: 'The approval is not pending', schema: errorSchema },
     },
     async handler({ params, body, caller }, deps) {
-      const { db } = deps;
-      if (caller.role === 'guest') throw guestsRefused();
-      const approval = await findApprovalWithRunStatus(db, params.approval_id);
-      if (!approval || approval.orgId !== caller.orgId) throw notFound(`Approval ${params.approval_id} not found`);
-      if (!(await mayUseAgentOf(db, caller, approval.agentId))) {
-        throw forbidden('You have not been granted access to this approval’s agent');
-      }
-      refuseSensitiveUnlessAdmin(caller, approval.sensitive);
-      if (approval.status !== 'pending' || !isActiveStatus(approval.run.status))
-        throw conflict(`Approval ${approval.id} is not pending (${approval.status})`);
-      const approved = body.decision === 'approve';
-      const answer =
-        approval.kind === 'plan'
-          ? { approved, feedback: body.feedback, modified_steps: body.modified_steps }
-          : {
-              approved,
-              feedback: body.feedback,
-              approve_always: body.approve_always,
-              approve_run_scope: body.approve_run_scope,
-            };
-      const result = await answerRequest(deps, caller, {
-        requestId: approval.requestId,
-        runId: approval.runId,
-        inputType: approval.kind === 'plan' ? 'plan_approval' : 'action_approval',
-        answer: JSON.parse(JSON.stringify(answer)) as ParsedAnswer['answer'],
-      });
-      return {
-        success: true,
-        message: result.message,
-        approval_id: approval.id,
-        status: approved ? 'approved' : 'rejected',
-      };
+      return respondToApproval(deps, caller, params.approval_id, body);
     },
   }),
 ];

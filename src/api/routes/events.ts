@@ -1,6 +1,3 @@
-import type { StoredEvent } from '../../db/event-log.ts';
-import { readEvents } from '../../db/event-log.ts';
-import { isTerminalStatus } from '../../shared/run-status.ts';
 import { invalidValue } from '../errors.ts';
 import { defineRoute } from '../route.ts';
 import { errorResponses } from '../schemas/common.ts';
@@ -12,21 +9,10 @@ import {
   runIdParamsSchema,
 } from '../schemas/events.ts';
 import { loadVisibleRun } from '../services/run-access.ts';
-import { decodeCursor, encodeCursor } from '../cursors.ts';
-import { eventId } from '../streaming/event-ids.ts';
+import { runEventPage } from '../services/run-events.ts';
+import { decodeCursor } from '../cursors.ts';
 
 const badCursor = (msg: string) => invalidValue(['query', 'cursor'], msg);
-
-function toRecord(event: StoredEvent) {
-  return {
-    id: eventId(event.runId, event.seq),
-    run_id: event.runId,
-    event_type: event.type,
-    event_name: event.name,
-    payload: event.payload,
-    created_at: event.createdAt.toISOString(),
-  };
-}
 
 export const eventRoutes = [
   defineRoute({
@@ -65,15 +51,7 @@ export const eventRoutes = [
         if (cursor.seq > run.lastEventSeq) throw badCursor('This cursor points past the end of the run');
         after = cursor.seq;
       }
-      const events = await readEvents(db, run.id, after, query.limit);
-      const lastSeq = events.at(-1)?.seq ?? after;
-      const atTail = isTerminalStatus(run.status) && lastSeq >= run.lastEventSeq;
-      return {
-        run_id: run.id,
-        events: events.map(toRecord),
-        next_cursor: atTail ? null : encodeCursor({ runId: run.id, seq: lastSeq }),
-        count: events.length,
-      };
+      return runEventPage(db, run, after, query.limit);
     },
   }),
 ];

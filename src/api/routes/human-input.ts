@@ -1,16 +1,10 @@
 import { z } from 'zod';
-import { APPROVAL_ROLES_DOC, authorizeAnswer } from '../services/approval-rules.ts';
-import { findOpenInputRequest } from '../../db/approvals.ts';
-import { findRunState } from '../../db/runs.ts';
-import type { RequestDetails } from '../../shared/input-requests.ts';
-import { isActiveStatus } from '../../shared/run-status.ts';
-import { conflict, notFound } from '../errors.ts';
+import { APPROVAL_ROLES_DOC } from '../services/approval-rules.ts';
 import { defineRoute } from '../route.ts';
 import { errorResponses, errorSchema } from '../schemas/common.ts';
 import { inputAnswerSchema, inputResultSchema, pendingInputSchema } from '../schemas/human.ts';
 import { parseAnswerBody } from '../answer-body.ts';
-import { answerRequest } from '../services/input-answers.ts';
-import { loadAccessibleTask } from '../services/task-access.ts';
+import { answerTaskInput, pendingInputOf } from '../services/task-input.ts';
 
 const taskParams = z.object({ task_id: z.string().min(1) });
 
@@ -43,15 +37,7 @@ export const humanInputRoutes = [
       409: { description: 'The request is not pending (answered, stale, or the run ended)', schema: errorSchema },
     },
     async handler({ req, params, caller, agent }, deps) {
-      const { db } = deps;
-      const answer = parseAnswerBody(req.body ?? {});
-      const task = await loadAccessibleTask(db, params.task_id, caller, agent);
-      const run = await findRunState(db, answer.runId);
-      if (!run || run.taskId !== task.id) throw notFound(`Run ${answer.runId} not found in task ${task.id}`);
-      if (!isActiveStatus(run.status)) throw conflict(`Run ${answer.runId} is not active (status ${run.status})`);
-      await authorizeAnswer(db, caller, answer.requestId, answer.answer);
-      const result = await answerRequest(deps, caller, answer);
-      return { success: true, message: result.message };
+      return answerTaskInput(deps, caller, agent, params.task_id, parseAnswerBody(req.body ?? {}));
     },
   }),
   defineRoute({
@@ -69,21 +55,7 @@ export const humanInputRoutes = [
     params: taskParams,
     responses: { 200: { description: 'The pending request, if any', schema: pendingInputSchema }, ...errorResponses },
     async handler({ params, caller, agent }, { db }) {
-      const task = await loadAccessibleTask(db, params.task_id, caller, agent);
-      const open = await findOpenInputRequest(db, task.id);
-      if (!open) return { pending: false };
-      return {
-        pending: true,
-        request: {
-          request_id: open.id,
-          run_id: open.runId,
-          input_type: open.inputType,
-          prompt: open.prompt,
-          ...(open.details as RequestDetails),
-          ...(open.toolCallId ? { tool_call_id: open.toolCallId } : {}),
-          created_at: open.createdAt.toISOString(),
-        },
-      };
+      return pendingInputOf(db, caller, agent, params.task_id);
     },
   }),
 ];

@@ -1,16 +1,10 @@
 import { z } from 'zod';
-import { cancelQueuedRun, currentRunOf } from '../../db/run-queue.ts';
-import { cancelUpdate, pauseUpdate, resumeUpdate } from '../../workflows/run-messages.ts';
-import { conflict } from '../errors.ts';
 import { defineRoute, type RouteSpec } from '../route.ts';
 import { errorResponses, errorSchema } from '../schemas/common.ts';
 import { runControlBodySchema, runControlResultSchema } from '../schemas/human.ts';
-import { sendRunUpdate } from '../services/run-updates.ts';
-import { loadAccessibleTask } from '../services/task-access.ts';
+import { controlTaskRun, type RunControlAction } from '../services/run-control.ts';
 
-const updates = { cancel: cancelUpdate, pause: pauseUpdate, resume: resumeUpdate } as const;
-
-const descriptions = {
+const descriptions: Record<RunControlAction, string> = {
   cancel:
     'Cancels the task’s active run, also while it waits for input or an approval. STOPPING is in the event log before ' +
     'this answers; the model stream and any sandbox process are stopped, the open request is closed, and the run ends ' +
@@ -25,7 +19,7 @@ const descriptions = {
     'Continues a paused run from where it stopped, or withdraws a pause not yet taken. 409 when the run is not paused.',
 };
 
-function controlRoute(action: keyof typeof updates): RouteSpec {
+function controlRoute(action: RunControlAction): RouteSpec {
   return defineRoute({
     method: 'post',
     path: `/api/tasks/{task_id}/${action}`,
@@ -42,22 +36,8 @@ function controlRoute(action: keyof typeof updates): RouteSpec {
       ...errorResponses,
       409: { description: 'Nothing to act on', schema: errorSchema },
     },
-    async handler({ params, caller, agent }, { db, temporal }) {
-      const task = await loadAccessibleTask(db, params.task_id, caller, agent);
-      const run = await currentRunOf(db, task.id);
-      if (!run) throw conflict(`Task ${task.id} has no active run`);
-      if (run.queuedAt !== null) {
-        // A run waiting in the task's queue has no workflow yet: cancelling it ends it here; it cannot pause.
-        if (
-          action !== 'cancel' ||
-          !(await cancelQueuedRun(db, run.id, `Cancelled by ${caller.userId} before it started`))
-        ) {
-          throw conflict(`Run ${run.id} of task ${task.id} is waiting in the task's queue; only cancel applies to it`);
-        }
-        return { task_id: task.id, run_id: run.id, action, message: 'Cancelled before it started' };
-      }
-      const result = await sendRunUpdate(temporal, run.id, updates[action], { requestedBy: caller.userId });
-      return { task_id: task.id, run_id: run.id, action, message: result.message };
+    async handler({ params, caller, agent }, deps) {
+      return controlTaskRun(deps, caller, agent, params.task_id, action);
     },
   });
 }

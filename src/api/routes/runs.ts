@@ -1,5 +1,4 @@
 import { requireWidgetRunAllowance } from '../widget/run-allowance.ts';
-import { findStreamableRun } from '../../db/runs.ts';
 import { runEventSchema } from '../../shared/events.ts';
 import { runRequestProblem, runRequestSchema } from '../../shared/run-request.ts';
 import { badRequest } from '../errors.ts';
@@ -7,6 +6,7 @@ import { defineRoute } from '../route.ts';
 import { errorResponses, errorSchema } from '../schemas/common.ts';
 import { backgroundRunSchema } from '../schemas/runs.ts';
 import { loadVisibleRun } from '../services/run-access.ts';
+import { startedRunToStream } from '../services/run-streams.ts';
 import { idempotencyClaim, idempotencyHeaderSchema } from '../idempotency-header.ts';
 import { backgroundRunMetadata, runIdHeaders, RUN_ID_HEADER_DOCS, startRun } from '../services/start-run.ts';
 import { startRelay } from '../streaming/relay.ts';
@@ -80,9 +80,7 @@ export const runRoutes = [
       }
       if (run.replayed) {
         // The same request again: the run's stream from its first event, stored ones first.
-        const stored = await findStreamableRun(deps.db, run.runId);
-        if (!stored) throw new Error(`run ${run.runId} of a replayed request does not exist`);
-        await streamRunAfter(deps, res, stored, 0);
+        await streamRunAfter(deps, res, await startedRunToStream(deps.db, run.runId), 0);
         return undefined;
       }
       openSse(res, runIdHeaders(run));

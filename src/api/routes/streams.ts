@@ -1,9 +1,8 @@
-import { isRunOfTask, latestStreamableRun } from '../../db/runs.ts';
 import { runEventSchema } from '../../shared/events.ts';
-import { notFound } from '../errors.ts';
 import { defineRoute } from '../route.ts';
 import { errorResponses } from '../schemas/common.ts';
 import { taskIdParams } from '../schemas/tasks.ts';
+import { isRunOfTheTask, latestRunToStream } from '../services/run-streams.ts';
 import { loadAccessibleTask } from '../services/task-access.ts';
 import { requestedResumePoint, resumeProblem, resumeQuerySchema, streamRunAfter } from '../streaming/resume.ts';
 
@@ -41,10 +40,9 @@ export const streamRoutes = [
     async handler({ req, res, params, query, caller, agent }, deps) {
       const task = await loadAccessibleTask(deps.db, params.task_id, caller, agent);
       const resume = requestedResumePoint(req, query.last_event_id);
-      const latest = await latestStreamableRun(deps.db, task.id);
-      if (!latest) throw notFound(`Task ${task.id} has no runs yet`);
+      const latest = await latestRunToStream(deps.db, task.id);
       if (resume && resume.runId !== latest.id) {
-        if (!(await isRunOfTask(deps.db, resume.runId, task.id)))
+        if (!(await isRunOfTheTask(deps.db, resume.runId, task.id)))
           throw resumeProblem(resume.source, `Event ${resume.runId}:${resume.seq} is not an event of this task`);
         await streamRunAfter(deps, res, latest, 0);
         return undefined;
