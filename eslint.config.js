@@ -66,7 +66,18 @@ const notInWorkflows = [
     message: 'Workflows import only @temporalio/workflow (and @temporalio/common).',
   },
   {
-    group: ['**/api/*', '**/db/*', '**/infra/*', '**/auth/*', '**/admin/*', '**/config.ts'],
+    group: [
+      '**/api/*',
+      '**/db/*',
+      '**/auth/*',
+      '**/build/*',
+      '**/connections/*',
+      '**/embedded/*',
+      '**/outbound/*',
+      '**/processes/*',
+      '**/admin/*',
+      '**/config.ts',
+    ],
     message: 'Workflows import only src/shared and activity types.',
   },
   {

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { stopChild, waitUntil } from '../src/infra/processes.ts';
+import { stopChild, waitUntil } from '../src/processes/lifecycle.ts';
 import { unmountDisksBelow } from '../src/sandbox/workspace-disk.ts';
 import { serviceArgs, type Stack } from '../test/support/stack.ts';
 import { BENCH_PROCESSES } from './build.ts';

@@ -1,6 +1,6 @@
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
-import { ensureTemporalBinary } from '../src/infra/temporal-cli.ts';
+import { ensureTemporalBinary } from '../src/embedded/temporal-dev-server.ts';
 import { Floor, type FloorWorkflowType } from './floor/measure.ts';
 import { describeMachine } from './machine.ts';
 import { rate } from './pool.ts';

@@ -1,5 +1,5 @@
 import { Connection } from '@temporalio/client';
-import type { TemporalConnectionOptions } from '../src/infra/temporal-connection.ts';
+import type { TemporalConnectionOptions } from '../src/connections/temporal.ts';
 
 /** temporal.api.enums.v1.TaskQueueType values (the proto package is not a direct dependency). */
 const TASK_QUEUE_TYPE_WORKFLOW = 1;

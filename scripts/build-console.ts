@@ -1,4 +1,4 @@
-/** `npm run build` step: builds the web console into dist/console (src/infra/console-build.ts). */
-import { buildConsole } from '../src/infra/console-build.ts';
+/** `npm run build` step: builds the web console into dist/console (src/build/console.ts). */
+import { buildConsole } from '../src/build/console.ts';
 
 await buildConsole();

@@ -323,7 +323,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
 
 type Env = z.infer<typeof envSchema>;
 
-/** TLS and API key settings of the Temporal connection; connectionOptions (src/infra/temporal-connection.ts) turns them into SDK options. */
+/** TLS and API key settings of the Temporal connection; connectionOptions (src/connections/temporal.ts) turns them into SDK options. */
 export interface TemporalSecurity {
   tls: boolean;
   caPath?: string;

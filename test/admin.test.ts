@@ -15,7 +15,7 @@ import { createUser } from '../src/admin/users.ts';
 import { hashApiKey } from '../src/auth/api-keys.ts';
 import { projectRoot } from '../src/config.ts';
 import { createDb, type Db } from '../src/db/client.ts';
-import { migrate } from '../src/infra/migrate.ts';
+import { migrate } from '../src/db/migrate.ts';
 
 /**
  * The database under test: the one the global setup provides, or else (when

@@ -80,7 +80,7 @@ function startTestStack(slackPort: number): Promise<Stack> {
         WEBHOOK_RETRY_INITIAL_MS: '300',
         WEBHOOK_RETRY_MAX_MS: '1500',
         WEBHOOK_DISPATCH_INTERVAL_MS: '200',
-        // Their receivers listen on 127.0.0.1 (test/infra/outbound-post.test.ts checks the refusal).
+        // Their receivers listen on 127.0.0.1 (test/unit/outbound-post.test.ts checks the refusal).
         OUTBOUND_PRIVATE_TARGETS: 'allow',
         // Messaging flows post their answers to a fake Slack that test/e2e/flows.test.ts runs.
         SLACK_API_URL: `http://127.0.0.1:${slackPort}/api`,

@@ -12,7 +12,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectRoot } from '../src/config.ts';
 import { EVENTS_CHANNEL, QUEUES_CHANNEL } from '../src/db/event-log.ts';
-import { listMigrations, migrate, migrationsDir } from '../src/infra/migrate.ts';
+import { listMigrations, migrate, migrationsDir } from '../src/db/migrate.ts';
 import {
   describeDatabase,
   describePrismaSchema,

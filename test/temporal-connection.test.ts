@@ -2,7 +2,7 @@ import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { loadConfig } from '../src/config.ts';
-import { temporalConnectionOptions } from '../src/infra/temporal-connection.ts';
+import { temporalConnectionOptions } from '../src/connections/temporal.ts';
 import { makeCertificates, startTlsProxy, type TestCertificates, type TlsProxy } from './support/tls-proxy.ts';
 
 const SERVER_NAME = 'temporal.test.internal';

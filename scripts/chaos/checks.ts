@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import pg from 'pg';
-import type { TemporalConnectionOptions } from '../../src/infra/temporal-connection.ts';
+import type { TemporalConnectionOptions } from '../../src/connections/temporal.ts';
 import { auth, type Caller, type ClientRun, type Received } from './client.ts';
 
 /** What the checks found, summed over all runs. */

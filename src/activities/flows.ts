@@ -1,5 +1,5 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { postOutbound, RefusedTargetError } from '../infra/outbound-post.ts';
+import { postOutbound, RefusedTargetError } from '../outbound/post.ts';
 import { findFlow, recordFlowEvent, replyMaterial } from '../db/flows.ts';
 import { renderTemplate } from '../shared/flows.ts';
 import type { ActivityDeps } from './deps.ts';

@@ -1,5 +1,5 @@
 import { Context } from '@temporalio/activity';
-import { markInfrastructure, withAttemptLimit } from '../infra/transient-errors.ts';
+import { markInfrastructure, withAttemptLimit } from '../connections/transient-errors.ts';
 import { discardAttempt, discardEarlierAttempts, recordAttemptUsage, type AttemptRef } from '../db/model-attempts.ts';
 import { countModelTokens } from './metrics.ts';
 import { CALL_ATTEMPTS, failureTypes, type TokenUsage } from '../shared/run-workflow-types.ts';

@@ -2,7 +2,7 @@ import { Context } from '@temporalio/activity';
 import { appendEvents } from '../db/event-log.ts';
 import { findTaskRequester } from '../db/tasks.ts';
 import { toolCatalog } from '../shared/tools/index.ts';
-import { withAttemptLimit } from '../infra/transient-errors.ts';
+import { withAttemptLimit } from '../connections/transient-errors.ts';
 import { CALL_ATTEMPTS, failureTypes, type ToolCallInput, type ToolOutcome } from '../shared/run-workflow-types.ts';
 import type { ActivityDeps } from './deps.ts';
 import { executeOnce } from './tool-executions.ts';

@@ -2,7 +2,7 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import { Webhook } from 'standardwebhooks';
 import { deliveryToSend, markDeliveryFailed, recordAttempt } from '../db/webhooks.ts';
 import type { WebhookDeliveryInput } from '../shared/webhook-delivery-types.ts';
-import { postOutbound, RefusedTargetError } from '../infra/outbound-post.ts';
+import { postOutbound, RefusedTargetError } from '../outbound/post.ts';
 import type { ActivityDeps } from './deps.ts';
 
 const USER_AGENT = 'agent-run-service-webhooks/1';

@@ -4,7 +4,7 @@ import express, { type Express, type RequestHandler } from 'express';
 import { projectRoot } from '../config.ts';
 import { HttpError } from './errors.ts';
 
-/** Where `npm run setup` / `npm run build` put the console's built files (src/infra/console-build.ts). */
+/** Where `npm run setup` / `npm run build` put the console's built files (src/build/console.ts). */
 export const CONSOLE_DIST = path.join(projectRoot, 'dist', 'console');
 
 /** The console loads only its own script and stylesheet and talks only to this origin. */

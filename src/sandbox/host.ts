@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import { ToolError } from '../shared/tools/tool-error.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
-import { resolveDatabaseUrl } from '../infra/postgres.ts';
+import { resolveDatabaseUrl } from '../embedded/postgres.ts';
 import { sandboxIdentity, type SandboxIdentity } from './identity.ts';
 import { HOST_TOOL_PATH } from './limits.ts';
 import { Sandbox, type SandboxEnvironment, type SandboxTooling } from './sandbox.ts';

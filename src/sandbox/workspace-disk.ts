@@ -4,7 +4,7 @@ import { mkdir, mkdtemp, open, readdir, rename, rm, stat, truncate } from 'node:
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { isAlive } from '../infra/processes.ts';
+import { isAlive } from '../processes/lifecycle.ts';
 import { HOST_TOOL_PATH } from './limits.ts';
 
 const run = promisify(execFile);

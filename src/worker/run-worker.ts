@@ -1,7 +1,7 @@
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities } from '../activities/index.ts';
 import type { ActivityDeps } from '../activities/deps.ts';
-import { temporalConnectionOptions } from '../infra/temporal-connection.ts';
+import { temporalConnectionOptions } from '../connections/temporal.ts';
 import type { Tracing } from '../observability/tracing.ts';
 import { sandboxHostFor } from '../sandbox/host.ts';
 import { sandboxHostIdentity } from '../sandbox/host-identity.ts';

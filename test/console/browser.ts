@@ -3,7 +3,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { projectRoot } from '../../src/config.ts';
-import { ensureConsoleBuilt } from '../../src/infra/console-build.ts';
+import { ensureConsoleBuilt } from '../../src/build/console.ts';
 
 /** Debian's package (`apt-get install chromium`); CHROMIUM_PATH overrides. */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';

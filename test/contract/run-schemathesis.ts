@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ensureSchemathesis } from '../../src/infra/schemathesis.ts';
+import { ensureSchemathesis } from './schemathesis.ts';
 import type { ContractSeed } from './seed.ts';
 
 export interface ContractRunOptions {

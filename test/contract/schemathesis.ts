@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { projectRoot } from '../config.ts';
+import { projectRoot } from '../../src/config.ts';
 
 /** Pinned schemathesis, the contract tester `npm run contract` and test/contract.test.ts run. */
 export const SCHEMATHESIS_VERSION = '4.32.5';

@@ -1,6 +1,6 @@
 import { seedOrg, seedTag } from '../../src/admin/seed-org.ts';
 import type { Db } from '../../src/db/client.ts';
-import { waitUntil } from '../../src/infra/processes.ts';
+import { waitUntil } from '../../src/processes/lifecycle.ts';
 
 /** Real ids of every kind of object the API addresses, so a contract run reaches past 404. */
 export interface ContractSeed {

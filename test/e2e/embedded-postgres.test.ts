@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
-import { canConnect, ensureDatabase, type DatabaseHandle } from '../../src/infra/postgres.ts';
+import { canConnect, ensureDatabase, type DatabaseHandle } from '../../src/embedded/postgres.ts';
 import { freeListenPort } from '../support/ports.ts';
 
 /** The embedded PostgreSQL of `npm start` (no DATABASE_URL), on a port and in data directories of this test's own. */

@@ -4,7 +4,7 @@ import { createBenchTenant } from '../../bench/tenant.ts';
 import { exchangeKey } from '../../bench/client.ts';
 import { EVENT_HUB_APPLICATION } from '../../src/api/streaming/event-hub.ts';
 import { createDb } from '../../src/db/client.ts';
-import { waitUntil } from '../../src/infra/processes.ts';
+import { waitUntil } from '../../src/processes/lifecycle.ts';
 import { ChaosStack, sleep } from '../support/chaos-stack.ts';
 import { readSse, type SseFrame } from '../support/http.ts';
 

@@ -5,7 +5,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { ensureTemporalBinary } from '../../src/infra/temporal-cli.ts';
+import { ensureTemporalBinary } from '../../src/embedded/temporal-dev-server.ts';
 import { startApiProcess, type ApiProcess } from '../support/api-process.ts';
 import { startFakeAnthropic } from '../support/fake-anthropic.ts';
 import { startFakeOpenAiResponses } from '../support/fake-openai-responses.ts';

@@ -1,7 +1,7 @@
 import { createDb } from '../../src/db/client.ts';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { migrate } from '../../src/infra/migrate.ts';
+import { migrate } from '../../src/db/migrate.ts';
 import {
   startApiProcess,
   createScratchDatabase,

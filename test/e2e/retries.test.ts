@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isAlive } from '../../src/infra/processes.ts';
+import { isAlive } from '../../src/processes/lifecycle.ts';
 import { unmountDisksBelow } from '../../src/sandbox/workspace-disk.ts';
 import { startApiProcess, type ApiProcess } from '../support/api-process.ts';
 import { startFakeOpenAi, type FakeOpenAi } from '../support/fake-openai.ts';

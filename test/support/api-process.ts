@@ -5,8 +5,8 @@ import { createInterface } from 'node:readline';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { projectRoot } from '../../src/config.ts';
-import { createDatabaseIfMissing, withDatabase } from '../../src/infra/postgres.ts';
-import { stopChild } from '../../src/infra/processes.ts';
+import { createDatabaseIfMissing, withDatabase } from '../../src/embedded/postgres.ts';
+import { stopChild } from '../../src/processes/lifecycle.ts';
 import { terminate } from './processes.ts';
 
 export interface ApiProcess {

@@ -6,10 +6,14 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { projectRoot } from '../../src/config.ts';
-import { migrate } from '../../src/infra/migrate.ts';
-import { canConnect } from '../../src/infra/postgres.ts';
-import { stopChild, waitUntil } from '../../src/infra/processes.ts';
-import { ensureTemporalBinary, searchAttributeFlags, temporalReachable } from '../../src/infra/temporal-cli.ts';
+import { migrate } from '../../src/db/migrate.ts';
+import { canConnect } from '../../src/embedded/postgres.ts';
+import { stopChild, waitUntil } from '../../src/processes/lifecycle.ts';
+import {
+  ensureTemporalBinary,
+  searchAttributeFlags,
+  temporalReachable,
+} from '../../src/embedded/temporal-dev-server.ts';
 
 /**
  * A stack whose every part can be killed and started again on the same port

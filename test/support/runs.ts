@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { ensureTemporalBinary } from '../../src/infra/temporal-cli.ts';
+import { ensureTemporalBinary } from '../../src/embedded/temporal-dev-server.ts';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { expect, inject } from 'vitest';

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { inject } from 'vitest';
 import { projectRoot } from '../../src/config.ts';
-import { stopChild } from '../../src/infra/processes.ts';
+import { stopChild } from '../../src/processes/lifecycle.ts';
 import { terminate } from './processes.ts';
 
 export interface WorkerProcess {

@@ -1,7 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isPublicAddress, postOutbound, RefusedTargetError } from '../../src/infra/outbound-post.ts';
+import { isPublicAddress } from '../../src/outbound/address-guard.ts';
+import { postOutbound, RefusedTargetError } from '../../src/outbound/post.ts';
 
 /** Outbound webhooks' HTTP client against a receiver on this machine: allowed, or refused before connecting. */
 let server: Server;

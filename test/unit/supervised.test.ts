@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { describe, expect, it, vi } from 'vitest';
 import { Supervised, type SupervisorEvents } from '../../src/main/supervised.ts';
-import { isAlive } from '../../src/infra/processes.ts';
+import { isAlive } from '../../src/processes/lifecycle.ts';
 
 /** A child that runs `code` in node. */
 const node = (code: string) => () => spawn(process.execPath, ['-e', code], { stdio: 'ignore' });

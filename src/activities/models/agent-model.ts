@@ -1,7 +1,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { agentModelSettings } from '../../db/agents.ts';
 import { RunGoneError } from '../../db/event-log.ts';
-import { InfrastructureUnavailable } from '../../infra/transient-errors.ts';
+import { InfrastructureUnavailable } from '../../connections/transient-errors.ts';
 import { CALL_ATTEMPTS, failureTypes } from '../../shared/run-workflow-types.ts';
 import type { ActivityDeps } from '../deps.ts';
 import { ModelConfigError } from './provider.ts';

@@ -10,7 +10,7 @@ import { routeRun } from '../../shared/routing.ts';
 import { RUN_STARTED_KEY, runStartedEvents } from '../../shared/run-started.ts';
 import { runSettingsFrom } from '../../shared/run-settings.ts';
 import { runErrorCodes } from '../../shared/events.ts';
-import { injectFault } from '../../infra/faults.ts';
+import { injectFault } from '../../processes/faults.ts';
 import { runsEndedByApi, runsStarted } from '../metrics.ts';
 import { conflict, invalid, notFound, paymentRequired, unavailable } from '../../shared/domain-error.ts';
 import type { AgentContext, Caller } from '../../auth/caller.ts';

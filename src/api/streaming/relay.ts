@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import type { Db } from '../../db/client.ts';
 import { runExists } from '../../db/runs.ts';
-import { isInfrastructureError } from '../../infra/transient-errors.ts';
+import { isInfrastructureError } from '../../connections/transient-errors.ts';
 import { endStartedResponse } from '../errors.ts';
 import { isTerminalEvent, type RunEvent } from '../../shared/events.ts';
 import type { StoredEvent } from '../../db/event-log.ts';
