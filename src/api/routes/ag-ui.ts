@@ -1,11 +1,9 @@
-import { isUniqueViolation } from '../../db/errors.ts';
 import { runRequestSchema } from '../../shared/run-request.ts';
-import { conflict } from '../errors.ts';
 import { defineRoute } from '../route.ts';
 import { agUiEventSchema, runAgentInputSchema, type RunAgentInput } from '../schemas/ag-ui.ts';
 import { errorResponses, errorSchema } from '../schemas/common.ts';
-import { threadTask } from '../services/ag-ui-threads.ts';
-import { runIdHeaders, RUN_ID_HEADER_DOCS, startRun } from '../services/start-run.ts';
+import { startThreadRun, threadTask } from '../services/ag-ui-threads.ts';
+import { runIdHeaders, RUN_ID_HEADER_DOCS } from '../services/start-run.ts';
 import { loadAccessibleTask } from '../services/task-access.ts';
 import { agUiFormat } from '../streaming/ag-ui-format.ts';
 import { startRelay } from '../streaming/relay.ts';
@@ -74,18 +72,7 @@ export const agUiRoutes = [
         'body',
       );
       deps.streams.hold(res, caller);
-      const run = await startRun(
-        deps,
-        caller,
-        agent,
-        body,
-        undefined,
-        thread.exists ? {} : { newTaskId: thread.taskId },
-      ).catch((err: unknown) => {
-        // Two first runs of one thread at once: the other created its task, and its run is busy.
-        if (!thread.exists && isUniqueViolation(err)) throw conflict('The thread’s run is still busy');
-        throw err;
-      });
+      const run = await startThreadRun(deps, caller, agent, body, thread);
       openSse(res, runIdHeaders(run));
       startRelay({
         db: deps.db,

@@ -7,12 +7,12 @@
 import type { Request, Response } from 'express';
 import { parse as parseCookies } from 'cookie';
 import { CONSOLE_SESSION_SECONDS, InvalidTokenError } from '../../auth/tokens.ts';
-import { findUserStanding } from '../../db/users.ts';
 import type { ApiDeps } from '../deps.ts';
 import { forbidden, unauthorized } from '../errors.ts';
 import { defineRoute } from '../route.ts';
 import { errorResponses, errorSchema } from '../schemas/common.ts';
-import { holderOfKey, tokenFor } from '../services/key-exchange.ts';
+import { isDomainError } from '../../shared/domain-error.ts';
+import { holderOfKey, tokenFor, tokenForSession } from '../services/key-exchange.ts';
 import { exchangeRefusedResponse, exchangeRequestSchema, exchangeResponseSchema } from './auth.ts';
 
 export const CONSOLE_SESSION_COOKIE = 'ars_console_session';
@@ -59,10 +59,10 @@ async function renew(req: Request, res: Response, deps: ApiDeps) {
     if (err instanceof InvalidTokenError) throw end(`The console ${err.message}`);
     throw err;
   }
-  const standing = await findUserStanding(deps.db, session.userId, session.apiKeyId);
-  if (!standing || standing.orgId !== session.orgId) throw end('This user no longer exists in the organization');
-  if (standing.keyRevoked) throw end('The API key this session came from was revoked or deleted');
-  return tokenFor(deps, { ...session, role: standing.role });
+  return tokenForSession(deps, session).catch((err: unknown) => {
+    if (isDomainError(err, 'unauthenticated')) clearSession(req, res);
+    throw err;
+  });
 }
 
 const sessionDescription =

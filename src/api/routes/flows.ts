@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { Request } from 'express';
 import { z } from 'zod';
-import { findFlow, type FlowPayload, type LoadedFlow } from '../../db/flows.ts';
 import type { ApiDeps } from '../deps.ts';
-import { badRequest, HttpError, notFound, unauthorized } from '../errors.ts';
+import { isDomainError } from '../../shared/domain-error.ts';
+import { badRequest, HttpError, unauthorized } from '../errors.ts';
 import { defineRoute } from '../route.ts';
 import { errorResponses, errorSchema } from '../schemas/common.ts';
-import { acceptFlowEvent } from '../services/flow-runs.ts';
+import { acceptFlowEvent, inboundFlow, type FlowPayload } from '../services/flow-runs.ts';
 import { verifyGithub, verifySlack, verifyStandardWebhook } from '../services/flow-signatures.ts';
 
 const params = z.object({ flow_id: z.string().min(1).max(100) });
@@ -58,7 +58,7 @@ async function verifiedFlow<T extends { id: string }>(
   try {
     flow = await verify();
   } catch (err) {
-    if (err instanceof HttpError && (err.status === 401 || err.status === 404))
+    if ((err instanceof HttpError && err.status === 401) || isDomainError(err, 'not_found'))
       await deps.rateLimits.flows.failed(address);
     throw err;
   }
@@ -67,21 +67,10 @@ async function verifiedFlow<T extends { id: string }>(
   return flow;
 }
 
-/** The enabled flow of `kind` named by the path (404 otherwise: ids of other kinds are not revealed). */
-async function inboundFlow(
-  db: Parameters<typeof findFlow>[0],
-  flowId: string,
-  kind: string,
-): Promise<LoadedFlow & { secret: string }> {
-  const flow = await findFlow(db, flowId);
-  if (!flow || flow.kind !== kind || !flow.enabled || !flow.secret) throw notFound(`No enabled ${kind} flow ${flowId}`);
-  return flow as LoadedFlow & { secret: string };
-}
-
 const raw = (req: Request) => req.rawBody ?? '';
 
 /** The enabled flow of `kind` whose Standard Webhooks signature the request carries (webhook and email flows). */
-async function signedFlow(db: Parameters<typeof findFlow>[0], req: Request, flowId: string, kind: 'webhook' | 'email') {
+async function signedFlow(db: ApiDeps['db'], req: Request, flowId: string, kind: 'webhook' | 'email') {
   const flow = await inboundFlow(db, flowId, kind);
   const headers = Object.fromEntries(
     ['webhook-id', 'webhook-timestamp', 'webhook-signature'].map((h) => [h, req.get(h) ?? undefined]),

@@ -1,6 +1,4 @@
 import { z } from 'zod';
-import { findDelivery, listDeliveries, listWebhooks, startResend } from '../../db/webhooks.ts';
-import { notFound } from '../errors.ts';
 import { defineRoute } from '../route.ts';
 import { errorResponses } from '../schemas/common.ts';
 import {
@@ -10,30 +8,9 @@ import {
   webhookListSchema,
   webhookResendSchema,
 } from '../schemas/webhooks.ts';
-import { startDeliveryWorkflow } from '../loops/webhook-dispatch.ts';
-import { requireOrgAdmin } from '../services/org-admin-access.ts';
+import { deliveryDetail, deliveryList, resendDelivery, webhookList } from '../services/webhooks.ts';
 
 const ADMINS_ONLY = 'Organization-scoped; no X-Agent-Id needed. Owners and admins only (members and guests get 403).';
-
-const iso = (d: Date | null) => d?.toISOString() ?? null;
-
-function toDelivery(
-  d: NonNullable<Awaited<ReturnType<typeof findDelivery>>> | Awaited<ReturnType<typeof listDeliveries>>[number],
-) {
-  return {
-    id: d.id,
-    subscription_id: d.subscriptionId,
-    event_type: d.eventType as never,
-    run_id: d.runId,
-    status: d.status as never,
-    attempts: d.attempts,
-    resends: d.resends,
-    last_error: d.lastError,
-    payload: d.payload as Record<string, unknown>,
-    created_at: d.createdAt.toISOString(),
-    delivered_at: iso(d.deliveredAt),
-  };
-}
 
 const deliveryParams = z.object({ delivery_id: z.string().min(1).max(100) });
 
@@ -50,18 +27,7 @@ export const webhookRoutes = [
     rateLimit: 'approvals',
     responses: { 200: { description: 'Subscriptions', schema: webhookListSchema }, ...errorResponses },
     async handler({ caller }, { db }) {
-      requireOrgAdmin(caller, 'use the webhook endpoints');
-      const rows = await listWebhooks(db, caller.orgId);
-      const webhooks = rows.map((w) => ({
-        id: w.id,
-        name: w.name,
-        url: w.url,
-        events: w.events as never,
-        agent_id: w.agentId,
-        enabled: w.disabledAt === null,
-        created_at: w.createdAt.toISOString(),
-      }));
-      return { webhooks, count: webhooks.length };
+      return webhookList(db, caller);
     },
   }),
   defineRoute({
@@ -76,13 +42,11 @@ export const webhookRoutes = [
     query: webhookDeliveryListQuerySchema,
     responses: { 200: { description: 'Deliveries', schema: webhookDeliveryListSchema }, ...errorResponses },
     async handler({ caller, query }, { db }) {
-      requireOrgAdmin(caller, 'use the webhook endpoints');
-      const rows = await listDeliveries(db, caller.orgId, {
+      return deliveryList(db, caller, {
         status: query.status,
         subscriptionId: query.subscription_id,
         limit: query.limit,
       });
-      return { deliveries: rows.map(toDelivery), count: rows.length };
     },
   }),
   defineRoute({
@@ -100,18 +64,7 @@ export const webhookRoutes = [
       ...errorResponses,
     },
     async handler({ caller, params }, { db }) {
-      requireOrgAdmin(caller, 'use the webhook endpoints');
-      const delivery = await findDelivery(db, caller.orgId, params.delivery_id);
-      if (!delivery) throw notFound(`Webhook delivery ${params.delivery_id} not found`);
-      const attempt_log = delivery.attemptLog.map((a) => ({
-        resend: a.resend,
-        attempt: a.attempt,
-        status_code: a.statusCode,
-        error: a.error,
-        duration_ms: a.durationMs,
-        created_at: a.createdAt.toISOString(),
-      }));
-      return { ...toDelivery(delivery), attempt_log };
+      return deliveryDetail(db, caller, params.delivery_id);
     },
   }),
   defineRoute({
@@ -129,12 +82,7 @@ export const webhookRoutes = [
     responses: { 202: { description: 'Re-send started', schema: webhookResendSchema }, ...errorResponses },
     status: 202,
     async handler({ caller, params }, deps) {
-      requireOrgAdmin(caller, 'use the webhook endpoints');
-      const delivery = await findDelivery(deps.db, caller.orgId, params.delivery_id);
-      if (!delivery) throw notFound(`Webhook delivery ${params.delivery_id} not found`);
-      const resend = await startResend(deps.db, delivery.id);
-      await startDeliveryWorkflow(deps, delivery.id, resend);
-      return { delivery_id: delivery.id, resend, status: 'pending' as const };
+      return resendDelivery(deps, caller, params.delivery_id);
     },
   }),
 ];

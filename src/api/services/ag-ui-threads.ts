@@ -6,8 +6,14 @@
  * the same threadId in two orgs names two tasks, and no answer depends on the other org's.
  */
 import { createHash } from 'node:crypto';
+import type { AgentContext, Caller } from '../../auth/caller.ts';
 import type { Db } from '../../db/client.ts';
+import { isUniqueViolation } from '../../db/errors.ts';
 import { orgTaskIds } from '../../db/tasks.ts';
+import { conflict } from '../../shared/domain-error.ts';
+import type { RunRequest } from '../../shared/run-request.ts';
+import type { ApiDeps } from '../deps.ts';
+import { startRun, type StartedRun } from './start-run.ts';
 
 /** The task id of `threadId` in `orgId`: `task_` and 128 bits of SHA-256 over both (the shape of newId's). */
 export function threadTaskId(orgId: string, threadId: string): string {
@@ -31,4 +37,21 @@ export async function threadTask(db: Db, orgId: string, threadId: string): Promi
   if (found.includes(taskId)) return { taskId, exists: true };
   if (found.includes(threadId)) return { taskId: threadId, exists: true };
   return { taskId, exists: false };
+}
+
+/** Starts a run on the thread's task: its first run starts the task under the thread's task id. */
+export async function startThreadRun(
+  deps: ApiDeps,
+  caller: Caller,
+  agent: AgentContext,
+  body: RunRequest,
+  thread: ThreadTask,
+): Promise<StartedRun> {
+  return startRun(deps, caller, agent, body, undefined, thread.exists ? {} : { newTaskId: thread.taskId }).catch(
+    (err: unknown) => {
+      // Two first runs of one thread at once: the other created its task, and its run is busy.
+      if (!thread.exists && isUniqueViolation(err)) throw conflict('The thread’s run is still busy');
+      throw err;
+    },
+  );
 }

@@ -13,10 +13,23 @@ import {
 } from '../../db/flows.ts';
 import { renderTemplate, type CronConfig } from '../../shared/flows.ts';
 import type { ApiDeps } from '../deps.ts';
-import { DomainError, invalid } from '../../shared/domain-error.ts';
+import { DomainError, invalid, notFound } from '../../shared/domain-error.ts';
 import { startRun } from './start-run.ts';
 
 type FlowDeps = Pick<ApiDeps, 'db' | 'temporal' | 'config' | 'logger'>;
+
+export type { FlowPayload, LoadedFlow };
+
+/** The enabled flow of `kind` with this id (not found otherwise: ids of other kinds are not revealed). */
+export async function inboundFlow(
+  db: ApiDeps['db'],
+  flowId: string,
+  kind: string,
+): Promise<LoadedFlow & { secret: string }> {
+  const flow = await findFlow(db, flowId);
+  if (!flow || flow.kind !== kind || !flow.enabled || !flow.secret) throw notFound(`No enabled ${kind} flow ${flowId}`);
+  return flow as LoadedFlow & { secret: string };
+}
 
 export interface FlowRunOutcome {
   task_id: string | null;

@@ -3,9 +3,9 @@
  * web console's sign-in, so both count failures against the same budgets and compare in constant time.
  */
 import { hashApiKey, hashesEqual, looksLikeApiKey } from '../../auth/api-keys.ts';
-import { TOKEN_LIFETIME_SECONDS, type IssuedToken } from '../../auth/tokens.ts';
+import { TOKEN_LIFETIME_SECONDS, type ConsoleSessionClaims, type IssuedToken } from '../../auth/tokens.ts';
 import { findApiKeyByHash, markApiKeyUsed } from '../../db/api-keys.ts';
-import type { Role } from '../../db/users.ts';
+import { findUserStanding, type Role } from '../../db/users.ts';
 import type { ApiDeps } from '../deps.ts';
 import { unauthenticated } from '../../shared/domain-error.ts';
 
@@ -61,4 +61,16 @@ export async function holderOfKey(
   const key = await findApiKeyByHash(db, hash);
   if (!key || !hashesEqual(key.hash, hash) || key.revokedAt) throw await refuse();
   return { userId: key.user.id, orgId: key.orgId, role: key.user.role, apiKeyId: key.id };
+}
+
+/** A fresh token for a console session's user as they stand now: unauthenticated when the user or the key is gone. */
+export async function tokenForSession(
+  deps: Pick<ApiDeps, 'db' | 'tokens'>,
+  session: ConsoleSessionClaims,
+): Promise<TokenAnswer> {
+  const standing = await findUserStanding(deps.db, session.userId, session.apiKeyId);
+  if (!standing || standing.orgId !== session.orgId)
+    throw unauthenticated('This user no longer exists in the organization');
+  if (standing.keyRevoked) throw unauthenticated('The API key this session came from was revoked or deleted');
+  return tokenFor(deps, { ...session, role: standing.role });
 }
