@@ -1,4 +1,3 @@
-import { requireWidgetRunAllowance } from '../widget/run-allowance.ts';
 import { runEventSchema } from '../../shared/events.ts';
 import { runRequestProblem, runRequestSchema } from '../../shared/run-request.ts';
 import { badRequest } from '../errors.ts';
@@ -7,6 +6,7 @@ import { errorResponses, errorSchema } from '../schemas/common.ts';
 import { backgroundRunSchema } from '../schemas/runs.ts';
 import { loadVisibleRun } from '../services/run-access.ts';
 import { startedRunToStream } from '../services/run-streams.ts';
+import { requireWidgetRunAllowance } from '../services/widget-run-allowance.ts';
 import { idempotencyClaim, idempotencyHeaderSchema } from '../idempotency-header.ts';
 import { backgroundRunMetadata, runIdHeaders, RUN_ID_HEADER_DOCS, startRun } from '../services/start-run.ts';
 import { startRelay } from '../streaming/relay.ts';

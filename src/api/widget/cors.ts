@@ -1,7 +1,7 @@
 import type { Request, RequestHandler, Response } from 'express';
-import type { Db } from '../../db/client.ts';
-import { someActiveWidgetKeyAllows } from '../../db/widget-keys.ts';
+import type { ApiDeps } from '../deps.ts';
 import { forbidden } from '../errors.ts';
+import { someWidgetKeyAllows } from '../services/widget-sessions.ts';
 
 /** Every widget gateway path starts with this; the global CORS_ORIGINS setting does not apply below it. */
 export const WIDGET_PREFIX = '/api/v1/widget';
@@ -17,12 +17,12 @@ export const isWidgetPath = (path: string) => path === WIDGET_PREFIX || path.sta
  * the request itself is then checked against its own key (`allowOriginOf`), and refused
  * with 403 (and no CORS headers) from any other origin.
  */
-export function widgetPreflight(db: Db): RequestHandler {
+export function widgetPreflight(db: ApiDeps['db']): RequestHandler {
   return async (req, res, next) => {
     if (req.method !== 'OPTIONS' || !isWidgetPath(req.path)) return next();
     const origin = req.get('origin');
     res.vary('Origin');
-    if (origin && (await someActiveWidgetKeyAllows(db, origin))) {
+    if (origin && (await someWidgetKeyAllows(db, origin))) {
       res.set({
         'Access-Control-Allow-Origin': origin,
         'Access-Control-Allow-Methods': 'GET, POST, OPTIONS',

@@ -1,10 +1,7 @@
 import { z } from 'zod';
-import { hashApiKey, WIDGET_KEY_PREFIX } from '../../auth/api-keys.ts';
-import { deleteExpiredVisitors, insertVisitor, renewVisitor } from '../../db/users.ts';
-import { findWidgetKeyByHash } from '../../db/widget-keys.ts';
-import { newId } from '../../shared/ids.ts';
 import type { ApiDeps } from '../deps.ts';
 import { badRequest, HttpError, unauthorized } from '../errors.ts';
+import { visitorFor, widgetKeyOf } from '../services/widget-sessions.ts';
 import { defineRoute } from '../route.ts';
 import { errorResponses, errorSchema } from '../schemas/common.ts';
 import { allowOriginOf } from './cors.ts';
@@ -69,15 +66,13 @@ export const widgetSessionRoute = defineRoute({
     },
   },
   async handler({ req, res, body }, deps) {
-    if (!body.widget_key.startsWith(WIDGET_KEY_PREFIX)) throw unauthorized('Not a widget key');
-    const key = await findWidgetKeyByHash(deps.db, hashApiKey(body.widget_key));
-    if (!key) throw unauthorized('Unknown widget key');
+    const key = await widgetKeyOf(deps.db, body.widget_key);
     allowOriginOf(req, res, key.origins);
     if (key.revokedAt) throw unauthorized('This widget key was revoked');
     await deps.rateLimits.consumeBudget('widget-address', req.ip ?? 'unknown');
     await deps.rateLimits.consumeBudget('widget-key', key.id);
     if (!key.agent.customerFacing) throw badRequest('The agent of this widget key is not customer-facing');
-    const visitorId = await visitorFor(deps, key, body.visitor_token);
+    const visitorId = await visitorFor(deps, key, await returningVisitor(deps, body.visitor_token));
     await deps.rateLimits.consumeBudget('widget-visitor', visitorId);
     const issued = await deps.tokens.issue(
       {
@@ -95,34 +90,14 @@ export const widgetSessionRoute = defineRoute({
   },
 });
 
-/** How many expired visitors a new visitor's session deletes: the org's cleanup, a little at a time. */
-const EXPIRED_VISITORS_PER_SESSION = 20;
-
 /**
- * The returning visitor of `visitorToken` when it names an unexpired visitor of this key (its expiry
- * moves on), else a new visitor: a guest of the key's org that is no member and expires when idle.
+ * The visitor an earlier token names, if it still verifies. A token that no longer does (too old, or
+ * signed with a replaced secret) just means a new visitor: refusing it would leave a returning browser
+ * without a chat.
  */
-async function visitorFor(
-  deps: ApiDeps,
-  key: { id: string; orgId: string },
-  visitorToken: string | undefined,
-): Promise<string> {
-  const expiresAt = new Date(Date.now() + deps.config.widget.visitorDays * 86_400_000);
-  // A token that no longer verifies (too old, or signed with a replaced secret) just means a new visitor:
-  // refusing it would leave a returning browser without a chat.
-  const claims = visitorToken
-    ? await readVisitorToken(deps, visitorToken).catch((err: unknown) =>
-        err instanceof HttpError ? null : Promise.reject(err),
-      )
-    : null;
-  if (
-    claims &&
-    claims.widget.keyId === key.id &&
-    (await renewVisitor(deps.db, { id: claims.userId, orgId: key.orgId, keyId: key.id, expiresAt }))
-  )
-    return claims.userId;
-  await deleteExpiredVisitors(deps.db, key.orgId, EXPIRED_VISITORS_PER_SESSION);
-  const id = newId('usr');
-  await insertVisitor(deps.db, { id, orgId: key.orgId, keyId: key.id, expiresAt });
-  return id;
+async function returningVisitor(deps: ApiDeps, visitorToken: string | undefined) {
+  if (!visitorToken) return null;
+  return readVisitorToken(deps, visitorToken).catch((err: unknown) =>
+    err instanceof HttpError ? null : Promise.reject(err),
+  );
 }

@@ -1,10 +1,10 @@
 import { decodeJwt } from 'jose';
 import type { RequestHandler } from 'express';
 import { InvalidTokenError, type TokenClaims } from '../../auth/tokens.ts';
-import { findWidgetKeyWithAgent } from '../../db/widget-keys.ts';
 import type { ApiDeps } from '../deps.ts';
 import { badRequest, forbidden, unauthorized } from '../errors.ts';
 import { currentCaller } from '../middleware/authenticate.ts';
+import { widgetKeyWithAgent } from '../services/widget-sessions.ts';
 import { allowOriginOf } from './cors.ts';
 
 /** How long after expiry a visitor token may still be traded for a new one of the same visitor. */
@@ -25,7 +25,7 @@ export function authenticateVisitor(deps: ApiDeps): RequestHandler {
         'Widget requests need "Authorization: Bearer <visitor token>" from POST /api/v1/widget/session',
       );
     const claims = await readVisitorToken(deps, match[1]!);
-    const key = await findWidgetKeyWithAgent(deps.db, claims.widget.keyId);
+    const key = await widgetKeyWithAgent(deps.db, claims.widget.keyId);
     if (!key || key.orgId !== claims.orgId) throw unauthorized('The widget key of this token no longer exists');
     allowOriginOf(req, res, key.origins);
     // From here on the browser may read the answer: an expired token is told apart, so widget.js renews it.

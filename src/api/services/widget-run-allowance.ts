@@ -1,7 +1,7 @@
-import { widgetKeyCreditsToday } from '../../db/widget-keys.ts';
-import type { ApiDeps } from '../deps.ts';
-import { paymentRequired } from '../errors.ts';
 import type { Caller } from '../../auth/caller.ts';
+import { widgetKeyCreditsToday } from '../../db/widget-keys.ts';
+import { paymentRequired } from '../../shared/domain-error.ts';
+import type { ApiDeps } from '../deps.ts';
 
 /**
  * What a widget run start costs its key, before anything is stored: one of the key's runs a
