@@ -7,179 +7,475 @@ import { formatIssues } from './shared/zod-issues.ts';
 /** The project root: everything the service writes by default goes under `<root>/.data`. */
 export const projectRoot = path.resolve(import.meta.dirname, '..');
 
-/** Every environment variable the service reads (.env.example documents each, test/deploy/env-example.test.ts checks). */
+/**
+ * Every environment variable the service reads. Each `.describe()` is its documentation: `npm run docs:config`
+ * writes them into docs/configuration.md (test/unit/config-docs.test.ts fails when it is stale), and .env.example
+ * lists them all with their defaults (test/deploy/env-example.test.ts).
+ */
 export const envSchema = z.object({
-  DATA_DIR: z.string().default(path.join(projectRoot, '.data')),
-  DATABASE_URL: z.string().url().optional(),
-  /** The embedded PostgreSQL's port on 127.0.0.1, when DATABASE_URL is unset. */
-  EMBEDDED_POSTGRES_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
-  TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233'),
-  TEMPORAL_NAMESPACE: z.string().default('default'),
-  /** A remote Temporal (self-hosted with TLS, Temporal Cloud): see docs/operations.md "Scaling out". */
-  TEMPORAL_TLS: z.enum(['true', 'false']).optional(),
-  TEMPORAL_TLS_CA_PATH: z.string().optional(),
-  TEMPORAL_TLS_CERT_PATH: z.string().optional(),
-  TEMPORAL_TLS_KEY_PATH: z.string().optional(),
-  TEMPORAL_TLS_SERVER_NAME: z.string().optional(),
-  TEMPORAL_API_KEY: z.string().optional(),
-  TEMPORAL_TASK_QUEUE: z.string().default('agent-runs'),
-  TEMPORAL_UI_PORT: z.coerce.number().int().default(8233),
-  /** The Temporal Web UI the console links runs to; default the dev server's UI on 127.0.0.1:TEMPORAL_UI_PORT. */
-  TEMPORAL_UI_URL: z.string().url().optional(),
-  API_HOST: z.string().default('127.0.0.1'),
-  API_PORT: z.coerce.number().int().min(0).default(8000),
-  /** Public base URL of the auth API; the agent API serves it too unless set. */
-  AUTH_URL: z.string().url().optional(),
-  JWT_SECRET: z.string().min(32).optional(),
-  JWT_KID: z.string().default('k1'),
-  /** Seals the orgs' secrets in the database (src/auth/secret-box.ts); every api and worker shares it. Kept in DATA_DIR when unset. */
-  SECRETS_KEY: z.string().min(32).optional(),
-  JWT_ISSUER: z.string().default('agent-run-service'),
-  JWT_AUDIENCE: z.string().default('agent-run-service/api'),
-  MODEL_PROVIDER: z.enum(['offline', 'openai-compatible', 'openai', 'anthropic']).optional(),
-  MODEL_BASE_URL: z.string().url().optional(),
-  MODEL_API_KEY: z.string().optional(),
-  MODEL_NAME: z.string().optional(),
-  CREDITS_PER_1K_TOKENS: z.coerce.number().min(0).default(1),
-  /** Rate limits per org and user, counted in every api replica together (shared table `rate_limits`). */
-  RATE_LIMIT_RUNS_PER_MINUTE: z.coerce.number().int().positive().default(30),
-  RATE_LIMIT_TASKS_PER_MINUTE: z.coerce.number().int().positive().default(100),
-  RATE_LIMIT_EVENTS_PER_MINUTE: z.coerce.number().int().positive().default(300),
-  RATE_LIMIT_MEMORIES_PER_MINUTE: z.coerce.number().int().positive().default(60),
-  RATE_LIMIT_APPROVALS_PER_MINUTE: z.coerce.number().int().positive().default(60),
-  /** The fixed window the limits above count in; 60 makes them "per minute". */
-  RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().positive().default(60),
-  /** The chat widget gateway (docs/widget.md): requests per widget key and per visitor in RATE_LIMIT_WINDOW_SECONDS. */
-  WIDGET_RATE_LIMIT_PER_KEY: z.coerce.number().int().positive().default(600),
-  WIDGET_RATE_LIMIT_PER_VISITOR: z.coerce.number().int().positive().default(60),
-  /** Widget requests per client address (all its visitors and keys), and runs per widget key, in RATE_LIMIT_WINDOW_SECONDS. */
-  WIDGET_RATE_LIMIT_PER_ADDRESS: z.coerce.number().int().positive().default(120),
-  WIDGET_RUNS_PER_KEY: z.coerce.number().int().positive().default(60),
-  /** Open widget streams per widget key in one api process. */
-  WIDGET_MAX_STREAMS_PER_KEY: z.coerce.number().int().positive().default(100),
-  /** Credits a widget key's visitors may use a day (UTC), unless the key sets its own `credits_per_day`. */
-  WIDGET_KEY_CREDITS_PER_DAY: z.coerce.number().int().min(0).default(1000),
-  /** An idle widget visitor (no new session) is deleted with its tasks after this many days. */
-  WIDGET_VISITOR_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
-  /** Verified events one inbound flow takes in RATE_LIMIT_WINDOW_SECONDS (a leaked secret or a replayed body cannot start runs without end). */
-  FLOW_EVENTS_PER_MINUTE: z.coerce.number().int().positive().default(120),
-  /** Lifetime of a widget visitor token; widget.js renews it for the same visitor. */
-  WIDGET_TOKEN_LIFETIME_SECONDS: z.coerce.number().int().min(300).max(86_400).default(3600),
-  /** Failed key exchanges allowed per client address and per key in EXCHANGE_FAILURE_WINDOW_SECONDS, then 429. */
-  EXCHANGE_FAILURES_PER_ADDRESS: z.coerce.number().int().positive().default(20),
-  EXCHANGE_FAILURES_PER_KEY: z.coerce.number().int().positive().default(5),
-  EXCHANGE_FAILURE_WINDOW_SECONDS: z.coerce.number().int().positive().default(900),
-  /** Inbound flow requests refused (bad signature, unknown flow) allowed per client address in EXCHANGE_FAILURE_WINDOW_SECONDS, then 429. */
-  FLOW_FAILURES_PER_ADDRESS: z.coerce.number().int().positive().default(30),
-  /** Concurrently open SSE streams, per org and user and per api process (429 + Retry-After beyond). */
-  SSE_MAX_STREAMS_PER_USER: z.coerce.number().int().positive().default(20),
-  SSE_MAX_STREAMS_PER_PROCESS: z.coerce.number().int().positive().default(5000),
-  /** Origins allowed to call the api from a browser (comma-separated); none by default: CORS closed. */
-  CORS_ORIGINS: z.string().default(''),
-  /** Express "trust proxy": set it (e.g. 1, or a subnet) behind a reverse proxy so client addresses are right. */
-  TRUST_PROXY: z.string().optional(),
-  NODE_ENV: z.string().optional(),
-  HEARTBEAT_INTERVAL_MS: z.coerce.number().int().positive().default(15_000),
-  /**
-   * On SIGTERM: how long the api waits for requests in flight (its streams are told to reconnect at once),
-   * and how long the worker lets running activities finish before cancelling them for a retry elsewhere.
-   * Keep it below the orchestrator's kill timeout (compose stop_grace_period, Kubernetes terminationGracePeriodSeconds).
-   */
-  SHUTDOWN_GRACE_SECONDS: z.coerce.number().min(0).max(3600).default(20),
-  /**
-   * A worker running from the sources (tsx) loads this prebuilt workflow bundle instead of bundling
-   * src/workflows as it starts (seconds of CPU each start; the tests bundle once for all their
-   * workers). Ignored by a compiled worker, which loads dist's, and when tracing is on.
-   */
-  WORKFLOW_BUNDLE: z.string().optional(),
-  /** Outbound webhooks: first retry after this long, doubling up to the maximum, for the window. */
-  WEBHOOK_RETRY_INITIAL_MS: z.coerce.number().int().positive().default(5_000),
-  WEBHOOK_RETRY_MAX_MS: z.coerce.number().int().positive().default(3_600_000),
-  WEBHOOK_RETRY_WINDOW_HOURS: z.coerce.number().positive().max(168).default(24),
-  WEBHOOK_TIMEOUT_SECONDS: z.coerce.number().int().positive().max(300).default(15),
-  /**
-   * Whether calls the worker makes for an org (outbound webhooks, Slack replies) may reach loopback,
-   * private, link-local and other non-public addresses. Orgs choose those targets, so by default they
-   * may not (no reaching the service's own network); `npm start` and the tests allow them, for receivers on this machine.
-   */
-  OUTBOUND_PRIVATE_TARGETS: z.enum(['refuse', 'allow']).default('refuse'),
-  /** How often each api looks for new deliveries to start (their workflows are started once). */
-  WEBHOOK_DISPATCH_INTERVAL_MS: z.coerce.number().int().positive().default(1_000),
-  /** Slack's Web API, where messaging flows post answers (a local fake in tests). */
-  SLACK_API_URL: z.string().url().default('https://slack.com/api'),
-  /** Sandbox limits (docs/api.md "The agent runtime"): per command unless noted. */
-  SANDBOX_DEFAULT_TIMEOUT_SECONDS: z.coerce.number().int().positive().default(60),
-  SANDBOX_MAX_TIMEOUT_SECONDS: z.coerce.number().int().positive().default(600),
+  DATA_DIR: z
+    .string()
+    .default(path.join(projectRoot, '.data'))
+    .describe(
+      'Where the service keeps its local state: the embedded PostgreSQL, sandbox workspaces and the generated secrets.',
+    ),
+  DATABASE_URL: z
+    .string()
+    .url()
+    .optional()
+    .describe(
+      'PostgreSQL to use; unset: the embedded PostgreSQL of `npm start` in `$DATA_DIR/postgres` (a development dependency); behind PgBouncer in transaction pooling, turn on its `max_prepared_statements` (1.21 or later), since the hot statements are named prepared statements.',
+    ),
+  EMBEDDED_POSTGRES_PORT: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(65535)
+    .default(54329)
+    .describe('Port of the embedded PostgreSQL on 127.0.0.1, used when `DATABASE_URL` is unset.'),
+  TEMPORAL_ADDRESS: z
+    .string()
+    .default('127.0.0.1:7233')
+    .describe('Temporal frontend (host:port); `npm start` starts a dev server there unless one answers.'),
+  TEMPORAL_NAMESPACE: z.string().default('default').describe('Temporal namespace of the runs.'),
+  TEMPORAL_TLS: z
+    .enum(['true', 'false'])
+    .optional()
+    .describe(
+      'TLS to the Temporal frontend (system CA roots unless `TEMPORAL_TLS_CA_PATH`); unset: on when any other `TEMPORAL_TLS_*` or `TEMPORAL_API_KEY` is set (docs/operations.md "Scaling out").',
+    ),
+  TEMPORAL_TLS_CA_PATH: z
+    .string()
+    .optional()
+    .describe(
+      "PEM file of the CA that signed the Temporal server's certificate (a private CA); unset: the system roots.",
+    ),
+  TEMPORAL_TLS_CERT_PATH: z
+    .string()
+    .optional()
+    .describe('mTLS client certificate (PEM) for Temporal; needs `TEMPORAL_TLS_KEY_PATH`.'),
+  TEMPORAL_TLS_KEY_PATH: z
+    .string()
+    .optional()
+    .describe('Key (PEM) of the mTLS client certificate; needs `TEMPORAL_TLS_CERT_PATH`.'),
+  TEMPORAL_TLS_SERVER_NAME: z
+    .string()
+    .optional()
+    .describe(
+      "Name checked in the Temporal server's certificate (SNI), when it differs from the host of `TEMPORAL_ADDRESS`.",
+    ),
+  TEMPORAL_API_KEY: z.string().optional().describe('Temporal Cloud API key; implies TLS.'),
+  TEMPORAL_TASK_QUEUE: z
+    .string()
+    .default('agent-runs')
+    .describe('Task queue the workers poll and the api starts runs on.'),
+  TEMPORAL_UI_PORT: z.coerce
+    .number()
+    .int()
+    .default(8233)
+    .describe('Web UI port of the Temporal dev server `npm start` runs.'),
+  TEMPORAL_UI_URL: z
+    .string()
+    .url()
+    .optional()
+    .describe('The Temporal Web UI the console links runs to; unset: `http://127.0.0.1:$TEMPORAL_UI_PORT`.'),
+  API_HOST: z.string().default('127.0.0.1').describe('Address the api listens on.'),
+  API_PORT: z.coerce.number().int().min(0).default(8000).describe('Port the api listens on (0: any free port).'),
+  AUTH_URL: z.string().url().optional().describe('Public base URL of the auth API; unset: the api serves it itself.'),
+  JWT_SECRET: z
+    .string()
+    .min(32)
+    .optional()
+    .describe(
+      'HS256 signing secret of access tokens (32+ characters), the same in every api replica; required when `NODE_ENV=production`, otherwise unset means random, kept in `$DATA_DIR/jwt-secret`.',
+    ),
+  JWT_KID: z.string().default('k1').describe('Key id (`kid`) in the header of the tokens the api signs.'),
+  SECRETS_KEY: z
+    .string()
+    .min(32)
+    .optional()
+    .describe(
+      "Seals the orgs' secrets in the database (32+ characters), the same in every api and worker, and changing it makes stored secrets unreadable; required when `NODE_ENV=production`, otherwise unset means random, kept in `$DATA_DIR/secrets-key`.",
+    ),
+  JWT_ISSUER: z.string().default('agent-run-service').describe('`iss` claim of the tokens the api signs and accepts.'),
+  JWT_AUDIENCE: z
+    .string()
+    .default('agent-run-service/api')
+    .describe('`aud` claim of the tokens the api signs and accepts.'),
+  MODEL_PROVIDER: z
+    .enum(['offline', 'openai-compatible', 'openai', 'anthropic'])
+    .optional()
+    .describe(
+      'Provider of the default model, for agents that name none; unset: `offline`, or `openai-compatible` when `MODEL_BASE_URL` is set.',
+    ),
+  MODEL_BASE_URL: z.string().url().optional().describe("Base URL of the default model's API."),
+  MODEL_API_KEY: z.string().optional().describe("API key of the default model's provider."),
+  MODEL_NAME: z.string().optional().describe('Name of the default model.'),
+  CREDITS_PER_1K_TOKENS: z.coerce
+    .number()
+    .min(0)
+    .default(1)
+    .describe('Credits a run costs per 1,000 tokens (input and output).'),
+  RATE_LIMIT_RUNS_PER_MINUTE: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(30)
+    .describe('Run starts per org and user in `RATE_LIMIT_WINDOW_SECONDS`, counted across all api replicas, then 429.'),
+  RATE_LIMIT_TASKS_PER_MINUTE: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(100)
+    .describe('Task requests per org and user in `RATE_LIMIT_WINDOW_SECONDS`, across all api replicas, then 429.'),
+  RATE_LIMIT_EVENTS_PER_MINUTE: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(300)
+    .describe(
+      'Event history reads per org and user in `RATE_LIMIT_WINDOW_SECONDS`, across all api replicas, then 429.',
+    ),
+  RATE_LIMIT_MEMORIES_PER_MINUTE: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(60)
+    .describe('Memory searches per org and user in `RATE_LIMIT_WINDOW_SECONDS`, across all api replicas, then 429.'),
+  RATE_LIMIT_APPROVALS_PER_MINUTE: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(60)
+    .describe('Approval requests per org and user in `RATE_LIMIT_WINDOW_SECONDS`, across all api replicas, then 429.'),
+  RATE_LIMIT_WINDOW_SECONDS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(60)
+    .describe('The fixed window the rate limits count in; 60 makes the `*_PER_MINUTE` limits per minute.'),
+  WIDGET_RATE_LIMIT_PER_KEY: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(600)
+    .describe('Widget gateway requests per widget key in `RATE_LIMIT_WINDOW_SECONDS` (docs/widget.md).'),
+  WIDGET_RATE_LIMIT_PER_VISITOR: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(60)
+    .describe('Widget gateway requests per visitor in `RATE_LIMIT_WINDOW_SECONDS`.'),
+  WIDGET_RATE_LIMIT_PER_ADDRESS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(120)
+    .describe('Widget gateway requests per client address (all its visitors and keys) in `RATE_LIMIT_WINDOW_SECONDS`.'),
+  WIDGET_RUNS_PER_KEY: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(60)
+    .describe('Widget run starts per widget key (all visitors together) in `RATE_LIMIT_WINDOW_SECONDS`.'),
+  WIDGET_MAX_STREAMS_PER_KEY: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(100)
+    .describe('Open widget streams per widget key in one api process.'),
+  WIDGET_KEY_CREDITS_PER_DAY: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(1000)
+    .describe(
+      "Credits a widget key's visitors may use a day (UTC), unless the key sets its own `credits_per_day`; then 402.",
+    ),
+  WIDGET_VISITOR_DAYS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(3650)
+    .default(30)
+    .describe('An idle widget visitor (no new session) is deleted with its tasks after this many days.'),
+  FLOW_EVENTS_PER_MINUTE: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(120)
+    .describe(
+      'Verified events one inbound flow takes in `RATE_LIMIT_WINDOW_SECONDS`, then 429, so a leaked secret or a replayed body cannot start runs without end.',
+    ),
+  WIDGET_TOKEN_LIFETIME_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(300)
+    .max(86_400)
+    .default(3600)
+    .describe('Lifetime of a widget visitor token; widget.js renews it for the same visitor.'),
+  EXCHANGE_FAILURES_PER_ADDRESS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(20)
+    .describe('Failed key exchanges per client address in `EXCHANGE_FAILURE_WINDOW_SECONDS`, then 429.'),
+  EXCHANGE_FAILURES_PER_KEY: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(5)
+    .describe('Failed key exchanges per key in `EXCHANGE_FAILURE_WINDOW_SECONDS`, then 429.'),
+  EXCHANGE_FAILURE_WINDOW_SECONDS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(900)
+    .describe('The window failed key exchanges and refused flow requests are counted in.'),
+  FLOW_FAILURES_PER_ADDRESS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(30)
+    .describe(
+      'Inbound flow requests refused (bad signature, unknown or disabled flow) per client address in `EXCHANGE_FAILURE_WINDOW_SECONDS`, then 429.',
+    ),
+  SSE_MAX_STREAMS_PER_USER: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(20)
+    .describe('Concurrently open SSE streams per org and user in one api process, then 429 with `Retry-After`.'),
+  SSE_MAX_STREAMS_PER_PROCESS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(5000)
+    .describe('Concurrently open SSE streams in one api process, then 429 with `Retry-After`.'),
+  CORS_ORIGINS: z
+    .string()
+    .default('')
+    .describe('Browser origins allowed to call the api (comma-separated, with credentials); empty: CORS closed.'),
+  TRUST_PROXY: z
+    .string()
+    .optional()
+    .describe(
+      'Express `trust proxy` (hops, `true`, or subnets), so client addresses are right behind a reverse proxy.',
+    ),
+  NODE_ENV: z
+    .string()
+    .optional()
+    .describe('`production` makes `JWT_SECRET`, `SECRETS_KEY` and `METRICS_TOKEN` required.'),
+  HEARTBEAT_INTERVAL_MS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(15_000)
+    .describe('Longest silence on a stream before a `HEARTBEAT` frame.'),
+  SHUTDOWN_GRACE_SECONDS: z.coerce
+    .number()
+    .min(0)
+    .max(3600)
+    .default(20)
+    .describe(
+      "On SIGTERM, how long the api waits for requests in flight and the worker lets running activities finish; keep it below the orchestrator's kill timeout.",
+    ),
+  WORKFLOW_BUNDLE: z
+    .string()
+    .optional()
+    .describe(
+      'A prebuilt workflow bundle a worker run from the sources loads instead of bundling `src/workflows` as it starts (the tests set it); compiled and traced workers ignore it.',
+    ),
+  WEBHOOK_RETRY_INITIAL_MS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(5_000)
+    .describe('First retry of a failed webhook delivery after this long, doubling up to `WEBHOOK_RETRY_MAX_MS`.'),
+  WEBHOOK_RETRY_MAX_MS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(3_600_000)
+    .describe('Longest wait between two attempts of a webhook delivery.'),
+  WEBHOOK_RETRY_WINDOW_HOURS: z.coerce
+    .number()
+    .positive()
+    .max(168)
+    .default(24)
+    .describe('A webhook delivery is retried for this many hours, then marked failed (it can still be re-sent).'),
+  WEBHOOK_TIMEOUT_SECONDS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .max(300)
+    .default(15)
+    .describe('HTTP timeout of one webhook delivery attempt.'),
+  OUTBOUND_PRIVATE_TARGETS: z
+    .enum(['refuse', 'allow'])
+    .default('refuse')
+    .describe(
+      '`refuse`: calls the worker makes for an org (webhooks, Slack replies) reach only public addresses, checked at connect time so DNS rebinding cannot slip past; `allow`: loopback and private ones too (`npm start` and the tests set it).',
+    ),
+  WEBHOOK_DISPATCH_INTERVAL_MS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(1_000)
+    .describe('How often each api starts the workflows of new webhook deliveries, flow events and Slack answers.'),
+  SLACK_API_URL: z
+    .string()
+    .url()
+    .default('https://slack.com/api')
+    .describe("Slack's Web API, where messaging flows post their answers."),
+  SANDBOX_DEFAULT_TIMEOUT_SECONDS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(60)
+    .describe('Timeout of a sandbox command that asks for none.'),
+  SANDBOX_MAX_TIMEOUT_SECONDS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(600)
+    .describe('Longest timeout a sandbox command may ask for.'),
   SANDBOX_MAX_OUTPUT_BYTES: z.coerce
     .number()
     .int()
     .positive()
-    .default(64 * 1024),
-  SANDBOX_CPU_SECONDS: z.coerce.number().int().positive().default(600),
-  SANDBOX_MAX_PROCESSES: z.coerce.number().int().positive().default(128),
+    .default(64 * 1024)
+    .describe('Output (stdout and stderr together) kept of one sandbox command; the rest is cut.'),
+  SANDBOX_CPU_SECONDS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(600)
+    .describe('CPU time of each process of a sandbox command (`ulimit -t`).'),
+  SANDBOX_MAX_PROCESSES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(128)
+    .describe('Processes a sandbox may run at once (`ulimit -u`, and `pids.max` where cgroups are available).'),
   SANDBOX_MAX_FILE_BYTES: z.coerce
     .number()
     .int()
     .positive()
-    .default(512 * 1024 * 1024),
+    .default(512 * 1024 * 1024)
+    .describe('Largest file a sandbox command may write (`ulimit -f`).'),
   SANDBOX_MEMORY_BYTES: z.coerce
     .number()
     .int()
     .positive()
-    .default(4 * 1024 * 1024 * 1024),
+    .default(4 * 1024 * 1024 * 1024)
+    .describe('Memory of a sandbox command (`ulimit -v`, and `memory.max` where cgroups are available).'),
   SANDBOX_TMP_BYTES: z.coerce
     .number()
     .int()
     .positive()
-    .default(256 * 1024 * 1024),
-  /** CPU bandwidth of one command and all its processes, in CPUs (cgroups; where the host has none, only SANDBOX_CPU_SECONDS per process). */
-  SANDBOX_CPUS: z.coerce.number().positive().max(1024).default(1),
-  /** Per workspace (not per command): its own loop-mounted file system of this size, when the worker runs as root; 0 turns it off. */
+    .default(256 * 1024 * 1024)
+    .describe("Size of a sandbox command's private `/tmp`."),
+  SANDBOX_CPUS: z.coerce
+    .number()
+    .positive()
+    .max(1024)
+    .default(1)
+    .describe(
+      'CPU bandwidth of one sandbox command and all its processes, in CPUs (cgroups; without them only `SANDBOX_CPU_SECONDS` per process).',
+    ),
   SANDBOX_DISK_BYTES: z.coerce
     .number()
     .int()
     .min(0)
-    .default(2 * 1024 * 1024 * 1024),
-  /** false: no disk images even as root; the quota is then only checked before writes (src/sandbox/disk-usage.ts). */
-  SANDBOX_DISK_IMAGES: z.enum(['true', 'false']).default('true'),
-  /** read_file returns at most this much of a file; write_file accepts at most SANDBOX_WRITE_MAX_BYTES. */
+    .default(2 * 1024 * 1024 * 1024)
+    .describe(
+      'Size of the loop-mounted file system each workspace gets when the worker runs as root (per workspace, not per command); 0 turns it off.',
+    ),
+  SANDBOX_DISK_IMAGES: z
+    .enum(['true', 'false'])
+    .default('true')
+    .describe('`false`: no disk images even as root, and the workspace quota is only checked before writes.'),
   SANDBOX_READ_MAX_BYTES: z.coerce
     .number()
     .int()
     .positive()
-    .default(256 * 1024),
+    .default(256 * 1024)
+    .describe('The most of a file `read_file` returns.'),
   SANDBOX_WRITE_MAX_BYTES: z.coerce
     .number()
     .int()
     .positive()
-    .default(1024 * 1024),
-  /** A workspace whose compressed snapshot exceeds this is not snapshotted (the previous snapshots stay). */
+    .default(1024 * 1024)
+    .describe('The largest content `write_file` accepts.'),
   SANDBOX_SNAPSHOT_MAX_BYTES: z.coerce
     .number()
     .int()
     .positive()
-    .default(64 * 1024 * 1024),
-  SANDBOX_SNAPSHOTS_KEPT: z.coerce.number().int().positive().default(3),
-  /** When the worker runs as root, each sandbox runs as its own unprivileged uid: base + 65536 + its slot, allocated once per (org, agent) in PostgreSQL. */
-  SANDBOX_UID_BASE: z.coerce.number().int().min(1000).default(200_000),
-  /** This sandbox host's id (its workspaces' home); by default a random id kept in DATA_DIR, so a restart keeps it. */
+    .default(64 * 1024 * 1024)
+    .describe('A workspace whose compressed snapshot exceeds this is not snapshotted (the previous snapshots stay).'),
+  SANDBOX_SNAPSHOTS_KEPT: z.coerce.number().int().positive().default(3).describe('Snapshots kept per workspace.'),
+  SANDBOX_UID_BASE: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .default(200_000)
+    .describe(
+      'When the worker runs as root, each sandbox runs as its own unprivileged uid: this base + 65536 + its slot, allocated once per org and agent.',
+    ),
   SANDBOX_HOST_ID: z
     .string()
     .regex(/^[A-Za-z0-9_.-]{1,64}$/)
-    .optional(),
-  /** How long a host holds a sandbox without renewing (every third of it): a dead host's sandboxes move after this. */
-  SANDBOX_LEASE_SECONDS: z.coerce.number().int().min(2).default(30),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  /** When set, GET /metrics on the api needs `Authorization: Bearer <METRICS_TOKEN>`; unset, it is open, which NODE_ENV=production refuses (docs/operations.md "Observability"). */
-  METRICS_TOKEN: z.string().min(16).optional(),
-  /** The worker's Prometheus endpoint (Temporal SDK metrics and ours); port 0 turns it off. */
-  WORKER_METRICS_HOST: z.string().default('127.0.0.1'),
-  WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
-  /** OpenTelemetry traces go to this OTLP/HTTP endpoint (the standard variables); tracing is off when neither is set. */
-  OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional(),
-  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.string().url().optional(),
-  /** Service name on spans; default `ars-api` / `ars-worker` by process. */
-  OTEL_SERVICE_NAME: z.string().optional(),
+    .optional()
+    .describe(
+      "This sandbox host's id, the home of its workspaces; unset: a random id kept in `$DATA_DIR/sandbox-host-id`, so processes sharing a `DATA_DIR` are one host.",
+    ),
+  SANDBOX_LEASE_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(2)
+    .default(30)
+    .describe(
+      "How long a host holds a sandbox without renewing it (it renews every third of this); a dead host's sandboxes move to another after this.",
+    ),
+  LOG_LEVEL: z
+    .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+    .default('info')
+    .describe('pino log level of the api and the worker.'),
+  METRICS_TOKEN: z
+    .string()
+    .min(16)
+    .optional()
+    .describe(
+      "When set (16+ characters), the api's `/metrics` needs `Authorization: Bearer <METRICS_TOKEN>`; unset, it is open, which `NODE_ENV=production` refuses.",
+    ),
+  WORKER_METRICS_HOST: z
+    .string()
+    .default('127.0.0.1')
+    .describe("Address of the worker's Prometheus endpoint (`/metrics`: Temporal SDK metrics and ours)."),
+  WORKER_METRICS_PORT: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(65535)
+    .default(9464)
+    .describe("Port of the worker's Prometheus endpoint; 0 turns it off."),
+  OTEL_EXPORTER_OTLP_ENDPOINT: z
+    .string()
+    .url()
+    .optional()
+    .describe(
+      'OTLP/HTTP collector for traces, e.g. `http://otel-collector:4318`; tracing is off unless this or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` is set (the other standard `OTEL_EXPORTER_OTLP_*` variables work as usual).',
+    ),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z
+    .string()
+    .url()
+    .optional()
+    .describe('OTLP/HTTP endpoint for traces only, instead of `OTEL_EXPORTER_OTLP_ENDPOINT`.'),
+  OTEL_SERVICE_NAME: z
+    .string()
+    .optional()
+    .describe('Service name on spans; unset: `ars-api` or `ars-worker` by process.'),
 });
 
 export type Config = ReturnType<typeof loadConfig>;
