@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { invalidValue } from './errors.ts';
+import { invalidField } from '../shared/domain-error.ts';
 
 /*
  * Every cursor the API issues: one opaque codec (base64url of a small JSON object), and the two
@@ -78,9 +78,9 @@ export function encodeKeysetCursor(scope: string, last: KeysetPosition): string 
   return encodeOpaqueCursor({ s: scope, t: last.createdAt.getTime(), i: last.id });
 }
 
-const badCursor = (msg: string) => invalidValue(['query', 'cursor'], msg);
+const badCursor = (msg: string) => invalidField(['query', 'cursor'], msg);
 
-/** The position a cursor stands for, or the spec's 422 when it is not one we issued for this list. */
+/** The position a cursor stands for; a cursor we did not issue for this list is an invalid field (422). */
 export function decodeKeysetCursor(scope: string, value: string): KeysetPosition {
   const json = decodeOpaqueCursor(value, keysetCursorJson, 1024);
   if (!json) throw badCursor('Not a cursor issued by this API: pass `next_cursor` from the previous page unchanged');
