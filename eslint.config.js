@@ -166,6 +166,42 @@ export default tseslint.config(
     },
   },
   {
+    // Routes parse HTTP and call use cases (src/api/services); what they need from the database is a use case.
+    files: ['src/api/routes/**/*.ts', 'src/api/widget/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['**/db/*'], message: 'Routes call use cases (src/api/services), which call src/db.' },
+            prismaImports,
+            clientCreation,
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // Use cases take a caller and typed input and throw DomainError; only the routes and errors.ts know HTTP.
+    files: ['src/api/services/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: ['express', 'cookie'].map((name) => ({ name, message: 'Use cases know no HTTP.' })),
+          patterns: [
+            {
+              group: ['**/api/errors.ts', '../errors.ts', '../validation.ts', '../route.ts'],
+              message: 'Use cases throw DomainError (src/shared/domain-error.ts); src/api/errors.ts maps it to HTTP.',
+            },
+            prismaImports,
+            clientCreation,
+          ],
+        },
+      ],
+    },
+  },
+  {
     // The sandbox is a layer below the activities that drive it: shared types live in src/shared.
     files: ['src/sandbox/**/*.ts'],
     rules: {
