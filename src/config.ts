@@ -286,6 +286,20 @@ export const envSchema = z.object({
     .describe(
       'A prebuilt workflow bundle a worker run from the sources loads instead of bundling `src/workflows` as it starts (the tests set it); compiled and traced workers ignore it.',
     ),
+  WORKER_DEPLOYMENT_NAME: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      'The Temporal Worker Deployment the workers join; unset: `TEMPORAL_TASK_QUEUE` (one deployment per queue). Runs stay pinned to the build they started on.',
+    ),
+  WORKER_BUILD_ID: z
+    .string()
+    .regex(/^[A-Za-z0-9._-]{1,64}$/, 'letters, digits, ".", "_" or "-", at most 64')
+    .optional()
+    .describe(
+      "This worker's build id in that deployment; unset: a hash of the workflow bundle it loads, so changed workflow code is a new version.",
+    ),
   WEBHOOK_RETRY_INITIAL_MS: z.coerce
     .number()
     .int()
@@ -595,6 +609,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     heartbeatIntervalMs: e.HEARTBEAT_INTERVAL_MS,
     shutdownGraceMs: e.SHUTDOWN_GRACE_SECONDS * 1000,
     workflowBundle: e.WORKFLOW_BUNDLE,
+    workerVersion: { deploymentName: e.WORKER_DEPLOYMENT_NAME ?? e.TEMPORAL_TASK_QUEUE, buildId: e.WORKER_BUILD_ID },
     webhooks: {
       retryInitialMs: e.WEBHOOK_RETRY_INITIAL_MS,
       retryMaxMs: e.WEBHOOK_RETRY_MAX_MS,

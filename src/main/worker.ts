@@ -22,6 +22,8 @@ logger.info(
     taskQueue: config.temporal.taskQueue,
     sandboxHost: handle.host.hostId,
     hostTaskQueue: handle.host.taskQueue,
+    deploymentName: handle.version.deploymentName,
+    buildId: handle.version.buildId,
     metrics: port > 0 ? `http://${host}:${port}/metrics` : 'off',
     tracing: tracing ? 'on' : 'off',
   },

@@ -1,5 +1,8 @@
 import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { bundleWorkflowCode, Runtime } from '@temporalio/worker';
+import { WORKFLOW_TRACING_MODULE } from './tracing-options.ts';
 
 /**
  * How every bundle of src/workflows is made (`npm run build`, the tests' bundle, a worker bundling
@@ -20,26 +23,24 @@ export const WORKFLOW_BUNDLE_FILE = 'workflow-bundle.js';
 export const WORKFLOW_BUNDLE_TRACED_FILE = 'workflow-bundle-traced.js';
 
 /**
- * The workflow code for Worker.create. Compiled (running from dist/): the bundle
- * `npm run build` prebuilt, so a worker starts without webpack at boot. Under tsx
- * (development, tests): `WORKFLOW_BUNDLE` when given and tracing is off, else the workflow
- * sources, bundled by the worker as it starts (the tracing interceptors then come in through
- * `interceptors.workflowModules`).
+ * The workflow code a worker runs, as one bundle (its hash is the worker's build id: workflow-version.ts).
+ * Compiled (running from dist/): the bundle `npm run build` prebuilt, so a worker starts without
+ * webpack at boot. Under tsx (development, tests): `WORKFLOW_BUNDLE` when given and tracing is off,
+ * else the workflow sources, bundled now (with the tracing interceptors when `traced`).
  */
-export function workflowCode(
-  traced: boolean,
-  prebuilt?: string,
-): { workflowBundle: { codePath: string } } | { workflowsPath: string; bundlerOptions: { preloadModules: string[] } } {
+export async function loadWorkflowCode(traced: boolean, prebuilt?: string): Promise<string> {
   const compiled = import.meta.filename.endsWith('.js');
-  if (!compiled && prebuilt && !traced) return { workflowBundle: { codePath: prebuilt } };
+  if (!compiled && prebuilt && !traced) return readFile(prebuilt, 'utf8');
   if (!compiled) {
-    const { workflowsPath, preloadModules } = workflowBundleOptions(
-      path.join(import.meta.dirname, '..', 'workflows', 'index.ts'),
-    );
-    return { workflowsPath, bundlerOptions: { preloadModules } };
+    const { code } = await bundleWorkflowCode({
+      ...workflowBundleOptions(path.join(import.meta.dirname, '..', 'workflows', 'index.ts')),
+      workflowInterceptorModules: traced ? [WORKFLOW_TRACING_MODULE] : [],
+      logger: Runtime.instance().logger,
+    });
+    return code;
   }
   const codePath = path.join(import.meta.dirname, '..', traced ? WORKFLOW_BUNDLE_TRACED_FILE : WORKFLOW_BUNDLE_FILE);
   if (!existsSync(codePath))
     throw new Error(`The prebuilt workflow bundle ${codePath} is missing: run \`npm run build\``);
-  return { workflowBundle: { codePath } };
+  return readFile(codePath, 'utf8');
 }
