@@ -16,6 +16,7 @@ import type { SnapshotResult } from '../src/sandbox/snapshots.ts';
 import type { WorkspaceStatus } from '../src/sandbox/workspace.ts';
 import { toolCatalog } from '../src/shared/tools/index.ts';
 import { call, exchange, userMessage } from './support/http.ts';
+import { eventually } from './support/eventually.ts';
 import { hostProcesses, sandboxConfig, sandboxHost, uniqueTag, removeSandboxDirs } from './support/sandbox.ts';
 import { createTenant, testDb, type Tenant } from './support/tenant.ts';
 
@@ -129,8 +130,11 @@ describe('one operation at a time per sandbox', () => {
 
   it('a file operation waits for the running command', async () => {
     const sandbox = sandboxHost().sandbox(tenant.orgId, tenant.agentId);
-    const command = sandbox.runCommand('sleep 0.5; echo finished > late.txt');
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    const tag = uniqueTag();
+    const command = sandbox.runCommand(`sleep 0.5${tag}; echo finished > late.txt`);
+    await eventually('the command to run', () => expect(hostProcesses(`sleep 0.5${tag}`).length).toBeGreaterThan(0), {
+      interval: 20,
+    });
     expect((await sandbox.readFile('late.txt')).content).toBe('finished\n');
     await command;
   });
@@ -286,8 +290,9 @@ describe('the tools, through the runTool activity', () => {
     const tag = uniqueTag();
     const env = new MockActivityEnvironment();
     const running = runTool('run_command', { command: `sleep 100.${tag}` }, env);
-    await new Promise((resolve) => setTimeout(resolve, 700));
-    expect(hostProcesses(`sleep 100.${tag}`).length).toBeGreaterThan(0);
+    await eventually('the command to run', () => expect(hostProcesses(`sleep 100.${tag}`).length).toBeGreaterThan(0), {
+      interval: 50,
+    });
     env.cancel();
     await expect(running).rejects.toThrow();
     expect(hostProcesses(`sleep 100.${tag}`)).toEqual([]);

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { detectCgroups } from '../src/sandbox/cgroups.ts';
 import { BLOCKED_IPV4, egressRules } from '../src/sandbox/sandbox-network.ts';
 import type { Sandbox } from '../src/sandbox/sandbox.ts';
+import { eventually } from './support/eventually.ts';
 import { hostProcesses, sandboxConfig, sandboxHost, uniqueTag, removeSandboxDirs } from './support/sandbox.ts';
 import { createTenant, testDb, type Tenant } from './support/tenant.ts';
 
@@ -314,8 +315,15 @@ describe('limits', () => {
     const tag = uniqueTag();
     const r = await mine.runCommand(`(sleep 100.${tag} &) ; nohup sleep 100.${tag} >/dev/null 2>&1 & echo started`);
     expect(r.exit_code).toBe(0);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(hostProcesses(`sleep 100.${tag}`)).toEqual([]);
+    // They would live 100 s: gone within a few means they were killed with the command.
+    await eventually(
+      'the background processes to be killed',
+      () => expect(hostProcesses(`sleep 100.${tag}`)).toEqual([]),
+      {
+        timeout: 5000,
+        interval: 50,
+      },
+    );
   });
 
   it('contains a fork bomb with the process limit, then kills it', async () => {
@@ -464,8 +472,9 @@ describe('limits', () => {
     const controller = new AbortController();
     const started = Date.now();
     const running = mine.runCommand(`sleep 100.${tag}`, { signal: controller.signal, timeoutMs: 60_000 });
-    await new Promise((resolve) => setTimeout(resolve, 700));
-    expect(hostProcesses(`sleep 100.${tag}`).length).toBeGreaterThan(0);
+    await eventually('the command to run', () => expect(hostProcesses(`sleep 100.${tag}`).length).toBeGreaterThan(0), {
+      interval: 50,
+    });
     controller.abort(new Error('run cancelled'));
     await expect(running).rejects.toThrow('run cancelled');
     expect(Date.now() - started).toBeLessThan(5000);

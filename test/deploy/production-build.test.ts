@@ -12,6 +12,7 @@ import { createDatabaseIfMissing, withDatabase } from '../../src/embedded/postgr
 import { stopChild } from '../../src/processes/lifecycle.ts';
 import { commandOf, environmentOf, healthcheckOf, readCompose, startOrder } from '../support/compose.ts';
 import { readSse } from '../support/http.ts';
+import { eventually } from '../support/eventually.ts';
 import { createTenant } from '../support/tenant.ts';
 
 /**
@@ -153,16 +154,17 @@ describe('docker-compose.yml, natively', () => {
     service: ChildProcess,
     output: () => string,
   ) {
-    const deadline = Date.now() + 60_000;
-    let last: Exit = { code: null, output: '' };
-    while (Date.now() < deadline) {
-      if (service.exitCode !== null)
-        throw new Error(`${name} exited (${service.exitCode}) before it was healthy:\n${output()}`);
-      last = await run(argv, env, 10_000);
-      if (last.code === 0) return;
-      await new Promise((r) => setTimeout(r, 250));
-    }
-    throw new Error(`${name}'s healthcheck (${argv.join(' ')}) never passed: ${last.output}\n${output()}`);
+    const exited = await eventually(
+      `${name}'s healthcheck (${argv.join(' ')}) to pass`,
+      async () => {
+        if (service.exitCode !== null) return true;
+        const last = await run(argv, env, 10_000);
+        if (last.code !== 0) throw new Error(`${last.output}\n${output()}`);
+        return false;
+      },
+      { timeout: 60_000, interval: 250 },
+    );
+    if (exited) throw new Error(`${name} exited (${service.exitCode}) before it was healthy:\n${output()}`);
   }
 
   it('every service command runs in start order, and every healthcheck passes', async () => {

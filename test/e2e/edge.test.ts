@@ -6,6 +6,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, projectRoot } from '../../src/config.ts';
 import { startApiProcess, type ApiProcess } from '../support/api-process.ts';
+import { eventually } from '../support/eventually.ts';
 import { apiUrl, exchange } from '../support/http.ts';
 import { startBackgroundRun, waitForPending } from '../support/runs.ts';
 import { closeTestDb, createTenant, type Tenant } from '../support/tenant.ts';
@@ -174,9 +175,12 @@ describe('caps on open SSE streams', () => {
     expect(await memberSecond.res.json()).toEqual({ detail: expect.stringMatching(/api process/) });
     memberFirst.close();
     first.close();
-    await new Promise((r) => setTimeout(r, 300));
-    const again = await open(token);
-    expect(again.res.status).toBe(200);
+    const again = await eventually('a closed stream to free its slot', async () => {
+      const attempt = await open(token);
+      if (attempt.res.status !== 200) attempt.close();
+      expect(attempt.res.status).toBe(200);
+      return attempt;
+    });
     again.close();
     second.close();
   });
@@ -184,12 +188,15 @@ describe('caps on open SSE streams', () => {
 
 describe('secrets never reach the logs', () => {
   it('no API key, JWT, cookie or Authorization value appears in any line the api wrote', async () => {
+    const before = api.logs.length;
     await fetch(`${api.url}/api/tasks`, { headers: { Cookie: `auth_session=${token}`, 'X-Agent-Id': tenant.agentId } });
     await fetch(`${api.url}/api/tasks`, {
       headers: { Authorization: `Bearer ${token}x`, 'X-Agent-Id': tenant.agentId },
     });
     await exchangeAt(address(), tenant.keys.owner);
-    await new Promise((r) => setTimeout(r, 500));
+    await eventually('the three requests logged', () =>
+      expect(api.logs.slice(before).filter((l) => l.msg === 'request completed').length).toBeGreaterThanOrEqual(3),
+    );
     const text = api.logs.map((l) => JSON.stringify(l)).join('\n');
     expect(api.logs.length).toBeGreaterThan(10);
     // The requests that carried them were logged; a request line names no header (src/api/app.ts).

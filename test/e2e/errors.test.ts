@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_BODY_BYTES } from '../../src/api/app.ts';
 import {
   createScratchDatabase,
@@ -6,6 +6,7 @@ import {
   type ApiProcess,
   type ScratchDatabase,
 } from '../support/api-process.ts';
+import { eventually } from '../support/eventually.ts';
 import { apiUrl, call, exchange, userMessage } from '../support/http.ts';
 import { createTenant, type Tenant } from '../support/tenant.ts';
 
@@ -172,7 +173,7 @@ describe('an unexpected failure', () => {
     expect(requestId).toBeTruthy();
     expect(body.detail).toBe(`Internal server error (request id ${requestId})`);
     const logged = () => broken.logs.find((l) => l.msg === 'unexpected error' && l.requestId === requestId);
-    await vi.waitFor(() => expect(logged()).toBeDefined());
+    await eventually('the error logged', () => expect(logged()).toBeDefined());
     expect(logged()).toMatchObject({ level: 50, err: { stack: expect.any(String) } });
 
     // A caller's own X-Request-Id (a safe token) is kept, in the header, the body and the log.
@@ -184,7 +185,7 @@ describe('an unexpected failure', () => {
     });
     expect(again.headers.get('x-request-id')).toBe(mine);
     expect(((await again.json()) as { detail: string }).detail).toBe(`Internal server error (request id ${mine})`);
-    await vi.waitFor(() =>
+    await eventually('the error logged with the caller’s request id', () =>
       expect(broken.logs.some((l) => l.msg === 'unexpected error' && l.requestId === mine)).toBe(true),
     );
   });

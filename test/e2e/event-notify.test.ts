@@ -6,6 +6,7 @@ import { appendEvents, readEvents, type StoredEvent } from '../../src/db/event-l
 import type { RunEventInput } from '../../src/shared/events.ts';
 import { newId } from '../../src/shared/ids.ts';
 import { call, exchange, readSse } from '../support/http.ts';
+import { backendPid, waitUntilBlockedBy } from '../support/pg-locks.ts';
 import { closeTestDb, createTenant, testDb, type Tenant } from '../support/tenant.ts';
 
 /**
@@ -147,7 +148,7 @@ describe('event notifications', () => {
         `INSERT INTO run_events (run_id, seq, type, name, payload, idempotency_key, created_at) VALUES ($1, 1, 'RUN_FINISHED', 'RUN_FINISHED', $2::jsonb, 'end#0', now())`,
         [runId, JSON.stringify(end)],
       );
-      await new Promise((r) => setTimeout(r, 300));
+      await waitUntilBlockedBy(await backendPid(queueing), 1, 'the end to wait for the task row');
       await queueing.query('COMMIT');
       await stored;
       await ending.query('COMMIT');

@@ -4,6 +4,7 @@ import type { RunEventInput } from '../../src/shared/events.ts';
 import { newId } from '../../src/shared/ids.ts';
 import { isTerminalStatus } from '../../src/shared/run-status.ts';
 import { startFakeOpenAi } from '../support/fake-openai.ts';
+import { eventually } from '../support/eventually.ts';
 import { call, exchange, readSse, userMessage, withoutHeartbeats } from '../support/http.ts';
 import { createTenant, testDb, type Tenant } from '../support/tenant.ts';
 
@@ -23,8 +24,12 @@ interface EventPage {
 }
 
 async function waitForRunEnd(runId: string): Promise<void> {
-  while (!isTerminalStatus((await testDb().run.findUniqueOrThrow({ where: { id: runId } })).status))
-    await new Promise((r) => setTimeout(r, 50));
+  await eventually(
+    `run ${runId} to end`,
+    async () =>
+      expect(isTerminalStatus((await testDb().run.findUniqueOrThrow({ where: { id: runId } })).status)).toBe(true),
+    { interval: 50 },
+  );
 }
 
 /** A task and an executing run of `tenant`'s member, made directly in the database so a test can give it any history. */
@@ -270,7 +275,7 @@ describe('GET /api/runs/{run_id}/events of real runs', () => {
         ids.push(...page.events.map((e) => e.id));
         if (page.count < 7 && page.next_cursor !== null) shortLivePages += 1;
         cursor = page.next_cursor;
-        if (cursor && page.count < 7) await new Promise((r) => setTimeout(r, 20));
+        if (cursor && page.count < 7) await new Promise((r) => setTimeout(r, 20)); // paces the reads of a live run's tail
       } while (cursor !== null);
       await waitForRunEnd(runId);
       expect(ids).toEqual((await readEvents(testDb(), runId, 0, 10_000)).map((e) => `${runId}:${e.seq}`));

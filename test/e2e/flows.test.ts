@@ -2,10 +2,11 @@ import { createHash, createHmac } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
-import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { applyFile, parseApplyFile, type AppliedOrg } from '../../src/admin/apply.ts';
 import { AdminError } from '../../src/admin/errors.ts';
 import { flowScheduleId } from '../../src/shared/flows.ts';
+import { eventually } from '../support/eventually.ts';
 import { apiUrl, call, exchange } from '../support/http.ts';
 import { expectReplays, temporalClient, type Caller } from '../support/runs.ts';
 import { createTenant, testDb, type Tenant } from '../support/tenant.ts';
@@ -21,14 +22,12 @@ async function apply(spec: Record<string, unknown>): Promise<AppliedOrg> {
 
 const ownerEmail = async () => (await testDb().user.findUniqueOrThrow({ where: { id: tenant.users.owner } })).email;
 
-async function waitForRunEnd(runId: string, timeoutMs = 30_000): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
+function waitForRunEnd(runId: string): Promise<string> {
+  return eventually(`run ${runId} to end`, async () => {
     const run = await testDb().run.findUnique({ where: { id: runId } });
-    if (run && ['completed', 'failed', 'cancelled'].includes(run.status)) return run.status;
-    if (Date.now() > deadline) throw new Error(`run ${runId} did not end`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+    expect(['completed', 'failed', 'cancelled']).toContain(run?.status);
+    return run!.status;
+  });
 }
 
 const firstUserMessage = async (taskId: string) =>
@@ -234,31 +233,33 @@ describe('cron flows on Temporal Schedules', () => {
     const id = (await apply({ flows: [flow] })).flows[0]!.id;
     const client = await temporalClient();
     const handle = client.schedule.getHandle(flowScheduleId(id));
-    const deadline = Date.now() + 30_000;
-    let runs: { runId: string | null; externalId: string }[] = [];
-    while (runs.filter((r) => r.runId).length < 2 && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 500));
-      runs = await testDb().flowEvent.findMany({ where: { flowId: id } });
-    }
+    const runs = await eventually(
+      'two ticks to start runs',
+      async () => {
+        const ticks = await testDb().flowEvent.findMany({ where: { flowId: id } });
+        expect(ticks.filter((r) => r.runId).length).toBeGreaterThanOrEqual(2);
+        return ticks;
+      },
+      { interval: 500 },
+    );
     const runIds = runs.map((r) => r.runId).filter((r): r is string => r !== null);
-    expect(runIds.length).toBeGreaterThanOrEqual(2);
     expect(await waitForRunEnd(runIds[0]!)).toBe('completed');
     await expectReplays(runs.find((r) => r.runId === runIds[0])!.externalId, 'flow-tick');
     expect((await handle.describe()).spec).toMatchObject({ intervals: [{ every: 2000 }] });
 
     await apply({ flows: [{ ...flow, cron: { schedule: '0 9 * * 1-5', timezone: 'Europe/Berlin' } }] });
-    await vi.waitFor(
+    await eventually(
+      'the schedule to follow the new calendar',
       async () =>
         expect((await handle.describe()).spec).toMatchObject({
           calendars: expect.any(Array),
           timezone: 'Europe/Berlin',
         }),
-      { timeout: 15_000, interval: 250 },
+      { timeout: 15_000 },
     );
     await apply({ flows: [{ ...flow, cron: { schedule: '0 9 * * 1-5', timezone: 'Europe/Berlin' }, enabled: false }] });
-    await vi.waitFor(async () => expect((await handle.describe()).state.paused).toBe(true), {
+    await eventually('the schedule to pause', async () => expect((await handle.describe()).state.paused).toBe(true), {
       timeout: 15_000,
-      interval: 250,
     });
   }, 60_000);
 });
@@ -359,7 +360,7 @@ describe('messaging flows (Slack Events API)', () => {
 
     const first = (await (await slackPost(message('Ev1', 'Hello bot'))).json()) as { task_id: string; run_id: string };
     expect(await waitForRunEnd(first.run_id)).toBe('completed');
-    await vi.waitFor(async () => expect(slack.posts).toHaveLength(1), { timeout: 15_000, interval: 250 });
+    await eventually('the answer posted to Slack', () => expect(slack.posts).toHaveLength(1), { timeout: 15_000 });
     const answer = await testDb().message.findFirstOrThrow({
       where: { runId: first.run_id, role: 'assistant' },
       orderBy: { position: 'desc' },
@@ -382,7 +383,9 @@ describe('messaging flows (Slack Events API)', () => {
     ).json()) as { task_id: string; run_id: string };
     expect(reply.task_id).toBe(first.task_id);
     expect(await waitForRunEnd(reply.run_id)).toBe('completed');
-    await vi.waitFor(async () => expect(slack.posts).toHaveLength(2), { timeout: 15_000, interval: 250 });
+    await eventually('the second answer posted to Slack', () => expect(slack.posts).toHaveLength(2), {
+      timeout: 15_000,
+    });
 
     expect(await (await slackPost(message('Ev3', 'beep', { bot_id: 'B1' }))).json()).toMatchObject({
       run_id: null,
@@ -390,7 +393,7 @@ describe('messaging flows (Slack Events API)', () => {
     });
     expect((await slackPost(message('Ev4', 'forged'), 'another-secret-entirely')).status).toBe(401);
     expect((await slackPost(message('Ev1', 'Hello bot'))).status).toBe(202); // a retried delivery: the same run, no new post
-    await new Promise((r) => setTimeout(r, 1000));
+    await new Promise((r) => setTimeout(r, 1000)); // nothing to wait for: a retried delivery must start no reply at all
     expect(slack.posts).toHaveLength(2);
   }, 60_000);
 
@@ -415,10 +418,9 @@ describe('messaging flows (Slack Events API)', () => {
       const reply = (await temporalClient()).workflow.getHandle(
         `flow-reply-${createHash('sha256').update(`${flowId}\nEv5`).digest('hex').slice(0, 40)}`,
       );
-      await vi.waitFor(async () => expect((await reply.describe()).status.name).toBe('FAILED'), {
-        timeout: 30_000,
-        interval: 250,
-      });
+      await eventually('the reply workflow to fail', async () =>
+        expect((await reply.describe()).status.name).toBe('FAILED'),
+      );
       const failure = await reply.result().catch((err: Error) => err);
       // The workflow failed because its activity did, because the config names no bot_token_secret.
       expect(String((failure as Error & { cause?: Error & { cause?: Error } }).cause?.cause?.message)).toMatch(

@@ -4,8 +4,8 @@ import { createBenchTenant } from '../../bench/tenant.ts';
 import { exchangeKey } from '../../bench/client.ts';
 import { EVENT_HUB_APPLICATION } from '../../src/api/streaming/event-hub.ts';
 import { createDb } from '../../src/db/client.ts';
-import { waitUntil } from '../../src/processes/lifecycle.ts';
 import { ChaosStack, sleep } from '../support/chaos-stack.ts';
+import { eventually } from '../support/eventually.ts';
 import { readSse, type SseFrame } from '../support/http.ts';
 
 /**
@@ -68,12 +68,16 @@ describe('LISTEN reconnect', () => {
 async function restartAndAnswer(taskId: string, required: Record<string, unknown>): Promise<number[]> {
   for (let i = 0; i < 5; i++) await stack.restartPostgres(500);
   // The hub's backoff is at most 5 s: give it time to be back, then make sure no second one appears.
-  await waitUntil(async () => (await hubConnections()) >= 1, 30_000, 'the LISTEN connection');
-  const first = await hubConnections();
-  await sleep(6000);
+  const first = await eventually('the LISTEN connection', async () => {
+    const n = await hubConnections();
+    expect(n).toBeGreaterThanOrEqual(1);
+    return n;
+  });
+  await sleep(6000); // longer than that backoff: a second connection would be open by now
   const settled = await hubConnections();
   const body = { request_id: required.request_id, run_id: required.run_id, input_type: 'text', value: 'Ada' };
-  await waitUntil(
+  await eventually(
+    'the answer',
     async () => {
       const res = await fetch(`${stack.apiUrl}/api/tasks/${taskId}/input`, {
         method: 'POST',
@@ -84,11 +88,9 @@ async function restartAndAnswer(taskId: string, required: Record<string, unknown
         },
         body: JSON.stringify(body),
       });
-      return res.status === 200;
+      expect(res.status).toBe(200);
     },
-    60_000,
-    'the answer',
-    1000,
+    { timeout: 60_000, interval: 1000 },
   );
   return [first, settled];
 }

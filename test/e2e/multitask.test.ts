@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../support/eventually.ts';
 import { call, exchange, readSse, withoutHeartbeats } from '../support/http.ts';
 import { answer, startBackgroundRun, waitForPending, type Caller } from '../support/runs.ts';
 import { newId } from '../../src/shared/ids.ts';
@@ -31,14 +32,12 @@ async function eventsOf(runId: string): Promise<StoredEvent[]> {
   return ((await res.json()) as { events: StoredEvent[] }).events;
 }
 
-async function waitForEnd(runId: string, timeoutMs = 30_000): Promise<StoredEvent> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
+function waitForEnd(runId: string): Promise<StoredEvent> {
+  return eventually(`run ${runId} to end`, async () => {
     const end = (await eventsOf(runId)).find((e) => e.event_type === 'RUN_FINISHED' || e.event_type === 'RUN_ERROR');
-    if (end) return end;
-    if (Date.now() > deadline) throw new Error(`run ${runId} did not end within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+    expect(end).toBeDefined();
+    return end!;
+  });
 }
 
 async function conversation(taskId: string): Promise<{ role: string; content: string }[]> {
@@ -211,14 +210,11 @@ describe('multitask_strategy: a second message while a run is busy', () => {
         return ((await res.json()) as { id: string }).id;
       }),
     );
-    const deadline = Date.now() + 30_000;
-    let runs: { id: string; status: string }[] = [];
-    while (Date.now() < deadline) {
-      runs = await testDb().run.findMany({ where: { taskId: busy.taskId }, select: { id: true, status: true } });
-      if (runs.length === 1 && runs[0]!.status === 'completed') break;
-      await new Promise((r) => setTimeout(r, 200));
-    }
-    expect(runs).toHaveLength(1);
+    const runs = await eventually('one run left, completed', async () => {
+      const left = await testDb().run.findMany({ where: { taskId: busy.taskId }, select: { id: true, status: true } });
+      expect(left).toMatchObject([{ status: 'completed' }]);
+      return left;
+    });
     expect(started).toContain(runs[0]!.id);
     const users = (await conversation(busy.taskId)).filter((m) => m.role === 'user').map((m) => m.content);
     expect(users).toHaveLength(1);
@@ -242,7 +238,7 @@ describe('multitask_strategy: a second message while a run is busy', () => {
         queuedMessages: [{ id: newId('msg'), role: 'user', content: 'Left in the queue' }],
       },
     });
-    expect((await waitForEnd(queued, 30_000)).event_type).toBe('RUN_FINISHED');
+    expect((await waitForEnd(queued)).event_type).toBe('RUN_FINISHED');
     const users = (await conversation(taskId)).filter((m) => m.role === 'user').map((m) => m.content);
     expect(users).toEqual(['Hello', 'Left in the queue']);
   });

@@ -1,6 +1,6 @@
 import { createDb } from '../../src/db/client.ts';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate } from '../../src/db/migrate.ts';
 import {
   startApiProcess,
@@ -8,6 +8,7 @@ import {
   type ApiProcess,
   type ScratchDatabase,
 } from '../support/api-process.ts';
+import { eventually } from '../support/eventually.ts';
 import { apiUrl, call, exchange, userMessage } from '../support/http.ts';
 import { createTenant, testDb, type Tenant } from '../support/tenant.ts';
 
@@ -176,7 +177,7 @@ describe('rate limits across api replicas', () => {
       new RegExp(`at most 4 run requests .* per ${WINDOW_SECONDS} seconds`),
     );
 
-    await new Promise((r) => setTimeout(r, retryAfter * 1000 + 200));
+    await new Promise((r) => setTimeout(r, retryAfter * 1000 + 200)); // the window itself must pass: no event ends it
     expect((await run(a)).status).not.toBe(429);
     expect((await run(b)).status).not.toBe(429);
   });
@@ -218,7 +219,7 @@ describe('when the rate-limit store fails', () => {
       statuses.push((await send(replica.url, 'POST', '/api/run', token, 'agent_unknown', INVALID_RUN)).status);
     expect(statuses).toEqual([404, 404, 404]);
     const warnings = () => replica.logs.filter((l) => l.msg === 'rate limit store failed; request allowed (fail open)');
-    await vi.waitFor(() => expect(warnings().length).toBe(3));
+    await eventually('a warning for each request', () => expect(warnings().length).toBe(3));
     expect(warnings()[0]).toMatchObject({ level: 40, key: `org:${tenant.orgId}:user:${tenant.users.member}:runs` });
   });
 });

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isAlive } from '../../src/processes/lifecycle.ts';
 import { unmountDisksBelow } from '../../src/sandbox/workspace-disk.ts';
+import { eventually } from '../support/eventually.ts';
 import { startApiProcess, type ApiProcess } from '../support/api-process.ts';
 import { startFakeOpenAi, type FakeOpenAi } from '../support/fake-openai.ts';
 import { exchange, readSse, withoutHeartbeats, type SseFrame } from '../support/http.ts';
@@ -134,7 +135,15 @@ describe('a side-effecting tool call whose worker was killed while it ran', () =
         interval: 100,
       })
       .toBe(1);
-    await new Promise((r) => setTimeout(r, 1000)); // the command has appended its line
+    // The workspace is on its own disk image where the host can mount one, else a plain directory.
+    const countFile = () =>
+      [
+        path.join(dataDir, 'disks', tenant.orgId, tenant.agentId, 'workspace', 'count.txt'),
+        path.join(dataDir, 'workspaces', tenant.orgId, tenant.agentId, 'count.txt'),
+      ].find((file) => existsSync(file));
+    await eventually('the command to append its line', () => expect(readFileSync(countFile()!, 'utf8')).toBe('ran\n'), {
+      interval: 100,
+    });
     await worker.crash();
     worker = await startWorkerProcess(queue, { [KEY_ENV]: 'sk-test', DATA_DIR: dataDir });
 
@@ -147,14 +156,7 @@ describe('a side-effecting tool call whose worker was killed while it ran', () =
     expect(results[0]!.error?.code).toBe('INTERRUPTED');
     const execution = await testDb().toolExecution.findFirstOrThrow({ where: { runId } });
     expect(execution.status).toBe('failed');
-    // The workspace is on its own disk image where the host can mount one, else a plain directory.
-    const candidates = [
-      path.join(dataDir, 'disks', tenant.orgId, tenant.agentId, 'workspace', 'count.txt'),
-      path.join(dataDir, 'workspaces', tenant.orgId, tenant.agentId, 'count.txt'),
-    ];
-    const counted = candidates.find((file) => existsSync(file));
-    expect(counted, 'the command wrote its line').toBeDefined();
-    expect(readFileSync(counted!, 'utf8')).toBe('ran\n');
+    expect(readFileSync(countFile()!, 'utf8')).toBe('ran\n');
   }, 120_000);
 });
 

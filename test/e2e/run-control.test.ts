@@ -131,7 +131,7 @@ describe('pause and resume', () => {
     expect(paused.status).toBe(200);
     expect((await control(slowAgent, taskId, 'pause')).status).toBe(409);
     await waitForStatus(slowAgent, taskId, 'paused', 30_000);
-    await new Promise((r) => setTimeout(r, 1500));
+    await new Promise((r) => setTimeout(r, 1500)); // staying paused is nothing happening: let the time pass
     expect((await runStatus(slowAgent, taskId)).run?.status).toBe('paused');
     expect(slow.requests.length - requestsBefore).toBe(1);
     expect(await testDb().runEvent.count({ where: { runId, type: 'TOOL_CALL_RESULT' } })).toBe(0);

@@ -1,6 +1,7 @@
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../support/eventually.ts';
 import { call, exchange, readSse, userMessage, withoutHeartbeats, type SseFrame } from '../support/http.ts';
 import {
   answer,
@@ -98,17 +99,16 @@ describe('sandbox tools in runs', () => {
       who,
       userMessage(`/tool run_command {"command":"sleep 100.${tag}","timeout_seconds":120}`),
     );
-    const deadline = Date.now() + 20_000;
-    while (hostProcesses(`sleep 100.${tag}`).length === 0 && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 100));
-    expect(hostProcesses(`sleep 100.${tag}`).length).toBeGreaterThan(0);
+    await eventually('the command to run', () => expect(hostProcesses(`sleep 100.${tag}`).length).toBeGreaterThan(0), {
+      timeout: 20_000,
+      interval: 100,
+    });
     const res = await call('POST', `/api/tasks/${taskId}/cancel`, { token: who.token, agentId: who.agentId, body: {} });
     expect(res.status).toBe(200);
     await waitForStatus(who, taskId, 'cancelled', 45_000);
-    const gone = Date.now() + 45_000;
-    while (hostProcesses(`sleep 100.${tag}`).length > 0 && Date.now() < gone)
-      await new Promise((r) => setTimeout(r, 200));
-    expect(hostProcesses(`sleep 100.${tag}`)).toEqual([]);
+    await eventually('the command to be killed', () => expect(hostProcesses(`sleep 100.${tag}`)).toEqual([]), {
+      timeout: 45_000,
+    });
   }, 120_000);
 
   it("run_command waits for an owner's approval by default", async () => {

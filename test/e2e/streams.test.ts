@@ -4,6 +4,7 @@ import { readEvents } from '../../src/db/event-log.ts';
 import { newId } from '../../src/shared/ids.ts';
 import { isTerminalStatus } from '../../src/shared/run-status.ts';
 import { startFakeOpenAi, type FakeOpenAi } from '../support/fake-openai.ts';
+import { eventually } from '../support/eventually.ts';
 import { call, exchange, readSse, userMessage, withoutHeartbeats, type SseFrame } from '../support/http.ts';
 import { createTenant, testDb, type Tenant } from '../support/tenant.ts';
 
@@ -13,15 +14,20 @@ async function storedIds(runId: string): Promise<string[]> {
 }
 
 async function waitForRunEnd(runId: string): Promise<void> {
-  for (;;) {
-    const run = await testDb().run.findUniqueOrThrow({ where: { id: runId } });
-    if (isTerminalStatus(run.status)) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await eventually(
+    `run ${runId} to end`,
+    async () =>
+      expect(isTerminalStatus((await testDb().run.findUniqueOrThrow({ where: { id: runId } })).status)).toBe(true),
+    { interval: 50 },
+  );
 }
 
 async function waitForEvents(runId: string, atLeast: number): Promise<void> {
-  while ((await readEvents(testDb(), runId, 0, atLeast)).length < atLeast) await new Promise((r) => setTimeout(r, 20));
+  await eventually(
+    `${atLeast} events of run ${runId}`,
+    async () => expect((await readEvents(testDb(), runId, 0, atLeast)).length).toBeGreaterThanOrEqual(atLeast),
+    { interval: 20 },
+  );
 }
 
 /** Starts a background run (`stream: false`); its ids. */

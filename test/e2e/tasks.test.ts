@@ -2,6 +2,7 @@ import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { newId } from '../../src/shared/ids.ts';
+import { eventually } from '../support/eventually.ts';
 import { call, exchange, readSse, userMessage } from '../support/http.ts';
 import { startFakeOpenAi, type FakeOpenAi } from '../support/fake-openai.ts';
 import { createTenant, testDb, type Tenant } from '../support/tenant.ts';
@@ -46,16 +47,6 @@ async function completedTask(token: string, text: string, taskId?: string): Prom
   return frames[0]!.data.thread_id as string;
 }
 
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
 const statusOf = async (token: string, taskId: string, agentId = tenant.agentId) =>
   json(await call('GET', `/api/run/${taskId}/status`, { token, agentId }), 200);
 
@@ -84,9 +75,10 @@ describe('background runs', () => {
     });
     expect((await testDb().run.findUniqueOrThrow({ where: { id: runId } })).streamed).toBe(false);
 
-    const done = await waitFor('the run to complete', async () => {
+    const done = await eventually('the run to complete', async () => {
       const s = await statusOf(member, taskId);
-      return s.run_status === 'completed' ? s : undefined;
+      expect(s.run_status).toBe('completed');
+      return s;
     });
     const events = await testDb().runEvent.count({ where: { runId } });
     expect(done).toEqual({
@@ -127,8 +119,8 @@ describe('background runs', () => {
       stream_endpoint: null,
       created_at: expect.any(String),
     });
-    await waitFor('the run to complete', async () =>
-      (await statusOf(member, body.task_id as string)).active ? undefined : true,
+    await eventually('the run to end', async () =>
+      expect((await statusOf(member, body.task_id as string)).active).toBe(false),
     );
   });
 
@@ -373,10 +365,10 @@ describe('a task with a slow active run', () => {
       202,
     );
     const taskId = started.task_id as string;
-    await waitFor('the run to stream', async () => {
-      const s = await statusOf(token, taskId, slowTenant.agentId);
-      const run = s.run as Json;
-      return run.status === 'executing' && (run.event_count as number) >= 3 ? s : undefined;
+    await eventually('the run to stream', async () => {
+      const run = (await statusOf(token, taskId, slowTenant.agentId)).run as Json;
+      expect(run.status).toBe('executing');
+      expect(run.event_count).toBeGreaterThanOrEqual(3);
     });
     return { taskId, runId: started.id as string };
   }
@@ -421,7 +413,7 @@ describe('a task with a slow active run', () => {
     await json(await call('GET', `/api/tasks/${taskId}`, { token, agentId: slowTenant.agentId }), 404);
     await json(await call('GET', `/api/run/${taskId}/status`, { token, agentId: slowTenant.agentId }), 404);
     await json(await call('DELETE', `/api/tasks/${taskId}`, { token, agentId: slowTenant.agentId }), 404);
-    // The model activity still in flight cannot bring rows back.
+    // The model activity still in flight cannot bring rows back: nothing to wait for, so let two of its chunks (1 s apart) pass.
     await new Promise((r) => setTimeout(r, 2500));
     expect(await counts()).toEqual([0, 0, 0, 0]);
   });

@@ -14,6 +14,7 @@ import { applyFile, parseApplyFile } from '../../src/admin/apply.ts';
 import { AdminError } from '../../src/admin/errors.ts';
 import { call, exchange, userMessage } from '../support/http.ts';
 import { webhookWorkflowId } from '../../src/shared/webhook-delivery-types.ts';
+import { eventually } from '../support/eventually.ts';
 import { expectReplays, startBackgroundRun, waitForPending, type Caller } from '../support/runs.ts';
 import { createTenant, testDb, type Tenant } from '../support/tenant.ts';
 
@@ -64,17 +65,16 @@ class Receiver {
     return `http://127.0.0.1:${this.port}/hooks`;
   }
 
-  async waitFor(match: (r: Received) => boolean, timeoutMs = 30_000): Promise<Received> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const found = [...this.kept.values()].find(match);
-      if (found) return found;
-      if (Date.now() > deadline)
-        throw new Error(
-          `no matching webhook within ${timeoutMs} ms; kept: ${JSON.stringify([...this.kept.values()].map((r) => r.type))}`,
-        );
-      await new Promise((r) => setTimeout(r, 100));
-    }
+  waitFor(match: (r: Received) => boolean, timeoutMs = 30_000): Promise<Received> {
+    return eventually(
+      'a matching webhook',
+      () => {
+        const found = [...this.kept.values()].find(match);
+        if (!found) throw new Error(`kept: ${JSON.stringify([...this.kept.values()].map((r) => r.type))}`);
+        return found;
+      },
+      { timeout: timeoutMs, interval: 100 },
+    );
   }
 }
 
@@ -176,7 +176,12 @@ describe('outbound run webhooks (Standard Webhooks)', () => {
     const port = receiver.port;
     await receiver.stop(); // connection refused
     const run = await startBackgroundRun(member, userMessage('While you were out'));
-    await new Promise((r) => setTimeout(r, 2000));
+    await eventually('an attempt refused while the receiver is down', async () => {
+      const refused = await testDb().webhookAttempt.count({
+        where: { delivery: { runId: run.runId, eventType: 'run.completed' }, statusCode: null },
+      });
+      expect(refused).toBeGreaterThanOrEqual(1);
+    });
     await receiver.start(port);
     let failing = 2;
     receiver.answer = () => (failing-- > 0 ? 503 : 200);
@@ -206,9 +211,9 @@ describe('outbound run webhooks (Standard Webhooks)', () => {
     const resent = await call('POST', `/api/webhooks/deliveries/${got.id}/resend`, { token: owner.token });
     expect(resent.status).toBe(202);
     expect(await resent.json()).toEqual({ delivery_id: got.id, resend: 1, status: 'pending' });
-    const deadline = Date.now() + 15_000;
-    while (receiver.requests.length === before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-    expect(receiver.requests.slice(before).map((r) => r.id)).toEqual([got.id]);
+    await eventually('the re-send', () => expect(receiver.requests.slice(before).map((r) => r.id)).toEqual([got.id]), {
+      timeout: 15_000,
+    });
     expect(receiver.kept.size).toBe(new Set(receiver.requests.filter((r) => r.status === 200).map((r) => r.id)).size);
   }, 60_000);
 
@@ -302,7 +307,7 @@ describe('outbound run webhooks (Standard Webhooks)', () => {
           ]);
           throw new Error(`${err.message}; run ${JSON.stringify(state)}; its deliveries ${JSON.stringify(deliveries)}`);
         });
-      await new Promise((r) => setTimeout(r, 1000));
+      await new Promise((r) => setTimeout(r, 1000)); // nothing to wait for: a disabled hook leaves no trace when it works
       expect(quiet.requests).toEqual([]);
     } finally {
       await quiet.stop();

@@ -3,12 +3,13 @@
  * sessions and their origin checks, CORS, runs, streams, messages and human input of a
  * visitor's own tasks, and the separation of visitor tokens from normal tokens.
  */
-import { beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { createTokenService } from '../../src/auth/tokens.ts';
 import { loadConfig } from '../../src/config.ts';
 import { applyFile, parseApplyFile } from '../../src/admin/apply.ts';
 import { AdminError } from '../../src/admin/errors.ts';
 import { findUser } from '../../src/db/users.ts';
+import { eventually } from '../support/eventually.ts';
 import { call, exchange, readSse, userMessage, withoutHeartbeats } from '../support/http.ts';
 import { expectOneTerminal, types } from '../support/runs.ts';
 import { testDb } from '../support/tenant.ts';
@@ -339,9 +340,8 @@ describe('visitors and what a widget key may spend', () => {
     expect(await (await call('GET', '/api/admin/org', { token: ownerToken })).text()).not.toContain('widget.invalid');
 
     // Idle past its expiry: the next new visitor's session deletes it with its tasks, and its token no longer renews it.
-    await vi.waitFor(
-      async () => expect((await testDb().run.findFirstOrThrow({ where: { taskId } })).status).toBe('completed'),
-      { timeout: 20_000, interval: 250 },
+    await eventually('the run to complete', async () =>
+      expect((await testDb().run.findFirstOrThrow({ where: { taskId } })).status).toBe('completed'),
     );
     await testDb().user.update({ where: { id: session.visitor_id }, data: { expiresAt: new Date(Date.now() - 1000) } });
     const renewed = await widgetSession(own.key, SITE, session.visitor_token);
@@ -385,10 +385,8 @@ describe('visitors and what a widget key may spend', () => {
     const first = await start();
     expect(first.status).toBe(202);
     const { id: runId } = (await first.json()) as { id: string };
-    await vi.waitFor(
-      async () =>
-        expect((await testDb().run.findUniqueOrThrow({ where: { id: runId } })).creditsUsed).toBeGreaterThanOrEqual(1),
-      { timeout: 20_000, interval: 250 },
+    await eventually('the run to spend a credit', async () =>
+      expect((await testDb().run.findUniqueOrThrow({ where: { id: runId } })).creditsUsed).toBeGreaterThanOrEqual(1),
     );
     expect((await start()).status).toBe(402);
   });

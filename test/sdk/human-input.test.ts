@@ -7,6 +7,7 @@ import {
   type RunEvent,
 } from '@agent-run/client';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../support/eventually.ts';
 import { apiUrl } from '../support/http.ts';
 import { createTenant, type Tenant } from '../support/tenant.ts';
 
@@ -120,11 +121,11 @@ describe('each of the 8 input types answered through client.input.answer', () =>
 describe('approvals through the SDK', () => {
   it('lists a pending action approval and rejects it with approvals.respond', async () => {
     const run = await client.runs.start({ message: '/tool save_memory {"content":"never stored"}', mode: 'fast' });
-    let approval;
-    for (let i = 0; i < 100 && !approval; i++) {
-      approval = (await client.approvals.list()).approvals.find((a) => a.run_id === run.id);
-      if (!approval) await new Promise((r) => setTimeout(r, 200));
-    }
+    const approval = await eventually('the approval to be listed', async () => {
+      const listed = (await client.approvals.list()).approvals.find((a) => a.run_id === run.id);
+      expect(listed).toBeDefined();
+      return listed!;
+    });
     expect(approval).toMatchObject({ status: 'pending', kind: 'action', tool_name: 'save_memory' });
     expect(await client.approvals.respond(approval!.id, { decision: 'reject', feedback: 'no' })).toMatchObject({
       success: true,

@@ -5,6 +5,7 @@ import { ensureTemporalBinary } from '../../src/embedded/temporal-dev-server.ts'
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { expect, inject } from 'vitest';
+import { eventually } from './eventually.ts';
 import { politeCall as call, readSse, withoutHeartbeats, type SseFrame } from './http.ts';
 
 export interface Caller {
@@ -36,15 +37,17 @@ export interface PendingRequestBody {
 }
 
 /** Polls GET pending-input until the run asks (or fails the test after `timeoutMs`). */
-export async function waitForPending(who: Caller, taskId: string, timeoutMs = 20_000): Promise<PendingRequestBody> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const res = await call('GET', `/api/tasks/${taskId}/pending-input`, { token: who.token, agentId: who.agentId });
-    const body = (await res.json()) as { pending: boolean; request?: PendingRequestBody };
-    if (body.pending) return body.request!;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`task ${taskId} asked nothing within ${timeoutMs} ms`);
+export function waitForPending(who: Caller, taskId: string, timeoutMs = 20_000): Promise<PendingRequestBody> {
+  return eventually(
+    `task ${taskId} to ask for input`,
+    async () => {
+      const res = await call('GET', `/api/tasks/${taskId}/pending-input`, { token: who.token, agentId: who.agentId });
+      const body = (await res.json()) as { pending: boolean; request?: PendingRequestBody };
+      expect(body.pending).toBe(true);
+      return body.request!;
+    },
+    { timeout: timeoutMs },
+  );
 }
 
 export function answer(who: Caller, taskId: string, body: Record<string, unknown>): Promise<Response> {
@@ -67,14 +70,11 @@ export async function runStatus(
 }
 
 export async function waitForStatus(who: Caller, taskId: string, status: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  let last = '';
-  while (Date.now() < deadline) {
-    last = (await runStatus(who, taskId)).run?.status ?? '';
-    if (last === status) return;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`run of task ${taskId} is ${last}, not ${status}, after ${timeoutMs} ms`);
+  await eventually(
+    `the run of task ${taskId} to be ${status}`,
+    async () => expect((await runStatus(who, taskId)).run?.status).toBe(status),
+    { timeout: timeoutMs },
+  );
 }
 
 export const types = (frames: SseFrame[]) =>

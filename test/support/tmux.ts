@@ -4,6 +4,7 @@
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { eventually } from './eventually.ts';
 
 /** Whether tmux is installed (.ci/run installs it). */
 export const hasTmux = spawnSync('tmux', ['-V']).status === 0;
@@ -33,15 +34,16 @@ export class TmuxSession {
   }
 
   /** Waits until the screen matches `pattern`, returning the screen; fails with the screen after `timeoutMs`. */
-  async waitFor(pattern: RegExp, timeoutMs = 30_000): Promise<string> {
-    const deadline = Date.now() + timeoutMs;
-    let last = '';
-    while (Date.now() < deadline) {
-      last = this.screen();
-      if (pattern.test(last)) return last;
-      await new Promise((r) => setTimeout(r, 150));
-    }
-    throw new Error(`screen never matched ${pattern} in ${timeoutMs} ms:\n${last}`);
+  waitFor(pattern: RegExp, timeoutMs = 30_000): Promise<string> {
+    return eventually(
+      `the screen to match ${pattern}`,
+      () => {
+        const screen = this.screen();
+        if (!pattern.test(screen)) throw new Error(`the screen is:\n${screen}`);
+        return screen;
+      },
+      { timeout: timeoutMs, interval: 150 },
+    );
   }
 
   /** Ends the session's tmux server (and the command in it). */

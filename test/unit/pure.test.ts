@@ -66,7 +66,7 @@ describe('EventBatcher', () => {
     batcher.push({ type: 'TOOL_CALL_START', tool_call_id: 't', tool_call_name: 'x', metadata: {} });
     batcher.push({ type: 'TOOL_CALL_ARGS', tool_call_id: 't', delta: '{"a"' });
     batcher.push({ type: 'TOOL_CALL_ARGS', tool_call_id: 't', delta: ':1}' });
-    await new Promise((r) => setTimeout(r, 40));
+    await new Promise((r) => setTimeout(r, 40)); // past the 20 ms window: the batch is written on its own
     batcher.push(content('c'));
     await batcher.flush();
     expect(writes).toEqual([

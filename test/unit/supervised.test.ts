@@ -29,7 +29,7 @@ describe('a supervised process', () => {
     const second = child.pid!;
     await child.stop();
     expect(isAlive(second)).toBe(false);
-    await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, 100)); // five restart delays: no restart is nothing to wait for
     expect(child.pid).toBe(second);
     expect(events.gaveUp).not.toHaveBeenCalled();
   });
@@ -50,7 +50,7 @@ describe('a supervised process', () => {
     const pid = child.pid!;
     process.kill(pid, 'SIGHUP');
     await expect.poll(() => events.stopRequested.mock.calls.length, { timeout: 5000 }).toBe(1);
-    await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, 100)); // ten restart delays: no restart is nothing to wait for
     expect(child.pid).toBe(pid);
     expect(events.lines).toEqual(['sleeper stopped (SIGHUP); stopping']);
   });

@@ -24,7 +24,7 @@ describe('token service: verified tokens are remembered until they expire', () =
     const { token, expiresAt } = await tokens.issue(claims, new Date(), 2); // expires in 1–2 s (whole seconds)
     const first = await tokens.verify(token);
     expect(await tokens.verify(token)).toBe(first);
-    await new Promise((resolve) => setTimeout(resolve, expiresAt.getTime() - Date.now() + 50));
+    await new Promise((resolve) => setTimeout(resolve, expiresAt.getTime() - Date.now() + 50)); // the memory ages on the real clock
     await expect(tokens.verify(token)).rejects.toThrow('token has expired');
   });
 
