@@ -8,6 +8,7 @@ import { createSandboxActivities } from './sandbox-activities.ts';
 import { createSandboxLeaseActivities } from './sandbox-lease.ts';
 import { createFlowActivities } from './flows.ts';
 import { createWebhookActivities } from './webhooks.ts';
+import { createToolServerActivities } from './mcp/tool-server-activities.ts';
 
 /** Every activity of the worker, built from its dependencies. */
 export function createActivities(deps: ActivityDeps) {
@@ -21,6 +22,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createSandboxLeaseActivities(deps),
     ...createWebhookActivities(deps),
     ...createFlowActivities(deps),
+    ...createToolServerActivities(deps),
   };
 }
 

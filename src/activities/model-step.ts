@@ -28,6 +28,10 @@ export interface ModelStepInput {
   step: number;
   /** False on the last allowed step: the model must answer in text. */
   allowTools: boolean;
+  /** Tools of the agent's MCP servers, as listed at the run's start (absent for an agent without servers). */
+  serverTools?: ToolSpec[];
+  /** Added to the system prompt: which tool servers are down for this run. */
+  toolNote?: string;
   /** The run's org, for log lines (the worker's log context reads it instead of looking the run up); absent in steps scheduled before it came. */
   orgId?: string;
   /** A status move of the run stored before the step streams (RunState.deferMove): one transaction fewer per run. */
@@ -108,7 +112,7 @@ export function createModelStepActivities(deps: ActivityDeps) {
           ended: true,
         };
     }
-    const tools = input.allowTools ? enabledTools(settings) : [];
+    const tools = input.allowTools ? [...enabledTools(settings), ...(input.serverTools ?? [])] : [];
     // No heartbeat per batch: the SDK sends a step's first heartbeat at once, and each one is a write
     // on the Temporal server, while a fast step is over long before the interval's first beat below.
     const batcher = new EventBatcher(deps.deltaFlushMs, async (events) => {
@@ -147,7 +151,9 @@ export function createModelStepActivities(deps: ActivityDeps) {
     });
     try {
       const stream = resolved.provider.stream({
-        system: resolved.systemPrompt,
+        system: input.toolNote
+          ? [resolved.systemPrompt, input.toolNote].filter(Boolean).join('\n\n')
+          : resolved.systemPrompt,
         messages,
         tools,
         signal: ctx.cancellationSignal,

@@ -14,6 +14,7 @@ import { newId } from '../shared/ids.ts';
 import { isOrgAdmin, mayUseAgentAs } from '../shared/roles.ts';
 import { AdminError, isUniqueViolation, parseOrThrow } from './errors.ts';
 import { requireOrg } from './orgs.ts';
+import { checkToolServerSecrets } from './tool-server-secrets.ts';
 import { requireUser } from './users.ts';
 
 export interface AgentSummary {
@@ -43,6 +44,7 @@ export async function createAgent(db: Db, input: CreateAgentInput): Promise<Agen
   const settings = parseSettings(input.settings ?? {});
   const access = [...new Set(input.access ?? [])];
   await requireOrg(db, input.orgId);
+  await checkToolServerSecrets(db, input.orgId, settings, 'agent');
   for (const userId of access) await requireMember(db, input.orgId, userId);
   const exists = () => new AdminError(`an agent named "${name}" already exists in org ${input.orgId}`);
   if (await findAgentByName(db, input.orgId, name)) throw exists();

@@ -22,6 +22,7 @@ import { formatIssues } from '../shared/zod-issues.ts';
 import { AdminError } from './errors.ts';
 import { stableJson } from './stable-json.ts';
 import { applyWidgetKeys, type AppliedWidgetKey } from './apply-widget-keys.ts';
+import { checkToolServerSecrets } from './tool-server-secrets.ts';
 
 export interface AppliedKey {
   user: string;
@@ -253,6 +254,7 @@ async function applyAgent(
   changes: string[],
 ): Promise<string> {
   const wanted = spec.access?.map((email, j) => ({ email, id: resolve(email, `${path}.access.${j}`) }));
+  await checkToolServerSecrets(tx, orgId, spec.settings, path);
   const current = await findAgentByName(tx, orgId, spec.name);
   if (!current) {
     const created = await insertAgent(tx, {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { toolServersSchema } from './tool-server-settings.ts';
 
 export const modelProviderNames = ['offline', 'openai-compatible', 'openai', 'anthropic'] as const;
 export type ModelProviderName = (typeof modelProviderNames)[number];
@@ -35,15 +36,17 @@ export const agentModelSettingsSchema = z
     tools: z.array(z.string().min(1)).optional(),
     /** Model steps per run before the agent must answer; default 10. */
     max_steps: z.number().int().min(1).max(100).optional(),
-    /** Tool calls that wait for a human approval before they run. */
+    /** Tool calls that wait for a human approval before they run (`<server>__*` names every tool of a tool server). */
     approval_required_tools: z.array(z.string().min(1)).optional(),
-    /** Tools of the sensitive class (in addition to those the catalog marks): only owners and admins may approve them. */
+    /** Tools of the sensitive class (in addition to those the catalog marks): only owners and admins may approve them; `<server>__*` as above. */
     sensitive_tools: z.array(z.string().min(1)).optional(),
     /** Deep-mode plans wait for approval before execution. */
     require_plan_approval: z.boolean().optional(),
     /** Callers may send `system` and `developer` messages in run requests (refused with 400 otherwise). */
     allow_instruction_messages: z.boolean().optional(),
     sandbox: agentSandboxSettingsSchema.optional(),
+    /** MCP servers whose tools the agent may call, offered to the model as `<server>__<tool>` (docs/tools.md). */
+    tool_servers: toolServersSchema.optional(),
   })
   .strict();
 

@@ -1,5 +1,6 @@
 import { agentModelSettingsSchema, type AgentModelSettings } from './agent-settings.ts';
 import { DEFAULT_MAX_STEPS, type RunSettings } from './run-workflow-types.ts';
+import { DEFAULT_TOOL_SERVER_TIMEOUT_SECONDS, type ToolServerRef } from './tool-server-types.ts';
 import { toolCatalog } from './tools/index.ts';
 import { runCommandTool } from './tools/sandbox.ts';
 
@@ -23,5 +24,16 @@ export function runSettingsFrom(modelSettings: unknown): RunSettings {
     approvalRequiredTools: approvalRequiredTools(s),
     sensitiveTools: [...new Set([...catalogSensitive, ...(s.sensitive_tools ?? [])])],
     requirePlanApproval: s.require_plan_approval ?? false,
+    ...(s.tool_servers?.length ? { toolServers: s.tool_servers.map(toolServerRef) } : {}),
+  };
+}
+
+function toolServerRef(server: NonNullable<AgentModelSettings['tool_servers']>[number]): ToolServerRef {
+  return {
+    name: server.name,
+    url: server.url,
+    ...(server.headers ? { headers: server.headers } : {}),
+    ...(server.allowed_tools ? { allowedTools: server.allowed_tools } : {}),
+    timeoutSeconds: server.timeout_seconds ?? DEFAULT_TOOL_SERVER_TIMEOUT_SECONDS,
   };
 }

@@ -1,5 +1,6 @@
 import type { RunMode } from './events.ts';
 import type { RunStatus } from './run-status.ts';
+import type { ToolServerRef } from './tool-server-types.ts';
 
 /** What the api hands the run workflow when it starts it (workflow id = run id). */
 export interface RunWorkflowInput {
@@ -79,6 +80,8 @@ export interface RunSettings {
   approvalRequiredTools: string[];
   sensitiveTools: string[];
   requirePlanApproval: boolean;
+  /** The agent's MCP tool servers; absent when it has none (such a run issues no commands for them). */
+  toolServers?: ToolServerRef[];
 }
 
 /** Model steps a run takes before the agent must answer, unless its agent sets `max_steps`. */

@@ -72,3 +72,21 @@ export const snapshotOptions: ActivityOptions = {
   heartbeatTimeout: '30 seconds',
   retry: { initialInterval: '2 seconds', maximumAttempts: 3 },
 };
+
+/**
+ * Listing the tools of a run's tool servers at its start. A server that fails is reported by the
+ * activity itself, not retried; the policy retries only our own store being away.
+ */
+export const toolServerListOptions: ActivityOptions = {
+  startToCloseTimeout: '2 minutes',
+  heartbeatTimeout: '15 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
+};
+
+/**
+ * One call of a tool server's tool: as long as its server's `timeout_seconds` allows, plus time to
+ * connect and store; heartbeats as tool calls do. The activity limits transport retries itself (CALL_ATTEMPTS).
+ */
+export function toolServerCallOptions(timeoutSeconds: number): ActivityOptions {
+  return { ...toolCallOptions, startToCloseTimeout: `${timeoutSeconds + 30} seconds` };
+}

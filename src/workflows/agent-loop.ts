@@ -8,6 +8,8 @@ import { sandboxTools, tools } from './lazy-modules.ts';
 import type { RunState } from './run-state.ts';
 import { isCancelling } from './run-lifecycle.ts';
 import { runSandboxTool, snapshotOnHost } from './sandbox-routing.ts';
+import { policyNames } from '../shared/tool-server-names.ts';
+import { callServerTool, findServerTool, serverToolsForModel } from './tool-servers.ts';
 
 /** Extra model steps a run may take to respond to steering comments that arrived mid-step. */
 const MAX_COMMENT_STEPS = 5;
@@ -54,6 +56,7 @@ export async function runAgentLoop(
       orgId: input.orgId,
       step,
       allowTools,
+      ...(allowTools ? serverToolsForModel(state) : {}),
       ...(enter ? { enter } : {}),
       ...(finish ? { finish } : {}),
     });
@@ -110,6 +113,8 @@ export async function applyComments(state: RunState): Promise<void> {
 }
 
 async function callTool(state: RunState, call: ToolCall): Promise<ToolOutcome> {
+  const serverTool = findServerTool(state, call.name);
+  if (serverTool) return (await approvalGate(state, call)) ?? callServerTool(state, call, serverTool);
   const definition = tools().toolCatalog.get(call.name);
   if (!definition) return { ok: false, error: { code: 'UNKNOWN_TOOL', message: `no tool named ${call.name}` } };
   if (definition.kind === 'human') {
@@ -147,11 +152,11 @@ async function snapshotBeforeWaiting(state: RunState): Promise<void> {
 /** Waits for an approval when the agent's policy asks for one; returns an outcome only when the call must not run. */
 async function approvalGate(state: RunState, call: ToolCall): Promise<ToolOutcome | undefined> {
   const { settings, input } = state;
-  if (!settings.approvalRequiredTools.includes(call.name) || state.runScopeGrants.has(call.name)) return undefined;
+  if (!policyNames(settings.approvalRequiredTools, call.name) || state.runScopeGrants.has(call.name)) return undefined;
   if (await bookkeeping.hasStandingGrant({ orgId: input.orgId, agentId: input.agentId, toolName: call.name }))
     return undefined;
   await snapshotBeforeWaiting(state);
-  const sensitive = settings.sensitiveTools.includes(call.name);
+  const sensitive = policyNames(settings.sensitiveTools, call.name);
   const approvalId = state.newId('apv');
   const request: PendingRequest = {
     requestId: state.newId('req'),

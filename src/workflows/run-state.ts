@@ -15,6 +15,7 @@ import { isOrgAdmin } from '../shared/roles.ts';
 import { assertTransition, isTerminalStatus, type RunStatus } from '../shared/run-status.ts';
 import type { RunSettings, RunWorkflowInput, SandboxRoute, TokenUsage } from '../shared/run-workflow-types.ts';
 import { RunStatusAttr } from '../shared/search-attributes.ts';
+import type { ToolServersListing } from '../shared/tool-server-types.ts';
 import { statusDelta } from '../shared/run-end.ts';
 import { bookkeeping, recordProgress, type ProgressInput, type ProgressStored } from './activities.ts';
 import { isCancelling, isStoppingWrite, refuseUnlessActive, running, type Lifecycle } from './run-lifecycle.ts';
@@ -46,6 +47,8 @@ export class RunState {
   sandboxRoute: SandboxRoute | undefined;
   /** A call that may have changed the workspace ran since its last snapshot. */
   sandboxChanged = false;
+  /** What the agent's tool servers offered at the run's start; unset for an agent without them. */
+  serverTools: ToolServersListing | undefined;
   /** The agent's final answer, stored with the run's terminal write instead of on its own: one transaction fewer per run. */
   unsavedAnswer: ProgressInput['message'];
   /** The RunStatus search attribute as the server has it: set at start (firstRunStatus), then by each move that changes it. */

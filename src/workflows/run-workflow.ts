@@ -20,6 +20,7 @@ import {
 } from '../shared/run-workflow-types.ts';
 import { runAgentLoop } from './agent-loop.ts';
 import { snapshotOnHost } from './sandbox-routing.ts';
+import { connectToolServers } from './tool-servers.ts';
 import { runPlanned } from './plan.ts';
 import {
   answerUpdate,
@@ -67,6 +68,7 @@ async function runToEnd(state: RunState, work: CancellationScope): Promise<RunOu
     await work.run(async () => {
       state.settings = input.settings ?? (await bookkeeping.loadRunSettings({ agentId: input.agentId }));
       if (!input.startRecorded) await state.record(RUN_STARTED_KEY, runStartedEvents(input));
+      await connectToolServers(state);
       if (input.mode === 'deep') {
         const outcome = await runPlanned(state);
         if (outcome.kind === 'rejected') {

@@ -1,0 +1,51 @@
+import { SseError } from '@modelcontextprotocol/sdk/client/sse.js';
+import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { RefusedTargetError } from '../../outbound/address-guard.ts';
+
+/** Socket and undici failures of reaching a server: worth another attempt. */
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'UND_ERR_CLOSED',
+]);
+
+/**
+ * A failure of getting the request to the server and its answer back (refused or reset
+ * connections, 5xx, timeouts): retried. Anything else (a 4xx, an MCP error the server
+ * answered, an address the guard refused) would fail the same way again.
+ */
+export function isTransportFailure(err: unknown): boolean {
+  if (err instanceof RefusedTargetError) return false;
+  if (err instanceof StreamableHTTPError || err instanceof SseError)
+    return err.code === undefined || err.code >= 500 || err.code === 408 || err.code === 429;
+  if (err instanceof McpError) return err.code === ErrorCode.RequestTimeout || err.code === ErrorCode.ConnectionClosed;
+  for (let e = err, depth = 0; e && typeof e === 'object' && depth < 6; e = (e as { cause?: unknown }).cause, depth++) {
+    const { code, message } = e as { code?: unknown; message?: unknown };
+    if (typeof code === 'string' && NETWORK_CODES.has(code)) return true;
+    if (e instanceof TypeError && message === 'fetch failed') return true;
+  }
+  return false;
+}
+
+/** One line saying why, for the run's events and the model: never a stack or a header value. */
+export function describeServerFailure(err: unknown): string {
+  if (err instanceof RefusedTargetError) return err.message;
+  const codes: string[] = [];
+  for (let e = err, depth = 0; e && typeof e === 'object' && depth < 6; e = (e as { cause?: unknown }).cause, depth++) {
+    const { code } = e as { code?: unknown };
+    if (typeof code === 'string' && !codes.includes(code)) codes.push(code);
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  const line = (message.split('\n')[0] ?? '').slice(0, 300);
+  return codes.length ? `${line} (${codes.join(', ')})` : line;
+}

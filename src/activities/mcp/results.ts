@@ -1,0 +1,63 @@
+import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/sdk/types.js';
+import type { ToolOutcome } from '../../shared/run-workflow-types.ts';
+
+/** Text kept of one result: the outcome goes into the workflow history and the conversation. */
+const TEXT_LIMIT = 64 * 1024;
+
+/**
+ * A tool's result as the model sees it: its text, its structured content, and what else it
+ * returned (images, audio, resources) described rather than inlined. A result the tool marked
+ * `isError` is the tool's own failure: an error the model reads, never a retry.
+ */
+export function toolOutcome(result: CallToolResult): ToolOutcome {
+  const blocks = result.content ?? [];
+  const text = clip(
+    blocks
+      .filter((b) => b.type === 'text')
+      .map((b) => b.text)
+      .join('\n'),
+  );
+  if (result.isError)
+    return { ok: false, error: { code: 'TOOL_ERROR', message: text || 'the tool reported an error' } };
+  const attachments = blocks.filter((b) => b.type !== 'text').map(describeBlock);
+  return {
+    ok: true,
+    output: {
+      ...(text ? { text } : {}),
+      ...(result.structuredContent ? { structured_content: result.structuredContent } : {}),
+      ...(attachments.length ? { attachments } : {}),
+    },
+  };
+}
+
+function describeBlock(block: Exclude<ContentBlock, { type: 'text' }>): Record<string, unknown> {
+  switch (block.type) {
+    case 'image':
+    case 'audio':
+      return { type: block.type, mime_type: block.mimeType, size_bytes: Math.floor((block.data.length * 3) / 4) };
+    case 'resource': {
+      const r = block.resource;
+      return {
+        type: 'resource',
+        uri: r.uri,
+        ...(r.mimeType ? { mime_type: r.mimeType } : {}),
+        ...('text' in r && typeof r.text === 'string' ? { text: clip(r.text) } : {}),
+        ...('blob' in r && typeof r.blob === 'string' ? { size_bytes: Math.floor((r.blob.length * 3) / 4) } : {}),
+      };
+    }
+    case 'resource_link':
+      return {
+        type: 'resource_link',
+        uri: block.uri,
+        name: block.name,
+        ...(block.mimeType ? { mime_type: block.mimeType } : {}),
+        ...(block.description ? { description: block.description } : {}),
+      };
+    default:
+      return { type: (block as { type: string }).type };
+  }
+}
+
+function clip(text: string): string {
+  return text.length <= TEXT_LIMIT ? text : `${text.slice(0, TEXT_LIMIT)}… (cut at ${TEXT_LIMIT} characters)`;
+}

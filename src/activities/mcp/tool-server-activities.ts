@@ -1,0 +1,194 @@
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import { InfrastructureUnavailable, markInfrastructure } from '../../connections/transient-errors.ts';
+import { appendEvents } from '../../db/event-log.ts';
+import { guardedFetch } from '../../outbound/guarded-fetch.ts';
+import type { RunEventInput } from '../../shared/events.ts';
+import { CALL_ATTEMPTS, type ToolCallInput, type ToolOutcome } from '../../shared/run-workflow-types.ts';
+import { serverToolName } from '../../shared/tool-server-names.ts';
+import type { ServerTool, ToolServerRef, ToolServersListing } from '../../shared/tool-server-types.ts';
+import type { ActivityDeps } from '../deps.ts';
+import { orgSecretReader } from '../org-secrets.ts';
+import { connectToolServer, type ServerSession } from './connect.ts';
+import { describeServerFailure, isTransportFailure } from './failures.ts';
+import { toolOutcome } from './results.ts';
+
+export interface ListToolServersInput {
+  runId: string;
+  orgId: string;
+  servers: ToolServerRef[];
+}
+
+/** One call of a server's tool: `name` is the model's (`<server>__<tool>`), `tool` the server's own. */
+export interface ServerToolCallInput extends ToolCallInput {
+  server: ToolServerRef;
+  tool: string;
+}
+
+/** Failure type of a call whose server could not be reached: retried by the activity's policy. */
+export const TOOL_SERVER_UNAVAILABLE = 'ToolServerUnavailable';
+
+/** Connecting and listing take at most this long per server, whatever a tool call may take. */
+const LIST_TIMEOUT_MS = 30_000;
+
+/** Raised for a header's secret that cannot be read: a setting to fix, not a reason to retry. */
+class ServerConfigProblem extends Error {}
+
+export function createToolServerActivities(deps: ActivityDeps) {
+  const readOrgSecret = orgSecretReader(deps.db, deps.config);
+  const fetch = guardedFetch(deps.config.outbound.privateTargets === 'allow');
+
+  const emit = (runId: string, data: Record<string, unknown>, key: string) =>
+    appendEvents(deps.db, runId, [{ type: 'CUSTOM', name: 'SYSTEM_STATUS', data } satisfies RunEventInput], key).catch(
+      markInfrastructure,
+    );
+
+  /** The server's headers, secrets resolved here, inside the activity: never in the workflow's history. */
+  async function headersOf(orgId: string, server: ToolServerRef): Promise<Record<string, string>> {
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(server.headers ?? {})) {
+      if (typeof value === 'string') headers[name] = value;
+      else
+        headers[name] = await readOrgSecret(orgId, value.secret, `header ${name} of tool server ${server.name}`).catch(
+          (err: unknown) => {
+            if (err instanceof ApplicationFailure) throw new ServerConfigProblem(err.message);
+            throw markInfrastructure(err);
+          },
+        );
+    }
+    return headers;
+  }
+
+  /** Connects, runs `work`, always ends the session; heartbeats meanwhile, so cancellation reaches the call. */
+  async function withSession<T>(
+    orgId: string,
+    server: ToolServerRef,
+    timeoutMs: number,
+    work: (session: ServerSession, signal: AbortSignal) => Promise<T>,
+  ): Promise<T> {
+    const activity = Context.current();
+    const headers = await headersOf(orgId, server);
+    const beat = setInterval(() => activity.heartbeat(), 1000);
+    let session: ServerSession | undefined;
+    try {
+      const signal = activity.cancellationSignal;
+      session = await connectToolServer(server.url, { headers, fetch, signal, timeoutMs });
+      return await work(session, signal);
+    } finally {
+      clearInterval(beat);
+      await session?.close();
+    }
+  }
+
+  async function listOne(input: ListToolServersInput, server: ToolServerRef): Promise<ServerTool[] | string> {
+    const key = (status: string) => `tool_server:${server.name}:${status}`;
+    await emit(input.runId, { status: 'tool_server_connecting', server: server.name }, key('connecting'));
+    let reason: string;
+    try {
+      const tools = await withSession(input.orgId, server, LIST_TIMEOUT_MS, (session, signal) =>
+        listTools(session, server, signal),
+      );
+      await emit(
+        input.runId,
+        { status: 'tool_server_ready', server: server.name, tool_count: tools.length, tools: tools.map((t) => t.name) },
+        key('ready'),
+      );
+      return tools;
+    } catch (err) {
+      if (Context.current().cancellationSignal.aborted || err instanceof InfrastructureUnavailable) throw err;
+      reason = describeServerFailure(err);
+    }
+    await emit(input.runId, { status: 'tool_server_failed', server: server.name, reason }, key('failed'));
+    return reason;
+  }
+
+  return {
+    /**
+     * Lists the tools of the run's servers, once, at its start (the result is in the workflow's
+     * history). A server that cannot be reached or listed is reported (`tool_server_failed`) and
+     * left out: the run goes on without it.
+     */
+    async listToolServerTools(input: ListToolServersInput): Promise<ToolServersListing> {
+      const listed = await Promise.all(input.servers.map((server) => listOne(input, server)));
+      const listing: ToolServersListing = { tools: [], unavailable: [] };
+      listed.forEach((result, i) => {
+        if (typeof result === 'string') listing.unavailable.push({ server: input.servers[i]!.name, reason: result });
+        else listing.tools.push(...result);
+      });
+      return listing;
+    },
+
+    /**
+     * One call of a server's tool, at least once: a transport failure (refused or reset connection,
+     * 5xx, timeout) is retried, up to CALL_ATTEMPTS attempts, then told to the model; a tool's own
+     * error (`isError`) or the server's refusal is told to the model at once.
+     */
+    async callServerTool(call: ServerToolCallInput): Promise<ToolOutcome> {
+      const activity = Context.current();
+      const { attempt } = activity.info;
+      if (attempt > 1)
+        await emit(
+          call.runId,
+          { status: 'retrying', operation: 'tool_call', tool_call_id: call.toolCallId, tool: call.name, attempt },
+          `tool:${call.toolCallId}:retry:${attempt}`,
+        );
+      const timeoutMs = call.server.timeoutSeconds * 1000;
+      try {
+        return await withSession(call.orgId, call.server, timeoutMs, async (session, signal) => {
+          const result = await session.client.callTool(
+            { name: call.tool, arguments: argumentsOf(call.args) },
+            undefined,
+            {
+              signal,
+              timeout: timeoutMs,
+            },
+          );
+          return toolOutcome(result as Parameters<typeof toolOutcome>[0]);
+        });
+      } catch (err) {
+        // Cancellation, and our own store failing around the call: retried without limit by the activity's policy.
+        if (activity.cancellationSignal.aborted || err instanceof InfrastructureUnavailable) throw err;
+        if (err instanceof ServerConfigProblem) return failed('TOOL_SERVER_CONFIG', err.message);
+        const reason = describeServerFailure(err);
+        if (!isTransportFailure(err)) return failed('TOOL_SERVER_ERROR', `${call.server.name}: ${reason}`);
+        deps.logger.warn({ runId: call.runId, tool: call.name, attempt, reason }, 'tool server call failed');
+        if (attempt < CALL_ATTEMPTS)
+          throw ApplicationFailure.retryable(`${call.server.name} unreachable: ${reason}`, TOOL_SERVER_UNAVAILABLE);
+        return failed(
+          'TOOL_SERVER_UNAVAILABLE',
+          `tool server ${call.server.name} could not be reached (attempt ${attempt} of ${CALL_ATTEMPTS}): ${reason}`,
+        );
+      }
+    },
+  };
+}
+
+async function listTools(session: ServerSession, server: ToolServerRef, signal: AbortSignal): Promise<ServerTool[]> {
+  const tools: ServerTool[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await session.client.listTools(cursor ? { cursor } : undefined, { signal, timeout: LIST_TIMEOUT_MS });
+    for (const t of page.tools) {
+      if (server.allowedTools && !server.allowedTools.includes(t.name)) continue;
+      const name = serverToolName(server.name, t.name);
+      if (!name) continue; // a name no model provider accepts
+      tools.push({
+        name,
+        server: server.name,
+        tool: t.name,
+        description: t.description ?? t.title ?? t.name,
+        parameters: t.inputSchema as Record<string, unknown>,
+      });
+    }
+    cursor = page.nextCursor;
+  } while (cursor);
+  return tools;
+}
+
+function failed(code: string, message: string): ToolOutcome {
+  return { ok: false, error: { code, message } };
+}
+
+/** MCP takes an object of arguments; a model that sent something else gets the server's answer to an empty one. */
+function argumentsOf(args: unknown): Record<string, unknown> {
+  return args && typeof args === 'object' && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
+}

@@ -1,0 +1,81 @@
+import { z } from 'zod';
+import { secretNameSchema } from './secret-names.ts';
+import { isToolServerName } from './tool-server-names.ts';
+
+/** Headers the MCP transport sets itself: an agent's settings may not override them. */
+const TRANSPORT_HEADERS = new Set([
+  'host',
+  'content-length',
+  'content-type',
+  'accept',
+  'connection',
+  'transfer-encoding',
+  'mcp-session-id',
+  'mcp-protocol-version',
+  'last-event-id',
+]);
+
+/** Headers that carry credentials: their values must come from the org's secrets, never from settings in plain text. */
+export const isCredentialHeader = (name: string) =>
+  /^(authorization|proxy-authorization|cookie)$|token|key|secret|password|auth|session|cookie/i.test(name);
+
+const headerValueSchema = z.union([
+  z.strictObject({ secret: secretNameSchema }),
+  z
+    .string()
+    .max(1000)
+    .regex(/^[^\r\n]*$/, 'must be one line'),
+]);
+
+export const toolServerSettingsSchema = z
+  .strictObject({
+    /** Its tools are offered to the model as `<name>__<tool>`. */
+    name: z.string().refine(isToolServerName, 'must match ^[a-z][a-z0-9_-]{0,31}$, hold no "__" and not end with "_"'),
+    /** The server's MCP endpoint (Streamable HTTP; servers that only speak the older HTTP+SSE transport work too). */
+    url: z
+      .url({ protocol: /^https?$/, error: 'must be an http or https URL' })
+      .max(2000)
+      .refine((u) => !new URL(u).username && !new URL(u).password, 'must not carry credentials; use headers'),
+    /**
+     * Sent with every request. `{"secret": "NAME"}` takes the value from the org's secret NAME when the
+     * call is made; a plain string is allowed only for headers that carry no credential.
+     */
+    headers: z
+      .record(z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'must be an HTTP header name'), headerValueSchema)
+      .optional(),
+    /** The server's own tool names the agent may call; all of them when left out. */
+    allowed_tools: z.array(z.string().min(1).max(128)).max(200).optional(),
+    /** How long one tool call may take, in seconds (default 60, at most 900). */
+    timeout_seconds: z.number().int().min(1).max(900).optional(),
+  })
+  .superRefine((server, ctx) => {
+    for (const [header, value] of Object.entries(server.headers ?? {})) {
+      if (TRANSPORT_HEADERS.has(header.toLowerCase()))
+        ctx.addIssue({ code: 'custom', path: ['headers', header], message: 'is set by the MCP transport' });
+      else if (typeof value === 'string' && isCredentialHeader(header))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['headers', header],
+          message: 'carries a credential: take it from an org secret ({"secret": "NAME"})',
+        });
+    }
+  });
+
+export const toolServersSchema = z
+  .array(toolServerSettingsSchema)
+  .max(10)
+  .superRefine((servers, ctx) => {
+    const seen = new Set<string>();
+    servers.forEach((s, i) => {
+      if (seen.has(s.name))
+        ctx.addIssue({ code: 'custom', path: [i, 'name'], message: `duplicate tool server name ${s.name}` });
+      seen.add(s.name);
+    });
+  });
+
+export type ToolServerSettings = z.infer<typeof toolServerSettingsSchema>;
+
+/** The secrets a server's headers name. */
+export function headerSecretNames(server: ToolServerSettings): string[] {
+  return Object.values(server.headers ?? {}).flatMap((v) => (typeof v === 'string' ? [] : [v.secret]));
+}

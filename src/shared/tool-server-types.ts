@@ -1,0 +1,31 @@
+/** A tool server of an agent as its run uses it: fixed at run start; header values name secrets, never hold them. */
+export interface ToolServerRef {
+  name: string;
+  url: string;
+  headers?: Record<string, string | { secret: string }>;
+  /** The server's own tool names the agent may call; all when absent. */
+  allowedTools?: string[];
+  timeoutSeconds: number;
+}
+
+/** One tool of a tool server, as listed when the run started. */
+export interface ServerTool {
+  /** As the model sees it: `<server>__<tool>`. */
+  name: string;
+  server: string;
+  /** The server's own name for it. */
+  tool: string;
+  description: string;
+  /** The tool's input JSON Schema, as the server gave it. */
+  parameters: Record<string, unknown>;
+}
+
+/** What the run's tool servers offered at its start (in the workflow history: replays never reconnect). */
+export interface ToolServersListing {
+  tools: ServerTool[];
+  /** Servers that could not be reached or listed, and why: the model is told their tools are unavailable. */
+  unavailable: { server: string; reason: string }[];
+}
+
+/** A tool call's seconds when the agent's settings give none. */
+export const DEFAULT_TOOL_SERVER_TIMEOUT_SECONDS = 60;

@@ -1,0 +1,106 @@
+import { describe, expect, it } from 'vitest';
+import { isTransportFailure } from '../../src/activities/mcp/failures.ts';
+import { toolOutcome } from '../../src/activities/mcp/results.ts';
+import { RefusedTargetError } from '../../src/outbound/address-guard.ts';
+import { agentModelSettingsSchema } from '../../src/shared/agent-settings.ts';
+import { runSettingsFrom } from '../../src/shared/run-settings.ts';
+import { policyNames, serverToolName } from '../../src/shared/tool-server-names.ts';
+import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+
+const settings = (tool_servers: unknown) => agentModelSettingsSchema.safeParse({ tool_servers });
+const problems = (tool_servers: unknown) => {
+  const parsed = settings(tool_servers);
+  return parsed.success ? [] : parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+};
+
+describe('tool server settings', () => {
+  const linear = { name: 'linear', url: 'https://mcp.example.test/mcp' };
+
+  it('takes a server with secret headers, plain non-credential headers, allowed tools and a timeout', () => {
+    expect(
+      problems([
+        {
+          ...linear,
+          headers: { Authorization: { secret: 'LINEAR_TOKEN' }, 'X-Team': 'backend' },
+          allowed_tools: ['create_issue'],
+          timeout_seconds: 120,
+        },
+      ]),
+    ).toEqual([]);
+  });
+
+  it('refuses bad names, duplicates, non-http URLs, credentials in plain text and transport headers', () => {
+    expect(problems([{ ...linear, name: 'Linear' }])).toHaveLength(1);
+    expect(problems([{ ...linear, name: 'a__b' }])).toHaveLength(1);
+    expect(problems([{ ...linear, name: 'lin_' }])).toHaveLength(1);
+    expect(problems([linear, linear])).toEqual([expect.stringContaining('duplicate tool server name linear')]);
+    expect(problems([{ ...linear, url: 'ftp://example.test/mcp' }])).toHaveLength(1);
+    expect(problems([{ ...linear, url: 'https://user:pw@example.test/mcp' }])).toHaveLength(1);
+    expect(problems([{ ...linear, headers: { Authorization: 'Bearer abc' } }])).toEqual([
+      expect.stringContaining('org secret'),
+    ]);
+    expect(problems([{ ...linear, headers: { 'X-Api-Key': 'abc' } }])).toHaveLength(1);
+    expect(problems([{ ...linear, headers: { 'Mcp-Session-Id': 'x' } }])).toHaveLength(1);
+    expect(problems([{ ...linear, timeout_seconds: 0 }])).toHaveLength(1);
+  });
+
+  it('reaches the run settings only for an agent that has servers', () => {
+    expect(runSettingsFrom({})).not.toHaveProperty('toolServers');
+    expect(runSettingsFrom({ tool_servers: [] })).not.toHaveProperty('toolServers');
+    expect(runSettingsFrom({ tool_servers: [linear] }).toolServers).toEqual([
+      { name: 'linear', url: linear.url, timeoutSeconds: 60 },
+    ]);
+  });
+});
+
+describe('tool names and policies', () => {
+  it('offers <server>__<tool> when a provider would accept it', () => {
+    expect(serverToolName('everything', 'get-sum')).toBe('everything__get-sum');
+    expect(serverToolName('x', 'has.dot')).toBeUndefined();
+    expect(serverToolName('x', 'y'.repeat(70))).toBeUndefined();
+  });
+
+  it('matches exact names and <server>__* in policy lists', () => {
+    expect(policyNames(['linear__create_issue'], 'linear__create_issue')).toBe(true);
+    expect(policyNames(['linear__*'], 'linear__delete_issue')).toBe(true);
+    expect(policyNames(['linear__*'], 'github__delete_repo')).toBe(false);
+    expect(policyNames(['save_memory'], 'save_memory')).toBe(true);
+    expect(policyNames(['linear__*'], 'save_memory')).toBe(false);
+  });
+});
+
+describe('tool server failures and results', () => {
+  it('retries transport failures only', () => {
+    const refused = Object.assign(new TypeError('fetch failed'), { cause: { code: 'ECONNREFUSED' } });
+    expect(isTransportFailure(refused)).toBe(true);
+    expect(isTransportFailure(new StreamableHTTPError(503, 'unavailable'))).toBe(true);
+    expect(isTransportFailure(new McpError(ErrorCode.RequestTimeout, 'timed out'))).toBe(true);
+    expect(isTransportFailure(new StreamableHTTPError(401, 'unauthorized'))).toBe(false);
+    expect(isTransportFailure(new McpError(ErrorCode.InvalidParams, 'bad'))).toBe(false);
+    expect(isTransportFailure(new RefusedTargetError('private'))).toBe(false);
+  });
+
+  it('gives the model text and structured content, describes images, and turns isError into an error', () => {
+    expect(toolOutcome({ content: [{ type: 'text', text: 'Echo: hi' }] })).toEqual({
+      ok: true,
+      output: { text: 'Echo: hi' },
+    });
+    expect(
+      toolOutcome({
+        content: [{ type: 'image', data: 'AAAA', mimeType: 'image/png' }],
+        structuredContent: { temperature: 20 },
+      }),
+    ).toEqual({
+      ok: true,
+      output: {
+        structured_content: { temperature: 20 },
+        attachments: [{ type: 'image', mime_type: 'image/png', size_bytes: 3 }],
+      },
+    });
+    expect(toolOutcome({ content: [{ type: 'text', text: 'no such issue' }], isError: true })).toEqual({
+      ok: false,
+      error: { code: 'TOOL_ERROR', message: 'no such issue' },
+    });
+  });
+});
