@@ -41,6 +41,8 @@ export function isTransportFailure(err: unknown): boolean {
 export function describeServerFailure(err: unknown): string {
   if (err instanceof RefusedTargetError) return err.message;
   const codes: string[] = [];
+  if ((err instanceof StreamableHTTPError || err instanceof SseError) && err.code !== undefined)
+    codes.push(`HTTP ${err.code}`);
   for (let e = err, depth = 0; e && typeof e === 'object' && depth < 6; e = (e as { cause?: unknown }).cause, depth++) {
     const { code } = e as { code?: unknown };
     if (typeof code === 'string' && !codes.includes(code)) codes.push(code);

@@ -1,0 +1,292 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import http from 'node:http';
+import { createRequire } from 'node:module';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, exchange, type SseFrame } from '../support/http.ts';
+import { eventually } from '../support/eventually.ts';
+import { freeListenPort } from '../support/ports.ts';
+import { terminate } from '../support/processes.ts';
+import {
+  answer,
+  expectOneTerminal,
+  expectReplays,
+  readTaskStream,
+  startBackgroundRun,
+  temporalClient,
+  waitForPending,
+  type Caller,
+} from '../support/runs.ts';
+import { createTenant, type Tenant } from '../support/tenant.ts';
+
+/** The MCP project's own test server, a third party to us, over Streamable HTTP on a loopback port. */
+async function startEverythingServer(): Promise<{ url: string; child: ChildProcess }> {
+  const port = await freeListenPort();
+  const entry = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/dist/index.js');
+  const child = spawn(process.execPath, [entry, 'streamableHttp'], {
+    env: { ...process.env, PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  await new Promise<void>((resolve, reject) => {
+    let output = '';
+    child.stderr!.on('data', (d: Buffer) => {
+      output += d.toString();
+      if (output.includes(`listening on port ${port}`)) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`the everything server exited (${code}): ${output}`)));
+  });
+  return { url: `http://127.0.0.1:${port}/mcp`, child };
+}
+
+/**
+ * Forwards to `target`, keeping each request's Authorization header and JSON-RPC method (what the
+ * worker sent the server); answers 503 instead to the next `failToolCalls` tools/call requests.
+ */
+async function startRecordingProxy(target: string) {
+  const proxy = {
+    url: '',
+    seen: [] as string[],
+    methods: [] as string[],
+    failToolCalls: 0,
+    server: http.createServer(),
+  };
+  const to = new URL(target);
+  proxy.server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      const method = body.length ? String((JSON.parse(body.toString()) as { method?: string }).method) : req.method!;
+      proxy.seen.push(String(req.headers.authorization));
+      proxy.methods.push(method);
+      if (method === 'tools/call' && proxy.failToolCalls > 0) {
+        proxy.failToolCalls--;
+        return void res.writeHead(503).end('overloaded');
+      }
+      const upstream = http.request(
+        { host: to.hostname, port: to.port, path: req.url, method: req.method, headers: req.headers },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        },
+      );
+      upstream.once('error', () => res.destroy());
+      upstream.end(body);
+    });
+  });
+  const port = await freeListenPort();
+  await new Promise<void>((resolve) => proxy.server.listen(port, '127.0.0.1', resolve));
+  proxy.url = `http://127.0.0.1:${port}/mcp`;
+  return proxy;
+}
+
+/** A run's Temporal history with its payloads decoded: what a replay reads, and what must hold no secret. */
+async function historyText(runId: string): Promise<string> {
+  const history = await (await temporalClient()).workflow.getHandle(runId).fetchHistory();
+  return JSON.stringify(history.events, (key, value: unknown) =>
+    key === 'data' && typeof value === 'string' ? Buffer.from(value, 'base64').toString('utf8') : value,
+  );
+}
+
+const directives = (...calls: [string, unknown][]) => ({
+  messages: [
+    { role: 'user', content: calls.map(([tool, args]) => `/tool ${tool} ${JSON.stringify(args)}`).join('\n') },
+  ],
+});
+
+/** The attempts of tool calls that were retried. */
+const retries = (frames: SseFrame[]) =>
+  frames
+    .filter((f) => f.data.type === 'CUSTOM' && f.data.name === 'SYSTEM_STATUS')
+    .map((f) => f.data.data as Record<string, unknown>)
+    .filter((d) => d.status === 'retrying' && d.operation === 'tool_call')
+    .map((d) => d.attempt);
+
+const statuses = (frames: SseFrame[]) =>
+  frames
+    .filter((f) => f.data.type === 'CUSTOM' && f.data.name === 'SYSTEM_STATUS')
+    .map((f) => f.data.data as Record<string, unknown>)
+    .filter((d) => String(d.status).startsWith('tool_server_'));
+
+const results = (frames: SseFrame[]) =>
+  frames.filter((f) => f.data.type === 'TOOL_CALL_RESULT').map((f) => JSON.parse(f.data.content as string) as unknown);
+
+describe('MCP tool servers', () => {
+  const secretValue = `mcp-secret-${Math.random().toString(36).slice(2)}`;
+  let server: { url: string; child: ChildProcess };
+  let recorder: Awaited<ReturnType<typeof startRecordingProxy>>;
+  let downUrl: string;
+  let tenant: Tenant;
+  let member: Caller;
+  let ownerToken: string;
+
+  beforeAll(async () => {
+    server = await startEverythingServer();
+    recorder = await startRecordingProxy(server.url);
+    downUrl = `http://127.0.0.1:${await freeListenPort()}/mcp`; // nothing listens there
+    tenant = await createTenant({ model: 'instant' });
+    ownerToken = await exchange(tenant.keys.owner);
+    member = { token: await exchange(tenant.keys.member), agentId: tenant.agentId };
+    const settings = {
+      model: 'instant',
+      approval_required_tools: ['everything__get-structured-content'],
+      sensitive_tools: ['everything__*'],
+      tool_servers: [
+        {
+          name: 'everything',
+          url: recorder.url,
+          headers: { Authorization: { secret: 'EVERYTHING_TOKEN' }, 'X-Team': 'backend' },
+          allowed_tools: ['echo', 'get-sum', 'get-structured-content', 'trigger-long-running-operation'],
+          timeout_seconds: 20,
+        },
+        { name: 'down', url: downUrl },
+      ],
+    };
+    const apply = (body: unknown) => call('POST', '/api/admin/apply', { token: ownerToken, body });
+    // The header's secret must exist before the settings that name it are applied.
+    const refused = await apply({ agents: [{ name: 'agent', settings }] });
+    expect(refused.status).toBe(400);
+    expect(await refused.text()).toContain('no secret named EVERYTHING_TOKEN');
+    const put = await call('PUT', '/api/admin/secrets/EVERYTHING_TOKEN', {
+      token: ownerToken,
+      body: { value: secretValue },
+    });
+    expect(put.status).toBe(200);
+    const applied = await apply({ agents: [{ name: 'agent', settings }] });
+    expect(applied.status, await applied.clone().text()).toBe(200);
+  });
+
+  afterAll(async () => {
+    recorder?.server.close();
+    if (server) await terminate(server.child);
+  });
+
+  it('lists the tools at the start, calls them, and goes on without a server that is down', async () => {
+    const { taskId, runId } = await startBackgroundRun(
+      member,
+      directives(['everything__echo', { message: 'hello' }], ['everything__get-sum', { a: 2, b: 3 }]),
+    );
+    const frames = await readTaskStream(member, taskId);
+    expect(expectOneTerminal(frames).type).toBe('RUN_FINISHED');
+
+    const status = statuses(frames);
+    expect(status).toEqual(
+      expect.arrayContaining([
+        { status: 'tool_server_connecting', server: 'everything' },
+        { status: 'tool_server_connecting', server: 'down' },
+        {
+          status: 'tool_server_ready',
+          server: 'everything',
+          tool_count: 4,
+          tools: [
+            'everything__echo',
+            'everything__get-structured-content',
+            'everything__get-sum',
+            'everything__trigger-long-running-operation',
+          ],
+        },
+        { status: 'tool_server_failed', server: 'down', reason: expect.stringContaining('ECONNREFUSED') },
+      ]),
+    );
+    expect(status).toHaveLength(4);
+    expect(results(frames)).toEqual([{ text: 'Echo: hello' }, { text: 'The sum of 2 and 3 is 5.' }]);
+
+    // The listing is in the history (a replay never reconnects), the model was told which server is
+    // down, and the header's secret is in no part of the history.
+    const history = await historyText(runId);
+    expect(history).toContain('listToolServerTools');
+    expect(history).toContain('could not be reached when this run started');
+    expect(history).toContain('EVERYTHING_TOKEN');
+    expect(history).not.toContain(secretValue);
+    expect(JSON.stringify(frames)).not.toContain(secretValue);
+    // The worker resolved the secret when it called: the server got it on every request.
+    expect(recorder.seen.length).toBeGreaterThan(0);
+    expect(new Set(recorder.seen)).toEqual(new Set([secretValue]));
+    await expectReplays(runId);
+  });
+
+  it("shows the model a tool's own error (isError) without retrying it, and the run goes on", async () => {
+    const { taskId } = await startBackgroundRun(
+      member,
+      directives(['everything__get-sum', { a: 'two' }], ['everything__echo', { message: 'after the error' }]),
+    );
+    const frames = await readTaskStream(member, taskId);
+    expect(expectOneTerminal(frames).type).toBe('RUN_FINISHED');
+    expect(results(frames)).toEqual([
+      { error: { code: 'TOOL_ERROR', message: expect.stringContaining('Input validation error') } },
+      { text: 'Echo: after the error' },
+    ]);
+    expect(retries(frames)).toEqual([]);
+  });
+
+  it('retries a call whose server answers 5xx, and tells the model when it stays down', async () => {
+    recorder.failToolCalls = 1;
+    const once = await startBackgroundRun(member, directives(['everything__echo', { message: 'second try' }]));
+    const onceFrames = await readTaskStream(member, once.taskId);
+    expect(results(onceFrames)).toEqual([{ text: 'Echo: second try' }]);
+    expect(retries(onceFrames)).toEqual([2]);
+
+    recorder.failToolCalls = 3;
+    const down = await startBackgroundRun(member, directives(['everything__echo', { message: 'never' }]));
+    const downFrames = await readTaskStream(member, down.taskId);
+    expect(expectOneTerminal(downFrames).type).toBe('RUN_FINISHED');
+    expect(results(downFrames)).toEqual([
+      {
+        error: {
+          code: 'TOOL_SERVER_UNAVAILABLE',
+          message: expect.stringMatching(/^tool server everything could not be reached \(attempt 3 of 3\): .*503/),
+        },
+      },
+    ]);
+    expect(retries(downFrames)).toEqual([2, 3]);
+  });
+
+  it('cancelling the run mid-call sends the server notifications/cancelled', async () => {
+    const { taskId } = await startBackgroundRun(
+      member,
+      directives(['everything__trigger-long-running-operation', { duration: 60, steps: 60 }]),
+    );
+    const calls = () => recorder.methods.filter((m) => m === 'tools/call').length;
+    const before = calls();
+    await eventually('the long call to reach the server', () => expect(calls()).toBeGreaterThan(before));
+    const cancelled = await call('POST', `/api/tasks/${taskId}/cancel`, {
+      token: member.token,
+      agentId: member.agentId,
+      body: {},
+    });
+    expect(cancelled.status).toBe(200);
+    expect(expectOneTerminal(await readTaskStream(member, taskId))).toMatchObject({
+      type: 'RUN_ERROR',
+      code: 'CANCELLED',
+    });
+    await eventually('the server to be told', () => expect(recorder.methods).toContain('notifications/cancelled'));
+  });
+
+  it('gates an approval-required MCP tool, sensitive through server__*, and runs it once approved', async () => {
+    const { taskId, runId } = await startBackgroundRun(
+      member,
+      directives(['everything__get-structured-content', { location: 'New York' }]),
+    );
+    const pending = await waitForPending(member, taskId);
+    expect(pending).toMatchObject({
+      input_type: 'action_approval',
+      action: { tool_name: 'everything__get-structured-content', sensitive: true },
+    });
+    const approve = { request_id: pending.request_id, run_id: runId, input_type: 'action_approval', approved: true };
+    expect((await answer(member, taskId, approve)).status).toBe(403); // sensitive: owners and admins only
+    const owner = { token: ownerToken, agentId: tenant.agentId };
+    expect((await answer(owner, taskId, approve)).status).toBe(200);
+    const frames = await readTaskStream(member, taskId);
+    expect(expectOneTerminal(frames).type).toBe('RUN_FINISHED');
+    expect(results(frames)).toEqual([
+      {
+        text: expect.stringContaining('temperature'),
+        structured_content: {
+          temperature: expect.any(Number),
+          conditions: expect.any(String),
+          humidity: expect.any(Number),
+        },
+      },
+    ]);
+    await expectReplays(runId);
+  });
+});
