@@ -18,11 +18,13 @@ import {
 } from '../support/runs.ts';
 import { createTenant, type Tenant } from '../support/tenant.ts';
 
-/** The MCP project's own test server, a third party to us, over Streamable HTTP on a loopback port. */
-async function startEverythingServer(): Promise<{ url: string; child: ChildProcess }> {
+/** The MCP project's own test server, a third party to us, on a loopback port: Streamable HTTP, or the older HTTP+SSE. */
+async function startEverythingServer(
+  transport: 'streamableHttp' | 'sse',
+): Promise<{ url: string; child: ChildProcess }> {
   const port = await freeListenPort();
   const entry = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/dist/index.js');
-  const child = spawn(process.execPath, [entry, 'streamableHttp'], {
+  const child = spawn(process.execPath, [entry, transport], {
     env: { ...process.env, PORT: String(port) },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -30,11 +32,11 @@ async function startEverythingServer(): Promise<{ url: string; child: ChildProce
     let output = '';
     child.stderr!.on('data', (d: Buffer) => {
       output += d.toString();
-      if (output.includes(`listening on port ${port}`)) resolve();
+      if (output.includes(`listening on port ${port}`) || output.includes(`running on port ${port}`)) resolve();
     });
     child.once('exit', (code) => reject(new Error(`the everything server exited (${code}): ${output}`)));
   });
-  return { url: `http://127.0.0.1:${port}/mcp`, child };
+  return { url: `http://127.0.0.1:${port}/${transport === 'sse' ? 'sse' : 'mcp'}`, child };
 }
 
 /**
@@ -113,6 +115,7 @@ const results = (frames: SseFrame[]) =>
 describe('MCP tool servers', () => {
   const secretValue = `mcp-secret-${Math.random().toString(36).slice(2)}`;
   let server: { url: string; child: ChildProcess };
+  let legacy: { url: string; child: ChildProcess };
   let recorder: Awaited<ReturnType<typeof startRecordingProxy>>;
   let downUrl: string;
   let tenant: Tenant;
@@ -120,7 +123,8 @@ describe('MCP tool servers', () => {
   let ownerToken: string;
 
   beforeAll(async () => {
-    server = await startEverythingServer();
+    server = await startEverythingServer('streamableHttp');
+    legacy = await startEverythingServer('sse');
     recorder = await startRecordingProxy(server.url);
     downUrl = `http://127.0.0.1:${await freeListenPort()}/mcp`; // nothing listens there
     tenant = await createTenant({ model: 'instant' });
@@ -139,6 +143,7 @@ describe('MCP tool servers', () => {
           timeout_seconds: 20,
         },
         { name: 'down', url: downUrl },
+        { name: 'legacy', url: legacy.url, allowed_tools: ['echo'] },
       ],
     };
     const apply = (body: unknown) => call('POST', '/api/admin/apply', { token: ownerToken, body });
@@ -158,12 +163,17 @@ describe('MCP tool servers', () => {
   afterAll(async () => {
     recorder?.server.close();
     if (server) await terminate(server.child);
+    if (legacy) await terminate(legacy.child);
   });
 
-  it('lists the tools at the start, calls them, and goes on without a server that is down', async () => {
+  it('lists the tools at the start, calls them (also over the older SSE transport), and goes on without a server that is down', async () => {
     const { taskId, runId } = await startBackgroundRun(
       member,
-      directives(['everything__echo', { message: 'hello' }], ['everything__get-sum', { a: 2, b: 3 }]),
+      directives(
+        ['everything__echo', { message: 'hello' }],
+        ['everything__get-sum', { a: 2, b: 3 }],
+        ['legacy__echo', { message: 'over SSE' }],
+      ),
     );
     const frames = await readTaskStream(member, taskId);
     expect(expectOneTerminal(frames).type).toBe('RUN_FINISHED');
@@ -185,10 +195,16 @@ describe('MCP tool servers', () => {
           ],
         },
         { status: 'tool_server_failed', server: 'down', reason: expect.stringContaining('ECONNREFUSED') },
+        { status: 'tool_server_connecting', server: 'legacy' },
+        { status: 'tool_server_ready', server: 'legacy', tool_count: 1, tools: ['legacy__echo'] },
       ]),
     );
-    expect(status).toHaveLength(4);
-    expect(results(frames)).toEqual([{ text: 'Echo: hello' }, { text: 'The sum of 2 and 3 is 5.' }]);
+    expect(status).toHaveLength(6);
+    expect(results(frames)).toEqual([
+      { text: 'Echo: hello' },
+      { text: 'The sum of 2 and 3 is 5.' },
+      { text: 'Echo: over SSE' },
+    ]);
 
     // The listing is in the history (a replay never reconnects), the model was told which server is
     // down, and the header's secret is in no part of the history.

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { isTransportFailure } from '../../src/activities/mcp/failures.ts';
 import { toolOutcome } from '../../src/activities/mcp/results.ts';
 import { RefusedTargetError } from '../../src/outbound/address-guard.ts';
+import { guardedFetch } from '../../src/outbound/guarded-fetch.ts';
 import { agentModelSettingsSchema } from '../../src/shared/agent-settings.ts';
 import { runSettingsFrom } from '../../src/shared/run-settings.ts';
 import { policyNames, serverToolName } from '../../src/shared/tool-server-names.ts';
@@ -102,5 +103,18 @@ describe('tool server failures and results', () => {
       ok: false,
       error: { code: 'TOOL_ERROR', message: 'no such issue' },
     });
+  });
+});
+
+describe('the outbound guard on tool servers', () => {
+  it('refuses loopback and private targets unless private targets are allowed', async () => {
+    const refuse = guardedFetch(false);
+    await expect(refuse('http://127.0.0.1:8123/mcp')).rejects.toBeInstanceOf(RefusedTargetError);
+    await expect(refuse('http://[::1]:8123/mcp')).rejects.toBeInstanceOf(RefusedTargetError);
+    // A name is checked when the connection is made: fetch fails with the refusal as its cause, which is no reason to retry.
+    const named = await refuse('http://localhost:8123/mcp').catch((err: unknown) => err);
+    expect((named as Error).cause).toBeInstanceOf(RefusedTargetError);
+    expect(isTransportFailure(named)).toBe(false);
+    expect(guardedFetch(true)).toBe(fetch);
   });
 });

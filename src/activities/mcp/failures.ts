@@ -25,7 +25,7 @@ const NETWORK_CODES = new Set([
  * answered, an address the guard refused) would fail the same way again.
  */
 export function isTransportFailure(err: unknown): boolean {
-  if (err instanceof RefusedTargetError) return false;
+  if (refusalIn(err)) return false;
   if (err instanceof StreamableHTTPError || err instanceof SseError)
     return err.code === undefined || err.code >= 500 || err.code === 408 || err.code === 429;
   if (err instanceof McpError) return err.code === ErrorCode.RequestTimeout || err.code === ErrorCode.ConnectionClosed;
@@ -39,7 +39,8 @@ export function isTransportFailure(err: unknown): boolean {
 
 /** One line saying why, for the run's events and the model: never a stack or a header value. */
 export function describeServerFailure(err: unknown): string {
-  if (err instanceof RefusedTargetError) return err.message;
+  const refused = refusalIn(err);
+  if (refused) return refused.message;
   const codes: string[] = [];
   if ((err instanceof StreamableHTTPError || err instanceof SseError) && err.code !== undefined)
     codes.push(`HTTP ${err.code}`);
@@ -50,4 +51,11 @@ export function describeServerFailure(err: unknown): string {
   const message = err instanceof Error ? err.message : String(err);
   const line = (message.split('\n')[0] ?? '').slice(0, 300);
   return codes.length ? `${line} (${codes.join(', ')})` : line;
+}
+
+/** The guard's refusal, thrown as it is or (by fetch) as the cause of a network failure. */
+function refusalIn(err: unknown): RefusedTargetError | undefined {
+  for (let e = err, depth = 0; e && typeof e === 'object' && depth < 6; e = (e as { cause?: unknown }).cause, depth++)
+    if (e instanceof RefusedTargetError) return e;
+  return undefined;
 }
