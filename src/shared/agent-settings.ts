@@ -46,7 +46,9 @@ export const agentModelSettingsSchema = z
     allow_instruction_messages: z.boolean().optional(),
     sandbox: agentSandboxSettingsSchema.optional(),
     /** MCP servers whose tools the agent may call, offered to the model as `<server>__<tool>` (docs/tools.md). */
-    tool_servers: toolServersSchema.optional(),
+    tool_servers: toolServersSchema
+      .optional()
+      .describe('MCP servers whose tools the agent may call, offered to the model as <server>__<tool> (docs/tools.md)'),
   })
   .strict();
 

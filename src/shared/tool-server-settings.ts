@@ -35,18 +35,32 @@ export const toolServerSettingsSchema = z
     url: z
       .url({ protocol: /^https?$/, error: 'must be an http or https URL' })
       .max(2000)
-      .refine((u) => !new URL(u).username && !new URL(u).password, 'must not carry credentials; use headers'),
+      .refine((u) => !new URL(u).username && !new URL(u).password, 'must not carry credentials; use headers')
+      .describe('The MCP endpoint: Streamable HTTP, or the older HTTP+SSE transport'),
     /**
      * Sent with every request. `{"secret": "NAME"}` takes the value from the org's secret NAME when the
      * call is made; a plain string is allowed only for headers that carry no credential.
      */
     headers: z
       .record(z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'must be an HTTP header name'), headerValueSchema)
-      .optional(),
+      .optional()
+      .describe(
+        'Sent with every request: {"secret": "NAME"} takes the org secret NAME when the call is made; a plain string only for headers that carry no credential',
+      ),
     /** The server's own tool names the agent may call; all of them when left out. */
-    allowed_tools: z.array(z.string().min(1).max(128)).max(200).optional(),
+    allowed_tools: z
+      .array(z.string().min(1).max(128))
+      .max(200)
+      .optional()
+      .describe("The server's own tool names the agent may call; all when left out"),
     /** How long one tool call may take, in seconds (default 60, at most 900). */
-    timeout_seconds: z.number().int().min(1).max(900).optional(),
+    timeout_seconds: z
+      .number()
+      .int()
+      .min(1)
+      .max(900)
+      .optional()
+      .describe('How long one tool call may take, in seconds (default 60)'),
   })
   .superRefine((server, ctx) => {
     for (const [header, value] of Object.entries(server.headers ?? {})) {

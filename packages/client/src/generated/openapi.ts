@@ -1831,6 +1831,26 @@ export interface components {
                     network?: boolean;
                     run_command_approval?: boolean;
                 };
+                /** @description MCP servers whose tools the agent may call, offered to the model as <server>__<tool> (docs/tools.md) */
+                tool_servers?: {
+                    name: string;
+                    /**
+                     * Format: uri
+                     * @description The MCP endpoint: Streamable HTTP, or the older HTTP+SSE transport
+                     */
+                    url: string;
+                    /** @description Sent with every request: {"secret": "NAME"} takes the org secret NAME when the call is made; a plain string only for headers that carry no credential */
+                    headers?: {
+                        [key: string]: {
+                            /** @description The name of one of the org's secrets (PUT /api/admin/secrets/{name}) */
+                            secret: string;
+                        } | string;
+                    };
+                    /** @description The server's own tool names the agent may call; all when left out */
+                    allowed_tools?: string[];
+                    /** @description How long one tool call may take, in seconds (default 60) */
+                    timeout_seconds?: number;
+                }[];
             };
             /** @description Emails of the users given explicit access; owners and admins only */
             access?: string[];
@@ -1873,6 +1893,26 @@ export interface components {
                             network?: boolean;
                             run_command_approval?: boolean;
                         };
+                        /** @description MCP servers whose tools the agent may call, offered to the model as <server>__<tool> (docs/tools.md) */
+                        tool_servers?: {
+                            name: string;
+                            /**
+                             * Format: uri
+                             * @description The MCP endpoint: Streamable HTTP, or the older HTTP+SSE transport
+                             */
+                            url: string;
+                            /** @description Sent with every request: {"secret": "NAME"} takes the org secret NAME when the call is made; a plain string only for headers that carry no credential */
+                            headers?: {
+                                [key: string]: {
+                                    /** @description The name of one of the org's secrets (PUT /api/admin/secrets/{name}) */
+                                    secret: string;
+                                } | string;
+                            };
+                            /** @description The server's own tool names the agent may call; all when left out */
+                            allowed_tools?: string[];
+                            /** @description How long one tool call may take, in seconds (default 60) */
+                            timeout_seconds?: number;
+                        }[];
                     };
                     access?: string[];
                 }[];
@@ -2054,6 +2094,26 @@ export interface components {
                         network?: boolean;
                         run_command_approval?: boolean;
                     };
+                    /** @description MCP servers whose tools the agent may call, offered to the model as <server>__<tool> (docs/tools.md) */
+                    tool_servers?: {
+                        name: string;
+                        /**
+                         * Format: uri
+                         * @description The MCP endpoint: Streamable HTTP, or the older HTTP+SSE transport
+                         */
+                        url: string;
+                        /** @description Sent with every request: {"secret": "NAME"} takes the org secret NAME when the call is made; a plain string only for headers that carry no credential */
+                        headers?: {
+                            [key: string]: {
+                                /** @description The name of one of the org's secrets (PUT /api/admin/secrets/{name}) */
+                                secret: string;
+                            } | string;
+                        };
+                        /** @description The server's own tool names the agent may call; all when left out */
+                        allowed_tools?: string[];
+                        /** @description How long one tool call may take, in seconds (default 60) */
+                        timeout_seconds?: number;
+                    }[];
                 };
                 access?: string[];
             }[];
