@@ -118,3 +118,15 @@ describe('the outbound guard on tool servers', () => {
     expect(guardedFetch(true)).toBe(fetch);
   });
 });
+
+describe('large tool results', () => {
+  it('cut text and leave out structured content too large for the history', () => {
+    const big = 'x'.repeat(70 * 1024);
+    const outcome = toolOutcome({ content: [{ type: 'text', text: big }], structuredContent: { big } });
+    expect(outcome.ok && (outcome.output as { text: string }).text).toMatch(/… \(cut at 65536 characters\)$/);
+    expect(outcome.ok && outcome.output).toMatchObject({
+      structured_content_omitted: expect.stringMatching(/over 65536/),
+    });
+    expect(outcome.ok && outcome.output).not.toHaveProperty('structured_content');
+  });
+});

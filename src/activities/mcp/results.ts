@@ -3,6 +3,9 @@ import type { ToolOutcome } from '../../shared/run-workflow-types.ts';
 
 /** Text kept of one result: the outcome goes into the workflow history and the conversation. */
 const TEXT_LIMIT = 64 * 1024;
+/** Embedded resources' text is kept shorter, and only so many blocks are described. */
+const RESOURCE_TEXT_LIMIT = 8 * 1024;
+const MAX_ATTACHMENTS = 20;
 
 /**
  * A tool's result as the model sees it: its text, its structured content, and what else it
@@ -20,12 +23,16 @@ export function toolOutcome(result: CallToolResult): ToolOutcome {
   if (result.isError)
     return { ok: false, error: { code: 'TOOL_ERROR', message: text || 'the tool reported an error' } };
   const attachments = blocks.filter((b) => b.type !== 'text').map(describeBlock);
+  const structured = result.structuredContent && JSON.stringify(result.structuredContent);
   return {
     ok: true,
     output: {
       ...(text ? { text } : {}),
-      ...(result.structuredContent ? { structured_content: result.structuredContent } : {}),
-      ...(attachments.length ? { attachments } : {}),
+      ...(structured && structured.length <= TEXT_LIMIT ? { structured_content: result.structuredContent } : {}),
+      ...(structured && structured.length > TEXT_LIMIT
+        ? { structured_content_omitted: `${structured.length} characters, over ${TEXT_LIMIT}` }
+        : {}),
+      ...(attachments.length ? { attachments: attachments.slice(0, MAX_ATTACHMENTS) } : {}),
     },
   };
 }
@@ -41,7 +48,7 @@ function describeBlock(block: Exclude<ContentBlock, { type: 'text' }>): Record<s
         type: 'resource',
         uri: r.uri,
         ...(r.mimeType ? { mime_type: r.mimeType } : {}),
-        ...('text' in r && typeof r.text === 'string' ? { text: clip(r.text) } : {}),
+        ...('text' in r && typeof r.text === 'string' ? { text: clip(r.text, RESOURCE_TEXT_LIMIT) } : {}),
         ...('blob' in r && typeof r.blob === 'string' ? { size_bytes: Math.floor((r.blob.length * 3) / 4) } : {}),
       };
     }
@@ -58,6 +65,6 @@ function describeBlock(block: Exclude<ContentBlock, { type: 'text' }>): Record<s
   }
 }
 
-function clip(text: string): string {
-  return text.length <= TEXT_LIMIT ? text : `${text.slice(0, TEXT_LIMIT)}… (cut at ${TEXT_LIMIT} characters)`;
+function clip(text: string, limit = TEXT_LIMIT): string {
+  return text.length <= limit ? text : `${text.slice(0, limit)}… (cut at ${limit} characters)`;
 }
