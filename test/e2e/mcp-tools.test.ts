@@ -1,7 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import { createRequire } from 'node:module';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { startApiProcess } from '../support/api-process.ts';
+import { startWorkerProcess } from '../support/worker-process.ts';
 import { call, exchange, type SseFrame } from '../support/http.ts';
 import { eventually } from '../support/eventually.ts';
 import { freeListenPort } from '../support/ports.ts';
@@ -305,4 +308,41 @@ describe('MCP tool servers', () => {
     ]);
     await expectReplays(runId);
   });
+
+  it('runs a call again, at least once, when its worker dies mid-call, and the run completes', async () => {
+    const queue = `mcp-crash-${randomBytes(3).toString('hex')}`;
+    const workerEnv = { SECRETS_KEY: inject('secretsKey'), OUTBOUND_PRIVATE_TARGETS: 'allow' };
+    const api = await startApiProcess({ TEMPORAL_TASK_QUEUE: queue });
+    let worker = await startWorkerProcess(queue, workerEnv);
+    try {
+      const res = await fetch(`${api.url}/api/run`, {
+        method: 'POST',
+        headers: {
+          Authorization: `Bearer ${member.token}`,
+          'X-Agent-Id': member.agentId,
+          'Content-Type': 'application/json',
+        },
+        body: JSON.stringify({
+          ...directives(['everything__trigger-long-running-operation', { duration: 3, steps: 3 }]),
+          stream: false,
+        }),
+      });
+      expect(res.status).toBe(202);
+      const { task_id: taskId } = (await res.json()) as { task_id: string };
+      const calls = () => recorder.methods.filter((m) => m === 'tools/call').length;
+      const before = calls();
+      await eventually('the call to reach the server', () => expect(calls()).toBe(before + 1));
+      await worker.crash();
+      worker = await startWorkerProcess(queue, workerEnv);
+
+      const frames = await readTaskStream(member, taskId);
+      expect(expectOneTerminal(frames).type).toBe('RUN_FINISHED');
+      expect(results(frames)).toEqual([{ text: 'Long running operation completed. Duration: 3 seconds, Steps: 3.' }]);
+      expect(retries(frames)).toEqual([2]);
+      expect(calls()).toBe(before + 2); // the server saw the call twice: at least once, not exactly once
+    } finally {
+      await worker.stop();
+      await api.close();
+    }
+  }, 120_000);
 });
