@@ -197,12 +197,18 @@ describe('MCP tool servers', () => {
             'everything__trigger-long-running-operation',
           ],
         },
+        {
+          status: 'tool_server_retrying',
+          server: 'down',
+          attempt: 2,
+          reason: expect.stringContaining('ECONNREFUSED'),
+        },
         { status: 'tool_server_failed', server: 'down', reason: expect.stringContaining('ECONNREFUSED') },
         { status: 'tool_server_connecting', server: 'legacy' },
         { status: 'tool_server_ready', server: 'legacy', tool_count: 1, tools: ['legacy__echo'] },
       ]),
     );
-    expect(status).toHaveLength(6);
+    expect(status).toHaveLength(7);
     expect(results(frames)).toEqual([
       { text: 'Echo: hello' },
       { text: 'The sum of 2 and 3 is 5.' },
@@ -278,6 +284,31 @@ describe('MCP tool servers', () => {
       code: 'CANCELLED',
     });
     await eventually('the server to be told', () => expect(recorder.methods).toContain('notifications/cancelled'));
+  });
+
+  it("relays the server's progress notifications as progress of the tool call, before its result", async () => {
+    const { taskId } = await startBackgroundRun(
+      member,
+      directives(['everything__trigger-long-running-operation', { duration: 2, steps: 4 }]),
+    );
+    const frames = await readTaskStream(member, taskId);
+    expect(expectOneTerminal(frames).type).toBe('RUN_FINISHED');
+    const callId = frames.find((f) => f.data.type === 'TOOL_CALL_RESULT')!.data.tool_call_id;
+    const progress = frames
+      .map((f, i) => ({ i, data: f.data.type === 'CUSTOM' ? (f.data.data as Record<string, unknown>) : {} }))
+      .filter((p) => p.data.status === 'tool_progress');
+    expect(progress.map((p) => p.data)).toEqual(
+      [1, 2, 3, 4].map((n) => ({
+        status: 'tool_progress',
+        tool_call_id: callId,
+        tool: 'everything__trigger-long-running-operation',
+        attempt: 1,
+        progress: n,
+        total: 4,
+      })),
+    );
+    const resultAt = frames.findIndex((f) => f.data.type === 'TOOL_CALL_RESULT');
+    expect(progress.every((p) => p.i < resultAt)).toBe(true);
   });
 
   it('gates an approval-required MCP tool, sensitive through server__*, and runs it once approved', async () => {

@@ -10,6 +10,7 @@ import type { ActivityDeps } from '../deps.ts';
 import { orgSecretReader } from '../org-secrets.ts';
 import { connectToolServer, type ServerSession } from './connect.ts';
 import { describeServerFailure, isTransportFailure } from './failures.ts';
+import { progressRelay } from './progress.ts';
 import { toolOutcome } from './results.ts';
 
 export interface ListToolServersInput {
@@ -29,6 +30,9 @@ export const TOOL_SERVER_UNAVAILABLE = 'ToolServerUnavailable';
 
 /** Connecting and listing take at most this long per server, whatever a tool call may take. */
 const LIST_TIMEOUT_MS = 30_000;
+/** A server that cannot be reached at the run's start gets one more try a second later, then the run goes on without it. */
+const LIST_ATTEMPTS = 2;
+const LIST_RETRY_DELAY_MS = 1000;
 
 /** Raised for a header's secret that cannot be read: a setting to fix, not a reason to retry. */
 class ServerConfigProblem extends Error {}
@@ -82,20 +86,28 @@ export function createToolServerActivities(deps: ActivityDeps) {
   async function listOne(input: ListToolServersInput, server: ToolServerRef): Promise<ServerTool[] | string> {
     const key = (status: string) => `tool_server:${server.name}:${status}`;
     await emit(input.runId, { status: 'tool_server_connecting', server: server.name }, key('connecting'));
-    let reason: string;
-    try {
-      const tools = await withSession(input.orgId, server, LIST_TIMEOUT_MS, (session, signal) =>
-        listTools(session, server, signal),
-      );
-      await emit(
-        input.runId,
-        { status: 'tool_server_ready', server: server.name, tool_count: tools.length, tools: tools.map((t) => t.name) },
-        key('ready'),
-      );
-      return tools;
-    } catch (err) {
-      if (Context.current().cancellationSignal.aborted || err instanceof InfrastructureUnavailable) throw err;
-      reason = describeServerFailure(err);
+    let reason = '';
+    for (let attempt = 1; attempt <= LIST_ATTEMPTS; attempt++) {
+      if (attempt > 1) {
+        await emit(
+          input.runId,
+          { status: 'tool_server_retrying', server: server.name, attempt, reason },
+          key('retrying'),
+        );
+        await sleep(LIST_RETRY_DELAY_MS, Context.current().cancellationSignal);
+      }
+      try {
+        const tools = await withSession(input.orgId, server, LIST_TIMEOUT_MS, (session, signal) =>
+          listTools(session, server, signal),
+        );
+        const ready = { server: server.name, tool_count: tools.length, tools: tools.map((t) => t.name) };
+        await emit(input.runId, { status: 'tool_server_ready', ...ready }, key('ready'));
+        return tools;
+      } catch (err) {
+        if (Context.current().cancellationSignal.aborted || err instanceof InfrastructureUnavailable) throw err;
+        reason = describeServerFailure(err);
+        if (!isTransportFailure(err)) break; // a refusal or a bad secret: trying again changes nothing
+      }
     }
     await emit(input.runId, { status: 'tool_server_failed', server: server.name, reason }, key('failed'));
     return reason;
@@ -134,14 +146,13 @@ export function createToolServerActivities(deps: ActivityDeps) {
       const timeoutMs = call.server.timeoutSeconds * 1000;
       try {
         return await withSession(call.orgId, call.server, timeoutMs, async (session, signal) => {
+          const progress = progressRelay(call, attempt, (events) => appendEvents(deps.db, call.runId, events));
           const result = await session.client.callTool(
             { name: call.tool, arguments: argumentsOf(call.args) },
             undefined,
-            {
-              signal,
-              timeout: timeoutMs,
-            },
+            { signal, timeout: timeoutMs, onprogress: progress.onprogress },
           );
+          await progress.settled();
           return toolOutcome(result as Parameters<typeof toolOutcome>[0]);
         });
       } catch (err) {
@@ -182,6 +193,13 @@ async function listTools(session: ServerSession, server: ToolServerRef, signal: 
     cursor = page.nextCursor;
   } while (cursor);
   return tools;
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+  });
 }
 
 function failed(code: string, message: string): ToolOutcome {
