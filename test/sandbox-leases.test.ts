@@ -9,6 +9,7 @@ import { sandboxHostFor } from '../src/sandbox/host.ts';
 import { sandboxHostIdentity } from '../src/sandbox/host-identity.ts';
 import { removeSandboxDirs, sandboxConfig } from './support/sandbox.ts';
 import { closeTestDb, createTenant, testDb, type Tenant } from './support/tenant.ts';
+import { eventually } from './support/eventually.ts';
 
 /** Which host holds a sandbox: claims, expiry, take-over, and what a host that lost it refuses. */
 let tenant: Tenant;
@@ -37,9 +38,17 @@ describe('sandbox leases', () => {
     expect(await claimSandboxLease(db, b)).toEqual({ mine: false, hostId: 'host-a', taskQueue: 'q-a' });
     expect(await renewSandboxLease(db, b)).toBe(false);
     expect(await renewSandboxLease(db, a)).toBe(true);
-    await expect
-      .poll(() => claimSandboxLease(db, b), { timeout: 5000, interval: 200 })
-      .toEqual({ mine: true, hostId: 'host-b', taskQueue: 'q-b', takenFrom: 'host-a' });
+    await eventually(
+      'host b to take the lease over',
+      async () =>
+        expect(await claimSandboxLease(db, b)).toEqual({
+          mine: true,
+          hostId: 'host-b',
+          taskQueue: 'q-b',
+          takenFrom: 'host-a',
+        }),
+      { timeout: 5000, interval: 200 },
+    );
     expect(await renewSandboxLease(db, a)).toBe(false);
   });
 
@@ -68,9 +77,12 @@ describe('sandbox leases', () => {
     // The second host holds the sandbox first and has a copy; then the first host takes it.
     expect(await lease(second)).toEqual({ taskQueue: sandboxHostIdentity(second.config).taskQueue, waitSeconds: 2 });
     await sandboxHostFor(second).sandbox(input.orgId, input.agentId).writeFile('old.txt', 'stale\n');
-    await expect
-      .poll(() => lease(first), { timeout: 6000, interval: 250 })
-      .toEqual({ taskQueue: sandboxHostIdentity(first.config).taskQueue, waitSeconds: 2 });
+    await eventually(
+      'the first host to be told to wait',
+      async () =>
+        expect(await lease(first)).toEqual({ taskQueue: sandboxHostIdentity(first.config).taskQueue, waitSeconds: 2 }),
+      { timeout: 6000, interval: 250 },
+    );
     await sandboxHostFor(first).sandbox(input.orgId, input.agentId).writeFile('new.txt', 'fresh\n');
 
     // The second host, whose lease lapsed, refuses to work on (or snapshot) its stale copy ...
@@ -82,9 +94,12 @@ describe('sandbox leases', () => {
     expect(
       await onHostQueue(first).run(createSandboxActivities(first).snapshotSandbox, { ...input, runId: 'run_none' }),
     ).toMatchObject({ snapshot_id: expect.any(String) });
-    await expect
-      .poll(() => lease(second), { timeout: 6000, interval: 250 })
-      .toMatchObject({ taskQueue: sandboxHostIdentity(second.config).taskQueue });
+    await eventually(
+      'the second host to get the lease',
+      async () =>
+        expect(await lease(second)).toMatchObject({ taskQueue: sandboxHostIdentity(second.config).taskQueue }),
+      { timeout: 6000, interval: 250 },
+    );
     const seen: string[] = [];
     const files = await sandboxHostFor(second)
       .sandbox(input.orgId, input.agentId)

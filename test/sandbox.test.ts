@@ -388,9 +388,11 @@ describe('limits', () => {
     const read = (c: 'memory' | 'pids' | 'cpu', name: string, file: string) =>
       readFileSync(path.join(cgroups.parents[c], name, file), 'utf8').trim();
     // The group is made first, then the command's first process joins it.
-    await expect
-      .poll(() => mineNow().filter((n) => read('pids', n, 'cgroup.procs') !== ''), { timeout: 1500, interval: 50 })
-      .toHaveLength(1);
+    await eventually(
+      'one cgroup with processes',
+      () => expect(mineNow().filter((n) => read('pids', n, 'cgroup.procs') !== '')).toHaveLength(1),
+      { timeout: 1500, interval: 50 },
+    );
     const name = mineNow()[0]!;
     expect(read('pids', name, 'cgroup.procs')).toMatch(/^\d+$/m);
     expect(read('pids', name, 'pids.max')).toBe('64');

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiUrl } from '../support/http.ts';
 import { createTenant, type Tenant } from '../support/tenant.ts';
 import { launchBrowser, screenshot, signIn } from './browser.ts';
+import { eventually } from '../support/eventually.ts';
 
 /**
  * The console's administration screens in headless Chromium against the running stack: an
@@ -143,12 +144,16 @@ describe('administration screens (as an admin)', () => {
     const memberPage = await browser.newPage();
     await signIn(memberPage, apiUrl(), tenant.keys.member, 'member');
     const picker = memberPage.getByLabel('Agent', { exact: true });
-    await expect.poll(() => picker.locator('option').allTextContents()).toEqual(['agent', 'helper (customer-facing)']);
+    await eventually('the agent picker options', async () =>
+      expect(await picker.locator('option').allTextContents()).toEqual(['agent', 'helper (customer-facing)']),
+    );
     await picker.selectOption({ label: 'helper (customer-facing)' });
     await memberPage.getByRole('button', { name: 'New task' }).waitFor();
     await memberPage.reload();
     // The choice is kept for the tab.
-    await expect.poll(() => memberPage.getByLabel('Agent', { exact: true }).inputValue()).toBe(helper.id);
+    await eventually('the kept agent choice', async () =>
+      expect(await memberPage.getByLabel('Agent', { exact: true }).inputValue()).toBe(helper.id),
+    );
     await screenshot(memberPage, 'chat-agent-picker');
     await memberPage.close();
   });

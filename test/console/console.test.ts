@@ -5,6 +5,7 @@ import { apiUrl, exchange } from '../support/http.ts';
 import { startBackgroundRun, waitForPending } from '../support/runs.ts';
 import { createTenant, type Tenant } from '../support/tenant.ts';
 import { launchBrowser, screenshot, signIn } from './browser.ts';
+import { eventually } from '../support/eventually.ts';
 
 /** The web console in headless Chromium against the running stack (offline model). */
 const ask = (args: Record<string, unknown>) => `Please help.\n/tool request_user_input ${JSON.stringify(args)}`;
@@ -79,13 +80,17 @@ describe('console', () => {
     await page.goto(`${apiUrl()}/console/`);
     await page.getByLabel('API key').fill('ars_live_not-a-real-key');
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await expect.poll(() => page.getByRole('alert').textContent()).toContain('Invalid API key');
+    await eventually('the sign-in error', async () =>
+      expect(await page.getByRole('alert').textContent()).toContain('Invalid API key'),
+    );
     await screenshot(page, 'sign-in');
     await signIn(page, apiUrl(), tenant.keys.member, 'member');
     await useAgent(tenant.agentId);
     await send('Say hello in one line', 'auto');
     await expectFinished();
-    await expect.poll(() => page.locator('.item.assistant').last().textContent()).toMatch(/\S/);
+    await eventually('the answer', async () =>
+      expect(await page.locator('.item.assistant').last().textContent()).toMatch(/\S/),
+    );
     expect(await page.getByTestId('run-mode').textContent()).toMatch(/Mode: (fast|deep)/);
     expect(await page.getByTestId('run-usage').textContent()).toMatch(/\d+ tokens?, \d+(\.\d+)? credits?/);
     await screenshot(page, 'chat');
@@ -260,7 +265,7 @@ describe('sign-in', () => {
 
     await p.getByRole('button', { name: 'Sign out' }).click();
     await p.getByLabel('API key').waitFor();
-    await expect.poll(async () => (await own.cookies()).length).toBe(0);
+    await eventually('the session cookie to be gone', async () => expect((await own.cookies()).length).toBe(0));
     await p.reload();
     await p.getByLabel('API key').waitFor();
     expect(await stored(p)).not.toContain('ars_');
@@ -288,7 +293,9 @@ describe('approvals inbox', () => {
     const card = p.locator('.card').filter({ hasText: 'save_memory' });
     await card.locator('.badge.sensitive').waitFor();
     await card.getByRole('button', { name: 'Approve' }).click();
-    await expect.poll(() => card.getByRole('status').textContent()).toContain('owner or admin');
+    await eventually('the refusal', async () =>
+      expect(await card.getByRole('status').textContent()).toContain('owner or admin'),
+    );
     await p.getByRole('button', { name: 'Sign out' }).click();
     await signIn(p, apiUrl(), sensitive.keys.owner, 'owner');
     await p.getByRole('link', { name: 'Approvals' }).click();

@@ -10,6 +10,7 @@ import { expectOneTerminal, readTaskStream, types } from '../support/runs.ts';
 import { createTenant, testDb } from '../support/tenant.ts';
 import { startWorkerProcess } from '../support/worker-process.ts';
 import { unmountDisksBelow } from '../../src/sandbox/workspace-disk.ts';
+import { eventually } from '../support/eventually.ts';
 
 describe('one streamed deep-mode run on an OpenAI-compatible model', () => {
   let fake: FakeOpenAi;
@@ -126,9 +127,12 @@ describe('the persistent workspace', () => {
       const first = await run('/tool write_file {"path":"notes/keep.txt","content":"survives restarts"}');
       expect(expectOneTerminal(first).type).toBe('RUN_FINISHED');
       expect(types(first)).toContain('CUSTOM:SYSTEM_STATUS');
-      await expect
-        .poll(() => testDb().sandboxSnapshot.count({ where: { agentId: tenant.agentId } }), { timeout: 20_000 })
-        .toBeGreaterThan(0);
+      await eventually(
+        'a workspace snapshot',
+        async () =>
+          expect(await testDb().sandboxSnapshot.count({ where: { agentId: tenant.agentId } })).toBeGreaterThan(0),
+        { timeout: 20_000 },
+      );
 
       await worker.crash();
       // A new container: the workspace disks are neither mounted nor on the volume any more.

@@ -10,6 +10,7 @@ import { apiUrl, exchange, readSse, type SseFrame } from '../support/http.ts';
 import { temporalClient } from '../support/runs.ts';
 import { closeTestDb, createTenant, testDb } from '../support/tenant.ts';
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process.ts';
+import { eventually } from '../support/eventually.ts';
 
 /**
  * SIGTERM, as a deploy or a scale-down sends it. A private api and worker pair on their own
@@ -71,12 +72,14 @@ async function storedEvents(runId: string) {
 }
 
 async function expectCompletedOnce(runId: string): Promise<void> {
-  await expect
-    .poll(async () => (await testDb().run.findUniqueOrThrow({ where: { id: runId } })).status, {
+  await eventually(
+    'the run to complete',
+    async () => expect((await testDb().run.findUniqueOrThrow({ where: { id: runId } })).status).toBe('completed'),
+    {
       timeout: 60_000,
       interval: 250,
-    })
-    .toBe('completed');
+    },
+  );
   const events = await storedEvents(runId);
   expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
   expect(events.filter((e) => e.type === 'RUN_FINISHED' || e.type === 'RUN_ERROR').map((e) => e.type)).toEqual([
@@ -130,12 +133,15 @@ describe('SIGTERM to a worker', () => {
     });
     expect(res.status).toBe(202);
     const { run_id: runId } = (await res.json()) as { run_id: string };
-    await expect
-      .poll(async () => testDb().runEvent.count({ where: { runId, type: 'TEXT_MESSAGE_CONTENT' } }), {
+    await eventually(
+      'the run to stream',
+      async () =>
+        expect(await testDb().runEvent.count({ where: { runId, type: 'TEXT_MESSAGE_CONTENT' } })).toBeGreaterThan(2),
+      {
         timeout: 30_000,
         interval: 100,
-      })
-      .toBeGreaterThan(2);
+      },
+    );
 
     // The worker that holds the model call (8 s in all, still streaming) is told to stop.
     const holder = await modelStepWorker(runId);

@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { canConnect, ensureDatabase, type DatabaseHandle } from '../../src/embedded/postgres.ts';
 import { freeListenPort } from '../support/ports.ts';
+import { eventually } from '../support/eventually.ts';
 
 /** The embedded PostgreSQL of `npm start` (no DATABASE_URL), on a port and in data directories of this test's own. */
 const dirs: string[] = [];
@@ -66,7 +67,11 @@ describe('the embedded PostgreSQL', () => {
       const handle = await ensureDatabase(loadConfig({ DATA_DIR: dir, EMBEDDED_POSTGRES_PORT: port }));
       handles.push(handle);
       process.kill(postmasterOf(dir), 'SIGKILL');
-      await expect.poll(() => canConnect(handle.url), { timeout: 10_000 }).toBe(false);
+      await eventually(
+        'PostgreSQL to refuse connections',
+        async () => expect(await canConnect(handle.url)).toBe(false),
+        { timeout: 10_000 },
+      );
       const stopped = await Promise.race([
         handle.stop!().then(() => 'stopped'),
         new Promise((r) => setTimeout(() => r('still waiting'), 10_000)),

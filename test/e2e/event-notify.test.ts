@@ -8,6 +8,7 @@ import { newId } from '../../src/shared/ids.ts';
 import { call, exchange, readSse } from '../support/http.ts';
 import { backendPid, waitUntilBlockedBy } from '../support/pg-locks.ts';
 import { closeTestDb, createTenant, testDb, type Tenant } from '../support/tenant.ts';
+import { eventually } from '../support/eventually.ts';
 
 /**
  * The notification of a stored event carries the event (trigger notify_run_event), so the
@@ -61,7 +62,7 @@ describe('event notifications', () => {
     try {
       await appendEvents(testDb(), runId, [small('one '), small('two ')]);
       await appendEvents(testDb(), runId, [small(LARGE_DELTA)]);
-      await expect.poll(() => delivered.length).toBe(3);
+      await eventually('three deliveries', () => expect(delivered.length).toBe(3));
       const stored = await readEvents(testDb(), runId, 0, 10);
       expect(delivered.slice(0, 2)).toEqual(stored.slice(0, 2));
       expect(delivered[2]).toBeUndefined();
@@ -114,7 +115,7 @@ describe('event notifications', () => {
         { type: 'RUN_ERROR', run_id: queued.runId, code: 'INTERNAL', message: 'test', details: {} },
       ]);
       // The hub hears notifications in commit order: the queued task's is the last, so the others have been heard when it arrives.
-      await expect.poll(() => told).toEqual([queued.taskId]);
+      await eventually('the queued task told', () => expect(told).toEqual([queued.taskId]));
     } finally {
       await hub.stop();
     }
@@ -152,7 +153,7 @@ describe('event notifications', () => {
       await queueing.query('COMMIT');
       await stored;
       await ending.query('COMMIT');
-      await expect.poll(() => told).toEqual([taskId]);
+      await eventually('the task told', () => expect(told).toEqual([taskId]));
     } finally {
       await Promise.all([queueing.end(), ending.end()]);
       await hub.stop();

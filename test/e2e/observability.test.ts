@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { projectRoot } from '../../src/config.ts';
+import { eventually } from '../support/eventually.ts';
 import { startApiProcess, type ApiProcess } from '../support/api-process.ts';
 import { startFakeOpenAi, type FakeOpenAi } from '../support/fake-openai.ts';
 import { exchange, readSse, userMessage } from '../support/http.ts';
@@ -157,14 +158,17 @@ describe('one streamed run, seen by metrics and traces', () => {
   });
 
   it("the worker exports Temporal's SDK metrics with activity durations by type, model tokens and ended runs", async () => {
-    await expect
-      .poll(
-        async () =>
-          total(await (await fetch(workerMetricsUrl)).text(), 'ars_runs_ended_total', { status: 'completed' }),
-        { timeout: 10_000 },
-      )
-      .toBe(1);
-    const text = await (await fetch(workerMetricsUrl)).text();
+    // The SDK counts the workflow's completion after the run's end is stored: wait for both.
+    const text = await eventually(
+      'the worker to count the run and its workflow',
+      async () => {
+        const scraped = await (await fetch(workerMetricsUrl)).text();
+        expect(total(scraped, 'ars_runs_ended_total', { status: 'completed' })).toBe(1);
+        expect(total(scraped, 'temporal_workflow_completed_total', { workflow_type: 'agentRun' })).toBe(1);
+        return scraped;
+      },
+      { timeout: 10_000 },
+    );
     expect(
       total(text, 'temporal_activity_execution_latency_count', { activity_type: 'modelStep' }),
     ).toBeGreaterThanOrEqual(1);
@@ -195,7 +199,11 @@ describe('one streamed run, seen by metrics and traces', () => {
         .filter((l) => l.component === 'temporal' && l.msg === 'Activity completed' && l.workflowId === runId);
     // A fast run's one regular activity (its bookkeeping runs as local activities, which the SDK does not
     // log); its line may reach stdout just after the run's last event reached the client.
-    await expect.poll(() => activityLines().map((l) => l.activityType), { timeout: 5_000 }).toContain('modelStep');
+    await eventually(
+      'the modelStep activity line',
+      () => expect(activityLines().map((l) => l.activityType)).toContain('modelStep'),
+      { timeout: 5_000 },
+    );
     for (const line of activityLines())
       expect(line).toMatchObject({
         runId,
@@ -222,17 +230,22 @@ describe('one streamed run, seen by metrics and traces', () => {
 
   it('one trace spans the HTTP request, the workflow, its activities and the model call', async () => {
     const httpSpan = () => otlp.spans.find((s) => s.service === 'ars-api' && s.name === 'POST /api/run');
-    await expect.poll(() => httpSpan(), { timeout: 20_000 }).toBeDefined();
+    await eventually('the api request span', () => expect(httpSpan()).toBeDefined(), { timeout: 20_000 });
     const traceId = httpSpan()!.traceId;
     const names = () => otlp.spans.filter((s) => s.traceId === traceId).map((s) => `${s.service} ${s.name}`);
-    await expect.poll(names, { timeout: 20_000 }).toEqual(
-      expect.arrayContaining([
-        'ars-api POST /api/run',
-        'ars-api StartWorkflow:agentRun',
-        'ars-worker RunWorkflow:agentRun',
-        'ars-worker RunActivity:modelStep', // it also stores the run's `executing` and its end: no other activity
-        'ars-worker model call',
-      ]),
+    await eventually(
+      'the spans of the run',
+      () =>
+        expect(names()).toEqual(
+          expect.arrayContaining([
+            'ars-api POST /api/run',
+            'ars-api StartWorkflow:agentRun',
+            'ars-worker RunWorkflow:agentRun',
+            'ars-worker RunActivity:modelStep', // it also stores the run's `executing` and its end: no other activity
+            'ars-worker model call',
+          ]),
+        ),
+      { timeout: 20_000 },
     );
     // The model call is a child of the model step's activity span.
     const inTrace = otlp.spans.filter((s) => s.traceId === traceId);
@@ -250,12 +263,14 @@ describe('a run ended by deleting its task', () => {
     });
     expect(res.status).toBe(202);
     const { task_id: taskId, run_id: runId } = (await res.json()) as { task_id: string; run_id: string };
-    await expect
-      .poll(async () => (await testDb().run.findUniqueOrThrow({ where: { id: runId } })).status, {
+    await eventually(
+      'the run to be executing',
+      async () => expect((await testDb().run.findUniqueOrThrow({ where: { id: runId } })).status).toBe('executing'),
+      {
         timeout: 15_000,
         interval: 100,
-      })
-      .toBe('executing');
+      },
+    );
     expect((await fetch(`${api.url}/api/tasks/${taskId}`, { method: 'DELETE', headers: headers() })).status).toBe(200);
     expect(sample(await scrapeApi(), 'ars_runs_ended_total{status="deleted",mode="fast"}')).toBe(1);
   });
@@ -268,12 +283,14 @@ describe('readiness', () => {
       return { status: res.status, body: (await res.json()) as { checks: Record<string, string>; down?: string[] } };
     };
     expect((await fetch(`${api.url}/healthz`)).status).toBe(200);
-    await expect.poll(async () => (await ready()).status, { timeout: 15_000 }).toBe(200);
+    await eventually('the api to be ready', async () => expect((await ready()).status).toBe(200), { timeout: 15_000 });
     expect((await ready()).body.checks).toEqual({ postgres: 'up', temporal: 'up', listen: 'up' });
 
     await pgProxy.cut();
     try {
-      await expect.poll(async () => (await ready()).status, { timeout: 15_000 }).toBe(503);
+      await eventually('the api to report PostgreSQL down', async () => expect((await ready()).status).toBe(503), {
+        timeout: 15_000,
+      });
       const { body } = await ready();
       expect(body.down).toContain('postgres');
       expect(body.checks.temporal).toBe('up');
@@ -284,7 +301,10 @@ describe('readiness', () => {
     } finally {
       await pgProxy.restore();
     }
-    await expect.poll(async () => (await ready()).status, { timeout: 20_000, interval: 250 }).toBe(200);
+    await eventually('the api to be ready again', async () => expect((await ready()).status).toBe(200), {
+      timeout: 20_000,
+      interval: 250,
+    });
   });
 });
 

@@ -10,6 +10,7 @@ import { exchange } from '../support/http.ts';
 import { closeTestDb, createTenant, testDb } from '../support/tenant.ts';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts';
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process.ts';
+import { eventually } from '../support/eventually.ts';
 
 /**
  * Outages of our own infrastructure while a run streams: a private api + worker pair
@@ -82,12 +83,14 @@ async function startRun(content: string): Promise<string> {
 }
 
 async function expectCompletedOnce(runId: string): Promise<void> {
-  await expect
-    .poll(async () => (await testDb().run.findUniqueOrThrow({ where: { id: runId } })).status, {
+  await eventually(
+    'the run to complete',
+    async () => expect((await testDb().run.findUniqueOrThrow({ where: { id: runId } })).status).toBe('completed'),
+    {
       timeout: 90_000,
       interval: 500,
-    })
-    .toBe('completed');
+    },
+  );
   const events = await testDb().runEvent.findMany({ where: { runId }, orderBy: { seq: 'asc' } });
   expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
   expect(events.filter((e) => e.type === 'RUN_FINISHED' || e.type === 'RUN_ERROR').map((e) => e.type)).toEqual([
@@ -100,12 +103,15 @@ async function expectCompletedOnce(runId: string): Promise<void> {
 }
 
 async function waitForText(runId: string): Promise<void> {
-  await expect
-    .poll(() => testDb().runEvent.count({ where: { runId, type: 'TEXT_MESSAGE_CONTENT' } }), {
+  await eventually(
+    'the run to stream',
+    async () =>
+      expect(await testDb().runEvent.count({ where: { runId, type: 'TEXT_MESSAGE_CONTENT' } })).toBeGreaterThan(0),
+    {
       timeout: 30_000,
       interval: 100,
-    })
-    .toBeGreaterThan(0);
+    },
+  );
 }
 
 describe('a PostgreSQL outage while a run streams', () => {

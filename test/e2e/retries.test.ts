@@ -62,9 +62,11 @@ async function stream(who: { token: string; agentId: string }, taskId: string): 
 }
 
 async function waitForEvent(runId: string, type: string, timeoutMs = 30_000): Promise<void> {
-  await expect
-    .poll(() => testDb().runEvent.count({ where: { runId, type } }), { timeout: timeoutMs, interval: 100 })
-    .toBeGreaterThan(0);
+  await eventually(
+    'an event of that type',
+    async () => expect(await testDb().runEvent.count({ where: { runId, type } })).toBeGreaterThan(0),
+    { timeout: timeoutMs, interval: 100 },
+  );
 }
 
 describe('a model step retried after its worker was killed mid-stream', () => {
@@ -129,12 +131,14 @@ describe('a side-effecting tool call whose worker was killed while it ran', () =
     const who = { token: await exchange(tenant.keys.owner), agentId: tenant.agentId };
     const command = 'echo ran >> count.txt; sleep 20; echo done';
     const { runId, taskId } = await startRun(who, `/tool run_command ${JSON.stringify({ command })}`);
-    await expect
-      .poll(() => testDb().toolExecution.count({ where: { runId, status: 'running' } }), {
+    await eventually(
+      'the tool call to be running',
+      async () => expect(await testDb().toolExecution.count({ where: { runId, status: 'running' } })).toBe(1),
+      {
         timeout: 30_000,
         interval: 100,
-      })
-      .toBe(1);
+      },
+    );
     // The workspace is on its own disk image where the host can mount one, else a plain directory.
     const countFile = () =>
       [
@@ -171,7 +175,10 @@ describe('a model step whose worker was killed right after it stored the run’s
       ARS_FAULT: 'after-run-end-stored',
     });
     const { runId, taskId } = await startRun(who, 'Hi');
-    await expect.poll(() => isAlive(doomed.pid), { timeout: 30_000, interval: 100 }).toBe(false);
+    await eventually('the doomed worker to die', () => expect(isAlive(doomed.pid)).toBe(false), {
+      timeout: 30_000,
+      interval: 100,
+    });
     expect((await testDb().run.findUniqueOrThrow({ where: { id: runId } })).status).toBe('completed'); // stored before the kill
     worker = await startWorkerProcess(queue, { [KEY_ENV]: 'sk-test', DATA_DIR: dataDir });
 
@@ -187,15 +194,11 @@ describe('a model step whose worker was killed right after it stored the run’s
     const run = await testDb().run.findUniqueOrThrow({ where: { id: runId } });
     expect(run.billedAt).not.toBeNull();
     // The workflow completes once the retry answers.
-    await expect
-      .poll(
-        async () =>
-          (await temporalClient()).workflow
-            .getHandle(runId)
-            .describe()
-            .then((d) => d.status.name),
-        { timeout: 60_000, interval: 250 },
-      )
-      .toBe('COMPLETED');
+    await eventually(
+      'the workflow to complete',
+      async () =>
+        expect((await (await temporalClient()).workflow.getHandle(runId).describe()).status.name).toBe('COMPLETED'),
+      { timeout: 60_000, interval: 250 },
+    );
   }, 120_000);
 });

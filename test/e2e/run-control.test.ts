@@ -18,6 +18,7 @@ import {
 } from '../support/runs.ts';
 import { createTenant, testDb } from '../support/tenant.ts';
 import { startWorkerProcess } from '../support/worker-process.ts';
+import { eventually } from '../support/eventually.ts';
 
 const askText = {
   messages: [{ role: 'user', content: '/tool request_user_input {"input_type":"text","prompt":"Name?"}' }],
@@ -91,7 +92,9 @@ describe('cancel', () => {
     expect((await control(slowAgent, taskId, 'cancel')).status).toBe(200);
     const frames = await readTaskStream(slowAgent, taskId);
     expect(expectOneTerminal(frames)).toMatchObject({ type: 'RUN_ERROR', code: 'CANCELLED' });
-    await expect.poll(() => slow.aborted, { timeout: 10_000 }).toBe(before + 1);
+    await eventually('the model call to be aborted', () => expect(slow.aborted).toBe(before + 1), {
+      timeout: 10_000,
+    });
     expect(types(frames)).not.toContain('TOOL_CALL_RESULT');
     await expectReplays(runId, 'cancelled-mid-stream');
   });
@@ -265,7 +268,9 @@ async function waitForFirstText(caller: Caller, taskId: string): Promise<void> {
 }
 
 async function waitForStatusOneOf(caller: Caller, taskId: string, statuses: string[]): Promise<void> {
-  await expect
-    .poll(async () => (await runStatus(caller, taskId)).run?.status, { timeout: 20_000 })
-    .toSatisfy((s: string) => statuses.includes(s));
+  await eventually(
+    'the run to reach one of the statuses',
+    async () => expect((await runStatus(caller, taskId)).run?.status).toSatisfy((s: string) => statuses.includes(s)),
+    { timeout: 20_000 },
+  );
 }

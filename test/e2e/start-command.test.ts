@@ -11,6 +11,7 @@ import { isAlive } from '../../src/processes/lifecycle.ts';
 import { unmountDisksBelow, WorkspaceDisk } from '../../src/sandbox/workspace-disk.ts';
 import { readSse } from '../support/http.ts';
 import { freeListenPort } from '../support/ports.ts';
+import { eventually } from '../support/eventually.ts';
 
 /**
  * `npm start`'s process (src/main/start.ts), on the suite's Temporal server and PostgreSQL (a
@@ -80,7 +81,10 @@ async function launch(env: Record<string, string>, { detached = false } = {}): P
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     start.once('exit', (code, signal) => resolve({ code, signal })),
   );
-  await expect.poll(() => output, { timeout: 150_000, interval: 500 }).toContain('Agent Run Service is up.');
+  await eventually('the start command to be up', () => expect(output).toContain('Agent Run Service is up.'), {
+    timeout: 150_000,
+    interval: 500,
+  });
   return { start, port, output: () => output, exited };
 }
 
@@ -156,7 +160,9 @@ describe('the start command', () => {
       expect(services.filter((pid) => isAlive(pid!))).toEqual([]);
       expect(mountsBelow(dataDir)).toEqual([]);
       // Its other child, tsx's esbuild service, ends by itself once its parent's pipe closes.
-      await expect.poll(() => children.filter(isAlive), { timeout: 10_000 }).toEqual([]);
+      await eventually('its other children to end', () => expect(children.filter(isAlive)).toEqual([]), {
+        timeout: 10_000,
+      });
       await expect(fetch(`http://127.0.0.1:${launched.port}/healthz`)).rejects.toThrow();
     },
   );
@@ -171,15 +177,20 @@ describe('the start command', () => {
         const before = serviceOf(launched, name)!;
         process.kill(before, 'SIGKILL');
         const restarted = () => [undefined, before].includes(serviceOf(launched, name)) === false;
-        await expect.poll(restarted, { timeout: 30_000, interval: 250 }).toBe(true);
+        await eventually('the service to be started again', () => expect(restarted()).toBe(true), {
+          timeout: 30_000,
+          interval: 250,
+        });
         expect(launched.output()).toContain(`${name} exited (SIGKILL); starting it again`);
       }
-      await expect
-        .poll(async () => (await fetch(`${apiUrl}/healthz`).catch(() => undefined))?.status, {
+      await eventually(
+        'the api to be healthy',
+        async () => expect((await fetch(`${apiUrl}/healthz`).catch(() => undefined))?.status).toBe(200),
+        {
           timeout: 60_000,
           interval: 250,
-        })
-        .toBe(200);
+        },
+      );
 
       // The demo tenant it printed, through the restarted api and worker.
       const key = /Demo API key: (\S+)/.exec(launched.output())![1]!;
@@ -207,7 +218,9 @@ describe('the start command', () => {
     const launched = await launch({ DATA_DIR: newDataDir() });
     const services = [serviceOf(launched, 'api')!, serviceOf(launched, 'worker')!];
     launched.start.kill('SIGKILL');
-    await expect.poll(() => services.filter(isAlive), { timeout: 30_000 }).toEqual([]);
+    await eventually('every service to end', () => expect(services.filter(isAlive)).toEqual([]), {
+      timeout: 30_000,
+    });
     await expect(fetch(`http://127.0.0.1:${launched.port}/healthz`)).rejects.toThrow();
   });
 
@@ -220,19 +233,28 @@ describe('the start command', () => {
       const embeddedUrl = `postgresql://postgres:postgres@127.0.0.1:${pgPort}/postgres`;
       const [first] = postmastersOf(dataDir);
       process.kill(first!, 'SIGKILL');
-      await expect
-        .poll(() => postmastersOf(dataDir).filter((pid) => pid !== first), { timeout: 60_000, interval: 500 })
-        .toHaveLength(1);
+      await eventually(
+        'a new postmaster',
+        () => expect(postmastersOf(dataDir).filter((pid) => pid !== first)).toHaveLength(1),
+        { timeout: 60_000, interval: 500 },
+      );
       started.push(...postmastersOf(dataDir), ...childrenOf(launched.start.pid!));
-      await expect.poll(() => canConnect(embeddedUrl), { timeout: 30_000, interval: 500 }).toBe(true);
+      await eventually(
+        'the embedded PostgreSQL to accept connections',
+        async () => expect(await canConnect(embeddedUrl)).toBe(true),
+        { timeout: 30_000, interval: 500 },
+      );
       expect(launched.output()).toContain('the embedded PostgreSQL is back');
       // The api and worker reconnect by themselves (their pools open new connections).
-      await expect
-        .poll(async () => (await fetch(`http://127.0.0.1:${launched.port}/readyz`).catch(() => undefined))?.status, {
+      await eventually(
+        'the api to be ready',
+        async () =>
+          expect((await fetch(`http://127.0.0.1:${launched.port}/readyz`).catch(() => undefined))?.status).toBe(200),
+        {
           timeout: 60_000,
           interval: 500,
-        })
-        .toBe(200);
+        },
+      );
 
       launched.start.kill('SIGINT');
       expect(await launched.exited).toEqual({ code: 0, signal: null });
@@ -262,7 +284,9 @@ describe('the start command', () => {
       process.kill(-launched.start.pid!, 'SIGHUP');
 
       expect((await launched.exited).signal).toBeNull(); // it ran its shutdown instead of dying of the signal
-      await expect.poll(() => group.filter(isAlive), { timeout: 20_000 }).toEqual([]);
+      await eventually('the whole group to end', () => expect(group.filter(isAlive)).toEqual([]), {
+        timeout: 20_000,
+      });
       expect(await canConnect(embeddedUrl)).toBe(false);
     },
   );

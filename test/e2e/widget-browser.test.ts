@@ -15,6 +15,7 @@ import { findRunState } from '../../src/db/runs.ts';
 import { apiUrl } from '../support/http.ts';
 import { testDb } from '../support/tenant.ts';
 import { createWidgetTenant, type WidgetTenant } from '../support/widget.ts';
+import { eventually } from '../support/eventually.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const artifacts = path.join(projectRoot, 'test-artifacts');
@@ -64,9 +65,11 @@ const stored = (page: Page) =>
 
 /** Waits until the widget's current run has ended (the Send button is usable again). */
 async function waitIdle(page: Page): Promise<void> {
-  await expect
-    .poll(() => page.getByRole('button', { name: 'Send', exact: true }).last().isEnabled(), { timeout: 30_000 })
-    .toBe(true);
+  await eventually(
+    'the Send button to be enabled',
+    async () => expect(await page.getByRole('button', { name: 'Send', exact: true }).last().isEnabled()).toBe(true),
+    { timeout: 30_000 },
+  );
 }
 
 async function say(page: Page, text: string): Promise<void> {
@@ -80,10 +83,14 @@ describe('widget.js in Chromium', () => {
     await page.goto(allowed.origin);
     await widget(page).and(page.locator('[data-state="ready"]')).waitFor({ state: 'attached' });
     await page.getByRole('button', { name: 'Open chat' }).click();
-    await expect.poll(() => page.getByRole('dialog', { name: 'Shop assistant' }).isVisible()).toBe(true);
+    await eventually('the widget dialog', async () =>
+      expect(await page.getByRole('dialog', { name: 'Shop assistant' }).isVisible()).toBe(true),
+    );
 
     await say(page, 'Hello, what do you sell?');
-    await expect.poll(() => page.locator('.msg.assistant').count(), { timeout: 30_000 }).toBe(1);
+    await eventually('one answer', async () => expect(await page.locator('.msg.assistant').count()).toBe(1), {
+      timeout: 30_000,
+    });
     await waitIdle(page);
     expect((await page.locator('.msg.assistant').first().textContent())!.length).toBeGreaterThan(0);
     await page.screenshot({ path: path.join(artifacts, 'widget-answer.png') });
@@ -108,7 +115,9 @@ describe('widget.js in Chromium', () => {
     const countField = page.getByRole('spinbutton', { name: 'How many?' });
     await countField.waitFor({ timeout: 30_000 });
     await page.locator('.prompt').getByRole('button', { name: 'Send' }).click();
-    await expect.poll(() => page.getByRole('alert').last().textContent()).toBe('value must be a number');
+    await eventually('the validation alert', async () =>
+      expect(await page.getByRole('alert').last().textContent()).toBe('value must be a number'),
+    );
     await countField.fill('3');
     await page.locator('.prompt').getByRole('button', { name: 'Send' }).click();
     await waitIdle(page);
@@ -134,7 +143,9 @@ describe('widget.js in Chromium', () => {
     await page.getByRole('button', { name: 'Open chat' }).click();
     await page.getByText('Pick a colour', { exact: true }).waitFor({ timeout: 15_000 });
     // The conversation came back as it was: stored messages, and the answer streamed before the reload once.
-    await expect.poll(() => page.locator('.msg:not(.error)').allTextContents()).toEqual(shownBefore);
+    await eventually('the messages shown before the reload', async () =>
+      expect(await page.locator('.msg:not(.error)').allTextContents()).toEqual(shownBefore),
+    );
     expect(await page.locator('.msg.user').count()).toBe(4);
     await page.screenshot({ path: path.join(artifacts, 'widget-after-reload.png') });
     await page.getByRole('button', { name: 'blue' }).click();
