@@ -1,12 +1,15 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import { LongestFirstSequencer } from './test/support/longest-first.ts';
 
 /**
- * Files that bring up processes, proxies or servers of their own, cut or kill infrastructure, or load
- * the machine on purpose: they run one at a time, after the rest, so their timing is their own.
+ * Files whose outcome depends on timing: they cut or kill processes of their own and expect the rest to
+ * notice within a time, count requests per client address in the shared database, or drive a browser or
+ * a terminal. They run one at a time, after the rest, so their timing is their own. Files that only start
+ * an api of their own, or a whole stack of their own and check only the outcome (chaos), share the two
+ * workers of the rest.
  */
 const EXCLUSIVE = [
-  'test/chaos.test.ts',
   'test/contract.test.ts',
   'test/sandbox-state.test.ts',
   'test/e2e/outage.test.ts',
@@ -17,11 +20,8 @@ const EXCLUSIVE = [
   'test/e2e/worker-versioning.test.ts',
   'test/e2e/run-control.test.ts',
   'test/e2e/rate-limits.test.ts',
-  'test/e2e/edge.test.ts',
   'test/deploy/production-build.test.ts',
   'test/e2e/observability.test.ts',
-  'test/sdk/resume.test.ts',
-  'test/sdk/retries.test.ts',
   'test/e2e/widget-limits.test.ts',
   'test/e2e/widget-browser.test.ts',
   // A real terminal (tmux): keystrokes and screen captures on a schedule.
@@ -41,6 +41,7 @@ export default defineConfig({
   },
   test: {
     setupFiles: ['test/support/close-clients.ts'],
+    sequence: { sequencer: LongestFirstSequencer },
     testTimeout: 60_000,
     hookTimeout: 180_000,
     projects: [
