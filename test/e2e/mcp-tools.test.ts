@@ -19,7 +19,7 @@ import {
   waitForPending,
   type Caller,
 } from '../support/runs.ts';
-import { createTenant, type Tenant } from '../support/tenant.ts';
+import { createTenant, testDb, type Tenant } from '../support/tenant.ts';
 
 /** The MCP project's own test server, a third party to us, on a loopback port: Streamable HTTP, or the older HTTP+SSE. */
 async function startEverythingServer(
@@ -142,7 +142,13 @@ describe('MCP tool servers', () => {
           name: 'everything',
           url: recorder.url,
           headers: { Authorization: { secret: 'EVERYTHING_TOKEN' }, 'X-Team': 'backend' },
-          allowed_tools: ['echo', 'get-sum', 'get-structured-content', 'trigger-long-running-operation'],
+          allowed_tools: [
+            'echo',
+            'get-sum',
+            'get-structured-content',
+            'get-tiny-image',
+            'trigger-long-running-operation',
+          ],
           timeout_seconds: 20,
         },
         { name: 'down', url: downUrl },
@@ -189,11 +195,12 @@ describe('MCP tool servers', () => {
         {
           status: 'tool_server_ready',
           server: 'everything',
-          tool_count: 4,
+          tool_count: 5,
           tools: [
             'everything__echo',
             'everything__get-structured-content',
             'everything__get-sum',
+            'everything__get-tiny-image',
             'everything__trigger-long-running-operation',
           ],
         },
@@ -309,6 +316,33 @@ describe('MCP tool servers', () => {
     );
     const resultAt = frames.findIndex((f) => f.data.type === 'TOOL_CALL_RESULT');
     expect(progress.every((p) => p.i < resultAt)).toBe(true);
+  });
+
+  it("stores a tool's images as image artifacts of the run and gives the model their ids", async () => {
+    const { taskId, runId } = await startBackgroundRun(member, directives(['everything__get-tiny-image', {}]));
+    const frames = await readTaskStream(member, taskId);
+    expect(expectOneTerminal(frames).type).toBe('RUN_FINISHED');
+    const [result] = results(frames) as { text: string; attachments: Record<string, unknown>[] }[];
+    expect(result!.text).toBe("Here's the image you requested:\nThe image above is the MCP logo.");
+    expect(result!.attachments).toEqual([
+      {
+        type: 'image',
+        mime_type: 'image/png',
+        size_bytes: expect.any(Number),
+        artifact_id: expect.stringMatching(/^art_/),
+      },
+    ]);
+    const artifactId = result!.attachments[0]!.artifact_id as string;
+    const created = frames.find((f) => f.data.type === 'CUSTOM' && f.data.name === 'ARTIFACT_CREATED')!.data
+      .data as Record<string, unknown>;
+    expect(created).toMatchObject({
+      artifact_id: artifactId,
+      kind: 'image',
+      title: 'everything__get-tiny-image image 1',
+    });
+    const stored = await testDb().artifact.findUniqueOrThrow({ where: { id: artifactId } });
+    expect(stored).toMatchObject({ runId, taskId, kind: 'image', status: 'completed' });
+    expect((stored.content as { mime_type: string }).mime_type).toBe('image/png');
   });
 
   it('gates an approval-required MCP tool, sensitive through server__*, and runs it once approved', async () => {

@@ -12,7 +12,7 @@ const MAX_ATTACHMENTS = 20;
  * returned (images, audio, resources) described rather than inlined. A result the tool marked
  * `isError` is the tool's own failure: an error the model reads, never a retry.
  */
-export function toolOutcome(result: CallToolResult): ToolOutcome {
+export function toolOutcome(result: CallToolResult, artifacts: ReadonlyMap<number, string> = new Map()): ToolOutcome {
   const blocks = result.content ?? [];
   const text = clip(
     blocks
@@ -22,7 +22,11 @@ export function toolOutcome(result: CallToolResult): ToolOutcome {
   );
   if (result.isError)
     return { ok: false, error: { code: 'TOOL_ERROR', message: text || 'the tool reported an error' } };
-  const attachments = blocks.filter((b) => b.type !== 'text').map(describeBlock);
+  const attachments = blocks.flatMap((b, i) => {
+    if (b.type === 'text') return [];
+    const artifactId = artifacts.get(i);
+    return [{ ...describeBlock(b), ...(artifactId ? { artifact_id: artifactId } : {}) }];
+  });
   const structured = result.structuredContent && JSON.stringify(result.structuredContent);
   return {
     ok: true,

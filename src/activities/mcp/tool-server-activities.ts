@@ -1,3 +1,4 @@
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { InfrastructureUnavailable, markInfrastructure } from '../../connections/transient-errors.ts';
 import { appendEvents } from '../../db/event-log.ts';
@@ -10,6 +11,7 @@ import type { ActivityDeps } from '../deps.ts';
 import { orgSecretReader } from '../org-secrets.ts';
 import { connectToolServer, type ServerSession } from './connect.ts';
 import { describeServerFailure, isTransportFailure } from './failures.ts';
+import { storeImageArtifacts } from './image-artifacts.ts';
 import { progressRelay } from './progress.ts';
 import { toolOutcome } from './results.ts';
 
@@ -153,7 +155,13 @@ export function createToolServerActivities(deps: ActivityDeps) {
             { signal, timeout: timeoutMs, onprogress: progress.onprogress },
           );
           await progress.settled();
-          return toolOutcome(result as Parameters<typeof toolOutcome>[0]);
+          const toolResult = result as CallToolResult;
+          const images = toolResult.isError
+            ? undefined
+            : await storeImageArtifacts(deps.db, call, toolResult, (events, key) =>
+                appendEvents(deps.db, call.runId, events, key),
+              ).catch(markInfrastructure);
+          return toolOutcome(toolResult, images);
         });
       } catch (err) {
         // Cancellation, and our own store failing around the call: retried without limit by the activity's policy.
