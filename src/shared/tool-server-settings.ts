@@ -19,6 +19,8 @@ const TRANSPORT_HEADERS = new Set([
 export const isCredentialHeader = (name: string) =>
   /^(authorization|proxy-authorization|cookie)$|token|key|secret|password|auth|session|cookie/i.test(name);
 
+const hasCredentials = (url: URL) => Boolean(url.username || url.password);
+
 const headerValueSchema = z.union([
   z.strictObject({ secret: secretNameSchema }),
   z
@@ -35,7 +37,8 @@ export const toolServerSettingsSchema = z
     url: z
       .url({ protocol: /^https?$/, error: 'must be an http or https URL' })
       .max(2000)
-      .refine((u) => !new URL(u).username && !new URL(u).password, 'must not carry credentials; use headers')
+      // zod runs this refinement even when the URL check failed: an unparsable value is that check's to report.
+      .refine((u) => !URL.canParse(u) || !hasCredentials(new URL(u)), 'must not carry credentials; use headers')
       .describe('The MCP endpoint: Streamable HTTP, or the older HTTP+SSE transport'),
     /**
      * Sent with every request. `{"secret": "NAME"}` takes the value from the org's secret NAME when the
