@@ -34,6 +34,8 @@ const paths = [
   'sandbox-routed',
   'sandbox-host-died',
   'sandbox-snapshot-before-waiting',
+  'mcp-tools-listed-and-called',
+  'mcp-tool-approved',
 ];
 /** Paths where the last model step stored the run's end and a cancel or comment raced it. */
 const pathsOfTheStepEnd = [

@@ -233,7 +233,7 @@ describe('MCP tool servers', () => {
     // The worker resolved the secret when it called: the server got it on every request.
     expect(recorder.seen.length).toBeGreaterThan(0);
     expect(new Set(recorder.seen)).toEqual(new Set([secretValue]));
-    await expectReplays(runId);
+    await expectReplays(runId, 'mcp-tools-listed-and-called');
   });
 
   it("shows the model a tool's own error (isError) without retrying it, and the run goes on", async () => {
@@ -371,7 +371,7 @@ describe('MCP tool servers', () => {
         },
       },
     ]);
-    await expectReplays(runId);
+    await expectReplays(runId, 'mcp-tool-approved');
   });
 
   it('runs a call again, at least once, when its worker dies mid-call, and the run completes', async () => {
