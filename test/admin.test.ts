@@ -510,4 +510,37 @@ describe('admin CLI', () => {
       already_granted: false,
     });
   });
+
+  it("grants a tool of one of the agent's tool servers (server__tool), within its allowed_tools", async () => {
+    const org = await createOrg(db, { name: unique('McpGrants') });
+    const owner = await createUser(db, { orgId: org.id, email: 'own@mcp-grants.test', role: 'owner' });
+    const member = await createUser(db, { orgId: org.id, email: 'mem@mcp-grants.test', role: 'member' });
+    const agent = await createAgent(db, {
+      orgId: org.id,
+      name: 'helper',
+      settings: {
+        sensitive_tools: ['tickets__*'],
+        tool_servers: [
+          { name: 'tickets', url: 'http://127.0.0.1:9/mcp' },
+          { name: 'wiki', url: 'http://127.0.0.1:9/mcp', allowed_tools: ['search'] },
+        ],
+      },
+    });
+    const grant = (tool: string, by = owner.id) =>
+      cli('grant', 'create', '--agent', agent.id, '--tool', tool, '--by', by, '--json');
+
+    const created = grant('tickets__create_issue');
+    expect(created.stderr).toBe('');
+    expect(JSON.parse(created.stdout)).toMatchObject({ tool_name: 'tickets__create_issue', already_granted: false });
+    expect(JSON.parse(grant('wiki__search', member.id).stdout)).toMatchObject({ tool_name: 'wiki__search' });
+    // Sensitive through tickets__*: a member may not grant it.
+    expect(grant('tickets__close_issue', member.id).stderr).toMatch(/tickets__close_issue is a sensitive tool/);
+    for (const tool of ['wiki__edit', 'nowhere__search', 'tickets__', 'tickets__bad.name']) {
+      const refused = grant(tool);
+      expect(refused.status, tool).toBe(1);
+      expect(refused.stderr).toContain(`unknown tool "${tool}"`);
+      expect(refused.stderr).toContain('tickets__<tool>, wiki__<tool>');
+    }
+    expect(await db.approvalGrant.count({ where: { agentId: agent.id } })).toBe(2);
+  });
 });

@@ -7,9 +7,10 @@ import {
   type GrantFilter,
 } from '../db/approvals.ts';
 import type { Db, DbOrTx } from '../db/client.ts';
-import { agentModelSettingsSchema } from '../shared/agent-settings.ts';
+import { agentModelSettingsSchema, type AgentModelSettings } from '../shared/agent-settings.ts';
 import { newId } from '../shared/ids.ts';
 import { isOrgAdmin } from '../shared/roles.ts';
+import { policyNames, SERVER_TOOL_SEPARATOR, serverToolName } from '../shared/tool-server-names.ts';
 import { toolCatalog } from '../shared/tools/index.ts';
 import { AdminError } from './errors.ts';
 import { requireAgent, requireMember } from './agents.ts';
@@ -56,13 +57,12 @@ export async function createGrant(
   db: Db,
   input: CreateGrantInput,
 ): Promise<GrantSummary & { already_granted: boolean }> {
-  const tool = toolCatalog.get(input.toolName);
-  if (!tool) {
-    throw new AdminError(`unknown tool "${input.toolName}"; known tools: ${[...toolCatalog.keys()].sort().join(', ')}`);
-  }
   const agent = await requireAgent(db, input.agentId);
+  const parsed = agentModelSettingsSchema.safeParse(agent.modelSettings ?? {});
+  const settings = parsed.success ? parsed.data : {};
+  const tool = grantableTool(input.toolName, settings);
   const user = await requireMember(db, agent.orgId, input.grantedBy);
-  if (isSensitive(tool.name, tool.sensitive, agent.modelSettings) && !isOrgAdmin(user.role)) {
+  if (isSensitive(tool.name, tool.sensitive, settings) && !isOrgAdmin(user.role)) {
     throw new AdminError(
       `${tool.name} is a sensitive tool: only an owner or admin of org ${agent.orgId} may grant it, ${user.id} is a ${user.role}`,
     );
@@ -86,11 +86,29 @@ export async function revokeGrant(db: DbOrTx, grantId: string): Promise<GrantSum
   return { ...toSummary(updated), already_revoked: false };
 }
 
-/** Sensitive by the catalog or by the agent's own settings (`sensitive_tools`), as runs decide it. */
-function isSensitive(toolName: string, catalogSensitive: boolean | undefined, modelSettings: unknown): boolean {
-  if (catalogSensitive) return true;
-  const settings = agentModelSettingsSchema.safeParse(modelSettings ?? {});
-  return settings.success && (settings.data.sensitive_tools ?? []).includes(toolName);
+/**
+ * A built-in tool, or `<server>__<tool>` of one of the agent's tool servers (within its `allowed_tools`).
+ * A server's tools are listed only when a run starts, so any other tool name of a server is taken on trust.
+ */
+function grantableTool(toolName: string, settings: AgentModelSettings): { name: string; sensitive?: boolean } {
+  const builtIn = toolCatalog.get(toolName);
+  if (builtIn) return builtIn;
+  const at = toolName.indexOf(SERVER_TOOL_SEPARATOR);
+  const servers = settings.tool_servers ?? [];
+  const server = at > 0 ? servers.find((s) => s.name === toolName.slice(0, at)) : undefined;
+  const own = toolName.slice(at + SERVER_TOOL_SEPARATOR.length);
+  if (server && serverToolName(server.name, own) === toolName && (server.allowed_tools?.includes(own) ?? true)) {
+    return { name: toolName };
+  }
+  const serverTools = servers.map((s) => `${s.name}__<tool>`);
+  throw new AdminError(
+    `unknown tool "${toolName}"; known tools: ${[...[...toolCatalog.keys()].sort(), ...serverTools].join(', ')}`,
+  );
+}
+
+/** Sensitive by the catalog or by the agent's own settings (`sensitive_tools`, `<server>__*`), as runs decide it. */
+function isSensitive(toolName: string, catalogSensitive: boolean | undefined, settings: AgentModelSettings): boolean {
+  return Boolean(catalogSensitive) || policyNames(settings.sensitive_tools ?? [], toolName);
 }
 
 function toSummary(g: ApprovalGrant): GrantSummary {
