@@ -256,6 +256,13 @@ export const envSchema = z.object({
     .string()
     .default('')
     .describe('Browser origins allowed to call the api (comma-separated, with credentials); empty: CORS closed.'),
+  PUBLIC_BASE_URL: z
+    .string()
+    .url()
+    .optional()
+    .describe(
+      'The URL clients reach the api at (e.g. `https://agents.example.com`): /mcp accepts requests whose Host or Origin is it or loopback, and names it in its OAuth metadata.',
+    ),
   TRUST_PROXY: z
     .string()
     .optional()
@@ -585,6 +592,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
         .map((o) => o.trim())
         .filter(Boolean),
       trustProxy: e.TRUST_PROXY,
+      publicBaseUrl: e.PUBLIC_BASE_URL?.replace(/\/$/, ''),
     },
     sandbox: {
       defaultTimeoutSeconds: e.SANDBOX_DEFAULT_TIMEOUT_SECONDS,

@@ -17,6 +17,11 @@ const UNDOCUMENTED = new Set([
   'GET /widget.js',
   'GET /console/config.json',
   'GET /console,/console/*rest',
+  // MCP (Streamable HTTP) is described by the MCP specification, not OpenAPI: docs/mcp.md.
+  'POST /mcp',
+  'GET /mcp',
+  'DELETE /mcp',
+  'GET /.well-known/oauth-protected-resource,/.well-known/oauth-protected-resource/mcp',
 ]);
 
 interface Layer {

@@ -9,6 +9,7 @@ import { errorHandler, notFoundRoute } from './errors.ts';
 import { mountConsole } from './console.ts';
 import { mountDocs } from './docs.ts';
 import { mountHealth } from './health.ts';
+import { mountMcp } from './mcp/endpoint.ts';
 import { httpMetrics, metricsEndpoint } from './metrics.ts';
 import { buildOpenApiDocument } from './openapi.ts';
 import { requestLogContext } from './request-log-context.ts';
@@ -98,6 +99,7 @@ export function createApp(deps: ApiDeps): Express {
   mountDocs(app, document.info.title);
   mountConsole(app, { temporalUiUrl: deps.config.temporal.uiUrl, temporalNamespace: deps.config.temporal.namespace });
 
+  mountMcp(app, deps);
   const router = Router();
   mountRoutes(router, allRoutes, deps);
   app.use(router);

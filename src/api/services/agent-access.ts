@@ -1,4 +1,4 @@
-import { findAgentForUser, hasAgentAccess, type AgentForUser } from '../../db/agents.ts';
+import { findAgentForUser, hasAgentAccess, listAgentsWithAccess, type AgentForUser } from '../../db/agents.ts';
 import type { Db } from '../../db/client.ts';
 import { isOrgAdmin, mayUseAgentAs } from '../../shared/roles.ts';
 import { forbidden, notFound } from '../../shared/domain-error.ts';
@@ -34,4 +34,13 @@ export function usableAgent(agent: AgentForUser | null, agentId: string, caller:
     customerFacing: agent.customerFacing,
     modelSettings: agent.modelSettings,
   };
+}
+
+/** The agents of the caller's org the caller may use (guests: customer-facing ones), oldest first. */
+export async function usableAgentsOf(db: Db, caller: Caller) {
+  const agents = await listAgentsWithAccess(db, caller.orgId);
+  return agents
+    .filter((a) => mayUseAgent(caller, a.access.includes(caller.userId)))
+    .filter((a) => caller.role !== 'guest' || a.customerFacing)
+    .map((a) => ({ id: a.id, name: a.name, description: `Ask the agent "${a.name}" and get its answer` }));
 }

@@ -1,0 +1,181 @@
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import {
+  CallToolRequestSchema,
+  ElicitResultSchema,
+  ListToolsRequestSchema,
+  type CallToolResult,
+  type ServerNotification,
+  type ServerRequest,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import type { Caller } from '../../auth/caller.ts';
+import { DomainError } from '../../shared/domain-error.ts';
+import type { ApiDeps } from '../deps.ts';
+import { callAgent, cancelAgentCall, usableAgentFor, type AgentCallOutcome } from '../services/agent-calls.ts';
+import { usableAgentsOf } from '../services/agent-access.ts';
+import { answerOfElicitation, elicitationFor } from './elicitation.ts';
+import { ProgressReporter } from './progress.ts';
+
+type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/** A person may take hours to answer; the run waits, and so does the call. */
+const ELICITATION_TIMEOUT_MS = 24 * 3600 * 1000;
+
+const argumentsSchema = z.object({
+  message: z.string().min(1).max(100_000),
+  task_id: z.string().min(1).max(100).optional(),
+  mode: z.enum(['fast', 'deep']).optional(),
+});
+
+const inputSchema: Tool['inputSchema'] = {
+  type: 'object',
+  properties: {
+    message: { type: 'string', description: 'What to ask the agent, or the answer to its pending question' },
+    task_id: {
+      type: 'string',
+      description: 'Continue this task (a conversation): from an earlier result’s structuredContent.task_id',
+    },
+    mode: {
+      type: 'string',
+      enum: ['fast', 'deep'],
+      description: 'deep plans before it acts; default: chosen per request',
+    },
+  },
+  required: ['message'],
+};
+
+/** The caller of the request being handled, as the /mcp authentication put it. */
+export function callerOf(extra: Extra): Caller {
+  const caller = extra.authInfo?.extra?.caller as Caller | undefined;
+  if (!caller) throw new Error('an /mcp request reached a handler without a caller');
+  return caller;
+}
+
+/** A tool name from an agent's name: MCP allows [A-Za-z0-9_.-], 1–64 characters. */
+export function toolNameOf(agentName: string): string {
+  const name = agentName
+    .trim()
+    .replace(/[^A-Za-z0-9_.-]+/g, '_')
+    .replace(/^_+|_+$/g, '')
+    .slice(0, 64);
+  return name || 'agent';
+}
+
+/** The caller's agents as tools, each with a distinct name (a clash takes a suffix of the agent's id). */
+async function agentTools(deps: ApiDeps, caller: Caller) {
+  const agents = await usableAgentsOf(deps.db, caller);
+  const seen = new Set<string>();
+  return agents.map((agent) => {
+    let name = toolNameOf(agent.name);
+    if (seen.has(name)) name = `${name.slice(0, 50)}_${agent.id.slice(-12)}`;
+    seen.add(name);
+    return { name, agent };
+  });
+}
+
+/**
+ * Serves the caller's agents as tools on `server`: read on every request, since grants change at
+ * any time. `closing()` says the session is ending, so an aborted call is not a cancel.
+ */
+export function serveAgentTools(server: McpServer, deps: ApiDeps, closing: () => boolean): void {
+  server.server.registerCapabilities({ tools: { listChanged: false } });
+  server.server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => ({
+    tools: (await agentTools(deps, callerOf(extra))).map(({ name, agent }): Tool => ({
+      name,
+      title: agent.name,
+      description: agent.description,
+      inputSchema,
+    })),
+  }));
+  server.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const caller = callerOf(extra);
+    const tool = (await agentTools(deps, caller)).find((t) => t.name === request.params.name);
+    if (!tool) return errorResult(`Unknown tool ${request.params.name}`);
+    const args = argumentsSchema.safeParse(request.params.arguments ?? {});
+    if (!args.success) return errorResult(`Invalid arguments: ${z.prettifyError(args.error)}`);
+    try {
+      const agent = await usableAgentFor(deps, caller, tool.agent.id);
+      const progress = new ProgressReporter(extra);
+      let taskId: string | undefined;
+      const onAbort = () => {
+        if (closing() || !taskId) return;
+        cancelAgentCall(deps, caller, agent, taskId).catch((err: unknown) =>
+          deps.logger.warn({ err, taskId }, 'cancelling the run of a cancelled MCP call failed'),
+        );
+      };
+      extra.signal.addEventListener('abort', onAbort, { once: true });
+      const canElicit = server.server.getClientCapabilities()?.elicitation !== undefined;
+      const outcome = await callAgent(deps, caller, agent, args.data, {
+        signal: extra.signal,
+        onRun: (run) => void (taskId = run.taskId),
+        onEvent: (event) => progress.event(event),
+        ...(canElicit
+          ? {
+              ask: async (question) => {
+                await progress.flush();
+                const result = await extra.sendRequest(
+                  { method: 'elicitation/create', params: elicitationFor(question) },
+                  ElicitResultSchema,
+                  { timeout: ELICITATION_TIMEOUT_MS },
+                );
+                return answerOfElicitation(question, result);
+              },
+            }
+          : {}),
+      });
+      await progress.flush();
+      return resultOf(outcome);
+    } catch (err) {
+      if (err instanceof DomainError) return errorResult(err.message);
+      throw err;
+    }
+  });
+}
+
+function errorResult(text: string): CallToolResult {
+  return { content: [{ type: 'text', text }], isError: true };
+}
+
+function resultOf(outcome: AgentCallOutcome): CallToolResult {
+  const structured = {
+    task_id: outcome.taskId,
+    run_id: outcome.runId,
+    status: outcome.status,
+    usage: outcome.usage,
+    artifacts: outcome.artifacts,
+  };
+  switch (outcome.status) {
+    case 'completed':
+      return { content: [{ type: 'text', text: outcome.text }], structuredContent: structured };
+    case 'failed':
+    case 'cancelled':
+      return {
+        content: [{ type: 'text', text: `The run ${outcome.status}: ${outcome.error.message}` }],
+        structuredContent: { ...structured, error: outcome.error },
+        isError: true,
+      };
+    case 'input_required': {
+      const { question } = outcome;
+      const choices = question.details.choices?.length ? `\nChoices: ${question.details.choices.join(', ')}` : '';
+      const text =
+        `The agent asks: ${question.prompt}${choices}\n\nTo answer, call this tool again with ` +
+        `task_id "${outcome.taskId}" and the answer as message (request ${question.requestId}, ${question.inputType}).`;
+      return {
+        content: [{ type: 'text', text }],
+        structuredContent: {
+          ...structured,
+          input_request: {
+            request_id: question.requestId,
+            input_type: question.inputType,
+            prompt: question.prompt,
+            ...question.details,
+          },
+        },
+      };
+    }
+    case 'detached':
+      return errorResult('The call ended before the run did; call again with task_id to follow it');
+  }
+}

@@ -1,0 +1,170 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ElicitRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../support/eventually.ts';
+import { apiUrl, exchange } from '../support/http.ts';
+import { createTenant, testDb, type Tenant } from '../support/tenant.ts';
+
+let tenant: Tenant;
+let token: string;
+const clients: Client[] = [];
+
+beforeAll(async () => {
+  tenant = await createTenant();
+  token = await exchange(tenant.keys.member);
+});
+afterAll(async () => {
+  await Promise.all(clients.map((c) => c.close()));
+});
+
+async function connect(bearer = token, { elicitation = false } = {}): Promise<Client> {
+  const client = new Client(
+    { name: 'mcp-endpoint-test', version: '1.0.0' },
+    { capabilities: elicitation ? { elicitation: {} } : {} },
+  );
+  const transport = new StreamableHTTPClientTransport(new URL(`${apiUrl()}/mcp`), {
+    requestInit: { headers: { Authorization: `Bearer ${bearer}` } },
+  });
+  await client.connect(transport);
+  clients.push(client);
+  return client;
+}
+
+const structured = (result: unknown) => (result as CallToolResult).structuredContent as Record<string, unknown>;
+const text = (result: unknown) => ((result as CallToolResult).content[0] as { text: string }).text;
+
+describe('/mcp (agents as MCP tools)', () => {
+  it('lists only the agents the caller may use, each as a tool taking message, task_id and mode', async () => {
+    const client = await connect();
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).toEqual(['agent']);
+    expect(tools[0]!.inputSchema).toMatchObject({ required: ['message'] });
+    const owner = await connect(tenant.keys.owner); // an API key works as the bearer itself
+    expect((await owner.listTools()).tools.map((t) => t.name).sort()).toEqual(['agent', 'private']);
+  });
+
+  it('calls an agent: its final text and structured content, with progress; task_id continues the task', async () => {
+    const client = await connect();
+    const progress: string[] = [];
+    const first = await client.callTool({ name: 'agent', arguments: { message: 'Hello over MCP' } }, undefined, {
+      onprogress: (p) => void progress.push(p.message ?? ''),
+    });
+    expect(first.isError).toBeFalsy();
+    const info = structured(first);
+    expect(info).toMatchObject({
+      status: 'completed',
+      task_id: expect.stringMatching(/^task_/),
+      run_id: expect.stringMatching(/^run_/),
+    });
+    const run = await testDb().run.findUniqueOrThrow({ where: { id: info.run_id as string } });
+    expect(run.status).toBe('completed');
+    const stored = await testDb().message.findFirstOrThrow({
+      where: { runId: run.id, role: 'assistant' },
+      orderBy: { position: 'desc' },
+    });
+    expect(text(first)).toBe(stored.content);
+    expect(progress.some((m) => m.startsWith('Run '))).toBe(true);
+
+    const second = await client.callTool({ name: 'agent', arguments: { message: 'And again', task_id: info.task_id } });
+    expect(structured(second)).toMatchObject({ status: 'completed', task_id: info.task_id });
+    expect(structured(second).run_id).not.toBe(info.run_id);
+
+    // Another org's caller naming this task_id gets a refusal, never the task.
+    const other = await createTenant();
+    const stranger = await connect(await exchange(other.keys.member));
+    const refused = await stranger.callTool({ name: 'agent', arguments: { message: 'Hi', task_id: info.task_id } });
+    expect(refused.isError).toBe(true);
+    expect(text(refused)).toMatch(/not (found|accessible)/i);
+    expect(await testDb().run.count({ where: { taskId: info.task_id as string } })).toBe(2);
+  });
+
+  it('asks the run’s question through elicitation and the run continues with the answer', async () => {
+    const client = await connect(token, { elicitation: true });
+    const asked: unknown[] = [];
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      asked.push(request.params);
+      return { action: 'accept', content: { value: 'blue' } };
+    });
+    const result = await client.callTool({
+      name: 'agent',
+      arguments: {
+        message:
+          'Ask me.\n/tool request_user_input {"input_type":"choice","prompt":"Pick one","choices":["red","blue"]}',
+      },
+    });
+    expect(asked).toEqual([
+      expect.objectContaining({
+        message: 'Pick one',
+        requestedSchema: expect.objectContaining({ required: ['value'] }),
+      }),
+    ]);
+    expect(structured(result)).toMatchObject({ status: 'completed' });
+    expect(text(result)).toContain('blue');
+  });
+
+  it('without elicitation, ends the call with the question; the answer as message with task_id continues the run', async () => {
+    const client = await connect();
+    const asked = await client.callTool({
+      name: 'agent',
+      arguments: {
+        message:
+          'Ask me.\n/tool request_user_input {"input_type":"choice","prompt":"Pick one","choices":["red","blue"]}',
+      },
+    });
+    expect(asked.isError).toBeFalsy();
+    const info = structured(asked);
+    expect(info).toMatchObject({
+      status: 'input_required',
+      input_request: { input_type: 'choice', prompt: 'Pick one' },
+    });
+    expect(text(asked)).toContain(info.task_id as string);
+    const answered = await client.callTool({ name: 'agent', arguments: { message: 'Red', task_id: info.task_id } });
+    expect(structured(answered)).toMatchObject({ status: 'completed', run_id: info.run_id });
+    expect(text(answered)).toContain('red');
+  });
+
+  it('a cancelled call cancels its run', async () => {
+    const client = await connect();
+    const controller = new AbortController();
+    let runId: string | undefined;
+    const call = client.callTool({ name: 'agent', arguments: { message: 'word '.repeat(400) } }, undefined, {
+      signal: controller.signal,
+      onprogress: (p) => void (runId ??= /^Run (run_\w+)/.exec(p.message ?? '')?.[1]),
+    });
+    await eventually('the run started', () => expect(runId).toBeDefined());
+    controller.abort('changed my mind');
+    await expect(call).rejects.toThrow();
+    await eventually('the run is cancelled', async () =>
+      expect((await testDb().run.findUniqueOrThrow({ where: { id: runId! } })).status).toBe('cancelled'),
+    );
+  });
+
+  it('refuses a request without a token with 401 naming the protected-resource metadata', async () => {
+    const res = await fetch(`${apiUrl()}/mcp`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(res.status).toBe(401);
+    const header = res.headers.get('www-authenticate')!;
+    const metadataUrl = /resource_metadata="([^"]+)"/.exec(header)?.[1];
+    expect(metadataUrl).toBe(`${apiUrl()}/.well-known/oauth-protected-resource/mcp`);
+    const metadata = await (await fetch(metadataUrl!)).json();
+    expect(metadata).toMatchObject({ resource: `${apiUrl()}/mcp`, bearer_methods_supported: ['header'] });
+  });
+
+  it('refuses a foreign Origin (DNS rebinding)', async () => {
+    const res = await fetch(`${apiUrl()}/mcp`, {
+      method: 'POST',
+      headers: {
+        Authorization: `Bearer ${token}`,
+        Origin: 'http://evil.example',
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: {} }),
+    });
+    expect(res.status).toBe(403);
+  });
+});
