@@ -13,6 +13,8 @@ export interface ApiProcess {
   url: string;
   /** Every JSON log line the process wrote so far. */
   logs: Record<string, unknown>[];
+  /** Every line it wrote to stdout or stderr so far, as written (JSON or not); stderr is also passed on to ours. */
+  output: string[];
   /** SIGTERM, as a deploy sends it; resolves with the exit code once the process has drained and exited. */
   terminate(): Promise<number | null>;
   /** SIGKILL, a crash: no drain, open connections are cut. Resolves once the process is gone. */
@@ -39,9 +41,12 @@ export async function startApiProcess(env: Record<string, string> = {}): Promise
       MODEL_PROVIDER: 'offline',
       ...env,
     },
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   const logs: Record<string, unknown>[] = [];
+  const output: string[] = [];
+  child.stderr!.pipe(process.stderr);
+  createInterface({ input: child.stderr! }).on('line', (line) => output.push(line));
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL'); // not left running (and holding database connections) after a failed start
@@ -49,6 +54,7 @@ export async function startApiProcess(env: Record<string, string> = {}): Promise
     }, 60_000);
     child.once('exit', (code) => reject(new Error(`extra api exited with code ${code}`)));
     createInterface({ input: child.stdout! }).on('line', (line) => {
+      output.push(line);
       let entry: Record<string, unknown>;
       try {
         entry = JSON.parse(line) as Record<string, unknown>;
@@ -65,6 +71,7 @@ export async function startApiProcess(env: Record<string, string> = {}): Promise
   return {
     url,
     logs,
+    output,
     terminate: () => terminate(child),
     kill: () => stopChild(child, 'SIGKILL'),
     close: () => stopChild(child),

@@ -1,0 +1,134 @@
+import type { ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { startApiProcess, type ApiProcess } from '../support/api-process.ts';
+import { startWorkerProcess, type WorkerProcess } from '../support/worker-process.ts';
+import { exchange, readSse, withoutHeartbeats } from '../support/http.ts';
+import { historyText, startEverythingServer, startRecordingProxy } from '../support/mcp-servers.ts';
+import { freeListenPort } from '../support/ports.ts';
+import { terminate } from '../support/processes.ts';
+import { expectOneTerminal } from '../support/runs.ts';
+import { createTenant, type Tenant } from '../support/tenant.ts';
+
+/**
+ * An org secret used as a tool server's header reaches the server and nothing else: no answer of the
+ * api, no log line of the api or the worker (both at trace level, run on a queue of their own so
+ * every line is ours to read), no part of the workflow history.
+ */
+describe('org secrets never leak', () => {
+  const secretValue = `leak-canary-${randomBytes(12).toString('hex')}`;
+  const queue = `secret-leaks-${randomBytes(3).toString('hex')}`;
+  let server: { url: string; child: ChildProcess };
+  let recorder: Awaited<ReturnType<typeof startRecordingProxy>>;
+  let api: ApiProcess;
+  let worker: WorkerProcess;
+  let tenant: Tenant;
+  let owner: string;
+
+  /** Calls our own api as `token`; returns the status and the body as text. */
+  const get = async (path: string, token: string, agentId?: string) => {
+    const res = await fetch(`${api.url}${path}`, {
+      headers: { Authorization: `Bearer ${token}`, ...(agentId ? { 'X-Agent-Id': agentId } : {}) },
+    });
+    return { status: res.status, text: await res.text() };
+  };
+
+  beforeAll(async () => {
+    server = await startEverythingServer('streamableHttp');
+    recorder = await startRecordingProxy(server.url);
+    const logLevel = { LOG_LEVEL: 'trace' };
+    api = await startApiProcess({ TEMPORAL_TASK_QUEUE: queue, ...logLevel });
+    worker = await startWorkerProcess(queue, {
+      SECRETS_KEY: inject('secretsKey'),
+      OUTBOUND_PRIVATE_TARGETS: 'allow',
+      ...logLevel,
+    });
+    tenant = await createTenant({ model: 'instant' });
+    owner = await exchange(tenant.keys.owner);
+    const put = await fetch(`${api.url}/api/admin/secrets/LEAK_TOKEN`, {
+      method: 'PUT',
+      headers: { Authorization: `Bearer ${owner}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ value: secretValue }),
+    });
+    expect(put.status).toBe(200);
+    const header = { Authorization: { secret: 'LEAK_TOKEN' } };
+    const settings = {
+      model: 'instant',
+      tool_servers: [
+        { name: 'everything', url: recorder.url, headers: header, allowed_tools: ['echo'] },
+        // Refused connections: the failure paths (retries, reasons told to the model) log and store errors.
+        { name: 'down', url: `http://127.0.0.1:${await freeListenPort()}/mcp`, headers: header },
+      ],
+    };
+    const applied = await fetch(`${api.url}/api/admin/apply`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${owner}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ agents: [{ name: 'agent', settings }] }),
+    });
+    expect(applied.status, await applied.clone().text()).toBe(200);
+  }, 120_000);
+
+  afterAll(async () => {
+    await worker?.stop();
+    await api?.close();
+    recorder?.server.close();
+    if (server) await terminate(server.child);
+  });
+
+  it('reaches the server, and no api answer, log line or workflow history holds its value', async () => {
+    const member = await exchange(tenant.keys.member);
+    recorder.failToolCalls = 1; // one transport failure: the retry path logs too
+    const started = await fetch(`${api.url}/api/run`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${member}`, 'X-Agent-Id': tenant.agentId, 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        messages: [{ role: 'user', content: '/tool everything__echo {"message":"hello"}' }],
+        stream: false,
+      }),
+    });
+    expect(started.status).toBe(202);
+    const { id: runId, task_id: taskId } = (await started.json()) as { id: string; task_id: string };
+    const stream = await fetch(`${api.url}/api/tasks/${taskId}/stream`, {
+      headers: { Authorization: `Bearer ${member}`, 'X-Agent-Id': tenant.agentId },
+    });
+    const frames = withoutHeartbeats(await readSse(stream));
+    expect(expectOneTerminal(frames).type).toBe('RUN_FINISHED');
+    expect(frames.find((f) => f.data.type === 'TOOL_CALL_RESULT')?.data.content).toBe('{"text":"Echo: hello"}');
+
+    // Not vacuous: the worker opened the secret and sent it, on every request the server got.
+    expect(recorder.seen.length).toBeGreaterThan(1);
+    expect(new Set(recorder.seen)).toEqual(new Set([secretValue]));
+
+    const answers = {
+      stream: JSON.stringify(frames),
+      agents: await get('/api/agents', owner),
+      org: await get('/api/admin/org', owner),
+      secrets: await get('/api/admin/secrets', owner),
+      events: await get(`/api/runs/${runId}/events`, member, tenant.agentId),
+      status: await get(`/api/run/${taskId}/status`, member, tenant.agentId),
+      task: await get(`/api/tasks/${taskId}`, member, tenant.agentId),
+      tasks: await get('/api/tasks', member, tenant.agentId),
+      messages: await get(`/api/tasks/${taskId}/messages`, member, tenant.agentId),
+      artifacts: await get(`/api/tasks/${taskId}/artifacts`, member, tenant.agentId),
+    };
+    for (const [name, answer] of Object.entries(answers)) {
+      if (typeof answer !== 'string') expect(answer.status, name).toBe(200);
+      expect(JSON.stringify(answer), name).not.toContain(secretValue);
+    }
+    expect(answers.secrets.text).toContain('LEAK_TOKEN');
+    expect(answers.org.text).toContain('LEAK_TOKEN');
+
+    const history = await historyText(runId);
+    expect(history).toContain('LEAK_TOKEN');
+    expect(history).not.toContain(secretValue);
+
+    // The logs are the run's: both processes logged it, and the worker its failed first try.
+    const apiLog = api.output.join('\n');
+    const workerLog = [...worker.stdout, ...worker.stderr].join('\n');
+    expect(apiLog.includes(taskId), 'the api logged the run').toBe(true);
+    expect(workerLog.includes(runId), 'the worker logged the run').toBe(true);
+    expect(workerLog.includes('tool server call failed'), 'the worker logged the failed call').toBe(true);
+    expect(apiLog.includes(secretValue), 'the api logged the secret').toBe(false);
+    expect(workerLog.includes(secretValue), 'the worker logged the secret').toBe(false);
+  }, 120_000);
+});
