@@ -317,7 +317,7 @@ function toolSpec(t: ToolDefinition): ToolSpec {
 }
 
 /** The catalog tools this agent may call, as JSON Schemas for the model. */
-function enabledTools(rawSettings: unknown): ToolSpec[] {
+export function enabledTools(rawSettings: unknown): ToolSpec[] {
   const settings = agentModelSettingsSchema.safeParse(rawSettings ?? {});
   const allowed = settings.success ? settings.data.tools : undefined;
   return [...toolCatalog.values()].filter((t) => !allowed || allowed.includes(t.name)).map(toolSpec);

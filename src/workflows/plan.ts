@@ -3,6 +3,7 @@ import type { PendingRequest } from '../shared/input-requests.ts';
 import { planStep } from './activities.ts';
 import { runAgentLoop, type LoopResult } from './agent-loop.ts';
 import type { RunState } from './run-state.ts';
+import { serverToolsForPlanner } from './tool-servers.ts';
 
 export type PlannedOutcome =
   { kind: 'done'; result: LoopResult; steps: string[] } | { kind: 'rejected'; feedback?: string; steps: string[] };
@@ -17,7 +18,12 @@ type StepStatus = 'pending' | 'in_progress' | 'completed';
 export async function runPlanned(state: RunState): Promise<PlannedOutcome> {
   const { input } = state;
   await state.move('planning', 'planning');
-  const plan = await planStep({ runId: input.runId, taskId: input.taskId, agentId: input.agentId });
+  const plan = await planStep({
+    runId: input.runId,
+    taskId: input.taskId,
+    agentId: input.agentId,
+    ...serverToolsForPlanner(state),
+  });
   state.addUsage(plan.usage, plan.model, 'plan');
   let steps = plan.steps;
   const planId = state.newId('plan');

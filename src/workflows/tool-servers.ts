@@ -1,6 +1,7 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.ts';
 import type { ToolSpec } from '../activities/models/provider.ts';
+import type { PlanStepInput } from '../activities/plan-step.ts';
 import type { ToolCall, ToolOutcome } from '../shared/run-workflow-types.ts';
 import type { ServerTool } from '../shared/tool-server-types.ts';
 import { toolServerCallOptions, toolServerListOptions } from './activity-options.ts';
@@ -31,6 +32,16 @@ export function serverToolsForModel(state: RunState): { serverTools?: ToolSpec[]
           toolNote: `These tool servers could not be reached when this run started, so their tools are unavailable in it: ${down.join('; ')}.`,
         }
       : {}),
+  };
+}
+
+/** What the planning step is told of the servers' tools: names and descriptions, so a plan can name them. */
+export function serverToolsForPlanner(state: RunState): Pick<PlanStepInput, 'serverTools' | 'toolNote'> {
+  const { serverTools, toolNote } = serverToolsForModel(state);
+  if (!serverTools) return {};
+  return {
+    serverTools: serverTools.map(({ name, description }) => ({ name, description })),
+    ...(toolNote ? { toolNote } : {}),
   };
 }
 

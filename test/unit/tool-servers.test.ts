@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isTransportFailure } from '../../src/activities/mcp/failures.ts';
 import { toolOutcome } from '../../src/activities/mcp/results.ts';
+import { plannerToolLines } from '../../src/activities/plan-step.ts';
 import { RefusedTargetError } from '../../src/outbound/address-guard.ts';
 import { guardedFetch } from '../../src/outbound/guarded-fetch.ts';
 import { agentModelSettingsSchema } from '../../src/shared/agent-settings.ts';
@@ -128,5 +129,30 @@ describe('large tool results', () => {
       structured_content_omitted: expect.stringMatching(/over 65536/),
     });
     expect(outcome.ok && outcome.output).not.toHaveProperty('structured_content');
+  });
+});
+
+describe("deep mode's planner", () => {
+  const run = { runId: 'run_1', taskId: 'task_1', agentId: 'agt_1' };
+
+  it("is told the tools the steps get, built-in and the servers', names and descriptions on one line each", () => {
+    const lines = plannerToolLines(
+      {
+        ...run,
+        serverTools: [{ name: 'tickets__create_issue', description: 'Files an issue\n\nin the tracker' }],
+        toolNote: 'wiki is down',
+      },
+      { tools: ['save_memory'] },
+    );
+    expect(lines).toEqual([
+      expect.stringMatching(
+        /^The steps can use these tools:\n- save_memory: [^\n]+\n- tickets__create_issue: Files an issue in the tracker$/,
+      ),
+      'wiki is down',
+    ]);
+  });
+
+  it('is told nothing more in a run without tool servers', () => {
+    expect(plannerToolLines(run, { tools: ['save_memory'] })).toEqual([]);
   });
 });

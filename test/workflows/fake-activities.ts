@@ -3,6 +3,7 @@ import type { ModelStepInput, ModelStepResult } from '../../src/activities/model
 import type { PlanStepResult } from '../../src/activities/plan-step.ts';
 import type { ProgressStored, RecordProgressInput } from '../../src/activities/run-progress.ts';
 import type { RunEventInput } from '../../src/shared/events.ts';
+import type { ToolServersListing } from '../../src/shared/tool-server-types.ts';
 import { commentKey, FINISHED_KEY, runFinishedEvent, statusDelta, STOPPING_KEY } from '../../src/shared/run-end.ts';
 import { isTerminalStatus, type RunStatus } from '../../src/shared/run-status.ts';
 import {
@@ -104,6 +105,8 @@ export interface FakeOptions {
   settings?: Partial<RunSettings>;
   /** Deep mode: the plan the planning step writes, or a function that makes it (and may wait first). */
   plan?: string[] | (() => Promise<string[]>);
+  /** What listing the agent's tool servers (settings.toolServers) finds at the run's start. */
+  toolServers?: ToolServersListing;
   /** Waits before a write of that key is looked at (a transaction waiting for the run's lock). */
   before?: Record<string, () => Promise<void>>;
   /** Called once a write of that key has committed. */
@@ -111,7 +114,14 @@ export interface FakeOptions {
 }
 
 /** The run's activities as in-memory fakes that record their calls; the workflow is the real one. */
-export function fakeActivities({ model, settings, plan = ['Look', 'Answer'], before, after }: FakeOptions) {
+export function fakeActivities({
+  model,
+  settings,
+  plan = ['Look', 'Answer'],
+  toolServers,
+  before,
+  after,
+}: FakeOptions) {
   const store = new FakeRunStore(before, after);
   const modelCalls: (ModelStepInput & { conversation: string[] })[] = [];
   const toolCalls: ToolCallInput[] = [];
@@ -127,6 +137,8 @@ export function fakeActivities({ model, settings, plan = ['Look', 'Answer'], bef
       planCalls.push(input);
       return { steps: typeof plan === 'function' ? await plan() : plan, usage, model: 'fake-model' };
     },
+
+    listToolServerTools: async (): Promise<ToolServersListing> => toolServers ?? { tools: [], unavailable: [] },
 
     async runTool(call: ToolCallInput): Promise<ToolOutcome> {
       toolCalls.push(call);
@@ -178,6 +190,7 @@ export function activitiesByRun(fakesOf: (runId: string) => FakeActivities | und
     hasStandingGrant: () => fakes().hasStandingGrant(),
     recordProgress: (input) => fakes().recordProgress(input),
     planStep: (input) => fakes().planStep(input),
+    listToolServerTools: () => fakes().listToolServerTools(),
     runTool: (call) => fakes().runTool(call),
     modelStep: (input) => fakes().modelStep(input),
   };

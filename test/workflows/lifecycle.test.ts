@@ -184,6 +184,42 @@ describe('a run', () => {
   });
 });
 
+describe('deep mode planning', () => {
+  const server = { name: 'tickets', url: 'http://127.0.0.1:9/mcp', timeoutSeconds: 60 };
+  const listed = {
+    name: 'tickets__create_issue',
+    server: 'tickets',
+    tool: 'create_issue',
+    description: 'Files an issue',
+    parameters: { type: 'object' },
+  };
+
+  it("tells the planner the tool servers' tools (names and descriptions) and which servers are down", async () => {
+    const run = await startRun({
+      mode: 'deep',
+      settings: { toolServers: [server, { ...server, name: 'wiki' }] },
+      toolServers: { tools: [listed], unavailable: [{ server: 'wiki', reason: 'connect ECONNREFUSED' }] },
+      model: [{ text: 'Looked' }, { text: 'Answered' }],
+    });
+    expect(await run.handle.result()).toMatchObject({ status: 'completed' });
+    expect(run.planCalls).toEqual([
+      {
+        runId: run.runId,
+        taskId: 'task_1',
+        agentId: 'agt_1',
+        serverTools: [{ name: 'tickets__create_issue', description: 'Files an issue' }],
+        toolNote: expect.stringContaining('wiki (connect ECONNREFUSED)'),
+      },
+    ]);
+  });
+
+  it('plans a run without tool servers with the same input as before they existed', async () => {
+    const run = await startRun({ mode: 'deep', model: [{ text: 'Looked' }, { text: 'Answered' }] });
+    expect(await run.handle.result()).toMatchObject({ status: 'completed' });
+    expect(run.planCalls).toEqual([{ runId: run.runId, taskId: 'task_1', agentId: 'agt_1' }]);
+  });
+});
+
 describe('cancel', () => {
   it('mid model step: STOPPING, then the run ends cancelled', async () => {
     const run = await startRun({ model: [untilCancelled] });
