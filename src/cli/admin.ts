@@ -238,7 +238,10 @@ leaf(grant, 'list', 'list approval grants (active ones unless --all)')
   );
 leaf(grant, 'create', 'pre-approve a tool for an agent, as "approve always" does')
   .requiredOption('--agent <agent_id>', 'agent id')
-  .requiredOption('--tool <tool>', 'tool name from the catalog, e.g. run_command')
+  .requiredOption(
+    '--tool <tool>',
+    'tool name from the catalog (e.g. run_command) or <server>__<tool> of a tool server of the agent',
+  )
   .requiredOption(
     '--by <user_id>',
     'user recorded as granting it (of the agent’s org; owner or admin for sensitive tools)',
