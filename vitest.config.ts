@@ -6,8 +6,8 @@ import { LongestFirstSequencer } from './test/support/longest-first.ts';
  * Files whose outcome depends on timing: they cut or kill processes of their own and expect the rest to
  * notice within a time, count requests per client address in the shared database, or drive a browser or
  * a terminal. They run one at a time, after the rest, so their timing is their own. Files that only start
- * an api of their own, or a whole stack of their own and check only the outcome (chaos), share the two
- * workers of the rest.
+ * an api, workers or a stack of their own and check only the outcome (chaos, the compose replay, worker
+ * versioning), share the two workers of the rest.
  */
 const EXCLUSIVE = [
   'test/contract.test.ts',
@@ -17,10 +17,8 @@ const EXCLUSIVE = [
   'test/e2e/listen-reconnect.test.ts',
   'test/e2e/drain.test.ts',
   'test/e2e/scale-out.test.ts',
-  'test/e2e/worker-versioning.test.ts',
   'test/e2e/run-control.test.ts',
   'test/e2e/rate-limits.test.ts',
-  'test/deploy/production-build.test.ts',
   'test/e2e/observability.test.ts',
   'test/e2e/widget-limits.test.ts',
   'test/e2e/widget-browser.test.ts',
