@@ -7,8 +7,8 @@ import { failureTypes } from '../shared/run-workflow-types.ts';
  * They say nothing about the run: activities retry them with backoff for as long as it
  * takes, and the api answers 503 with Retry-After instead of 500.
  */
-const TRANSIENT_CODES = new Set([
-  // sockets
+/** Socket failures of reaching any server (ours, or one an org named): worth another attempt. */
+export const SOCKET_ERROR_CODES = [
   'ECONNREFUSED',
   'ECONNRESET',
   'ETIMEDOUT',
@@ -16,6 +16,10 @@ const TRANSIENT_CODES = new Set([
   'EHOSTUNREACH',
   'ENETUNREACH',
   'EAI_AGAIN',
+] as const;
+
+const TRANSIENT_CODES = new Set<string>([
+  ...SOCKET_ERROR_CODES,
   // PostgreSQL: admin shutdown, crash shutdown, cannot connect now, connection exceptions, too many connections
   '57P01',
   '57P02',

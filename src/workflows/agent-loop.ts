@@ -126,16 +126,7 @@ async function callTool(state: RunState, call: ToolCall): Promise<ToolOutcome> {
   }
   const gate = await approvalGate(state, call);
   if (gate) return gate;
-  const { input } = state;
-  const toolCall = {
-    runId: input.runId,
-    taskId: input.taskId,
-    orgId: input.orgId,
-    agentId: input.agentId,
-    toolCallId: call.id,
-    name: call.name,
-    args: call.args,
-  };
+  const toolCall = state.toolCallInput(call);
   if (!sandboxTools().sandboxTools.some((t) => t.name === call.name)) return runTool(toolCall);
   if (!definition.readOnly) state.sandboxChanged = true;
   return runSandboxTool(state, toolCall);

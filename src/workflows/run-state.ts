@@ -13,7 +13,14 @@ import { describeAnswer, type Answer, type PendingRequest } from '../shared/inpu
 import { answerSchemas } from './lazy-modules.ts';
 import { isOrgAdmin } from '../shared/roles.ts';
 import { assertTransition, isTerminalStatus, type RunStatus } from '../shared/run-status.ts';
-import type { RunSettings, RunWorkflowInput, SandboxRoute, TokenUsage } from '../shared/run-workflow-types.ts';
+import type {
+  RunSettings,
+  RunWorkflowInput,
+  SandboxRoute,
+  TokenUsage,
+  ToolCall,
+  ToolCallInput,
+} from '../shared/run-workflow-types.ts';
 import { RunStatusAttr } from '../shared/search-attributes.ts';
 import type { ToolServersListing } from '../shared/tool-server-types.ts';
 import { statusDelta } from '../shared/run-end.ts';
@@ -142,6 +149,12 @@ export class RunState {
     this.life = { phase: 'finishing' };
     assertTransition(this.status, 'completed');
     this.moved('completed');
+  }
+
+  /** What a tool call activity gets: the call and the run it belongs to. */
+  toolCallInput(call: ToolCall): ToolCallInput {
+    const { runId, taskId, orgId, agentId } = this.input;
+    return { runId, taskId, orgId, agentId, toolCallId: call.id, name: call.name, args: call.args };
   }
 
   /** A fresh deterministic id (the workflow's seeded uuid4). */

@@ -51,16 +51,5 @@ export function callServerTool(state: RunState, call: ToolCall, tool: ServerTool
   const { callServerTool: runServerToolCall } = proxyActivities<Activities>(
     toolServerCallOptions(server.timeoutSeconds),
   );
-  const { input } = state;
-  return runServerToolCall({
-    runId: input.runId,
-    taskId: input.taskId,
-    orgId: input.orgId,
-    agentId: input.agentId,
-    toolCallId: call.id,
-    name: call.name,
-    args: call.args,
-    server,
-    tool: tool.tool,
-  });
+  return runServerToolCall({ ...state.toolCallInput(call), server, tool: tool.tool });
 }

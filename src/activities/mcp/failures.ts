@@ -1,17 +1,12 @@
 import { SseError } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { SOCKET_ERROR_CODES } from '../../connections/transient-errors.ts';
 import { RefusedTargetError } from '../../outbound/address-guard.ts';
 
 /** Socket and undici failures of reaching a server: worth another attempt. */
-const NETWORK_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'EPIPE',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'EAI_AGAIN',
+const NETWORK_CODES = new Set<string>([
+  ...SOCKET_ERROR_CODES,
   'UND_ERR_SOCKET',
   'UND_ERR_CONNECT_TIMEOUT',
   'UND_ERR_HEADERS_TIMEOUT',
