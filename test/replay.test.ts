@@ -36,6 +36,7 @@ const paths = [
   'sandbox-snapshot-before-waiting',
   'mcp-tools-listed-and-called',
   'mcp-tool-approved',
+  'client-tool-called',
 ];
 /** Paths where the last model step stored the run's end and a cancel or comment raced it. */
 const pathsOfTheStepEnd = [

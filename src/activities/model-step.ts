@@ -30,6 +30,8 @@ export interface ModelStepInput {
   allowTools: boolean;
   /** Tools of the agent's MCP servers, as listed at the run's start (absent for an agent without servers). */
   serverTools?: ToolSpec[];
+  /** Tools the run's caller runs itself (RunWorkflowInput.clientTools); the workflow ends the run when one is called. */
+  clientTools?: ToolSpec[];
   /** Added to the system prompt: which tool servers are down for this run. */
   toolNote?: string;
   /** The run's org, for log lines (the worker's log context reads it instead of looking the run up); absent in steps scheduled before it came. */
@@ -112,7 +114,9 @@ export function createModelStepActivities(deps: ActivityDeps) {
           ended: true,
         };
     }
-    const tools = input.allowTools ? [...enabledTools(settings), ...(input.serverTools ?? [])] : [];
+    const tools = input.allowTools
+      ? [...enabledTools(settings), ...(input.serverTools ?? []), ...(input.clientTools ?? [])]
+      : [];
     // No heartbeat per batch: the SDK sends a step's first heartbeat at once, and each one is a write
     // on the Temporal server, while a fast step is over long before the interval's first beat below.
     const batcher = new EventBatcher(deps.deltaFlushMs, async (events) => {

@@ -6,21 +6,56 @@ export type RequestedMode = (typeof requestedModes)[number];
 export const multitaskStrategies = ['reject', 'enqueue', 'interrupt', 'rollback'] as const;
 export type MultitaskStrategy = (typeof multitaskStrategies)[number];
 
-export const messageRoles = ['user', 'assistant', 'system', 'developer'] as const;
+export const messageRoles = ['user', 'assistant', 'system', 'developer', 'tool'] as const;
 
 /** Roles that instruct the model with the operator's authority: refused unless the agent allows them. */
 export const instructionRoles: readonly string[] = ['system', 'developer'];
 
-export const requestMessageSchema = z.object({
-  role: z
-    .enum(messageRoles)
-    .describe(
-      '`user` or `assistant` turns of the conversation. `system` and `developer` messages are refused with 400 unless the ' +
-        "agent's settings say `allow_instruction_messages: true`: a caller cannot instruct the model with the operator's authority. " +
-        'Where allowed, `developer` is stored as `system`.',
-    ),
-  content: z.string().max(100_000),
-});
+export const requestMessageSchema = z
+  .object({
+    role: z
+      .enum(messageRoles)
+      .describe(
+        '`user` or `assistant` turns of the conversation. `system` and `developer` messages are refused with 400 unless the ' +
+          "agent's settings say `allow_instruction_messages: true`: a caller cannot instruct the model with the operator's authority. " +
+          'Where allowed, `developer` is stored as `system`. `tool`: the result of a client tool call the task’s last run ' +
+          'ended with (see `client_tools`), with its `tool_call_id`.',
+      ),
+    content: z.string().max(100_000).describe('The text; for a `tool` message, the tool’s result (JSON or text)'),
+    tool_call_id: z
+      .string()
+      .min(1)
+      .max(200)
+      .optional()
+      .describe('Required on a `tool` message: the `id` of the call in the last run’s `result.client_tool_calls`'),
+  })
+  .refine((m) => (m.role === 'tool') === (m.tool_call_id !== undefined), {
+    message: 'tool_call_id is required on a tool message, and only there',
+    path: ['tool_call_id'],
+  });
+
+/** What a provider accepts as a function name; `__` is left to tool-server tools (`server__tool`). */
+const CLIENT_TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** A tool the caller runs itself (an AG-UI frontend tool, a CopilotKit action): offered to the model for this run. */
+export const clientToolSchema = z
+  .object({
+    name: z
+      .string()
+      .regex(CLIENT_TOOL_NAME, 'must be 1 to 64 letters, digits, _ or -')
+      .refine((name) => !name.includes('__'), 'must not contain `__` (the names of tool-server tools)')
+      .describe(
+        'The name the model calls it by: 1 to 64 letters, digits, `_` or `-`, no `__`; not the name of a built-in tool',
+      ),
+    description: z.string().max(4000).default('').describe('What the tool does, for the model'),
+    parameters: z
+      .looseObject({ type: z.literal('object').optional() })
+      .default({ type: 'object', properties: {} })
+      .describe('JSON Schema of its arguments: an object schema (default: no arguments)'),
+  })
+  .meta({ id: 'ClientTool' });
+
+export type ClientToolRequest = z.infer<typeof clientToolSchema>;
 
 function isTimeZone(value: string): boolean {
   try {
@@ -55,6 +90,21 @@ export const runRequestSchema = z
     mode: z.enum(requestedModes).default('auto'),
     stream: z.boolean().default(true),
     timezone: timezoneSchema.optional(),
+    client_tools: z
+      .array(clientToolSchema)
+      .max(100)
+      .refine((tools) => new Set(tools.map((t) => t.name)).size === tools.length, 'tool names must be unique')
+      .optional()
+      .describe(
+        'Tools the caller runs itself (as AG-UI frontend tools), offered to the model in this run besides the ' +
+          'agent’s own. When the model calls one, the run streams the call (TOOL_CALL_START, TOOL_CALL_ARGS, ' +
+          'TOOL_CALL_END) and ends `completed` with `result.outcome` `client_tool_calls` and `result.client_tool_calls` ' +
+          '(`id`, `name`, `arguments`); nothing runs it on the server. Run it, then continue the task (`task_id`) ' +
+          'with a `tool` message per call (`tool_call_id`, the result as `content`) and the tools again: the results ' +
+          'join the conversation before the next model step. A call left unanswered is stored as an error result. ' +
+          'A name of a built-in tool is 422. With `mode: auto` such a run is fast; `mode: deep` and a ' +
+          '`multitask_strategy` other than `reject` are 422 with client tools.',
+      ),
     multitask_strategy: z
       .enum(multitaskStrategies)
       .default('reject')
@@ -84,7 +134,11 @@ export type RunRequest = z.infer<typeof runRequestSchema>;
 export function runRequestProblem(body: RunRequest): string | undefined {
   if (body.messages.length === 0) return 'messages must not be empty';
   const last = body.messages[body.messages.length - 1]!;
-  if (last.role !== 'user') return 'the last message must be from the user';
+  const continued = Boolean(body.task_id ?? body.threadId);
+  if (!continued && body.messages.some((m) => m.role === 'tool'))
+    return 'tool messages answer the client tool calls of a task’s last run: send them with its task_id';
+  if (last.role === 'tool') return undefined;
+  if (last.role !== 'user') return 'the last message must be from the user (or a tool result)';
   if (last.content.trim() === '') return 'no user query: the last user message is empty';
   return undefined;
 }

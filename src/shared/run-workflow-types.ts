@@ -1,3 +1,4 @@
+import type { ClientTool } from './client-tools.ts';
 import type { RunMode } from './events.ts';
 import type { RunStatus } from './run-status.ts';
 import type { ToolServerRef } from './tool-server-types.ts';
@@ -20,6 +21,8 @@ export interface RunWorkflowInput {
    * them without waiting for the worker. Without it the workflow writes them (idempotent by key).
    */
   startRecorded?: boolean;
+  /** Tools the caller runs itself, offered to the model in this run; a call of one ends the run (see client-tools.ts). */
+  clientTools?: ClientTool[];
 }
 
 export interface TokenUsage {

@@ -20,6 +20,8 @@ export interface LoopResult {
   steps: number;
   /** The last model step stored the run's end (ModelStepInput.finish): the workflow only mirrors it. */
   ended?: boolean;
+  /** The model called tools the client runs: the loop stopped there, for the run to end with them. */
+  clientToolCalls?: ToolCall[];
 }
 
 /** How long a run whose end was held back by a comment waits for that comment's Signal (its api may have died before sending it). */
@@ -36,7 +38,7 @@ const COMMENT_SIGNAL_WAIT = '10 seconds';
 export async function runAgentLoop(
   state: RunState,
   label: string,
-  { answerWithEnd = false } = {},
+  { answerWithEnd = false, offerClientTools = false } = {},
 ): Promise<LoopResult> {
   const { input } = state;
   let commentSteps = 0;
@@ -57,6 +59,7 @@ export async function runAgentLoop(
       step,
       allowTools,
       ...(allowTools ? serverToolsForModel(state) : {}),
+      ...(allowTools && offerClientTools && input.clientTools ? { clientTools: input.clientTools } : {}),
       ...(enter ? { enter } : {}),
       ...(finish ? { finish } : {}),
     });
@@ -79,7 +82,9 @@ export async function runAgentLoop(
       if (state.comments.length > 0 && commentSteps++ < MAX_COMMENT_STEPS) continue;
       return { text: result.text, messageId: result.messageId, steps: step + 1 };
     }
+    const clientCalls = offerClientTools ? result.toolCalls.filter((c) => isClientTool(state, c.name)) : [];
     for (const call of result.toolCalls) {
+      if (clientCalls.includes(call)) continue; // the client runs it after the run ends
       await state.safePoint();
       const outcome = await callTool(state, call);
       const content = JSON.stringify(outcome.ok ? outcome.output : { error: outcome.error });
@@ -92,7 +97,13 @@ export async function runAgentLoop(
         },
       });
     }
+    if (clientCalls.length)
+      return { text: result.text, messageId: result.messageId, steps: step + 1, clientToolCalls: clientCalls };
   }
+}
+
+function isClientTool(state: RunState, name: string): boolean {
+  return state.input.clientTools?.some((t) => t.name === name) ?? false;
 }
 
 /** Comments join the conversation as user messages, in arrival order, before the next model step. */

@@ -9,6 +9,7 @@ import {
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
+import { CLIENT_TOOL_CALLS_OUTCOME } from '../shared/client-tools.ts';
 import { runErrorCodes } from '../shared/run-error-codes.ts';
 import { FINISHED_KEY, runFinishedEvent, stoppingEvent, STOPPING_KEY } from '../shared/run-end.ts';
 import { RUN_STARTED_KEY, runStartedEvents } from '../shared/run-started.ts';
@@ -90,14 +91,19 @@ async function runToEnd(state: RunState, work: CancellationScope): Promise<RunOu
       } else {
         // The move is stored by the first model step, before it streams.
         state.deferMove('executing', 'executing');
-        const result = await runAgentLoop(state, 'main', { answerWithEnd: true });
+        const result = await runAgentLoop(state, 'main', { answerWithEnd: true, offerClientTools: true });
         if (result.ended) await state.endedByStep();
         else
           await finish(state, {
-            outcome: 'completed',
+            outcome: result.clientToolCalls ? CLIENT_TOOL_CALLS_OUTCOME : 'completed',
             text: result.text,
             message_id: result.messageId,
             steps: result.steps,
+            ...(result.clientToolCalls
+              ? {
+                  client_tool_calls: result.clientToolCalls.map((c) => ({ id: c.id, name: c.name, arguments: c.args })),
+                }
+              : {}),
           });
       }
     });

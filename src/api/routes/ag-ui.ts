@@ -35,7 +35,9 @@ export const agUiRoutes = [
       'in another organization is another thread, and nothing tells whether it exists there. A threadId that is the id of ' +
       'one of your tasks continues that task. Human input arrives as a CUSTOM `USER_INPUT_REQUIRED` event whose ' +
       '`value` carries the request (request_id, run_id, input_type, prompt, choices…) and `answer_url`; POST the answer ' +
-      'there (as for POST /api/tasks/{task_id}/input) and the same stream continues. No HEARTBEAT events: silences are ' +
+      'there (as for POST /api/tasks/{task_id}/input) and the same stream continues. Frontend tools (`tools`) are offered ' +
+      'to the model; a call of one ends the run after TOOL_CALL_END (RUN_FINISHED, `result.outcome` ' +
+      '`client_tool_calls`), and the next run of the thread carries its result as a `tool` message. No HEARTBEAT events: silences are ' +
       'kept open with SSE comments. The snake_case endpoints are unchanged.',
     tags: ['ag-ui'],
     auth: 'agent',
@@ -48,7 +50,10 @@ export const agUiRoutes = [
         schema: agUiEventSchema,
         headers: RUN_ID_HEADER_DOCS,
       },
-      400: { description: 'No user message last, or nothing to run', schema: errorSchema },
+      400: {
+        description: 'Neither a user message nor a pending tool call’s result last, or nothing to run',
+        schema: errorSchema,
+      },
       402: { description: 'The organization is out of credits', schema: errorSchema },
       ...errorResponses,
       409: { description: 'The thread’s run is still busy', schema: errorSchema },
@@ -57,15 +62,21 @@ export const agUiRoutes = [
       const input = parse(runAgentInputSchema, req.body ?? {}, 'body');
       const thread = await threadTask(deps.db, caller.orgId, input.threadId);
       if (thread.exists) await loadAccessibleTask(deps.db, thread.taskId, caller, agent); // 403: another member's or agent's thread
+      // Tool results only continue a thread: they answer the frontend tool calls its last run ended with.
       const messages = input.messages
-        .filter((m) => READ_ROLES.has(m.role))
-        .map((m) => ({ role: m.role, content: textOf(m.content) }));
+        .filter((m) => READ_ROLES.has(m.role) || (thread.exists && m.role === 'tool'))
+        .map((m) =>
+          m.role === 'tool'
+            ? { role: m.role, content: textOf(m.content), tool_call_id: m.toolCallId }
+            : { role: m.role, content: textOf(m.content) },
+        );
       const body = parse(
         runRequestSchema,
         {
           messages,
           mode: input.forwardedProps?.mode,
           timezone: input.forwardedProps?.timezone,
+          client_tools: input.tools,
           stream: true,
           ...(thread.exists ? { task_id: thread.taskId } : {}),
         },

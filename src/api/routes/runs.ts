@@ -24,7 +24,9 @@ export const runRoutes = [
       'an SSE stream of AG-UI events, each frame `id: <run_id>:<seq>` + `data: <event>`, ending after RUN_FINISHED or ' +
       'RUN_ERROR; HEARTBEAT frames (no id, not stored) come at least every 15 s of silence. With `stream` false the ' +
       'answer is 202 with the background run metadata. A new task stores every message of the request; a continued ' +
-      'task stores only the new last user message, since the stored conversation is the record. ' +
+      'task stores only the new turn (the last user message, and `tool` results of the client tool calls its last run ' +
+      'ended with), since the stored conversation is the record. `client_tools` are offered to the model; when it ' +
+      'calls one, the run ends `completed` with `result.outcome` `client_tool_calls` for the caller to run them. ' +
       '`mode: auto` routes to deep for requests of 600+ characters or that ask for planning, research, analysis, ' +
       'comparison, refactoring or migration; to fast otherwise. ' +
       'Reconnecting to a stream: a request carrying `Last-Event-ID` (or the `last_event_id` query parameter; the header ' +
@@ -53,7 +55,11 @@ export const runRoutes = [
         schema: backgroundRunSchema,
         headers: RUN_ID_HEADER_DOCS,
       },
-      400: { description: 'Empty messages, last message not from the user, or no user query', schema: errorSchema },
+      400: {
+        description:
+          'Empty messages, last message neither from the user nor a pending client tool call’s result, or no user query',
+        schema: errorSchema,
+      },
       402: {
         description: 'The organization is out of credits (checked before anything is stored or started)',
         schema: errorSchema,

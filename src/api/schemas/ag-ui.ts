@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { requestedModes, timezoneSchema } from '../../shared/run-request.ts';
+import { clientToolSchema, requestedModes, timezoneSchema } from '../../shared/run-request.ts';
 
 /**
  * AG-UI's RunAgentInput (the body `@ag-ui/client`'s HttpAgent and CopilotKit post), as far as we
@@ -11,6 +11,7 @@ export const agUiMessageSchema = z.looseObject({
   id: z.string().max(200).optional(),
   role: z.enum(['user', 'assistant', 'system', 'developer', 'tool', 'activity', 'reasoning']),
   content: z.union([z.string().max(100_000), z.array(textPart).max(100)]).optional(),
+  toolCallId: z.string().min(1).max(200).optional().describe('On a tool message: the call it answers'),
 });
 
 export const runAgentInputSchema = z
@@ -33,12 +34,20 @@ export const runAgentInputSchema = z
       .max(1000)
       .meta({ minItems: 1 })
       .describe(
-        'The conversation so far. A new thread stores its user, assistant and system messages; a continued one only the last user message (the stored conversation is the record). Tool, activity and reasoning messages are not read',
+        'The conversation so far. A new thread stores its user, assistant and system messages; a continued one only the new turn (the stored conversation is the record): the results of the frontend tool calls its last run ended with (`tool` messages with `toolCallId`) and the last user message. Activity and reasoning messages are not read',
       ),
     tools: z
-      .array(z.unknown())
+      .array(clientToolSchema)
+      .max(100)
+      .refine((tools) => new Set(tools.map((t) => t.name)).size === tools.length, 'tool names must be unique')
       .optional()
-      .describe('Frontend tools: not offered to the agent (the agent’s own tools run on the server)'),
+      .describe(
+        'Frontend tools (CopilotKit actions), offered to the model besides the agent’s own, as `client_tools` of ' +
+          'POST /api/run. When the model calls one, the call streams as TOOL_CALL_START, TOOL_CALL_ARGS and ' +
+          'TOOL_CALL_END and the run ends: RUN_FINISHED with `result.outcome` `client_tool_calls` (no ' +
+          'TOOL_CALL_RESULT). Run the tool and continue the thread with its result as a `tool` message ' +
+          '(`toolCallId`). A name of a built-in tool or with `__` is 422',
+      ),
     context: z.array(z.unknown()).optional().describe('Not read'),
     state: z.unknown().optional().describe('Not read'),
     forwardedProps: z

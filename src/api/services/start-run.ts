@@ -18,6 +18,7 @@ import { claimsExpiredBefore, runOfClaim, type IdempotencyClaim } from './idempo
 import { loadAccessibleTask } from './task-access.ts';
 import { interruptRun, startNextQueuedRun } from './run-queue.ts';
 import { startRunWorkflow, type RunWorkflowStart } from './workflow-start.ts';
+import { clientToolRouting, clientToolsOf, continuedTurn } from './client-tool-turn.ts';
 
 export interface StartedRun {
   runId: string;
@@ -124,13 +125,16 @@ async function createAndStartRun(
   const { modelSettings } = agent;
   body = { ...body, messages: allowedMessages(modelSettings, body.messages) };
   await requireCredits(db, caller.orgId, agent.orgCreditBalance);
-  const query = body.messages[body.messages.length - 1]!.content;
-  const routing = routeRun(body.mode, query);
+  const clientTools = clientToolsOf(body);
+  const query = body.messages.findLast((m) => m.role === 'user')?.content ?? '';
+  const routing = clientToolRouting(routeRun(body.mode, query), clientTools);
   const requestedTaskId = body.task_id ?? body.threadId;
   const runId = newId('run');
   if (requestedTaskId) await loadAccessibleTask(db, requestedTaskId, caller, agent);
-  // A new task stores every message of the request; a continued one only the new user message.
-  const newMessages = requestedTaskId ? body.messages.slice(-1) : body.messages;
+  // A new task stores every message of the request; a continued one only the new turn (tool results, user message).
+  const newMessages = requestedTaskId
+    ? await continuedTurn(db, requestedTaskId, body)
+    : body.messages.map((m) => ({ id: newId('msg'), role: m.role, content: m.content }));
   const newTaskId = givenTaskId ?? newId('task');
 
   const stored = await storeRunStart(db, {
@@ -154,7 +158,7 @@ async function createAndStartRun(
       timezone: body.timezone,
       streamed: body.stream,
     },
-    messages: newMessages.map((m) => ({ id: newId('msg'), role: m.role, content: m.content })),
+    messages: newMessages,
     // The run's first events go with it: a client reads RUN_STARTED without waiting for the worker.
     firstEvents: {
       events: runStartedEvents({
@@ -202,6 +206,7 @@ async function createAndStartRun(
       settings: runSettingsFrom(modelSettings),
       startRecorded: true,
       ...(source ? { source } : {}),
+      ...(clientTools ? { clientTools } : {}),
     });
   } catch (err) {
     deps.logger.error({ err, runId }, 'could not start the run workflow');

@@ -1,5 +1,6 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy } from '@temporalio/client';
 import { firstRunStatus } from '../../shared/run-status.ts';
+import type { ClientTool } from '../../shared/client-tools.ts';
 import type { RunSettings } from '../../shared/run-workflow-types.ts';
 import { AgentIdAttr, OrgIdAttr, RunModeAttr, RunStatusAttr, TaskIdAttr } from '../../shared/search-attributes.ts';
 import { agentRun } from '../../workflows/index.ts';
@@ -21,6 +22,8 @@ export interface RunWorkflowStart {
   settings?: RunSettings;
   /** RUN_STARTED is stored with the run (see runStartedEvents). */
   startRecorded?: boolean;
+  /** Tools the caller runs itself, offered in this run (absent: none, and the workflow's input is as before). */
+  clientTools?: ClientTool[];
 }
 
 /**
@@ -31,7 +34,7 @@ export async function startRunWorkflow(
   { temporal, config }: Pick<ApiDeps, 'temporal' | 'config'>,
   run: RunWorkflowStart,
 ): Promise<void> {
-  const { runId, taskId, orgId, agentId, mode, routingReason, settings, startRecorded } = run;
+  const { runId, taskId, orgId, agentId, mode, routingReason, settings, startRecorded, clientTools } = run;
   try {
     await temporal.workflow.start(agentRun, {
       taskQueue: config.temporal.taskQueue,
@@ -47,6 +50,7 @@ export async function startRunWorkflow(
           routingReason,
           ...(settings ? { settings } : {}),
           ...(startRecorded ? { startRecorded } : {}),
+          ...(clientTools ? { clientTools } : {}),
         },
       ],
       typedSearchAttributes: [
