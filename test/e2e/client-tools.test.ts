@@ -3,6 +3,7 @@ import { HttpAgent } from '@ag-ui/client';
 import { EventSchema } from '@ag-ui/core/schemas';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { apiUrl, call, exchange, readSse, withoutHeartbeats } from '../support/http.ts';
+import { eventually } from '../support/eventually.ts';
 import { expectReplays } from '../support/runs.ts';
 import { createTenant, testDb, type Tenant } from '../support/tenant.ts';
 
@@ -101,6 +102,30 @@ describe('client-side tools', () => {
     const answer = withoutHeartbeats(await readSse(next)).at(-1)!.data;
     expect(answer).toMatchObject({ type: 'RUN_FINISHED', result: { outcome: 'completed' } });
     expect((answer.result as { text: string }).text).toContain('show_weather → {"shown":"Oslo, 3°C"}');
+  });
+
+  it('a call the client left unanswered is stored as an error result when the task continues with a user message', async () => {
+    const res = await postRun({
+      messages: [{ role: 'user', content: askForWeather }],
+      client_tools: [showWeather],
+      stream: false,
+    });
+    const { id: runId, task_id: taskId } = (await res.json()) as { id: string; task_id: string };
+    await eventually('the run ends waiting for its client tool', async () => {
+      expect((await storedRun(runId)).result).toMatchObject({ outcome: 'client_tool_calls' });
+    });
+    const next = await postRun({
+      task_id: taskId,
+      messages: [{ role: 'user', content: 'Never mind, just say hi' }],
+      client_tools: [showWeather],
+    });
+    expect(withoutHeartbeats(await readSse(next)).at(-1)!.data).toMatchObject({
+      type: 'RUN_FINISHED',
+      result: { outcome: 'completed' },
+    });
+    const roles = await testDb().message.findMany({ where: { taskId }, orderBy: { position: 'asc' } });
+    expect(roles.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'user', 'assistant']);
+    expect(JSON.parse(roles[2]!.content)).toMatchObject({ error: { code: 'NO_RESULT' } });
   });
 
   it('refuses a client tool that collides with a built-in or a tool-server name, or is malformed (422), and starts nothing', async () => {
