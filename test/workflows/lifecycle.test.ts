@@ -4,6 +4,7 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { ensureTemporalBinary } from '../../src/embedded/temporal-dev-server.ts';
+import type { ClientTool } from '../../src/shared/client-tools.ts';
 import type { RunMode } from '../../src/shared/events.ts';
 import type { Answer, InputType } from '../../src/shared/input-requests.ts';
 import { firstRunStatus } from '../../src/shared/run-status.ts';
@@ -84,7 +85,7 @@ const saveMemory = (id = 'call_1'): ToolCall => ({ id, name: 'save_memory', args
 const askQuestion: ToolCall = { id: 'call_ask', name: 'ask_user_question', args: { question: 'Which colour?' } };
 
 /** Starts `agentRun` as the api does, its activities the fakes made from `options`. */
-async function startRun(options: FakeOptions & { mode?: RunMode }) {
+async function startRun(options: FakeOptions & { mode?: RunMode; clientTools?: ClientTool[] }) {
   const fake = fakeActivities(options);
   const runId = `run_${randomBytes(6).toString('hex')}`;
   runs.set(runId, fake.activities);
@@ -92,7 +93,17 @@ async function startRun(options: FakeOptions & { mode?: RunMode }) {
   const handle: WorkflowHandle<typeof agentRun> = await env.client.workflow.start<typeof agentRun>('agentRun', {
     taskQueue,
     workflowId: runId,
-    args: [{ runId, taskId: 'task_1', orgId: 'org_1', agentId: 'agt_1', mode, routingReason: 'test' }],
+    args: [
+      {
+        runId,
+        taskId: 'task_1',
+        orgId: 'org_1',
+        agentId: 'agt_1',
+        mode,
+        routingReason: 'test',
+        ...(options.clientTools ? { clientTools: options.clientTools } : {}),
+      },
+    ],
     typedSearchAttributes: [{ key: RunStatusAttr, value: firstRunStatus(mode) }],
   });
   const answer = async (inputType: InputType, value: Answer) => {
@@ -154,6 +165,28 @@ describe('a run', () => {
       type: 'RUN_FINISHED',
       result: { outcome: 'completed', text: 'Out of steps: here is what I have.', steps: 3 },
     });
+  });
+
+  it('offers client tools and ends at a call of one, which it leaves to the client; the step’s other calls run', async () => {
+    const showCard: ClientTool = { name: 'show_card', description: 'Shows a card', parameters: { type: 'object' } };
+    const cardCall: ToolCall = { id: 'call_card', name: 'show_card', args: { title: 'Hi' } };
+    const run = await startRun({ clientTools: [showCard], model: [{ toolCalls: [saveMemory(), cardCall] }] });
+    expect(await run.handle.result()).toMatchObject({ status: 'completed' });
+    expect(run.modelCalls.map((c) => c.clientTools)).toEqual([[showCard]]);
+    expect(run.toolCalls.map((c) => c.name)).toEqual(['save_memory']);
+    expect(run.store.statuses).toEqual(['pending', 'executing', 'completed']);
+    expect(run.store.events.at(-1)).toMatchObject({
+      type: 'RUN_FINISHED',
+      result: {
+        outcome: 'client_tool_calls',
+        steps: 1,
+        client_tool_calls: [{ id: 'call_card', name: 'show_card', arguments: { title: 'Hi' } }],
+      },
+    });
+    // Without client tools a step is offered none.
+    const plain = await startRun({ model: [{ text: 'Hello' }] });
+    await plain.handle.result();
+    expect(plain.modelCalls[0]).not.toHaveProperty('clientTools');
   });
 
   it('takes a steering comment sent during a model step into its next model step', async () => {
