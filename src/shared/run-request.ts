@@ -11,39 +11,45 @@ export const messageRoles = ['user', 'assistant', 'system', 'developer', 'tool']
 /** Roles that instruct the model with the operator's authority: refused unless the agent allows them. */
 export const instructionRoles: readonly string[] = ['system', 'developer'];
 
-export const requestMessageSchema = z
-  .object({
+const messageContent = z.string().max(100_000);
+
+/**
+ * A turn of the conversation. A union on `role`, so the document says what the check enforces: a
+ * `tool` message has its `tool_call_id` (on other roles it is not read).
+ */
+export const requestMessageSchema = z.discriminatedUnion('role', [
+  z.object({
     role: z
-      .enum(messageRoles)
+      .enum(['user', 'assistant', 'system', 'developer'])
       .describe(
         '`user` or `assistant` turns of the conversation. `system` and `developer` messages are refused with 400 unless the ' +
           "agent's settings say `allow_instruction_messages: true`: a caller cannot instruct the model with the operator's authority. " +
-          'Where allowed, `developer` is stored as `system`. `tool`: the result of a client tool call the task’s last run ' +
-          'ended with (see `client_tools`), with its `tool_call_id`.',
+          'Where allowed, `developer` is stored as `system`.',
       ),
-    content: z.string().max(100_000).describe('The text; for a `tool` message, the tool’s result (JSON or text)'),
+    content: messageContent.describe('The text'),
+  }),
+  z.object({
+    role: z
+      .literal('tool')
+      .describe('The result of a client tool call the task’s last run ended with (see `client_tools`)'),
+    content: messageContent.describe('The tool’s result (JSON or text)'),
     tool_call_id: z
-      .string()
+      .string({ error: 'tool_call_id is required on a tool message' })
       .min(1)
       .max(200)
-      .optional()
-      .describe('Required on a `tool` message: the `id` of the call in the last run’s `result.client_tool_calls`'),
-  })
-  .refine((m) => (m.role === 'tool') === (m.tool_call_id !== undefined), {
-    message: 'tool_call_id is required on a tool message, and only there',
-    path: ['tool_call_id'],
-  });
+      .describe('The `id` of the call in the last run’s `result.client_tool_calls`'),
+  }),
+]);
 
 /** What a provider accepts as a function name; `__` is left to tool-server tools (`server__tool`). */
-const CLIENT_TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+const CLIENT_TOOL_NAME = /^(?!.*__)[A-Za-z0-9_-]{1,64}$/;
 
 /** A tool the caller runs itself (an AG-UI frontend tool, a CopilotKit action): offered to the model for this run. */
 export const clientToolSchema = z
   .object({
     name: z
       .string()
-      .regex(CLIENT_TOOL_NAME, 'must be 1 to 64 letters, digits, _ or -')
-      .refine((name) => !name.includes('__'), 'must not contain `__` (the names of tool-server tools)')
+      .regex(CLIENT_TOOL_NAME, 'must be 1 to 64 letters, digits, _ or -, without `__` (the names of tool-server tools)')
       .describe(
         'The name the model calls it by: 1 to 64 letters, digits, `_` or `-`, no `__`; not the name of a built-in tool',
       ),
@@ -93,7 +99,6 @@ export const runRequestSchema = z
     client_tools: z
       .array(clientToolSchema)
       .max(100)
-      .refine((tools) => new Set(tools.map((t) => t.name)).size === tools.length, 'tool names must be unique')
       .optional()
       .describe(
         'Tools the caller runs itself (as AG-UI frontend tools), offered to the model in this run besides the ' +
@@ -102,8 +107,8 @@ export const runRequestSchema = z
           '(`id`, `name`, `arguments`); nothing runs it on the server. Run it, then continue the task (`task_id`) ' +
           'with a `tool` message per call (`tool_call_id`, the result as `content`) and the tools again: the results ' +
           'join the conversation before the next model step. A call left unanswered is stored as an error result. ' +
-          'A name of a built-in tool is 422. With `mode: auto` such a run is fast; `mode: deep` and a ' +
-          '`multitask_strategy` other than `reject` are 422 with client tools.',
+          'Two tools of one name, or the name of a built-in tool, are 400. With `mode: auto` such a run is fast; ' +
+          '`mode: deep` and a `multitask_strategy` other than `reject` are 400 with client tools.',
       ),
     multitask_strategy: z
       .enum(multitaskStrategies)

@@ -128,27 +128,31 @@ describe('client-side tools', () => {
     expect(JSON.parse(roles[2]!.content)).toMatchObject({ error: { code: 'NO_RESULT' } });
   });
 
-  it('refuses a client tool that collides with a built-in or a tool-server name, or is malformed (422), and starts nothing', async () => {
+  it('refuses a malformed client tool (422) or one that collides with a built-in or another (400), and starts nothing', async () => {
     const runsBefore = await testDb().run.count({ where: { task: { agentId: tenant.agentId } } });
     const withTools = (client_tools: unknown[]) =>
       postRun({ messages: [{ role: 'user', content: 'hi' }], client_tools, stream: false });
     for (const tools of [
-      [{ ...showWeather, name: 'request_user_input' }], // a built-in tool
       [{ ...showWeather, name: 'linear__create_issue' }], // a tool server's namespace
       [{ ...showWeather, name: 'show weather' }],
       [{ ...showWeather, parameters: { type: 'string' } }],
-      [showWeather, showWeather],
     ]) {
       const res = await withTools(tools);
       expect(res.status, JSON.stringify(tools)).toBe(422);
     }
-    const colliding = await withTools([{ ...showWeather, name: 'request_user_input' }]);
-    expect(((await colliding.json()) as { detail: { loc: unknown[] }[] }).detail[0]!.loc).toEqual([
+    const malformed = await withTools([{ ...showWeather, name: 'a__b' }]);
+    expect(((await malformed.json()) as { detail: { loc: unknown[] }[] }).detail[0]!.loc).toEqual([
       'body',
       'client_tools',
       0,
       'name',
     ]);
+    const builtIn = await withTools([{ ...showWeather, name: 'request_user_input' }]);
+    expect(builtIn.status).toBe(400);
+    expect(((await builtIn.json()) as { detail: string }).detail).toMatch(/built-in/);
+    const twice = await withTools([showWeather, showWeather]);
+    expect(twice.status).toBe(400);
+    expect(((await twice.json()) as { detail: string }).detail).toMatch(/two client tools/);
     const agUi = await fetch(`${apiUrl()}/api/ag-ui/run`, {
       method: 'POST',
       headers: { ...headers(), 'Content-Type': 'application/json' },

@@ -51,7 +51,9 @@ export const agUiRoutes = [
         headers: RUN_ID_HEADER_DOCS,
       },
       400: {
-        description: 'Neither a user message nor a pending tool call’s result last, or nothing to run',
+        description:
+          'Neither a user message nor a pending tool call’s result last, nothing to run, or frontend tools the run ' +
+          'cannot offer (two of one name, a built-in’s name)',
         schema: errorSchema,
       },
       402: { description: 'The organization is out of credits', schema: errorSchema },

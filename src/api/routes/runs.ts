@@ -57,7 +57,8 @@ export const runRoutes = [
       },
       400: {
         description:
-          'Empty messages, last message neither from the user nor a pending client tool call’s result, or no user query',
+          'Empty messages, last message neither from the user nor a pending client tool call’s result, no user query, ' +
+          'or client tools the run cannot offer (two of one name, a built-in’s name, with `mode: deep` or a queued strategy)',
         schema: errorSchema,
       },
       402: {

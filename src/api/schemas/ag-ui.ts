@@ -39,14 +39,13 @@ export const runAgentInputSchema = z
     tools: z
       .array(clientToolSchema)
       .max(100)
-      .refine((tools) => new Set(tools.map((t) => t.name)).size === tools.length, 'tool names must be unique')
       .optional()
       .describe(
         'Frontend tools (CopilotKit actions), offered to the model besides the agent’s own, as `client_tools` of ' +
           'POST /api/run. When the model calls one, the call streams as TOOL_CALL_START, TOOL_CALL_ARGS and ' +
           'TOOL_CALL_END and the run ends: RUN_FINISHED with `result.outcome` `client_tool_calls` (no ' +
           'TOOL_CALL_RESULT). Run the tool and continue the thread with its result as a `tool` message ' +
-          '(`toolCallId`). A name of a built-in tool or with `__` is 422',
+          '(`toolCallId`). A name with `__` is 422; two tools of one name, or the name of a built-in tool, are 400',
       ),
     context: z.array(z.unknown()).optional().describe('Not read'),
     state: z.unknown().optional().describe('Not read'),

@@ -2,24 +2,28 @@ import type { Db } from '../../db/client.ts';
 import type { NewMessage } from '../../db/conversation.ts';
 import { latestRunOfTask } from '../../db/runs.ts';
 import { pendingClientToolCalls, type ClientTool } from '../../shared/client-tools.ts';
-import { invalid, invalidField } from '../../shared/domain-error.ts';
+import { invalid } from '../../shared/domain-error.ts';
 import { newId } from '../../shared/ids.ts';
 import type { RunRequest } from '../../shared/run-request.ts';
 import type { Routing } from '../../shared/routing.ts';
 import { toolCatalog } from '../../shared/tools/index.ts';
 
-/** The request's client tools as the workflow takes them; 422 for one the run could not offer as asked. */
+/**
+ * The request's client tools as the workflow takes them. A set the run could not offer as asked is 400:
+ * the body is valid against the schema, and what is wrong is how its parts go together.
+ */
 export function clientToolsOf(body: RunRequest): ClientTool[] | undefined {
   const tools = body.client_tools;
   if (!tools?.length) return undefined;
-  tools.forEach((tool, i) => {
-    if (toolCatalog.has(tool.name))
-      throw invalidField(['body', 'client_tools', i, 'name'], `${tool.name} is the name of a built-in tool`);
-  });
-  if (body.mode === 'deep')
-    throw invalidField(['body', 'mode'], 'client tools are offered in fast runs: use mode fast or auto');
+  const names = new Set<string>();
+  for (const tool of tools) {
+    if (toolCatalog.has(tool.name)) throw invalid(`client tool ${tool.name} has the name of a built-in tool`);
+    if (names.has(tool.name)) throw invalid(`two client tools are named ${tool.name}`);
+    names.add(tool.name);
+  }
+  if (body.mode === 'deep') throw invalid('client tools are offered in fast runs: use mode fast or auto');
   if (body.multitask_strategy !== 'reject')
-    throw invalidField(['body', 'multitask_strategy'], 'a run with client tools cannot wait in a queue: use reject');
+    throw invalid('a run with client tools cannot wait in a queue: use multitask_strategy reject');
   return tools.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters }));
 }
 
