@@ -44,8 +44,8 @@ const pathsOfTheStepEnd = [
   'comment-held-the-end',
   'operator-cancel-after-step-ended',
 ];
-/** Histories of the other workflows: a webhook delivery retried until the receiver is back, a cron flow's tick, a Slack answer. */
-const otherWorkflows = ['webhook-delivered-after-retries', 'flow-tick', 'flow-reply'];
+/** Histories of the other workflows: a webhook delivery retried until the receiver is back, a cron flow's tick, a Slack answer, a tool server's connection test. */
+const otherWorkflows = ['webhook-delivered-after-retries', 'flow-tick', 'flow-reply', 'tool-server-checked'];
 
 /**
  * Saved histories of every human-in-the-loop path (made with SAVE_HISTORIES=1 by the e2e tests).

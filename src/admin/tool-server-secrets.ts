@@ -1,16 +1,21 @@
 import type { DbOrTx } from '../db/client.ts';
 import { orgSecretExists } from '../db/org-secrets.ts';
 import type { AgentModelSettings } from '../shared/agent-settings.ts';
-import { headerSecretNames } from '../shared/tool-server-settings.ts';
+import { headerSecretNames, type ToolServerSettings } from '../shared/tool-server-settings.ts';
 import { AdminError } from './errors.ts';
 
-/** Every secret an agent's tool-server headers name must exist in its org when the settings are applied. */
+/** Every secret an agent's settings name (tool-server headers, the model's `api_key`) must exist in its org when they are applied. */
 export async function checkToolServerSecrets(
   db: DbOrTx,
   orgId: string,
   settings: AgentModelSettings | undefined,
   path: string,
 ): Promise<void> {
+  const keySecret = settings?.api_key?.secret;
+  if (keySecret && !(await orgSecretExists(db, orgId, keySecret)))
+    throw new AdminError(
+      `${path}.settings.api_key: the org has no secret named ${keySecret} (set it first: PUT /api/admin/secrets/{name} or \`admin secret set\`)`,
+    );
   for (const [i, server] of (settings?.tool_servers ?? []).entries()) {
     for (const name of headerSecretNames(server)) {
       if (!(await orgSecretExists(db, orgId, name)))
@@ -19,4 +24,11 @@ export async function checkToolServerSecrets(
         );
     }
   }
+}
+
+/** The secrets a server's headers name that its org does not have. */
+export async function missingHeaderSecrets(db: DbOrTx, orgId: string, server: ToolServerSettings): Promise<string[]> {
+  const missing: string[] = [];
+  for (const name of headerSecretNames(server)) if (!(await orgSecretExists(db, orgId, name))) missing.push(name);
+  return missing;
 }

@@ -28,7 +28,8 @@ export function runSettingsFrom(modelSettings: unknown): RunSettings {
   };
 }
 
-function toolServerRef(server: NonNullable<AgentModelSettings['tool_servers']>[number]): ToolServerRef {
+/** A tool server of the settings as a run (or a connection test) uses it. */
+export function toolServerRef(server: NonNullable<AgentModelSettings['tool_servers']>[number]): ToolServerRef {
   return {
     name: server.name,
     url: server.url,

@@ -29,3 +29,16 @@ export interface ToolServersListing {
 
 /** A tool call's seconds when the agent's settings give none. */
 export const DEFAULT_TOOL_SERVER_TIMEOUT_SECONDS = 60;
+
+/** What testing a tool server's connection found (an admin's check before saving it to an agent). */
+export interface ToolServerCheck {
+  ok: boolean;
+  /** The transport the server answered on. */
+  transport?: 'streamable-http' | 'sse';
+  /** The tools a run would offer the model: within `allowed_tools`, named `<server>__<tool>`. */
+  tools: { name: string; tool: string; description: string }[];
+  /** Names in `allowed_tools` that the server does not offer. */
+  unknownAllowedTools: string[];
+  /** Why the server could not be reached or listed (when not ok): one line, never a header value. */
+  reason?: string;
+}

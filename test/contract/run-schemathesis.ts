@@ -124,6 +124,12 @@ function toml(seed: ContractSeed): string {
     // default port, lowercase host, no IPv4 shorthand), which the schema states only in words
     // (422). Always a dry run, so fuzzed documents (cron flows, webhooks to random URLs) are
     // checked end to end but never kept.
+    // A tool server's rules JSON Schema cannot state (its name, URL scheme, credentials only from
+    // secrets, secrets the org has) are 400.
+    ...operation('testToolServer', [
+      '[operations.checks.positive_data_acceptance]',
+      'expected-statuses = ["2xx", "400", "401", "403", "404", "429"]',
+    ]),
     ...operation('applyOrgDocument', [
       'parameters = { "query.dry_run" = "true" }',
       '[operations.checks.positive_data_acceptance]',

@@ -1,6 +1,13 @@
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createToolServerActivities } from '../../src/activities/mcp/tool-server-activities.ts';
+import { loadConfig } from '../../src/config.ts';
 import { startApiProcess } from '../support/api-process.ts';
 import { startWorkerProcess } from '../support/worker-process.ts';
 import { call, exchange, type SseFrame } from '../support/http.ts';
@@ -13,6 +20,7 @@ import {
   expectOneTerminal,
   expectReplays,
   readTaskStream,
+  temporalClient,
   startBackgroundRun,
   waitForPending,
   type Caller,
@@ -161,6 +169,82 @@ describe('MCP tool servers', () => {
     expect(recorder.seen.length).toBeGreaterThan(0);
     expect(new Set(recorder.seen)).toEqual(new Set([secretValue]));
     await expectReplays(runId, 'mcp-tools-listed-and-called');
+  });
+
+  it('tests a connection for owners and admins: the tools a run would offer, or why not; never the secret', async () => {
+    const test = (token: string, body: unknown) => call('POST', '/api/admin/tool-servers/test', { token, body });
+    const server = {
+      name: 'everything',
+      url: recorder.url,
+      headers: { Authorization: { secret: 'EVERYTHING_TOKEN' } },
+      allowed_tools: ['echo', 'get-sum', 'no-such-tool'],
+    };
+    const before = recorder.seen.length;
+    const res = await test(ownerToken, server);
+    const text = await res.text();
+    expect(res.status, text).toBe(200);
+    expect(JSON.parse(text)).toEqual({
+      ok: true,
+      server: 'everything',
+      transport: 'streamable-http',
+      tools: [
+        { name: 'everything__echo', tool: 'echo', description: expect.any(String) },
+        { name: 'everything__get-sum', tool: 'get-sum', description: expect.any(String) },
+      ],
+      count: 2,
+      unknown_allowed_tools: ['no-such-tool'],
+      reason: null,
+    });
+    // The worker opened the secret and sent it; the answer does not hold it.
+    expect(new Set(recorder.seen.slice(before))).toEqual(new Set([secretValue]));
+    expect(text).not.toContain(secretValue);
+
+    const down = (await (await test(ownerToken, { name: 'down', url: downUrl })).json()) as Record<string, unknown>;
+    expect(down).toMatchObject({ ok: false, tools: [], reason: expect.stringContaining('ECONNREFUSED') });
+
+    const unknownSecret = await test(ownerToken, { ...server, headers: { Authorization: { secret: 'NOPE' } } });
+    expect(unknownSecret.status).toBe(400);
+    expect(((await unknownSecret.json()) as { detail: string }).detail).toMatch(/no secret named NOPE/);
+    const plain = await test(ownerToken, { ...server, headers: { Authorization: 'Bearer in-plain-text' } });
+    expect(plain.status).toBe(400);
+    expect(((await plain.json()) as { detail: string }).detail).toMatch(/headers.Authorization: carries a credential/);
+    expect((await test(member.token, server)).status).toBe(403);
+
+    // Each test is a short workflow: its history holds the secret's name, never its value.
+    const client = await temporalClient();
+    let checkId = '';
+    await eventually('the test workflows to be listed', async () => {
+      const query = `WorkflowType = 'toolServerCheckWorkflow' AND OrgId = '${tenant.orgId}'`;
+      const done: { workflowId: string; startTime: Date }[] = [];
+      for await (const w of client.workflow.list({ query })) if (w.status.name === 'COMPLETED') done.push(w);
+      expect(done).toHaveLength(2);
+      // The first: the server with a secret header
+      checkId = done.sort((a, b) => a.startTime.getTime() - b.startTime.getTime())[0]!.workflowId;
+    });
+    expect(await historyText(checkId)).toContain('EVERYTHING_TOKEN');
+    expect(await historyText(checkId)).not.toContain(secretValue);
+    await expectReplays(checkId, 'tool-server-checked');
+  });
+
+  it('a connection test refuses a private address when private targets are not allowed', async () => {
+    const config = loadConfig({
+      ...process.env,
+      DATA_DIR: mkdtempSync(path.join(tmpdir(), 'ars-refuse-')),
+      OUTBOUND_PRIVATE_TARGETS: 'refuse',
+    });
+    const deps = { db: testDb(), config, logger: pino({ level: 'silent' }), env: {}, deltaFlushMs: 25 };
+    const { checkToolServer } = createToolServerActivities(deps);
+    const before = recorder.methods.length;
+    const check = await new MockActivityEnvironment().run(checkToolServer, {
+      orgId: tenant.orgId,
+      server: { name: 'everything', url: recorder.url, timeoutSeconds: 10 },
+    });
+    expect(check).toMatchObject({
+      ok: false,
+      tools: [],
+      reason: expect.stringMatching(/not a public address: refused/),
+    });
+    expect(recorder.methods.length).toBe(before);
   });
 
   it("shows the model a tool's own error (isError) without retrying it, and the run goes on", async () => {

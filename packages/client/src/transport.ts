@@ -7,7 +7,7 @@ import { ConnectionError, errorFromResponse, retryAfterSeconds } from './errors.
 import { backoffDelay, sleep, type RetryPolicy } from './retry.ts';
 
 export interface RequestSpec {
-  method: 'GET' | 'POST' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   path: string;
   /** Names the operation in error messages, e.g. "POST /api/run". Defaults to method + path. */
   what?: string;

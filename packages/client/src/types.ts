@@ -55,6 +55,11 @@ export type UsableAgentList = Schemas['UsableAgentList'];
 export type OrgConfiguration = Schemas['OrgConfiguration'];
 export type OrgApplyResult = Schemas['OrgApplyResult'];
 export type AppliedOrg = Schemas['AppliedOrg'];
+export type OrgSecret = Schemas['OrgSecret'];
+export type OrgSecretList = Schemas['OrgSecretList'];
+/** One tool server of an agent's settings, as POST /api/admin/tool-servers/test takes it. */
+export type ToolServerTestRequest = Schemas['ToolServerTestRequest'];
+export type ToolServerTestResult = Schemas['ToolServerTestResult'];
 /** One org's contents as GET /api/admin/org returns them (`document`): every list present, defaults filled. */
 export type OrgDocument = Schemas['OrgDocument'];
 type DocFlow = OrgDocument['flows'][number];

@@ -6,7 +6,7 @@ import { guardedFetch } from '../../outbound/guarded-fetch.ts';
 import type { RunEventInput } from '../../shared/events.ts';
 import { CALL_ATTEMPTS, type ToolCallInput, type ToolOutcome } from '../../shared/run-workflow-types.ts';
 import { serverToolName } from '../../shared/tool-server-names.ts';
-import type { ServerTool, ToolServerRef, ToolServersListing } from '../../shared/tool-server-types.ts';
+import type { ServerTool, ToolServerCheck, ToolServerRef, ToolServersListing } from '../../shared/tool-server-types.ts';
 import type { ActivityDeps } from '../deps.ts';
 import { orgSecretReader } from '../org-secrets.ts';
 import { connectToolServer, type ServerSession } from './connect.ts';
@@ -14,6 +14,11 @@ import { describeServerFailure, isTransportFailure } from './failures.ts';
 import { storeImageArtifacts } from './image-artifacts.ts';
 import { progressRelay } from './progress.ts';
 import { toolOutcome } from './results.ts';
+
+export interface CheckToolServerInput {
+  orgId: string;
+  server: ToolServerRef;
+}
 
 export interface ListToolServersInput {
   runId: string;
@@ -32,6 +37,8 @@ export const TOOL_SERVER_UNAVAILABLE = 'ToolServerUnavailable';
 
 /** Connecting and listing take at most this long per server, whatever a tool call may take. */
 const LIST_TIMEOUT_MS = 30_000;
+/** An admin waits for a connection test: it gives up sooner than a run's start does. */
+const CHECK_TIMEOUT_MS = 15_000;
 /** A server that cannot be reached at the run's start gets one more try a second later, then the run goes on without it. */
 const LIST_ATTEMPTS = 2;
 const LIST_RETRY_DELAY_MS = 1000;
@@ -117,6 +124,32 @@ export function createToolServerActivities(deps: ActivityDeps) {
 
   return {
     /**
+     * Tests a server as an admin defines it (Admin → Agents, "Test connection"): connects and lists
+     * once, from the worker, with the run's outbound guard and secrets, and says what a run would
+     * offer or why it could not. Emits no run event; any failure of the server is the answer.
+     */
+    async checkToolServer({ orgId, server }: CheckToolServerInput): Promise<ToolServerCheck> {
+      const { allowedTools, ...everyTool } = server;
+      try {
+        const { transport, tools } = await withSession(orgId, everyTool, CHECK_TIMEOUT_MS, async (session, signal) => ({
+          transport: session.transport,
+          tools: await listTools(session, everyTool, signal, CHECK_TIMEOUT_MS),
+        }));
+        const offered = tools.filter((t) => !allowedTools || allowedTools.includes(t.tool));
+        return {
+          ok: true,
+          transport,
+          tools: offered.map(({ name, tool, description }) => ({ name, tool, description })),
+          unknownAllowedTools: (allowedTools ?? []).filter((name) => !tools.some((t) => t.tool === name)),
+        };
+      } catch (err) {
+        if (err instanceof InfrastructureUnavailable) throw err;
+        const reason = err instanceof ServerConfigProblem ? err.message : describeServerFailure(err);
+        return { ok: false, tools: [], unknownAllowedTools: [], reason };
+      }
+    },
+
+    /**
      * Lists the tools of the run's servers, once, at its start (the result is in the workflow's
      * history). A server that cannot be reached or listed is reported (`tool_server_failed`) and
      * left out: the run goes on without it.
@@ -181,11 +214,16 @@ export function createToolServerActivities(deps: ActivityDeps) {
   };
 }
 
-async function listTools(session: ServerSession, server: ToolServerRef, signal: AbortSignal): Promise<ServerTool[]> {
+async function listTools(
+  session: ServerSession,
+  server: ToolServerRef,
+  signal: AbortSignal,
+  timeoutMs = LIST_TIMEOUT_MS,
+): Promise<ServerTool[]> {
   const tools: ServerTool[] = [];
   let cursor: string | undefined;
   do {
-    const page = await session.client.listTools(cursor ? { cursor } : undefined, { signal, timeout: LIST_TIMEOUT_MS });
+    const page = await session.client.listTools(cursor ? { cursor } : undefined, { signal, timeout: timeoutMs });
     for (const t of page.tools) {
       if (server.allowedTools && !server.allowedTools.includes(t.name)) continue;
       const name = serverToolName(server.name, t.name);

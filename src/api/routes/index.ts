@@ -2,6 +2,7 @@ import type { RouteSpec } from '../route.ts';
 import { adminRoutes } from './admin-keys.ts';
 import { adminOrgRoutes } from './admin-org.ts';
 import { adminSecretRoutes } from './admin-secrets.ts';
+import { adminToolServerRoutes } from './admin-tool-servers.ts';
 import { agUiRoutes } from './ag-ui.ts';
 import { approvalRoutes } from './approvals.ts';
 import { artifactRoutes } from './artifacts.ts';
@@ -42,4 +43,5 @@ export const allRoutes: RouteSpec[] = [
   ...adminRoutes,
   ...adminOrgRoutes,
   ...adminSecretRoutes,
+  ...adminToolServerRoutes,
 ];

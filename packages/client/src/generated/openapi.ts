@@ -918,6 +918,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/tool-servers/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Test a tool server connection
+         * @description Organization-scoped; no X-Agent-Id needed. Owners and admins only (members and guests get 403). The body is one entry of an agent's `tool_servers`, saved or not. A worker connects to it as a run would (same outbound address guard, header secrets opened there by name, Streamable HTTP then HTTP+SSE) and lists its tools. A server that cannot be reached or listed is still 200, with `ok: false` and the `reason`; a definition agent settings would refuse, or one naming a secret the org does not have, is 400.
+         */
+        post: operations["testToolServer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2212,6 +2232,45 @@ export interface components {
         SetOrgSecretRequest: {
             /** @description The secret itself (at most 16 KiB); stored sealed, never shown again */
             value: string;
+        };
+        ToolServerTestResult: {
+            /** @description The server answered and listed its tools */
+            ok: boolean;
+            server: string;
+            /**
+             * @description The transport it answered on
+             * @enum {string|null}
+             */
+            transport: "streamable-http" | "sse" | null;
+            /** @description What a run would offer the model (within allowed_tools) */
+            tools: {
+                /** @description As the model sees it: `<server>__<tool>` */
+                name: string;
+                /** @description The server's own name */
+                tool: string;
+                description: string;
+            }[];
+            count: number;
+            /** @description Names in allowed_tools the server does not offer */
+            unknown_allowed_tools: string[];
+            /** @description Why it failed (when ok is false): one line, never a header value */
+            reason: string | null;
+        };
+        ToolServerTestRequest: {
+            /** @description Its tools are named `<name>__<tool>`: ^[a-z][a-z0-9_-]{0,31}$, no "__" */
+            name: string;
+            /** @description The MCP endpoint (http or https): Streamable HTTP, or the older HTTP+SSE */
+            url: string;
+            /** @description Sent with every request: {"secret": "NAME"} takes the org secret NAME; a plain string only for headers that carry no credential */
+            headers?: {
+                [key: string]: {
+                    secret: string;
+                } | string;
+            };
+            /** @description The server's own tool names to offer */
+            allowed_tools?: string[];
+            /** @description Per tool call (not used by the test) */
+            timeout_seconds?: number;
         };
     };
     responses: never;
@@ -6898,6 +6957,106 @@ export interface operations {
             };
             /** @description Unknown task, run or agent, or one the caller may not see */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request failed schema validation */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded, counted per organization and user across all api replicas (approvals (/api/approvals…): 60 requests per minute by default). Wait `Retry-After` seconds, then retry. */
+            429: {
+                headers: {
+                    /** @description Seconds until the limit allows another request */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PostgreSQL or Temporal is briefly unreachable (or a run could not be started). Wait `Retry-After` seconds, then retry; starting a run is safe to retry with the same `Idempotency-Key`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    testToolServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ToolServerTestRequest"];
+            };
+        };
+        responses: {
+            /** @description What the server offers, or why it could not be listed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ToolServerTestResult"];
+                };
+            };
+            /** @description Not a valid tool server of agent settings, or a header names a secret the org does not have; or the body is not valid JSON, or not a JSON object */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No access to the agent or task */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown task, run or agent, or one the caller may not see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than 1 MiB */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -8,7 +8,10 @@ import type {
   MemberList,
   OrgApplyResult,
   OrgConfiguration,
+  OrgSecretList,
   RevokedApiKey,
+  ToolServerTestRequest,
+  ToolServerTestResult,
 } from '../types.ts';
 
 type OrgCall = Omit<CallOptions, 'agentId'>;
@@ -67,6 +70,46 @@ export class Admin {
       body: doc,
       signal: opts.signal,
       idempotent: false,
+    });
+  }
+
+  /** The org's secrets: names and dates, never a value (GET /api/admin/secrets). */
+  listSecrets(opts: OrgCall = {}): Promise<OrgSecretList> {
+    return this.transport.json({ method: 'GET', path: '/api/admin/secrets', signal: opts.signal, idempotent: true });
+  }
+
+  /** Creates or replaces the secret `name`; its value is never shown again (PUT /api/admin/secrets/{name}). */
+  setSecret(name: string, value: string, opts: OrgCall = {}): Promise<{ name: string; created: boolean }> {
+    return this.transport.json({
+      method: 'PUT',
+      path: `/api/admin/secrets/${encodeURIComponent(name)}`,
+      body: { value },
+      signal: opts.signal,
+      idempotent: true,
+    });
+  }
+
+  /** Deletes the secret `name` (DELETE /api/admin/secrets/{name}). */
+  deleteSecret(name: string, opts: OrgCall = {}): Promise<{ name: string; deleted: true }> {
+    return this.transport.json({
+      method: 'DELETE',
+      path: `/api/admin/secrets/${encodeURIComponent(name)}`,
+      signal: opts.signal,
+      idempotent: true,
+    });
+  }
+
+  /**
+   * Tests a tool server as an agent's settings define it (POST /api/admin/tool-servers/test): a worker
+   * connects as a run would and lists what it would offer; `ok: false` with the `reason` when it cannot.
+   */
+  testToolServer(server: ToolServerTestRequest, opts: OrgCall = {}): Promise<ToolServerTestResult> {
+    return this.transport.json({
+      method: 'POST',
+      path: '/api/admin/tool-servers/test',
+      body: server,
+      signal: opts.signal,
+      idempotent: true,
     });
   }
 }
