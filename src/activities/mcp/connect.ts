@@ -1,6 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ElicitRequestSchema, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import type { UrlFetch } from '../../outbound/guarded-fetch.ts';
 
 const CLIENT_INFO = { name: 'agent-run-service', version: '0.1.0' };
@@ -18,6 +19,21 @@ export interface ConnectOptions {
   fetch: UrlFetch;
   signal: AbortSignal;
   timeoutMs: number;
+  /**
+   * Answers a server's `elicitation/create` (form mode) during a call. Without it the client does
+   * not offer elicitation, so a server must not ask. Fields the answer leaves out get the schema's
+   * defaults (the SDK's `applyDefaults`, SEP-1034) before the answer goes back.
+   */
+  elicit?: (params: ElicitRequest['params'], signal: AbortSignal) => Promise<ElicitResult>;
+}
+
+/** One client per session, offering elicitation only when there is someone to answer it. */
+function newClient(opts: ConnectOptions): Client {
+  if (!opts.elicit) return new Client(CLIENT_INFO);
+  const { elicit } = opts;
+  const client = new Client(CLIENT_INFO, { capabilities: { elicitation: { form: { applyDefaults: true } } } });
+  client.setRequestHandler(ElicitRequestSchema, (request, extra) => elicit(request.params, extra.signal));
+  return client;
 }
 
 /**
@@ -30,7 +46,7 @@ export async function connectToolServer(url: string, opts: ConnectOptions): Prom
   const requestInit = { headers: opts.headers };
   const connectOptions = { signal: opts.signal, timeout: opts.timeoutMs };
   const streamable = new StreamableHTTPClientTransport(target, { requestInit, fetch: opts.fetch });
-  const client = new Client(CLIENT_INFO);
+  const client = newClient(opts);
   try {
     await client.connect(streamable, connectOptions);
     return {
@@ -46,7 +62,7 @@ export async function connectToolServer(url: string, opts: ConnectOptions): Prom
     if (!(err instanceof StreamableHTTPError && err.code !== undefined && err.code >= 400 && err.code < 500)) throw err;
   }
   const sse = new SSEClientTransport(target, { requestInit, fetch: opts.fetch });
-  const sseClient = new Client(CLIENT_INFO);
+  const sseClient = newClient(opts);
   await sseClient.connect(sse, connectOptions);
   return { client: sseClient, transport: 'sse', close: () => sseClient.close().catch(() => {}) };
 }

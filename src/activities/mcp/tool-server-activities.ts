@@ -214,7 +214,7 @@ export function createToolServerActivities(deps: ActivityDeps) {
   };
 }
 
-async function listTools(
+export async function listTools(
   session: ServerSession,
   server: ToolServerRef,
   signal: AbortSignal,

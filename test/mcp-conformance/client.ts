@@ -1,0 +1,56 @@
+/**
+ * The client under test of the MCP project's conformance suite (`conformance client --command`):
+ * our tool-server client code (connect with the transport fallback, list, call, result shaping)
+ * against the URL the suite appends, doing what its scenario (MCP_CONFORMANCE_SCENARIO) expects.
+ * It exits non-zero when our code fails; the suite's own checks judge the protocol.
+ */
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { connectToolServer, type ConnectOptions } from '../../src/activities/mcp/connect.ts';
+import { toolOutcome } from '../../src/activities/mcp/results.ts';
+import { listTools } from '../../src/activities/mcp/tool-server-activities.ts';
+import { guardedFetch } from '../../src/outbound/guarded-fetch.ts';
+
+const url = process.argv[2];
+const scenario = process.env.MCP_CONFORMANCE_SCENARIO;
+if (!url || !scenario) throw new Error('usage: MCP_CONFORMANCE_SCENARIO=<name> client.ts <server url>');
+
+/** The tool each scenario offers, and the arguments a model would send it. */
+const CALLS: Record<string, { tool: string; args: Record<string, unknown> } | undefined> = {
+  initialize: undefined,
+  tools_call: { tool: 'add_numbers', args: { a: 2, b: 3 } },
+  'sse-retry': { tool: 'test_reconnection', args: {} },
+  'elicitation-sep1034-client-defaults': { tool: 'test_client_elicitation_defaults', args: {} },
+};
+if (!(scenario in CALLS)) throw new Error(`scenario ${scenario} is not one this client takes part in`);
+const call = CALLS[scenario];
+
+const timeoutMs = 10_000;
+const signal = AbortSignal.timeout(30_000);
+const options: ConnectOptions = {
+  headers: {},
+  // The suite's servers are on loopback: allowed, as `npm start` allows private targets.
+  fetch: guardedFetch(true),
+  signal,
+  timeoutMs,
+  // A user who accepts the form without filling any field: the schema's defaults must reach the server.
+  elicit: () => Promise.resolve({ action: 'accept', content: {} }),
+};
+
+const session = await connectToolServer(url, options);
+try {
+  const server = { name: 'conformance', url, timeoutSeconds: timeoutMs / 1000 };
+  const tools = await listTools(session, server, signal, timeoutMs);
+  console.log(`${session.transport}: ${tools.length} tools (${tools.map((t) => t.name).join(', ')})`);
+  if (call) {
+    if (!tools.some((t) => t.tool === call.tool)) throw new Error(`the server does not list ${call.tool}`);
+    const result = (await session.client.callTool({ name: call.tool, arguments: call.args }, undefined, {
+      signal,
+      timeout: timeoutMs,
+    })) as CallToolResult;
+    const outcome = toolOutcome(result);
+    console.log(`${call.tool}: ${JSON.stringify(outcome)}`);
+    if (!outcome.ok) throw new Error(`${call.tool} failed: ${outcome.error.message}`);
+  }
+} finally {
+  await session.close();
+}
