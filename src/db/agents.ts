@@ -8,6 +8,13 @@ export async function findAgent(db: DbOrTx, agentId: string): Promise<Agent | nu
   return db.agent.findUnique({ where: { id: agentId } });
 }
 
+/** The org of an agent. Throws when the agent is gone. */
+export async function agentOrgId(db: Db, agentId: string): Promise<string> {
+  const [agent] = await sqlOfPool(db).query<{ org_id: string }>('SELECT org_id FROM agents WHERE id = $1', [agentId]);
+  if (!agent) throw new Error(`agent ${agentId} not found`);
+  return agent.org_id;
+}
+
 /** The agent's model settings as stored (unparsed). Throws when the agent is gone. */
 export async function agentModelSettings(db: Db, agentId: string): Promise<Agent['modelSettings']> {
   const [agent] = await sqlOfPool(db).query<{ model_settings: Agent['modelSettings'] }>(

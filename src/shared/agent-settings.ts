@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { secretNameSchema } from './secret-names.ts';
 import { toolServersSchema } from './tool-server-settings.ts';
 
 export const modelProviderNames = ['offline', 'openai-compatible', 'openai', 'anthropic'] as const;
@@ -17,7 +18,8 @@ export const agentSandboxSettingsSchema = z
 /**
  * Per-agent model settings, stored on the agent and overriding the service's
  * environment defaults field by field. Secrets are never stored here: an agent
- * names the environment variable that holds its provider key (`api_key_env`).
+ * names the org secret that holds its provider key (`api_key: {"secret": NAME}`), or
+ * the operator names the worker's environment variable that does (`api_key_env`).
  */
 export const agentModelSettingsSchema = z
   .object({
@@ -29,6 +31,13 @@ export const agentModelSettingsSchema = z
       .string()
       .regex(/^[A-Z_][A-Z0-9_]*$/, 'must be an environment variable name')
       .optional(),
+    /** The provider key from one of the org's secrets, opened by the worker at call time; wins over `api_key_env`. */
+    api_key: z
+      .strictObject({ secret: secretNameSchema })
+      .optional()
+      .describe(
+        'The provider key from the org\'s secret NAME ({"secret": "NAME"}), read by the worker at call time; wins over api_key_env',
+      ),
     system_prompt: z.string().max(20_000).optional(),
     temperature: z.number().min(0).max(2).optional(),
     max_output_tokens: z.number().int().positive().max(200_000).optional(),

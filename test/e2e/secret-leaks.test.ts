@@ -3,15 +3,16 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startApiProcess, type ApiProcess } from '../support/api-process.ts';
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process.ts';
+import { startFakeOpenAi } from '../support/fake-openai.ts';
 import { exchange, readSse, withoutHeartbeats } from '../support/http.ts';
 import { historyText, startEverythingServer, startRecordingProxy } from '../support/mcp-servers.ts';
 import { freeListenPort } from '../support/ports.ts';
 import { terminate } from '../support/processes.ts';
 import { expectOneTerminal } from '../support/runs.ts';
-import { createTenant, type Tenant } from '../support/tenant.ts';
+import { createTenant, testDb, type Tenant } from '../support/tenant.ts';
 
 /**
- * An org secret used as a tool server's header reaches the server and nothing else: no answer of the
+ * An org secret used as a tool server's header (or a model provider's key) reaches its server and nothing else: no answer of the
  * api, no log line of the api or the worker (both at trace level, run on a queue of their own so
  * every line is ours to read), no part of the workflow history.
  */
@@ -32,6 +33,14 @@ describe('org secrets never leak', () => {
     });
     return { status: res.status, text: await res.text() };
   };
+
+  /** Applies one agent's settings through the api, as the org's owner. */
+  const apply = (name: string, settings: unknown) =>
+    fetch(`${api.url}/api/admin/apply`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${owner}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ agents: [{ name, settings }] }),
+    });
 
   beforeAll(async () => {
     server = await startEverythingServer('streamableHttp');
@@ -60,11 +69,7 @@ describe('org secrets never leak', () => {
         { name: 'down', url: `http://127.0.0.1:${await freeListenPort()}/mcp`, headers: header },
       ],
     };
-    const applied = await fetch(`${api.url}/api/admin/apply`, {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${owner}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ agents: [{ name: 'agent', settings }] }),
-    });
+    const applied = await apply('agent', settings);
     expect(applied.status, await applied.clone().text()).toBe(200);
   }, 120_000);
 
@@ -131,4 +136,53 @@ describe('org secrets never leak', () => {
     expect(apiLog.includes(secretValue), 'the api logged the secret').toBe(false);
     expect(workerLog.includes(secretValue), 'the worker logged the secret').toBe(false);
   }, 120_000);
+
+  it('reaches the model provider as its key, and no api answer, log line or workflow history holds it', async () => {
+    const provider = await startFakeOpenAi({ chunks: ['Hello ', 'with ', 'your key.'] });
+    try {
+      // The operator points the agent at the provider (base_url is theirs); the org's owner names the org secret as its key.
+      const modelSettings = { provider: 'openai-compatible', base_url: provider.baseUrl, model: 'fake-model' };
+      await testDb().agent.update({ where: { id: tenant.privateAgentId }, data: { modelSettings } });
+      expect((await apply('private', { ...modelSettings, api_key_env: 'JWT_SECRET' })).status).toBe(403);
+      const unknown = await apply('private', { ...modelSettings, api_key: { secret: 'NO_SUCH' } });
+      expect(unknown.status).toBe(400);
+      expect(await unknown.text()).toMatch(/api_key: the org has no secret named NO_SUCH/);
+      const applied = await apply('private', { ...modelSettings, api_key: { secret: 'LEAK_TOKEN' } });
+      expect(applied.status, await applied.clone().text()).toBe(200);
+
+      const headers = { Authorization: `Bearer ${owner}`, 'X-Agent-Id': tenant.privateAgentId };
+      const started = await fetch(`${api.url}/api/run`, {
+        method: 'POST',
+        headers: { ...headers, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ messages: [{ role: 'user', content: 'hi' }], stream: false }),
+      });
+      expect(started.status).toBe(202);
+      const { id: runId, task_id: taskId } = (await started.json()) as { id: string; task_id: string };
+      const frames = withoutHeartbeats(
+        await readSse(await fetch(`${api.url}/api/tasks/${taskId}/stream`, { headers })),
+      );
+      expect(expectOneTerminal(frames).type).toBe('RUN_FINISHED');
+      const text = frames.filter((f) => f.data.type === 'TEXT_MESSAGE_CONTENT').map((f) => f.data.delta);
+      expect(text.join('')).toBe('Hello with your key.');
+      // The worker opened the secret and sent it as the provider's key.
+      expect(provider.authorizations).toEqual([`Bearer ${secretValue}`]);
+
+      const answers = [
+        JSON.stringify(frames),
+        await get('/api/agents', owner),
+        await get('/api/admin/org', owner),
+        await get(`/api/runs/${runId}/events`, owner, tenant.privateAgentId),
+        await get(`/api/tasks/${taskId}/messages`, owner, tenant.privateAgentId),
+      ];
+      for (const answer of answers) expect(JSON.stringify(answer)).not.toContain(secretValue);
+      const history = await historyText(runId);
+      expect(history).not.toContain(secretValue);
+      const workerLog = [...worker.stdout, ...worker.stderr].join('\n');
+      expect(workerLog.includes(runId), 'the worker logged the run').toBe(true);
+      expect(api.output.join('\n').includes(secretValue), 'the api logged the secret').toBe(false);
+      expect(workerLog.includes(secretValue), 'the worker logged the secret').toBe(false);
+    } finally {
+      await provider.close();
+    }
+  }, 60_000);
 });

@@ -18,14 +18,16 @@ export interface ResolvedModel {
 
 /**
  * The model for an agent: its own settings field by field, then the service's
- * environment (MODEL_*), then the built-in offline model. Keys come only from
- * the environment: MODEL_API_KEY, or the variable the agent names in api_key_env.
+ * environment (MODEL_*), then the built-in offline model. The key: the org secret
+ * the agent names in `api_key` (opened by the caller, `secretKey`), else the variable
+ * the operator named in api_key_env, else MODEL_API_KEY.
  */
 export function resolveModel(
   config: Config,
   rawSettings: unknown,
   env: NodeJS.ProcessEnv,
   offline: ModelProvider = new OfflineModel(),
+  secretKey?: string,
 ): ResolvedModel {
   const parsed = agentModelSettingsSchema.safeParse(rawSettings ?? {});
   if (!parsed.success)
@@ -41,8 +43,9 @@ export function resolveModel(
   const usesServiceDefaults = provider === config.model.provider;
   const baseUrl = s.base_url ?? (usesServiceDefaults ? config.model.baseUrl : undefined);
   const model = s.model ?? (usesServiceDefaults ? config.model.name : undefined) ?? defaultModelNames[provider];
-  const apiKey = s.api_key_env ? env[s.api_key_env] : config.model.apiKey;
-  if (s.api_key_env && !apiKey)
+  if (s.api_key && !secretKey) throw new ModelConfigError(`the org secret ${s.api_key.secret} (api_key) is empty`);
+  const apiKey = s.api_key ? secretKey : s.api_key_env ? env[s.api_key_env] : config.model.apiKey;
+  if (!s.api_key && s.api_key_env && !apiKey)
     throw new ModelConfigError(`environment variable ${s.api_key_env} named by the agent is not set`);
   if (provider === 'openai-compatible' && !baseUrl)
     throw new ModelConfigError('openai-compatible provider needs a base URL');

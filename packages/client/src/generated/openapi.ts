@@ -1862,6 +1862,11 @@ export interface components {
                 /** Format: uri */
                 base_url?: string;
                 api_key_env?: string;
+                /** @description The provider key from the org's secret NAME ({"secret": "NAME"}), read by the worker at call time; wins over api_key_env */
+                api_key?: {
+                    /** @description The name of one of the org's secrets (PUT /api/admin/secrets/{name}) */
+                    secret: string;
+                };
                 system_prompt?: string;
                 temperature?: number;
                 max_output_tokens?: number;
@@ -1924,6 +1929,11 @@ export interface components {
                         /** Format: uri */
                         base_url?: string;
                         api_key_env?: string;
+                        /** @description The provider key from the org's secret NAME ({"secret": "NAME"}), read by the worker at call time; wins over api_key_env */
+                        api_key?: {
+                            /** @description The name of one of the org's secrets (PUT /api/admin/secrets/{name}) */
+                            secret: string;
+                        };
                         system_prompt?: string;
                         temperature?: number;
                         max_output_tokens?: number;
@@ -2125,6 +2135,11 @@ export interface components {
                     /** Format: uri */
                     base_url?: string;
                     api_key_env?: string;
+                    /** @description The provider key from the org's secret NAME ({"secret": "NAME"}), read by the worker at call time; wins over api_key_env */
+                    api_key?: {
+                        /** @description The name of one of the org's secrets (PUT /api/admin/secrets/{name}) */
+                        secret: string;
+                    };
                     system_prompt?: string;
                     temperature?: number;
                     max_output_tokens?: number;
