@@ -2,6 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startApiProcess } from '../support/api-process.ts';
 import { eventually } from '../support/eventually.ts';
 import { apiUrl, exchange } from '../support/http.ts';
 import { createTenant, testDb, type Tenant } from '../support/tenant.ts';
@@ -138,6 +139,59 @@ describe('/mcp (agents as MCP tools)', () => {
     await eventually('the run is cancelled', async () =>
       expect((await testDb().run.findUniqueOrThrow({ where: { id: runId! } })).status).toBe('cancelled'),
     );
+  });
+
+  it('a dropped call resumes with Last-Event-ID on another api after its own was killed: the rest of its progress and its result, once', async () => {
+    const first = await startApiProcess();
+    let target = first.url;
+    // The client knows one URL; a load balancer sends its requests to whichever api is up.
+    const transport = new StreamableHTTPClientTransport(new URL(`${first.url}/mcp`), {
+      requestInit: { headers: { Authorization: `Bearer ${token}` } },
+      fetch: (url, init) => fetch(new URL(new URL(url).pathname, target), init),
+      reconnectionOptions: {
+        initialReconnectionDelay: 100,
+        maxReconnectionDelay: 1000,
+        reconnectionDelayGrowFactor: 2,
+        maxRetries: 10,
+      },
+    });
+    const client = new Client({ name: 'mcp-endpoint-test', version: '1.0.0' });
+    await client.connect(transport);
+    clients.push(client);
+    const progress: { progress: number; message: string }[] = [];
+    let kill: Promise<void> | undefined;
+    const args = { message: 'word '.repeat(200), mode: 'fast' };
+    const call = client.callTool({ name: 'agent', arguments: args }, undefined, {
+      onprogress: ({ progress: n, message }) => {
+        progress.push({ progress: n, message: message ?? '' });
+        if (progress.length === 2) {
+          target = apiUrl();
+          kill = first.kill(); // mid-answer: the rest comes from the other api
+        }
+      },
+      resetTimeoutOnProgress: true,
+    });
+    const result = await call;
+    await kill;
+    const info = structured(result);
+    expect(info).toMatchObject({ status: 'completed' });
+    const stored = await testDb().message.findFirstOrThrow({
+      where: { runId: info.run_id as string, role: 'assistant' },
+      orderBy: { position: 'desc' },
+    });
+    expect(text(result)).toBe(stored.content);
+    // Each event's progress arrived once, in order, across both apis: the text adds up to the answer.
+    const seqs = progress.map((p) => p.progress);
+    expect(seqs).toEqual([...new Set(seqs)].sort((a, b) => a - b));
+    expect(progress[0]!.message).toMatch(/^Run run_\w+ started/);
+    expect(
+      progress
+        .slice(1)
+        .map((p) => p.message)
+        .join(''),
+    ).toBe(stored.content);
+    // The session is served by the api that recovered it.
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['agent']);
   });
 
   it('refuses a request without a token with 401 naming the protected-resource metadata', async () => {

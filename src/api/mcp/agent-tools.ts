@@ -4,7 +4,6 @@ import {
   CallToolRequestSchema,
   ElicitResultSchema,
   ListToolsRequestSchema,
-  type CallToolResult,
   type ServerNotification,
   type ServerRequest,
   type Tool,
@@ -13,10 +12,12 @@ import { z } from 'zod';
 import type { Caller } from '../../auth/caller.ts';
 import { DomainError } from '../../shared/domain-error.ts';
 import type { ApiDeps } from '../deps.ts';
-import { callAgent, cancelAgentCall, usableAgentFor, type AgentCallOutcome } from '../services/agent-calls.ts';
+import { callAgent, cancelAgentCall, usableAgentFor } from '../services/agent-calls.ts';
 import { usableAgentsOf } from '../services/agent-access.ts';
 import { answerOfElicitation, elicitationFor } from './elicitation.ts';
-import { ProgressReporter } from './progress.ts';
+import { progressNotification, ProgressReporter } from './progress.ts';
+import { errorResult, resultOf } from './results.ts';
+import { recordCall, requestKeyOf } from './resume.ts';
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
@@ -75,11 +76,21 @@ async function agentTools(deps: ApiDeps, caller: Caller) {
   });
 }
 
+/** What the tools need of their session. */
+export interface SessionContext {
+  /** The session's id, once initialized. */
+  id(): string | undefined;
+  /** The session is ending: an aborted call is not a cancel. */
+  closing(): boolean;
+  /** Calls being followed on this process, by request key: a resumed stream takes a call over. */
+  calls: Map<string, AbortController>;
+}
+
 /**
  * Serves the caller's agents as tools on `server`: read on every request, since grants change at
- * any time. `closing()` says the session is ending, so an aborted call is not a cancel.
+ * any time.
  */
-export function serveAgentTools(server: McpServer, deps: ApiDeps, closing: () => boolean): void {
+export function serveAgentTools(server: McpServer, deps: ApiDeps, session: SessionContext): void {
   server.server.registerCapabilities({ tools: { listChanged: false } });
   server.server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => ({
     tools: (await agentTools(deps, callerOf(extra))).map(({ name, agent }): Tool => ({
@@ -95,22 +106,40 @@ export function serveAgentTools(server: McpServer, deps: ApiDeps, closing: () =>
     if (!tool) return errorResult(`Unknown tool ${request.params.name}`);
     const args = argumentsSchema.safeParse(request.params.arguments ?? {});
     if (!args.success) return errorResult(`Invalid arguments: ${z.prettifyError(args.error)}`);
+    const key = requestKeyOf(extra.requestId);
+    // Aborted when a resumed stream (Last-Event-ID) takes the call over: the run goes on.
+    const takenOver = new AbortController();
+    session.calls.set(key, takenOver);
+    const signal = AbortSignal.any([extra.signal, takenOver.signal]);
     try {
       const agent = await usableAgentFor(deps, caller, tool.agent.id);
-      const progress = new ProgressReporter(extra);
+      const token = extra._meta?.progressToken;
+      const progress = new ProgressReporter(token, (seq, message) =>
+        token === undefined ? undefined : extra.sendNotification(progressNotification(token, seq, message)),
+      );
       let taskId: string | undefined;
       const onAbort = () => {
-        if (closing() || !taskId) return;
+        if (session.closing() || !taskId) return;
         cancelAgentCall(deps, caller, agent, taskId).catch((err: unknown) =>
           deps.logger.warn({ err, taskId }, 'cancelling the run of a cancelled MCP call failed'),
         );
       };
       extra.signal.addEventListener('abort', onAbort, { once: true });
       const canElicit = server.server.getClientCapabilities()?.elicitation !== undefined;
+      const sessionId = session.id();
       const outcome = await callAgent(deps, caller, agent, args.data, {
-        signal: extra.signal,
-        onRun: (run) => void (taskId = run.taskId),
-        onEvent: (event) => progress.event(event),
+        signal,
+        onRun: async (run) => {
+          taskId = run.taskId;
+          if (sessionId) {
+            await recordCall(
+              deps,
+              { sessionId, requestId: extra.requestId, progressToken: token, agentId: agent.id },
+              run,
+            );
+          }
+        },
+        onEvent: (event, seq) => progress.event(event, seq),
         ...(canElicit
           ? {
               ask: async (question) => {
@@ -118,7 +147,7 @@ export function serveAgentTools(server: McpServer, deps: ApiDeps, closing: () =>
                 const result = await extra.sendRequest(
                   { method: 'elicitation/create', params: elicitationFor(question) },
                   ElicitResultSchema,
-                  { timeout: ELICITATION_TIMEOUT_MS },
+                  { timeout: ELICITATION_TIMEOUT_MS, signal },
                 );
                 return answerOfElicitation(question, result);
               },
@@ -130,52 +159,8 @@ export function serveAgentTools(server: McpServer, deps: ApiDeps, closing: () =>
     } catch (err) {
       if (err instanceof DomainError) return errorResult(err.message);
       throw err;
+    } finally {
+      if (session.calls.get(key) === takenOver) session.calls.delete(key);
     }
   });
-}
-
-function errorResult(text: string): CallToolResult {
-  return { content: [{ type: 'text', text }], isError: true };
-}
-
-function resultOf(outcome: AgentCallOutcome): CallToolResult {
-  const structured = {
-    task_id: outcome.taskId,
-    run_id: outcome.runId,
-    status: outcome.status,
-    usage: outcome.usage,
-    artifacts: outcome.artifacts,
-  };
-  switch (outcome.status) {
-    case 'completed':
-      return { content: [{ type: 'text', text: outcome.text }], structuredContent: structured };
-    case 'failed':
-    case 'cancelled':
-      return {
-        content: [{ type: 'text', text: `The run ${outcome.status}: ${outcome.error.message}` }],
-        structuredContent: { ...structured, error: outcome.error },
-        isError: true,
-      };
-    case 'input_required': {
-      const { question } = outcome;
-      const choices = question.details.choices?.length ? `\nChoices: ${question.details.choices.join(', ')}` : '';
-      const text =
-        `The agent asks: ${question.prompt}${choices}\n\nTo answer, call this tool again with ` +
-        `task_id "${outcome.taskId}" and the answer as message (request ${question.requestId}, ${question.inputType}).`;
-      return {
-        content: [{ type: 'text', text }],
-        structuredContent: {
-          ...structured,
-          input_request: {
-            request_id: question.requestId,
-            input_type: question.inputType,
-            prompt: question.prompt,
-            ...question.details,
-          },
-        },
-      };
-    }
-    case 'detached':
-      return errorResult('The call ended before the run did; call again with task_id to follow it');
-  }
 }

@@ -1,8 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import type { Express, Request, Response } from 'express';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { getRequestListener } from '@hono/node-server';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import {
+  createMcpSession,
+  deleteIdleMcpSessions,
+  deleteMcpSession,
+  findMcpSession,
+  touchMcpSessions,
+} from '../../db/mcp-sessions.ts';
 import type { ApiDeps } from '../deps.ts';
 import { serveAgentTools } from './agent-tools.ts';
 import {
@@ -13,60 +21,99 @@ import {
   resourceMetadata,
   toolCallLimit,
 } from './guard.ts';
+import { parseCallEventId, resumeCall, RunLogEventIds, withPostContext } from './resume.ts';
 
-/** A session nobody used for this long, with no request open, is closed. */
+/** A session nobody used for this long, with no request open, is closed (and forgotten by every replica). */
 const IDLE_MS = 60 * 60 * 1000;
 const MAX_SESSIONS = 10_000;
+/** How often a session's last use is written (and its row checked: a session deleted elsewhere ends here too). */
+const TOUCH_MS = 60_000;
+const SERVER_INFO = { name: 'agent-run-service', version: '0.1.0' };
 
 interface Session {
-  transport: StreamableHTTPServerTransport;
+  id: string;
+  transport: WebStandardStreamableHTTPServerTransport;
   orgId: string;
   userId: string;
   lastSeen: number;
+  touched: number;
   /** Requests whose responses are still open (a tool call waits on its run). */
   open: number;
   /** Set before the session is closed: calls aborted by that are not cancelled by their client. */
   closing: boolean;
+  /** Calls followed here, by request key (a resumed stream takes one over). */
+  calls: Map<string, AbortController>;
+}
+
+interface ClientInit {
+  protocolVersion: string;
+  capabilities: Record<string, unknown>;
+  clientInfo: Record<string, unknown>;
 }
 
 /**
- * MCP sessions of this api process (the SDK's stateful Streamable HTTP transport, one McpServer
- * per session). Sessions are in memory: a session lives on the replica that created it (route
- * /mcp by `Mcp-Session-Id` when running several), and after a restart its client initializes
- * again. Runs do not depend on sessions: they are durable, and a call can be resumed with task_id.
+ * MCP sessions, served by any api process: each is the SDK's stateful Streamable HTTP transport
+ * with one McpServer, and is kept in mcp_sessions with the client's initialize. A replica that gets
+ * a request for a session it does not hold (it was created on another, or before a restart)
+ * replays that initialize into a session of its own under the same id. Tool call streams resume
+ * from the run event log (resume.ts).
  */
 class McpSessions {
   private readonly sessions = new Map<string, Session>();
+  /** Recoveries under way: concurrent requests of a session (a call's resume, the GET stream) share one. */
+  private readonly recovering = new Map<string, Promise<Session | undefined>>();
 
   constructor(private readonly deps: ApiDeps) {
-    setInterval(() => this.closeIdle(), 60_000).unref();
+    setInterval(() => void this.closeIdle(), 60_000).unref();
   }
 
   async handle(req: Request, res: Response): Promise<void> {
     const caller = req.caller!;
-    // The SDK hands `req.auth` to every handler of the request as `extra.authInfo`.
-    (req as Request & { auth?: unknown }).auth = { token: '', clientId: caller.userId, scopes: [], extra: { caller } };
     const id = req.get('mcp-session-id');
-    const session = id ? this.sessions.get(id) : await this.opened(req, res);
-    if (!session) return;
+    const session = id ? (this.sessions.get(id) ?? (await this.recoveredOnce(id))) : await this.opened(req, res);
+    if (!session) {
+      if (id) jsonRpcError(res, 404, -32001, 'Session not found');
+      return;
+    }
     if (session.orgId !== caller.orgId || session.userId !== caller.userId) {
       return void jsonRpcError(res, 404, -32001, 'Session not found');
     }
     if (req.method === 'DELETE') session.closing = true; // ends the session, never its runs
-    session.lastSeen = Date.now();
+    if (!(await this.touch(session))) return void jsonRpcError(res, 404, -32001, 'Session not found');
     session.open += 1;
     res.on('close', () => {
       session.open -= 1;
       session.lastSeen = Date.now();
     });
-    await session.transport.handleRequest(req, res, req.body);
+    const lastEventId = req.get('last-event-id');
+    if (req.method === 'GET' && lastEventId !== undefined) {
+      const from = parseCallEventId(lastEventId);
+      if (from) {
+        session.calls.get(from.requestKey)?.abort(); // this process's call of it stops; its run goes on
+        return resumeCall(this.deps, caller, session.id, from, res);
+      }
+      delete req.headers['last-event-id']; // a standalone stream's messages are not kept: it opens afresh
+    }
+    await this.serve(session, req, res);
+    if (req.method === 'DELETE') await deleteMcpSession(this.deps.db, session.id);
+  }
+
+  /** Passes the request to the session's transport (the SDK's Web-standard one, bridged to Node). */
+  private serve(session: Session, req: Request, res: Response): Promise<void> {
+    const caller = req.caller!;
+    // The SDK hands authInfo to every handler of the request as `extra.authInfo`.
+    const authInfo = { token: '', clientId: caller.userId, scopes: [], extra: { caller } };
+    const listener = getRequestListener(
+      (web) => session.transport.handleRequest(web, { authInfo, parsedBody: req.body as unknown }),
+      { overrideGlobalObjects: false },
+    );
+    return withPostContext(req.body, () => listener(req, res));
   }
 
   /** A new session for an initialize request; otherwise the SDK's answer to a request without one. */
   private async opened(req: Request, res: Response): Promise<Session | undefined> {
-    if (req.get('mcp-session-id') !== undefined || req.method !== 'POST' || !isInitializeRequest(req.body)) {
-      const unknown = req.get('mcp-session-id') !== undefined;
-      jsonRpcError(res, unknown ? 404 : 400, unknown ? -32001 : -32000, unknown ? 'Session not found' : 'No session');
+    if (req.method !== 'POST' || !isInitializeRequest(req.body)) {
+      jsonRpcError(res, 400, -32000, 'No session');
       return undefined;
     }
     if (this.sessions.size >= MAX_SESSIONS) {
@@ -74,39 +121,111 @@ class McpSessions {
       return undefined;
     }
     const caller = req.caller!;
+    const { protocolVersion, capabilities, clientInfo } = req.body.params;
+    const init: ClientInit = { protocolVersion, capabilities, clientInfo };
+    return this.created(randomUUID(), caller, async (id) => {
+      await createMcpSession(this.deps.db, { id, orgId: caller.orgId, userId: caller.userId, init });
+    });
+  }
+
+  private recoveredOnce(id: string): Promise<Session | undefined> {
+    let pending = this.recovering.get(id);
+    if (!pending) {
+      pending = this.recovered(id).finally(() => this.recovering.delete(id));
+      this.recovering.set(id, pending);
+    }
+    return pending;
+  }
+
+  /** The session `id` kept in the database, recreated here by replaying its client's initialize. */
+  private async recovered(id: string): Promise<Session | undefined> {
+    if (this.sessions.size >= MAX_SESSIONS) return undefined;
+    const row = await findMcpSession(this.deps.db, id);
+    if (!row || row.lastSeenAt.getTime() < Date.now() - IDLE_MS) return undefined;
+    const session = await this.created(id, row, async () => {});
+    const init = row.init as unknown as ClientInit;
+    const headers = { accept: 'application/json, text/event-stream', 'content-type': 'application/json' };
+    const post = (body: unknown, extra: Record<string, string> = {}) =>
+      session.transport.handleRequest(
+        new globalThis.Request('http://localhost/mcp', {
+          method: 'POST',
+          headers: { ...headers, ...extra },
+          body: JSON.stringify(body),
+        }),
+      );
+    await (await post({ jsonrpc: '2.0', id: 0, method: 'initialize', params: init })).text();
+    await post(
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { 'mcp-session-id': id, 'mcp-protocol-version': init.protocolVersion },
+    );
+    return session;
+  }
+
+  private async created(
+    id: string,
+    owner: { orgId: string; userId: string },
+    onInitialized: (id: string) => Promise<void>,
+  ): Promise<Session> {
     const session: Session = {
-      transport: new StreamableHTTPServerTransport({
-        sessionIdGenerator: () => randomUUID(),
-        onsessioninitialized: (sid) => void this.sessions.set(sid, session),
+      id,
+      transport: new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: () => id,
+        eventStore: new RunLogEventIds(),
+        onsessioninitialized: async (sid) => {
+          await onInitialized(sid);
+          this.sessions.set(sid, session);
+        },
       }),
-      orgId: caller.orgId,
-      userId: caller.userId,
+      orgId: owner.orgId,
+      userId: owner.userId,
       lastSeen: Date.now(),
+      touched: Date.now(),
       open: 0,
       closing: false,
+      calls: new Map(),
     };
     session.transport.onclose = () => {
       session.closing = true;
-      if (session.transport.sessionId) this.sessions.delete(session.transport.sessionId);
+      if (this.sessions.get(id) === session) this.sessions.delete(id);
     };
-    const server = new McpServer(
-      { name: 'agent-run-service', version: '0.1.0' },
-      {
-        capabilities: { logging: {} },
-        instructions: 'Each tool is an agent: call it with a message; continue with task_id.',
-      },
-    );
-    serveAgentTools(server, this.deps, () => session.closing);
+    const server = new McpServer(SERVER_INFO, {
+      capabilities: { logging: {} },
+      instructions: 'Each tool is an agent: call it with a message; continue with task_id.',
+    });
+    serveAgentTools(server, this.deps, {
+      id: () => session.transport.sessionId,
+      closing: () => session.closing,
+      calls: session.calls,
+    });
     await server.connect(session.transport);
     return session;
   }
 
-  private closeIdle(): void {
+  /** Notes the session's use; false when its row is gone (deleted through another replica). */
+  private async touch(session: Session): Promise<boolean> {
+    session.lastSeen = Date.now();
+    if (session.lastSeen - session.touched < TOUCH_MS || session.closing) return true;
+    session.touched = session.lastSeen;
+    if ((await touchMcpSessions(this.deps.db, [session.id])) > 0) return true;
+    session.closing = true;
+    await session.transport.close();
+    return false;
+  }
+
+  private async closeIdle(): Promise<void> {
     const before = Date.now() - IDLE_MS;
     for (const session of this.sessions.values()) {
       if (session.open > 0 || session.lastSeen > before) continue;
       session.closing = true;
       void session.transport.close();
+    }
+    // A session whose call waits on a long run is in use, though no request came for a while.
+    const busy = [...this.sessions.values()].filter((s) => s.open > 0).map((s) => s.id);
+    try {
+      await touchMcpSessions(this.deps.db, busy);
+      await deleteIdleMcpSessions(this.deps.db, new Date(before));
+    } catch (err) {
+      this.deps.logger.warn({ err }, 'keeping MCP sessions up to date failed');
     }
   }
 }

@@ -32,10 +32,10 @@ export interface PendingQuestion {
 export interface AgentCallHooks {
   /** Aborted when the caller stops waiting: the call returns at once; the run goes on. */
   signal: AbortSignal;
-  /** The run the call follows, as soon as it is known. */
-  onRun?(run: { runId: string; taskId: string }): void;
-  /** Every event of the run, in order, for progress. */
-  onEvent?(event: RunEvent): void;
+  /** The run the call follows, as soon as it is known (awaited before the run is followed). */
+  onRun?(run: { runId: string; taskId: string }): void | Promise<void>;
+  /** Every event of the run after the call's starting point, in order, with its seq, for progress. */
+  onEvent?(event: RunEvent, seq: number): void;
   /** Asks the person; absent when the client cannot, and the call then ends with the question. */
   ask?(question: PendingQuestion): Promise<Answer>;
 }
@@ -73,11 +73,26 @@ export async function callAgent(
   input: AgentCallInput,
   hooks: AgentCallHooks,
 ): Promise<AgentCallOutcome> {
-  const run = await answeredOrStarted(deps, caller, agent, input);
-  hooks.onRun?.(run);
+  const run = await startAgentCall(deps, caller, agent, input);
+  await hooks.onRun?.(run);
+  return followAgentCall(deps, caller, agent, run, 0, hooks);
+}
+
+/**
+ * Follows the call's run to its end, as callAgent does; `hooks.onEvent` hears only the events after
+ * `afterSeq` (a resumed stream continues there), though the whole log is read for usage and artifacts.
+ */
+export async function followAgentCall(
+  deps: ApiDeps,
+  caller: Caller,
+  agent: AgentContext,
+  run: { runId: string; taskId: string },
+  afterSeq: number,
+  hooks: AgentCallHooks,
+): Promise<AgentCallOutcome> {
   const summary: RunSummary = { ...run, usage: null, artifacts: [] };
-  for await (const { payload: event } of followRunEvents(deps.hub, run.runId, 0, hooks.signal)) {
-    hooks.onEvent?.(event);
+  for await (const { seq, payload: event } of followRunEvents(deps.hub, run.runId, 0, hooks.signal)) {
+    if (seq > afterSeq) hooks.onEvent?.(event, seq);
     if (event.type === 'RUN_FINISHED') {
       const result = event.result as { text?: unknown; usage?: Record<string, unknown> };
       const usage = result.usage ?? summary.usage;
@@ -106,7 +121,13 @@ export async function cancelAgentCall(deps: ApiDeps, caller: Caller, agent: Agen
   return controlTaskRun(deps, caller, agent, taskId, 'cancel');
 }
 
-async function answeredOrStarted(deps: ApiDeps, caller: Caller, agent: AgentContext, input: AgentCallInput) {
+/** Answers the task's pending question with `input.message`, or starts the task's next run: the run to follow. */
+export async function startAgentCall(
+  deps: ApiDeps,
+  caller: Caller,
+  agent: AgentContext,
+  input: AgentCallInput,
+): Promise<{ runId: string; taskId: string }> {
   if (input.task_id) {
     const question = await openQuestion(deps, caller, agent, input.task_id);
     if (question) {
