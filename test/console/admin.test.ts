@@ -5,6 +5,8 @@ import { apiUrl } from '../support/http.ts';
 import { createTenant, type Tenant } from '../support/tenant.ts';
 import { launchBrowser, screenshot, signIn } from './browser.ts';
 import { eventually } from '../support/eventually.ts';
+import { startEverythingServer, startRecordingProxy } from '../support/mcp-servers.ts';
+import { terminate } from '../support/processes.ts';
 
 /**
  * The console's administration screens in headless Chromium against the running stack: an
@@ -156,6 +158,72 @@ describe('administration screens (as an admin)', () => {
     );
     await screenshot(memberPage, 'chat-agent-picker');
     await memberPage.close();
+  });
+
+  it('secrets and tool servers: a secret is set (write-only) and one deleted; a tool server of helper is tested (its tools listed) and saved; the value is in no page or answer', async () => {
+    const everything = await startEverythingServer('streamableHttp');
+    const recorder = await startRecordingProxy(everything.url);
+    const secretValue = `console-secret-${Math.random().toString(36).slice(2)}`;
+    const answers: Promise<string>[] = [];
+    const listen = (res: import('playwright-core').Response) =>
+      void (res.url().includes('/api/') && answers.push(res.text().catch(() => '')));
+    page.on('response', listen);
+    try {
+      await page.getByRole('link', { name: 'Secrets' }).click();
+      for (const [name, value] of [
+        ['TOOLS_TOKEN', secretValue],
+        ['SPARE', 'spare-value'],
+      ]) {
+        await page.getByLabel('Secret name').fill(name!);
+        await page.getByLabel('Secret value').fill(value!);
+        await page.getByRole('button', { name: 'Set secret' }).click();
+        await page.locator(`tr[data-secret="${name}"]`).waitFor();
+      }
+      expect(await page.getByLabel('Secret value').inputValue()).toBe('');
+      await page.getByRole('button', { name: 'Delete secret SPARE' }).click();
+      await page.locator('tr[data-secret="SPARE"]').waitFor({ state: 'detached' });
+      await screenshot(page, 'admin-secrets');
+      expect((await owner.admin.listSecrets()).secrets.map((s) => s.name)).toEqual(['TOOLS_TOKEN']);
+
+      await page.getByRole('link', { name: 'Agents' }).click();
+      await page.getByRole('button', { name: 'Edit agent helper' }).click();
+      const form = page.getByRole('form', { name: 'Edit agent helper' });
+      await form.getByRole('button', { name: 'Add tool server' }).click();
+      const server = form.locator('.tool-server');
+      await server.getByLabel('Server name').fill('everything');
+      await server.getByLabel('Server URL').fill(recorder.url);
+      await server.getByLabel('Allowed tools (comma-separated; empty: all)').fill('echo, get-sum');
+      await server.getByRole('button', { name: 'Add header' }).click();
+      await server.getByLabel('Header name').fill('Authorization');
+      await server.getByLabel('Secret for header Authorization').selectOption('TOOLS_TOKEN');
+      await server.getByRole('button', { name: 'Test connection' }).click();
+      const result = server.getByRole('status', { name: 'Connection test' });
+      await result.getByText('2 tools offered').waitFor();
+      expect(await result.locator('code').allTextContents()).toEqual(['everything__echo', 'everything__get-sum']);
+      expect(new Set(recorder.seen)).toEqual(new Set([secretValue]));
+      await screenshot(page, 'admin-tool-server');
+      await form.getByRole('button', { name: 'Save agent' }).click();
+      await expectChange(page, 'updated agent "helper"');
+      const helper = (await owner.agents.list()).agents.find((a) => a.name === 'helper')!;
+      expect(helper.settings?.tool_servers).toEqual([
+        {
+          name: 'everything',
+          url: recorder.url,
+          headers: { Authorization: { secret: 'TOOLS_TOKEN' } },
+          allowed_tools: ['echo', 'get-sum'],
+        },
+      ]);
+      expect(helper.settings?.temperature).toBe(0.3); // what the form does not change is kept
+
+      expect(await page.content()).not.toContain(secretValue);
+      const texts = await Promise.all(answers);
+      expect(texts.length).toBeGreaterThan(5);
+      for (const text of texts) expect(text).not.toContain(secretValue);
+    } finally {
+      page.off('response', listen);
+      recorder.server.close();
+      await terminate(everything.child);
+    }
   });
 
   it('widget keys: a new key is shown once, then revoked', async () => {

@@ -1,6 +1,6 @@
 /**
  * Administration for owners and admins (#/admin/<screen>): members and roles, agents, widget keys,
- * flows, outbound webhooks, API keys. Every change is a partial apply document sent through the SDK to
+ * flows, outbound webhooks, API keys, org secrets. Every change is a partial apply document sent through the SDK to
  * POST /api/admin/apply, the same code as `admin apply`; the answer's `changes` are shown.
  */
 import { useEffect } from 'preact/hooks';
@@ -10,6 +10,7 @@ import { ApiKeys } from './api-keys.tsx';
 import { ApplyResultView } from './apply-result.tsx';
 import { Flows } from './flows.tsx';
 import { Members } from './members.tsx';
+import { Secrets } from './secrets.tsx';
 import { useOrg, type OrgState } from './use-org.ts';
 import { Webhooks } from './webhooks.tsx';
 import { WidgetKeys } from './widget-keys.tsx';
@@ -26,6 +27,7 @@ const SCREENS = [
   ['flows', 'Flows'],
   ['webhooks', 'Webhooks'],
   ['api-keys', 'API keys'],
+  ['secrets', 'Secrets'],
 ] as const;
 
 export function AdminView({ session, screen }: { session: Session; screen: string }) {
@@ -54,9 +56,11 @@ export function AdminView({ session, screen }: { session: Session; screen: strin
           </a>
         ))}
       </nav>
-      {current !== 'api-keys' && <ApplyResultView result={org.result} error={org.error} />}
+      {current !== 'api-keys' && current !== 'secrets' && <ApplyResultView result={org.result} error={org.error} />}
       {current === 'api-keys' ? (
         <ApiKeys session={session} />
+      ) : current === 'secrets' ? (
+        <Secrets session={session} />
       ) : !props ? (
         <p role="status">Loading…</p>
       ) : current === 'agents' ? (

@@ -1,8 +1,9 @@
-/** Creating or editing one agent: model settings, tools, approvals, customer-facing, access. Saved (or previewed) as a partial apply. */
+/** Creating or editing one agent: model settings, tools, tool servers, approvals, customer-facing, access. Saved (or previewed) as a partial apply. */
 import type { OrgDocument } from '@agent-run/client';
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import type { ScreenProps } from './admin-view.tsx';
 import { Checklist } from './checklist.tsx';
+import { fromServer, toServer, ToolServers, type ServerRow } from './tool-servers.tsx';
 
 type AgentSpec = OrgDocument['agents'][number];
 type Settings = NonNullable<AgentSpec['settings']>;
@@ -25,6 +26,7 @@ function toSpec(base: AgentSpec | undefined, f: FormState): AgentSpec {
   set('approval_required_tools', [...f.approval]);
   set('sensitive_tools', [...f.sensitive]);
   set('require_plan_approval', f.planApproval || undefined);
+  set('tool_servers', f.servers.map(toServer));
   return { name: f.name.trim(), customer_facing: f.customerFacing, settings, access: [...f.access] };
 }
 
@@ -42,6 +44,7 @@ interface FormState {
   sensitive: string[];
   planApproval: boolean;
   access: string[];
+  servers: ServerRow[];
 }
 
 function fromSpec(a: AgentSpec | undefined): FormState {
@@ -60,11 +63,20 @@ function fromSpec(a: AgentSpec | undefined): FormState {
     sensitive: s.sensitive_tools ?? [],
     planApproval: s.require_plan_approval ?? false,
     access: a?.access ?? [],
+    servers: (s.tool_servers ?? []).map(fromServer),
   };
 }
 
-export function AgentForm({ org, agent, onDone }: ScreenProps & { agent?: AgentSpec; onDone: () => void }) {
+export function AgentForm({ org, session, agent, onDone }: ScreenProps & { agent?: AgentSpec; onDone: () => void }) {
   const [f, setF] = useState(() => fromSpec(agent));
+  // Names only: a secret's value never comes back from the api.
+  const [secretNames, setSecretNames] = useState<string[]>([]);
+  useEffect(() => {
+    session.client.admin.listSecrets().then(
+      (list) => setSecretNames(list.secrets.map((s) => s.name)),
+      () => setSecretNames([]),
+    );
+  }, [session]);
   const update = (change: Partial<FormState>) => setF((old) => ({ ...old, ...change }));
   const tools = org.config.tools;
   const toolNames = tools.map((t) => t.name);
@@ -169,6 +181,12 @@ export function AgentForm({ org, agent, onDone }: ScreenProps & { agent?: AgentS
         checked={f.sensitive}
         fixed={tools.filter((t) => t.sensitive).map((t) => t.name)}
         onChange={(sensitive) => update({ sensitive })}
+      />
+      <ToolServers
+        session={session}
+        servers={f.servers}
+        secretNames={secretNames}
+        onChange={(servers) => update({ servers })}
       />
       <label class="check">
         <input
