@@ -58,3 +58,12 @@ export async function recordMcpCall(db: Db, call: Omit<McpCallRow, 'createdAt'>)
 export function findMcpCall(db: Db, sessionId: string, requestId: string): Promise<McpCallRow | null> {
   return db.mcpCall.findUnique({ where: { sessionId_requestId: { sessionId, requestId } } });
 }
+
+export function findMcpCallOfRun(db: Db, sessionId: string, runId: string): Promise<McpCallRow | null> {
+  return db.mcpCall.findFirst({ where: { sessionId, runId } });
+}
+
+/** A session's calls, oldest first, with their runs' status and times. */
+export function listMcpCalls(db: Db, sessionId: string, skip: number, take: number) {
+  return db.mcpCall.findMany({ where: { sessionId }, orderBy: { createdAt: 'asc' }, skip, take });
+}

@@ -1,6 +1,11 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ElicitRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolResultSchema,
+  CreateTaskResultSchema,
+  ElicitRequestSchema,
+  type CallToolResult,
+} from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApiProcess } from '../support/api-process.ts';
 import { eventually } from '../support/eventually.ts';
@@ -192,6 +197,39 @@ describe('/mcp (agents as MCP tools)', () => {
     ).toBe(stored.content);
     // The session is served by the api that recovered it.
     expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['agent']);
+  });
+
+  it('a task-augmented call returns its task at once; tasks/get, tasks/result, tasks/list and tasks/cancel follow runs', async () => {
+    const client = await connect();
+    const messages = [];
+    const stream = client.experimental.tasks.callToolStream(
+      { name: 'agent', arguments: { message: 'Hello as a task', mode: 'fast' } },
+      CallToolResultSchema,
+      { task: { ttl: 60_000 } },
+    );
+    for await (const message of stream) messages.push(message);
+    const created = messages[0]!;
+    if (created.type !== 'taskCreated') throw new Error(`expected a task first, got ${created.type}`);
+    expect(created.task).toMatchObject({ taskId: expect.stringMatching(/^run_/), status: 'working' });
+    const last = messages.at(-1)!;
+    if (last.type !== 'result') throw new Error(`expected a result last, got ${last.type}`);
+    expect(structured(last.result)).toMatchObject({ status: 'completed', run_id: created.task.taskId });
+    expect((await client.experimental.tasks.getTask(created.task.taskId)).status).toBe('completed');
+
+    const long = await client.request(
+      {
+        method: 'tools/call',
+        params: { name: 'agent', arguments: { message: 'word '.repeat(300), mode: 'fast' }, task: {} },
+      },
+      CreateTaskResultSchema,
+    );
+    const listed = await client.experimental.tasks.listTasks();
+    expect(listed.tasks.map((t) => t.taskId)).toEqual([created.task.taskId, long.task.taskId]);
+    await client.experimental.tasks.cancelTask(long.task.taskId);
+    await eventually('the run is cancelled', async () =>
+      expect((await client.experimental.tasks.getTask(long.task.taskId)).status).toBe('cancelled'),
+    );
+    expect((await testDb().run.findUniqueOrThrow({ where: { id: long.task.taskId } })).status).toBe('cancelled');
   });
 
   it('refuses a request without a token with 401 naming the protected-resource metadata', async () => {

@@ -3,6 +3,8 @@ import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/proto
 import {
   CallToolRequestSchema,
   ElicitResultSchema,
+  type CallToolResult,
+  type CreateTaskResult,
   ListToolsRequestSchema,
   type ServerNotification,
   type ServerRequest,
@@ -12,12 +14,13 @@ import { z } from 'zod';
 import type { Caller } from '../../auth/caller.ts';
 import { DomainError } from '../../shared/domain-error.ts';
 import type { ApiDeps } from '../deps.ts';
-import { callAgent, cancelAgentCall, usableAgentFor } from '../services/agent-calls.ts';
+import { callAgent, cancelAgentCall, startAgentCall, usableAgentFor } from '../services/agent-calls.ts';
 import { usableAgentsOf } from '../services/agent-access.ts';
 import { answerOfElicitation, elicitationFor } from './elicitation.ts';
 import { progressNotification, ProgressReporter } from './progress.ts';
 import { errorResult, resultOf } from './results.ts';
 import { recordCall, requestKeyOf } from './resume.ts';
+import type { RunTaskStore } from './tasks.ts';
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
@@ -84,6 +87,7 @@ export interface SessionContext {
   closing(): boolean;
   /** Calls being followed on this process, by request key: a resumed stream takes a call over. */
   calls: Map<string, AbortController>;
+  tasks: RunTaskStore;
 }
 
 /**
@@ -98,6 +102,7 @@ export function serveAgentTools(server: McpServer, deps: ApiDeps, session: Sessi
       title: agent.name,
       description: agent.description,
       inputSchema,
+      execution: { taskSupport: 'optional' },
     })),
   }));
   server.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
@@ -106,6 +111,7 @@ export function serveAgentTools(server: McpServer, deps: ApiDeps, session: Sessi
     if (!tool) return errorResult(`Unknown tool ${request.params.name}`);
     const args = argumentsSchema.safeParse(request.params.arguments ?? {});
     if (!args.success) return errorResult(`Invalid arguments: ${z.prettifyError(args.error)}`);
+    if (request.params.task) return createTask(deps, session, caller, tool.agent.id, args.data, extra);
     const key = requestKeyOf(extra.requestId);
     // Aborted when a resumed stream (Last-Event-ID) takes the call over: the run goes on.
     const takenOver = new AbortController();
@@ -163,4 +169,31 @@ export function serveAgentTools(server: McpServer, deps: ApiDeps, session: Sessi
       if (session.calls.get(key) === takenOver) session.calls.delete(key);
     }
   });
+}
+
+/**
+ * A task-augmented call (protocol 2025-11-25): starts the run (or answers the task's question) and
+ * returns its MCP task at once; the client follows it with tasks/get and tasks/result (tasks.ts).
+ */
+async function createTask(
+  deps: ApiDeps,
+  session: SessionContext,
+  caller: Caller,
+  agentId: string,
+  input: z.infer<typeof argumentsSchema>,
+  extra: Extra,
+): Promise<CreateTaskResult | CallToolResult> {
+  const sessionId = session.id();
+  if (!sessionId) return errorResult('Tasks need a session');
+  try {
+    const agent = await usableAgentFor(deps, caller, agentId);
+    const run = await startAgentCall(deps, caller, agent, input);
+    await recordCall(deps, { sessionId, requestId: extra.requestId, agentId: agent.id }, run);
+    const task = await session.tasks.taskOf({ ...run, agentId: agent.id });
+    if (!task) throw new Error(`run ${run.runId} is gone`);
+    return { task };
+  } catch (err) {
+    if (err instanceof DomainError) return errorResult(err.message);
+    throw err;
+  }
 }

@@ -11,6 +11,7 @@ import {
   findMcpSession,
   touchMcpSessions,
 } from '../../db/mcp-sessions.ts';
+import type { Caller } from '../../auth/caller.ts';
 import type { ApiDeps } from '../deps.ts';
 import { serveAgentTools } from './agent-tools.ts';
 import {
@@ -21,6 +22,7 @@ import {
   resourceMetadata,
   toolCallLimit,
 } from './guard.ts';
+import { RunTaskStore, TASK_POLL_MS } from './tasks.ts';
 import { parseCallEventId, resumeCall, RunLogEventIds, withPostContext } from './resume.ts';
 
 /** A session nobody used for this long, with no request open, is closed (and forgotten by every replica). */
@@ -43,6 +45,8 @@ interface Session {
   closing: boolean;
   /** Calls followed here, by request key (a resumed stream takes one over). */
   calls: Map<string, AbortController>;
+  /** The caller of its latest request. */
+  caller: Caller;
 }
 
 interface ClientInit {
@@ -78,6 +82,7 @@ class McpSessions {
     if (session.orgId !== caller.orgId || session.userId !== caller.userId) {
       return void jsonRpcError(res, 404, -32001, 'Session not found');
     }
+    session.caller = caller;
     if (req.method === 'DELETE') session.closing = true; // ends the session, never its runs
     if (!(await this.touch(session))) return void jsonRpcError(res, 404, -32001, 'Session not found');
     session.open += 1;
@@ -123,7 +128,7 @@ class McpSessions {
     const caller = req.caller!;
     const { protocolVersion, capabilities, clientInfo } = req.body.params;
     const init: ClientInit = { protocolVersion, capabilities, clientInfo };
-    return this.created(randomUUID(), caller, async (id) => {
+    return this.created(randomUUID(), caller, caller, async (id) => {
       await createMcpSession(this.deps.db, { id, orgId: caller.orgId, userId: caller.userId, init });
     });
   }
@@ -142,7 +147,8 @@ class McpSessions {
     if (this.sessions.size >= MAX_SESSIONS) return undefined;
     const row = await findMcpSession(this.deps.db, id);
     if (!row || row.lastSeenAt.getTime() < Date.now() - IDLE_MS) return undefined;
-    const session = await this.created(id, row, async () => {});
+    const owner = { orgId: row.orgId, userId: row.userId, role: 'member' as const }; // the request's caller replaces it
+    const session = await this.created(id, row, owner, async () => {});
     const init = row.init as unknown as ClientInit;
     const headers = { accept: 'application/json, text/event-stream', 'content-type': 'application/json' };
     const post = (body: unknown, extra: Record<string, string> = {}) =>
@@ -164,6 +170,7 @@ class McpSessions {
   private async created(
     id: string,
     owner: { orgId: string; userId: string },
+    caller: Caller,
     onInitialized: (id: string) => Promise<void>,
   ): Promise<Session> {
     const session: Session = {
@@ -183,19 +190,27 @@ class McpSessions {
       open: 0,
       closing: false,
       calls: new Map(),
+      caller,
     };
     session.transport.onclose = () => {
       session.closing = true;
       if (this.sessions.get(id) === session) this.sessions.delete(id);
     };
+    const tasks = new RunTaskStore(this.deps, () => session.caller);
     const server = new McpServer(SERVER_INFO, {
-      capabilities: { logging: {} },
+      capabilities: {
+        logging: {},
+        tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
+      },
+      taskStore: tasks,
+      defaultTaskPollInterval: TASK_POLL_MS,
       instructions: 'Each tool is an agent: call it with a message; continue with task_id.',
     });
     serveAgentTools(server, this.deps, {
       id: () => session.transport.sessionId,
       closing: () => session.closing,
       calls: session.calls,
+      tasks,
     });
     await server.connect(session.transport);
     return session;
