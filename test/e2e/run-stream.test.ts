@@ -178,7 +178,7 @@ describe('POST /api/run request validation', () => {
 
   it('422 with loc/msg/type for schema failures', async () => {
     const res = await post({
-      messages: [{ role: 'robot', content: 1 }],
+      messages: [{ role: 'robot', content: 'a' }, { role: 'user', content: 1 }],
       mode: 'slow',
       stream: 'yes',
       timezone: 'Mars/Base',
@@ -189,7 +189,7 @@ describe('POST /api/run request validation', () => {
     expect(locs).toEqual(
       expect.arrayContaining([
         'body.messages.0.role',
-        'body.messages.0.content',
+        'body.messages.1.content',
         'body.mode',
         'body.stream',
         'body.timezone',
