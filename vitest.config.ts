@@ -4,10 +4,11 @@ import { LongestFirstSequencer } from './test/support/longest-first.ts';
 
 /**
  * Files whose outcome depends on timing: they cut or kill processes of their own and expect the rest to
- * notice within a time, count requests per client address in the shared database, or drive a browser or
- * a terminal. They run one at a time, after the rest, so their timing is their own. Files that only start
- * an api, workers or a stack of their own and check only the outcome (chaos, the compose replay, worker
- * versioning), share the two workers of the rest.
+ * notice within a time, count requests per client address in their stack's database, or drive a browser or
+ * a terminal. They run one at a time, on a stack of their own: `npm test` runs this tier in a second vitest
+ * process beside the others (test/run-tiers.ts), so no other file's requests or processes reach theirs.
+ * Files that only start an api, workers or a stack of their own and check only the outcome (chaos, the
+ * compose replay, worker versioning), share the two workers of the rest.
  */
 const EXCLUSIVE = [
   'test/contract.test.ts',
