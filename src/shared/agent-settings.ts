@@ -23,6 +23,8 @@ export const agentSandboxSettingsSchema = z
  */
 export const agentModelSettingsSchema = z
   .object({
+    /** What the agent is for, in a sentence or two: its tool description at /mcp (docs/mcp.md). */
+    description: z.string().min(1).max(2000).optional(),
     provider: z.enum(modelProviderNames).optional(),
     /** The provider's model name. The offline model has one variant: "instant" answers without pacing (tests, benchmarks). */
     model: z.string().min(1).optional(),

@@ -17,7 +17,7 @@ let token: string;
 const clients: Client[] = [];
 
 beforeAll(async () => {
-  tenant = await createTenant();
+  tenant = await createTenant({ description: 'Answers questions about the test org' });
   token = await exchange(tenant.keys.member);
 });
 afterAll(async () => {
@@ -46,6 +46,7 @@ describe('/mcp (agents as MCP tools)', () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toEqual(['agent']);
     expect(tools[0]!.inputSchema).toMatchObject({ required: ['message'] });
+    expect(tools[0]!.description).toBe('Answers questions about the test org'); // from the agent's settings
     const owner = await connect(tenant.keys.owner); // an API key works as the bearer itself
     expect((await owner.listTools()).tools.map((t) => t.name).sort()).toEqual(['agent', 'private']);
   });
@@ -230,6 +231,26 @@ describe('/mcp (agents as MCP tools)', () => {
       expect((await client.experimental.tasks.getTask(long.task.taskId)).status).toBe('cancelled'),
     );
     expect((await testDb().run.findUniqueOrThrow({ where: { id: long.task.taskId } })).status).toBe('cancelled');
+  });
+
+  it('DELETE /mcp ends the session, never the run of a call in progress', async () => {
+    const client = await connect();
+    let runId: string | undefined;
+    const call = client.callTool(
+      { name: 'agent', arguments: { message: 'word '.repeat(100), mode: 'fast' } },
+      undefined,
+      {
+        onprogress: (p) => void (runId ??= /^Run (run_\w+)/.exec(p.message ?? '')?.[1]),
+      },
+    );
+    call.catch(() => {}); // the session's end ends the call
+    await eventually('the run started', () => expect(runId).toBeDefined());
+    const sessionId = client.transport!.sessionId!;
+    await (client.transport as StreamableHTTPClientTransport).terminateSession();
+    await eventually('the run completed', async () =>
+      expect((await testDb().run.findUniqueOrThrow({ where: { id: runId! } })).status).toBe('completed'),
+    );
+    expect(await testDb().mcpSession.count({ where: { id: sessionId } })).toBe(0);
   });
 
   it('refuses a request without a token with 401 naming the protected-resource metadata', async () => {

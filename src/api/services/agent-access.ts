@@ -42,5 +42,13 @@ export async function usableAgentsOf(db: Db, caller: Caller) {
   return agents
     .filter((a) => mayUseAgent(caller, a.access.includes(caller.userId)))
     .filter((a) => caller.role !== 'guest' || a.customerFacing)
-    .map((a) => ({ id: a.id, name: a.name, description: `Ask the agent "${a.name}" and get its answer` }));
+    .map((a) => ({ id: a.id, name: a.name, description: descriptionOf(a) }));
+}
+
+/** The agent's description from its settings, or a generic one. */
+function descriptionOf(agent: { name: string; modelSettings: unknown }): string {
+  const description = (agent.modelSettings as { description?: unknown } | null)?.description;
+  return typeof description === 'string' && description
+    ? description
+    : `Ask the agent "${agent.name}" and get its answer`;
 }

@@ -1856,6 +1856,7 @@ export interface components {
             customer_facing: boolean;
             /** @description Owners and admins only */
             settings?: {
+                description?: string;
                 /** @enum {string} */
                 provider?: "offline" | "openai-compatible" | "openai" | "anthropic";
                 model?: string;
@@ -1923,6 +1924,7 @@ export interface components {
                     name: string;
                     customer_facing?: boolean;
                     settings?: {
+                        description?: string;
                         /** @enum {string} */
                         provider?: "offline" | "openai-compatible" | "openai" | "anthropic";
                         model?: string;
@@ -2129,6 +2131,7 @@ export interface components {
                 name: string;
                 customer_facing?: boolean;
                 settings?: {
+                    description?: string;
                     /** @enum {string} */
                     provider?: "offline" | "openai-compatible" | "openai" | "anthropic";
                     model?: string;
