@@ -1,7 +1,11 @@
-/** The run inspector: a run's stored events, a page at a time, and a link to its workflow in the Temporal Web UI. */
+/**
+ * The run inspector: a run's stored events, a page at a time, each with a readable line (tool calls,
+ * built-in or a tool server's, and tool-server status), and a link to its workflow in the Temporal Web UI.
+ */
 import type { RunEventRecord } from '@agent-run/client';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { consoleConfig } from './config.ts';
+import { eventSummary, type EventLike } from './event-summary.ts';
 import { errorText, savedAgentId, type Session } from './session.ts';
 
 const PAGE = 50;
@@ -47,6 +51,14 @@ export function InspectorView({ session, runId: initialRun }: { session: Session
     return () => abort.abort();
   }, [session, shown]);
 
+  // Results and arguments carry only the call's id: the name comes from its TOOL_CALL_START.
+  const toolNames = new Map<string, string>();
+  const summaries = records.map((r) => {
+    const event = r.payload as unknown as EventLike;
+    if (event.type === 'TOOL_CALL_START') toolNames.set(String(event.tool_call_id), String(event.tool_call_name));
+    return eventSummary(event, toolNames);
+  });
+
   return (
     <main class="inspector">
       <h2>Run inspector</h2>
@@ -87,15 +99,17 @@ export function InspectorView({ session, runId: initialRun }: { session: Session
             <th scope="col">Id</th>
             <th scope="col">Event</th>
             <th scope="col">Time</th>
+            <th scope="col">What happened</th>
             <th scope="col">Payload</th>
           </tr>
         </thead>
         <tbody>
-          {records.map((r) => (
-            <tr key={r.id}>
+          {records.map((r, i) => (
+            <tr key={r.id} data-event={r.event_name}>
               <td>{r.id.split(':').pop()}</td>
               <td>{r.event_name}</td>
               <td>{new Date(r.payload.timestamp).toLocaleTimeString()}</td>
+              <td class="summary">{summaries[i]}</td>
               <td>
                 <details>
                   <summary>payload</summary>

@@ -1,7 +1,8 @@
 import { AgentRunClient, PermissionError } from '@agent-run/client';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiUrl } from '../support/http.ts';
+import { apiUrl, exchange } from '../support/http.ts';
+import { readTaskStream, startBackgroundRun } from '../support/runs.ts';
 import { createTenant, type Tenant } from '../support/tenant.ts';
 import { launchBrowser, screenshot, signIn } from './browser.ts';
 import { eventually } from '../support/eventually.ts';
@@ -215,10 +216,30 @@ describe('administration screens (as an admin)', () => {
       ]);
       expect(helper.settings?.temperature).toBe(0.3); // what the form does not change is kept
 
+      // A run of helper calls the server's tool: the inspector tells the server's status and the call as it tells a built-in one's.
+      const caller = { token: await exchange(tenant.keys.owner), agentId: helper.id };
+      const echo = `/tool everything__echo ${JSON.stringify({ message: 'from the console' })}`;
+      const run = await startBackgroundRun(caller, { messages: [{ role: 'user', content: echo }], mode: 'fast' });
+      await readTaskStream(caller, run.taskId);
+      await page.goto(`${apiUrl()}/console/#/inspect/${run.runId}`);
+      await page.getByLabel('Agent id').fill(helper.id);
+      await page.getByRole('button', { name: 'Show events' }).click();
+      const summary = (event: string) => page.locator(`tr[data-event="${event}"] td.summary`).allTextContents();
+      await page.locator('tr[data-event="TOOL_CALL_RESULT"]').waitFor();
+      expect(await summary('SYSTEM_STATUS')).toEqual(
+        expect.arrayContaining(['Tool server everything: connecting…', 'Tool server everything: ready, 2 tools']),
+      );
+      expect(await summary('TOOL_CALL_START')).toEqual(['Tool call everything__echo (tool server everything)']);
+      expect((await summary('TOOL_CALL_RESULT'))[0]).toMatch(
+        /^Result of everything__echo \(tool server everything\): .*Echo: from the console/,
+      );
+      await screenshot(page, 'inspector-tool-server');
+
       expect(await page.content()).not.toContain(secretValue);
       const texts = await Promise.all(answers);
       expect(texts.length).toBeGreaterThan(5);
       for (const text of texts) expect(text).not.toContain(secretValue);
+      await page.getByRole('link', { name: 'Admin' }).click(); // where the next steps start
     } finally {
       page.off('response', listen);
       recorder.server.close();

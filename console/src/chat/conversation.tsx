@@ -3,6 +3,7 @@ import type { InputAnswer, UserInputRequest } from '@agent-run/client';
 import { markdownToHtml } from '../markdown.ts';
 import { InputForm } from '../input/input-form.tsx';
 import type { Item } from './run-view.ts';
+import { serverToolParts } from '../event-summary.ts';
 
 interface Props {
   items: Item[];
@@ -40,7 +41,9 @@ function ItemView({ item, admin, guest, onAnswer }: Omit<Props, 'items'> & { ite
       return (
         <details class="tool-card">
           <summary>
-            Tool <code>{item.name}</code> <span class="badge">{item.result === undefined ? 'running' : 'done'}</span>
+            Tool <code>{item.name}</code>{' '}
+            {serverToolParts(item.name) && <span class="badge">{serverToolParts(item.name)!.server}</span>}{' '}
+            <span class="badge">{item.result === undefined ? 'running' : 'done'}</span>
           </summary>
           <h4>Arguments</h4>
           <pre>{pretty(item.args)}</pre>

@@ -1,4 +1,4 @@
-/** Beside the conversation: the run's mode and routing reason, plan steps, artifacts, usage and credits, and its controls. */
+/** Beside the conversation: the run's mode and routing reason, its tool servers' status, plan steps, artifacts, usage and credits, and its controls. */
 import type { AgentRunClient } from '@agent-run/client';
 import { useState } from 'preact/hooks';
 import { errorText } from '../session.ts';
@@ -28,6 +28,18 @@ export function RunPanel({ view, client, taskId }: Props) {
         <p>
           Run: <a href={`#/inspect/${view.runId}`}>{view.runId}</a>
         </p>
+      )}
+      {view.toolServers && (
+        <section>
+          <h3>Tool servers</h3>
+          <ul aria-label="Tool servers">
+            {view.toolServers.map((s) => (
+              <li key={s.server} class={`server-${s.state}`}>
+                {s.text}
+              </li>
+            ))}
+          </ul>
+        </section>
       )}
       {view.plan && (
         <section>

@@ -1,5 +1,6 @@
 /** What the conversation shows, folded from a run's events (AG-UI, as the SDK yields them). */
 import { userInputRequest, type RunEvent, type UserInputRequest } from '@agent-run/client';
+import { systemStatusText } from '../event-summary.ts';
 
 export type Item =
   | { kind: 'user'; id: string; text: string }
@@ -28,6 +29,13 @@ export interface Usage {
   model?: string;
 }
 
+/** The last word of one tool server of the run (connecting, ready, failed, retrying). */
+export interface ToolServerState {
+  server: string;
+  state: string;
+  text: string;
+}
+
 export type RunPhase = 'idle' | 'running' | 'waiting' | 'finished' | 'failed';
 
 export interface RunView {
@@ -40,6 +48,7 @@ export interface RunView {
   artifacts: Artifact[];
   usage?: Usage;
   outcome?: string;
+  toolServers?: ToolServerState[];
 }
 
 export const emptyView: RunView = { items: [], phase: 'idle', artifacts: [] };
@@ -128,6 +137,17 @@ function applyCustom(next: RunView, event: Extract<RunEvent, { type: 'CUSTOM' }>
     const last = next.items.at(-1);
     if (last?.kind === 'thought') next.items[next.items.length - 1] = { ...last, text: last.text + text };
     else next.items.push({ kind: 'thought', id: `thought-${next.items.length}`, text });
+  } else if (event.name === 'SYSTEM_STATUS' && String(data.status).startsWith('tool_server_')) {
+    const server = String(data.server);
+    const state = {
+      server,
+      state: String(data.status).slice('tool_server_'.length),
+      text: systemStatusText(data) ?? '',
+    };
+    const known = next.toolServers ?? [];
+    next.toolServers = known.some((s) => s.server === server)
+      ? known.map((s) => (s.server === server ? state : s))
+      : [...known, state];
   } else if (event.name === 'USAGE') {
     next.usage = data as Usage;
   } else if (event.name.startsWith('ARTIFACT_') && typeof data.artifact_id === 'string') {
