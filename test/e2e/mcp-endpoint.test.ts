@@ -1,3 +1,6 @@
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
@@ -7,6 +10,7 @@ import {
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { projectRoot } from '../../src/config.ts';
 import { startApiProcess } from '../support/api-process.ts';
 import { eventually } from '../support/eventually.ts';
 import { apiUrl, exchange } from '../support/http.ts';
@@ -251,6 +255,24 @@ describe('/mcp (agents as MCP tools)', () => {
       expect((await testDb().run.findUniqueOrThrow({ where: { id: runId! } })).status).toBe('completed'),
     );
     expect(await testDb().mcpSession.count({ where: { id: sessionId } })).toBe(0);
+  });
+
+  it('answers @modelcontextprotocol/inspector-cli: tools/list and a tool call', async () => {
+    const cli = path.join(projectRoot, 'node_modules', '@modelcontextprotocol', 'inspector-cli', 'build', 'index.js');
+    const inspect = async (...args: string[]) => {
+      const target = [`${apiUrl()}/mcp`, '--transport', 'http', '--header', `Authorization: Bearer ${token}`];
+      // It looks for its package.json relative to the working directory (1.0.3): run it from its own.
+      const { stdout } = await promisify(execFile)(process.execPath, [cli, ...target, ...args], {
+        cwd: path.dirname(cli),
+      });
+      return JSON.parse(stdout) as Record<string, unknown>;
+    };
+    const listed = await inspect('--method', 'tools/list');
+    expect((listed.tools as { name: string }[]).map((t) => t.name)).toEqual(['agent']);
+    const args = ['--tool-name', 'agent', '--tool-arg', 'message=Hello from the inspector', 'mode=fast'];
+    const called = await inspect('--method', 'tools/call', ...args);
+    expect(called.structuredContent).toMatchObject({ status: 'completed', run_id: expect.stringMatching(/^run_/) });
+    expect(text(called)).toContain('Hello from the inspector');
   });
 
   it('refuses a request without a token with 401 naming the protected-resource metadata', async () => {
