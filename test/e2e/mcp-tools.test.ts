@@ -111,6 +111,7 @@ describe('MCP tool servers', () => {
   });
 
   it('lists the tools at the start, calls them (also over the older SSE transport), and goes on without a server that is down', async () => {
+    const sent = recorder.methods.length;
     const { taskId, runId } = await startBackgroundRun(
       member,
       directives(
@@ -168,6 +169,9 @@ describe('MCP tool servers', () => {
     // The worker resolved the secret when it called: the server got it on every request.
     expect(recorder.seen.length).toBeGreaterThan(0);
     expect(new Set(recorder.seen)).toEqual(new Set([secretValue]));
+    // One session for the run: the listing's, kept on the worker, served both calls (no initialize each).
+    expect(recorder.methods.slice(sent).filter((m) => m === 'initialize')).toHaveLength(1);
+    expect(recorder.methods.slice(sent).filter((m) => m === 'tools/call')).toHaveLength(2);
     await expectReplays(runId, 'mcp-tools-listed-and-called');
   });
 

@@ -13,6 +13,7 @@ import { connectToolServer, type ServerSession } from './connect.ts';
 import { describeServerFailure, isTransportFailure } from './failures.ts';
 import { storeImageArtifacts } from './image-artifacts.ts';
 import { progressRelay } from './progress.ts';
+import { SessionPool } from './session-pool.ts';
 import { toolOutcome } from './results.ts';
 
 export interface CheckToolServerInput {
@@ -49,6 +50,7 @@ class ServerConfigProblem extends Error {}
 export function createToolServerActivities(deps: ActivityDeps) {
   const readOrgSecret = orgSecretReader(deps.db, deps.config);
   const fetch = guardedFetch(deps.config.outbound.privateTargets === 'allow');
+  const sessions = new SessionPool();
 
   const emit = (runId: string, data: Record<string, unknown>, key: string) =>
     appendEvents(deps.db, runId, [{ type: 'CUSTOM', name: 'SYSTEM_STATUS', data } satisfies RunEventInput], key).catch(
@@ -71,24 +73,34 @@ export function createToolServerActivities(deps: ActivityDeps) {
     return headers;
   }
 
-  /** Connects, runs `work`, always ends the session; heartbeats meanwhile, so cancellation reaches the call. */
+  /**
+   * Runs `work` on a session with the server; heartbeats meanwhile, so cancellation reaches the call.
+   * With a run's id, the session is the run's: kept on this worker for its next call (sessions.use);
+   * without, a new one, always ended.
+   */
   async function withSession<T>(
     orgId: string,
     server: ToolServerRef,
     timeoutMs: number,
+    runId: string | undefined,
     work: (session: ServerSession, signal: AbortSignal) => Promise<T>,
   ): Promise<T> {
     const activity = Context.current();
     const headers = await headersOf(orgId, server);
     const beat = setInterval(() => activity.heartbeat(), 1000);
-    let session: ServerSession | undefined;
+    const signal = activity.cancellationSignal;
+    const connect = () => connectToolServer(server.url, { headers, fetch, signal, timeoutMs });
     try {
-      const signal = activity.cancellationSignal;
-      session = await connectToolServer(server.url, { headers, fetch, signal, timeoutMs });
-      return await work(session, signal);
+      if (runId)
+        return await sessions.use(SessionPool.key(runId, server.url, headers), connect, (s) => work(s, signal));
+      const session = await connect();
+      try {
+        return await work(session, signal);
+      } finally {
+        await session.close();
+      }
     } finally {
       clearInterval(beat);
-      await session?.close();
     }
   }
 
@@ -106,7 +118,7 @@ export function createToolServerActivities(deps: ActivityDeps) {
         await sleep(LIST_RETRY_DELAY_MS, Context.current().cancellationSignal);
       }
       try {
-        const tools = await withSession(input.orgId, server, LIST_TIMEOUT_MS, (session, signal) =>
+        const tools = await withSession(input.orgId, server, LIST_TIMEOUT_MS, input.runId, (session, signal) =>
           listTools(session, server, signal),
         );
         const ready = { server: server.name, tool_count: tools.length, tools: tools.map((t) => t.name) };
@@ -131,10 +143,16 @@ export function createToolServerActivities(deps: ActivityDeps) {
     async checkToolServer({ orgId, server }: CheckToolServerInput): Promise<ToolServerCheck> {
       const { allowedTools, ...everyTool } = server;
       try {
-        const { transport, tools } = await withSession(orgId, everyTool, CHECK_TIMEOUT_MS, async (session, signal) => ({
-          transport: session.transport,
-          tools: await listTools(session, everyTool, signal, CHECK_TIMEOUT_MS),
-        }));
+        const { transport, tools } = await withSession(
+          orgId,
+          everyTool,
+          CHECK_TIMEOUT_MS,
+          undefined,
+          async (session, signal) => ({
+            transport: session.transport,
+            tools: await listTools(session, everyTool, signal, CHECK_TIMEOUT_MS),
+          }),
+        );
         const offered = tools.filter((t) => !allowedTools || allowedTools.includes(t.tool));
         return {
           ok: true,
@@ -180,7 +198,7 @@ export function createToolServerActivities(deps: ActivityDeps) {
         );
       const timeoutMs = call.server.timeoutSeconds * 1000;
       try {
-        return await withSession(call.orgId, call.server, timeoutMs, async (session, signal) => {
+        return await withSession(call.orgId, call.server, timeoutMs, call.runId, async (session, signal) => {
           const progress = progressRelay(call, attempt, (events) => appendEvents(deps.db, call.runId, events));
           const result = await session.client.callTool(
             { name: call.tool, arguments: argumentsOf(call.args) },
