@@ -26,6 +26,9 @@ import { rate } from './pool.ts';
 import { BENCH_STACK_ENV } from './stack-env.ts';
 import { BENCH_PROCESSES, prepareBenchProcesses } from './build.ts';
 import { capTemporalCpu, giveTemporalItsOwnCore } from './cores.ts';
+import { benchMcpCall, MCP_TOOL } from './mcp-call.ts';
+import { startEverythingServer } from '../test/support/mcp-servers.ts';
+import { terminate } from '../test/support/processes.ts';
 
 /**
  * `npm run bench`: brings up the real stack (as the tests do) and, on the same Temporal dev
@@ -33,7 +36,7 @@ import { capTemporalCpu, giveTemporalItsOwnCore } from './cores.ts';
  * target of issue 11 beside that floor, prints a targets table and the distributions behind
  * it, and tears everything down. It asserts nothing. All traffic stays on 127.0.0.1.
  * Knobs (to shrink it): BENCH_RUNS, BENCH_CONCURRENCY, BENCH_ROUNDS (alternating throughput rounds of 2 × c runs), BENCH_RELAY_RUNS,
- * BENCH_STREAMS, BENCH_STREAM_SETTLE_MS, BENCH_HISTORY_EVENTS, BENCH_PAGE_SAMPLES. BENCH_PROCESSES=tsx measures the
+ * BENCH_STREAMS, BENCH_STREAM_SETTLE_MS, BENCH_HISTORY_EVENTS, BENCH_PAGE_SAMPLES, BENCH_MCP_RUNS. BENCH_PROCESSES=tsx measures the
  * sources under tsx instead of the compiled processes (bench/build.ts).
  */
 const knob = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
@@ -46,6 +49,7 @@ const STREAM_SETTLE_MS = knob('BENCH_STREAM_SETTLE_MS', 10_000);
 const HISTORY_SMALL = 1000;
 const HISTORY_LARGE = knob('BENCH_HISTORY_EVENTS', 100_000);
 const PAGE_SAMPLES = knob('BENCH_PAGE_SAMPLES', 20);
+const MCP_RUNS = knob('BENCH_MCP_RUNS', 20);
 const WARM_UP = 3;
 const SEQUENTIAL_PAUSE_MS = 150;
 
@@ -92,8 +96,11 @@ const unpin = () => {
 };
 let floor: Floor | undefined;
 let exitCode = 0;
+let mcpServer: Awaited<ReturnType<typeof startEverythingServer>> | undefined;
 try {
-  const tenant = await createBenchTenant(db);
+  // The MCP project's everything server on loopback (Streamable HTTP): the MCP row's tool server.
+  mcpServer = await startEverythingServer('streamableHttp');
+  const tenant = await createBenchTenant(db, mcpServer.url);
   const who: BenchCaller = {
     apiUrl: stack.apiUrl,
     token: await exchangeKey(stack.apiUrl, tenant.ownerKey),
@@ -215,6 +222,33 @@ try {
       met: median(oursFinished) / median(floorResult) <= 1.5,
     },
   );
+
+  log(`warm-up, then ${MCP_RUNS} runs with one MCP tool call, each followed by the same call with the SDK's client`);
+  const mcp = await benchMcpCall(
+    { ...who, agentId: tenant.mcpAgentId! },
+    bare.temporal,
+    mcpServer.url,
+    WARM_UP,
+    MCP_RUNS,
+  );
+  const call = `${MCP_TOOL.server}'s ${MCP_TOOL.tool}`;
+  details.push(
+    distribution('mcp', `run with one MCP tool call (${call}): the call activity, scheduled → completed`, mcp.inRun),
+    distribution('mcp', '… of which Temporal hands it to the worker (scheduled → started)', mcp.dispatch),
+    distribution('mcp', '… of which the activity on the worker (started → completed)', mcp.activity),
+    distribution('mcp', "the same run's listing activity at its start (connect, tools/list)", mcp.listing),
+    distribution('mcp', 'the same run: POST /api/run → RUN_FINISHED (instant model, two model steps)', mcp.run),
+    distribution('mcp', 'the same call, SDK client on an open session', mcp.sdkWarm),
+    distribution('mcp', 'the same call, SDK client on a new session (connect, call, end the session)', mcp.sdkFresh),
+  );
+  targets.push({
+    metric: `one MCP tool call in a run (${call} on loopback) vs the SDK client's call (median)`,
+    ours: `${fmt(median(mcp.inRun))} ms`,
+    floor: `${fmt(median(mcp.sdkWarm))} ms (SDK)`,
+    ratio: ratio(median(mcp.inRun) / median(mcp.sdkWarm)),
+    target: '≤ 1.3×',
+    met: median(mcp.inRun) / median(mcp.sdkWarm) <= 1.3,
+  });
 
   // Throughput: rounds that alternate floor, ours (instant), ours (paced), 2 × c runs each, so a VM
   // that speeds up or slows down during the phase weighs on all three alike. Rates, CPU and the
@@ -386,6 +420,7 @@ try {
 } finally {
   unpin();
   await floor?.stop().catch((err: unknown) => log(`floor worker stop failed: ${String(err)}`));
+  if (mcpServer) await terminate(mcpServer.child);
   await db.$disconnect().catch(() => {});
   await stack.teardown().then(
     () => log('stack torn down, database dropped'),

@@ -10,4 +10,6 @@ export const BENCH_STACK_ENV: Record<string, string> = {
   RATE_LIMIT_EVENTS_PER_MINUTE: '100000',
   SSE_MAX_STREAMS_PER_USER: '100000',
   SSE_MAX_STREAMS_PER_PROCESS: '100000',
+  // The MCP row's tool server listens on loopback, as a developer's own would (`npm start` allows it too).
+  OUTBOUND_PRIVATE_TARGETS: 'allow',
 };

@@ -7,8 +7,8 @@ import { runScript } from './support/processes.ts';
 /**
  * The small bench: `npm run bench` with every phase shrunk, on the sources (no build). It asserts
  * no timing (the full bench prints the figures); it checks that the bench still measures every
- * target of issue 11 beside the floor, and that every run it drove completed with all its events,
- * in order, on both models.
+ * target of issue 11 beside the floor (and issue 30's MCP tool call beside the SDK's), and that every
+ * run it drove completed with all its events, in order, on both models.
  */
 describe('the benchmark, shrunk', () => {
   it('prints a row for every target, and every measured run delivered every event in order', async () => {
@@ -22,6 +22,7 @@ describe('the benchmark, shrunk', () => {
       BENCH_STREAM_SETTLE_MS: '3000',
       BENCH_HISTORY_EVENTS: '1000',
       BENCH_PAGE_SAMPLES: '2',
+      BENCH_MCP_RUNS: '2',
     });
     const report = `${stdout}\n${stderr.slice(-4000)}`;
     expect(code, report).toBe(0);
@@ -36,6 +37,7 @@ describe('the benchmark, shrunk', () => {
       'open SSE streams, api RSS per stream',
       'history first page',
       'history deep page',
+      'one MCP tool call in a run',
       'worker RSS, idle',
       'api RSS, idle',
     ]) {
