@@ -1,4 +1,5 @@
 import type { Answer } from './answer-schemas.ts';
+import type { ElicitationDetails } from './elicitation.ts';
 
 export type { Answer } from './answer-schemas.ts';
 
@@ -24,6 +25,8 @@ export interface RequestDetails {
   /** action_approval: the tool call waiting for a decision. */
   action?: { tool_name: string; tool_call_id: string; arguments: unknown; sensitive: boolean };
   approval_id?: string;
+  /** A tool server asked (MCP elicitation): which, during which call, and the schema it asked for. */
+  elicitation?: ElicitationDetails;
 }
 
 /** A question a run is waiting on (USER_INPUT_REQUIRED carries the same fields). */

@@ -425,4 +425,94 @@ describe('MCP tool servers', () => {
       await api.close();
     }
   }, 120_000);
+
+  it("asks the run's user when a server elicits during a call: answered through the input endpoint, declined when no answer comes in time", async () => {
+    // The owner's other agent gets the everything server's elicitation tool twice: with time to answer, and with 3 s.
+    const owner = { token: ownerToken, agentId: tenant.privateAgentId };
+    const tool = ['trigger-elicitation-request'];
+    const tool_servers = [
+      { name: 'ask', url: server.url, allowed_tools: tool, timeout_seconds: 30 },
+      { name: 'hurry', url: server.url, allowed_tools: tool, timeout_seconds: 3 },
+    ];
+    const body = { agents: [{ name: 'private', settings: { model: 'instant', tool_servers } }] };
+    expect((await call('POST', '/api/admin/apply', { token: ownerToken, body })).status).toBe(200);
+
+    const { taskId, runId } = await startBackgroundRun(owner, directives(['ask__trigger-elicitation-request', {}]));
+    const pending = await waitForPending(owner, taskId);
+    expect(pending).toMatchObject({
+      input_type: 'structured_questions',
+      prompt: 'Please provide inputs for the following fields:',
+      tool_call_id: expect.any(String),
+      elicitation: { server: 'ask', tool: 'trigger-elicitation-request', requested_schema: { required: ['name'] } },
+    });
+    // A question per field of the requested schema; every one is answered, an optional one may be left empty.
+    const questions = (pending.questions as { question: string; choices?: string[] }[]).map((q) => q.question);
+    expect(questions).toHaveLength(13);
+    expect(pending.questions).toContainEqual({
+      question: 'Titled Single Select Enum (optional)',
+      choices: ['Superman', 'Green Lantern', 'Wonder Woman'],
+    });
+    const answers: Record<string, string> = Object.fromEntries(questions.map((q) => [q, '']));
+    Object.assign(answers, {
+      String: 'Ada Lovelace',
+      'Boolean (optional)': 'yes',
+      'Integer (optional)': '7',
+      'Titled Single Select Enum (optional)': 'Wonder Woman',
+      'Untitled Multiple Select Enum (one or more, separated by commas) (optional)': 'Piano, Drums',
+    });
+    const reply = { request_id: pending.request_id, run_id: runId, input_type: 'structured_questions' };
+    // Checked against the requested schema before anything changes: the integer's maximum is 100, the name is required.
+    const tooBig = await answer(owner, taskId, { ...reply, answers: { ...answers, 'Integer (optional)': '700' } });
+    expect(tooBig.status).toBe(422);
+    expect(await tooBig.text()).toContain('must be <= 100');
+    expect((await answer(owner, taskId, { ...reply, answers: { ...answers, String: '' } })).status).toBe(422);
+    expect((await answer(owner, taskId, { ...reply, answers })).status).toBe(200);
+    expect((await answer(owner, taskId, { ...reply, answers })).status).toBe(409);
+
+    const frames = await readTaskStream(owner, taskId);
+    expect(expectOneTerminal(frames).type).toBe('RUN_FINISHED');
+    const { text } = (results(frames) as { text: string }[])[0]!;
+    expect(text).toContain('User provided the requested information');
+    const sent = JSON.parse(text.slice(text.indexOf('{'))) as { action: string; content: Record<string, unknown> };
+    expect(sent).toEqual({
+      action: 'accept',
+      content: {
+        name: 'Ada Lovelace',
+        check: true,
+        integer: 7,
+        titledSingleSelectEnum: 'hero-3',
+        untitledMultipleSelectEnum: ['Piano', 'Drums'],
+        // The fields left empty get the schema's defaults (SEP-1034).
+        firstLine: 'It was a dark and stormy night.',
+        number: 3.14,
+        untitledSingleSelectEnum: 'Monica',
+        titledMultipleSelectEnum: ['fish-1'],
+        legacyTitledEnum: 'pet-1',
+      },
+    });
+    const custom = (name: string) =>
+      frames.filter((f) => f.data.type === 'CUSTOM' && f.data.name === name).map((f) => f.data.data);
+    expect(custom('USER_INPUT_REQUIRED')).toHaveLength(1);
+    expect(custom('SYSTEM_STATUS')).toContainEqual(
+      expect.objectContaining({ status: 'answered', request_id: pending.request_id, action: 'accept' }),
+    );
+
+    // Nobody answers within the call's window: declined shortly before its timeout, and the run says so.
+    const late = await startBackgroundRun(owner, directives(['hurry__trigger-elicitation-request', {}]));
+    const unanswered = await waitForPending(owner, late.taskId);
+    const lateFrames = await readTaskStream(owner, late.taskId);
+    expect(expectOneTerminal(lateFrames).type).toBe('RUN_FINISHED');
+    expect((results(lateFrames) as { text: string }[])[0]!.text).toContain('User declined to provide');
+    const expired = lateFrames
+      .filter((f) => f.data.type === 'CUSTOM' && f.data.name === 'SYSTEM_STATUS')
+      .map((f) => f.data.data as Record<string, unknown>)
+      .find((d) => d.status === 'input_expired');
+    expect(expired).toMatchObject({
+      request_id: unanswered.request_id,
+      action: 'decline',
+      reason: "no answer within the tool call's 3 s: declined",
+    });
+    const stale = { request_id: unanswered.request_id, run_id: late.runId, input_type: 'structured_questions' };
+    expect((await answer(owner, late.taskId, { ...stale, answers })).status).toBe(409);
+  }, 60_000);
 });

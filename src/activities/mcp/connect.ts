@@ -1,15 +1,25 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { ElicitRequestSchema, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import type { UrlFetch } from '../../outbound/guarded-fetch.ts';
+import { withServerHeaders } from './oauth.ts';
 
 const CLIENT_INFO = { name: 'agent-run-service', version: '0.1.0' };
 
-/** An initialized MCP session with one server, for one activity. */
+/** Answers a server's `elicitation/create` (form mode). */
+export type ElicitHandler = (params: ElicitRequest['params'], signal: AbortSignal) => Promise<ElicitResult>;
+
+/** An initialized MCP session with one server, for one activity at a time. */
 export interface ServerSession {
   client: Client;
   transport: 'streamable-http' | 'sse';
+  /**
+   * Who answers the server's elicitation requests now: the tool call using the session sets it for
+   * the call (a session may serve several calls of a run). Unset, the options' `elicit`, else decline.
+   */
+  elicit?: ElicitHandler;
   /** Ends the session on the server too (Streamable HTTP's DELETE), best effort. */
   close(): Promise<void>;
 }
@@ -20,19 +30,23 @@ export interface ConnectOptions {
   signal: AbortSignal;
   timeoutMs: number;
   /**
-   * Answers a server's `elicitation/create` (form mode) during a call. Without it the client does
-   * not offer elicitation, so a server must not ask. Fields the answer leaves out get the schema's
-   * defaults (the SDK's `applyDefaults`, SEP-1034) before the answer goes back.
+   * Answers a server's `elicitation/create` (form mode) when the session's `elicit` is unset. Every
+   * session offers form elicitation (servers may offer tools only to clients that do, as listing
+   * happens before any call); fields the answer leaves out get the schema's defaults (the SDK's
+   * `applyDefaults`, SEP-1034) before the answer goes back.
    */
-  elicit?: (params: ElicitRequest['params'], signal: AbortSignal) => Promise<ElicitResult>;
+  elicit?: ElicitHandler;
+  /** OAuth (src/activities/mcp/oauth.ts): the transports get and send the bearer token; `headers` go to the server's origin only. */
+  authProvider?: OAuthClientProvider;
 }
 
-/** One client per session, offering elicitation only when there is someone to answer it. */
-function newClient(opts: ConnectOptions): Client {
-  if (!opts.elicit) return new Client(CLIENT_INFO);
-  const { elicit } = opts;
+/** One client per session; its elicitation requests go to whoever `answerer()` names at the time. */
+function newClient(opts: ConnectOptions, answerer: () => ElicitHandler | undefined): Client {
   const client = new Client(CLIENT_INFO, { capabilities: { elicitation: { form: { applyDefaults: true } } } });
-  client.setRequestHandler(ElicitRequestSchema, (request, extra) => elicit(request.params, extra.signal));
+  client.setRequestHandler(ElicitRequestSchema, (request, extra) => {
+    const elicit = answerer() ?? opts.elicit;
+    return elicit ? elicit(request.params, extra.signal) : Promise.resolve({ action: 'decline' } as ElicitResult);
+  });
   return client;
 }
 
@@ -43,26 +57,31 @@ function newClient(opts: ConnectOptions): Client {
  */
 export async function connectToolServer(url: string, opts: ConnectOptions): Promise<ServerSession> {
   const target = new URL(url);
-  const requestInit = { headers: opts.headers };
+  const { authProvider } = opts;
+  const { requestInit, fetch } = authProvider
+    ? { requestInit: undefined, fetch: withServerHeaders(opts.fetch, target, opts.headers) }
+    : { requestInit: { headers: opts.headers }, fetch: opts.fetch };
   const connectOptions = { signal: opts.signal, timeout: opts.timeoutMs };
-  const streamable = new StreamableHTTPClientTransport(target, { requestInit, fetch: opts.fetch });
-  const client = newClient(opts);
+  const streamable = new StreamableHTTPClientTransport(target, { requestInit, fetch, authProvider });
+  let session: ServerSession | undefined;
+  const answerer = () => session?.elicit;
+  const client = newClient(opts, answerer);
   try {
     await client.connect(streamable, connectOptions);
-    return {
+    return (session = {
       client,
       transport: 'streamable-http',
       close: async () => {
         await streamable.terminateSession().catch(() => {});
         await client.close().catch(() => {});
       },
-    };
+    });
   } catch (err) {
     await client.close().catch(() => {});
     if (!(err instanceof StreamableHTTPError && err.code !== undefined && err.code >= 400 && err.code < 500)) throw err;
   }
-  const sse = new SSEClientTransport(target, { requestInit, fetch: opts.fetch });
-  const sseClient = newClient(opts);
+  const sse = new SSEClientTransport(target, { requestInit, fetch, authProvider });
+  const sseClient = newClient(opts, answerer);
   await sseClient.connect(sse, connectOptions);
-  return { client: sseClient, transport: 'sse', close: () => sseClient.close().catch(() => {}) };
+  return (session = { client: sseClient, transport: 'sse', close: () => sseClient.close().catch(() => {}) });
 }

@@ -10,6 +10,7 @@ import type { ServerTool, ToolServerCheck, ToolServerRef, ToolServersListing } f
 import type { ActivityDeps } from '../deps.ts';
 import { orgSecretReader } from '../org-secrets.ts';
 import { connectToolServer, type ServerSession } from './connect.ts';
+import { elicitationHandler } from './elicitation.ts';
 import { describeServerFailure, isTransportFailure } from './failures.ts';
 import { storeImageArtifacts } from './image-artifacts.ts';
 import { progressRelay } from './progress.ts';
@@ -43,6 +44,8 @@ const CHECK_TIMEOUT_MS = 15_000;
 /** A server that cannot be reached at the run's start gets one more try a second later, then the run goes on without it. */
 const LIST_ATTEMPTS = 2;
 const LIST_RETRY_DELAY_MS = 1000;
+/** An unanswered elicitation is declined this long before the call's timeout, so the server can still answer the call. */
+const ELICIT_MARGIN_MS = 2000;
 
 /** Raised for a header's secret that cannot be read: a setting to fix, not a reason to retry. */
 class ServerConfigProblem extends Error {}
@@ -200,11 +203,16 @@ export function createToolServerActivities(deps: ActivityDeps) {
       try {
         return await withSession(call.orgId, call.server, timeoutMs, call.runId, async (session, signal) => {
           const progress = progressRelay(call, attempt, (events) => appendEvents(deps.db, call.runId, events));
-          const result = await session.client.callTool(
-            { name: call.tool, arguments: argumentsOf(call.args) },
-            undefined,
-            { signal, timeout: timeoutMs, onprogress: progress.onprogress },
-          );
+          // The server may ask the run's user during the call, until shortly before the call's own timeout.
+          const window = Date.now() + timeoutMs - Math.min(ELICIT_MARGIN_MS, timeoutMs / 4);
+          session.elicit = elicitationHandler(deps, call, window, signal);
+          const result = await session.client
+            .callTool({ name: call.tool, arguments: argumentsOf(call.args) }, undefined, {
+              signal,
+              timeout: timeoutMs,
+              onprogress: progress.onprogress,
+            })
+            .finally(() => (session.elicit = undefined));
           await progress.settled();
           const toolResult = result as CallToolResult;
           const images = toolResult.isError

@@ -24,7 +24,9 @@ export const humanInputRoutes = [
       'request_id is 409, and a member answering a sensitive-class action approval is 403 (owners and admins only). ' +
       'On success the agent resumes and the stream continues; the response is `{success: true, message}`. ' +
       '`approve_always` records a standing grant for this agent and tool in the org (see the admin console to list or ' +
-      'revoke grants); `approve_run_scope` approves the tool for the rest of this run. ' +
+      'revoke grants); `approve_run_scope` approves the tool for the rest of this run. A question a tool server asks ' +
+      'during a call (MCP elicitation: the event carries `elicitation`) is answered the same way; its answer is also ' +
+      'checked against the requested schema (422), and `cancelled: true` declines it (docs/tools.md). ' +
       APPROVAL_ROLES_DOC,
     tags: ['human-in-the-loop'],
     auth: 'agent',

@@ -34,6 +34,15 @@ export const pendingRequestSchema = z
       .object({ tool_name: z.string(), tool_call_id: z.string(), arguments: z.unknown(), sensitive: z.boolean() })
       .optional(),
     approval_id: z.string().optional(),
+    elicitation: z
+      .object({
+        server: z.string(),
+        tool: z.string(),
+        tool_call_id: z.string(),
+        requested_schema: z.record(z.string(), z.unknown()),
+      })
+      .optional()
+      .describe('Set when a tool server asked during a tool call (MCP elicitation), with the JSON schema it asked for'),
     tool_call_id: z.string().optional(),
     created_at: z.string(),
   })

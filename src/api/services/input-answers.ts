@@ -2,8 +2,10 @@ import type { Client } from '@temporalio/client';
 import type { Caller } from '../../auth/caller.ts';
 import { isInputRequestOpen } from '../../db/approvals.ts';
 import type { Db } from '../../db/client.ts';
+import { answerElicitation, findElicitation, type StoredElicitation } from '../../db/elicitations.ts';
+import { elicitationReply } from '../../shared/elicitation.ts';
 import type { Answer, InputType } from '../../shared/input-requests.ts';
-import { isDomainError } from '../../shared/domain-error.ts';
+import { conflict, invalidField, isDomainError } from '../../shared/domain-error.ts';
 import { answerUpdate } from '../../workflows/run-messages.ts';
 import { sendRunUpdate } from './run-updates.ts';
 
@@ -50,8 +52,43 @@ export async function answerRequest(
   caller: Caller,
   answer: ParsedAnswer,
 ): Promise<{ message: string }> {
+  const elicitation = await findElicitation(deps.db, answer.requestId);
+  if (elicitation) return answerElicitationRequest(deps.db, caller, elicitation, answer);
   const update = { ...answer, answeredBy: { userId: caller.userId, role: caller.role } };
   return sendAnswerWhenCaughtUp(deps.db, answer.requestId, () =>
     sendRunUpdate(deps.temporal, answer.runId, answerUpdate, update),
   );
+}
+
+/**
+ * A tool server's question (MCP elicitation) is answered here, not through the workflow: the run's
+ * workflow waits for the tool call, and the call's activity waits for this row (docs/tools.md). The
+ * answer is checked as the run's own are, and against the schema the server asked for.
+ */
+async function answerElicitationRequest(
+  db: Db,
+  caller: Caller,
+  stored: StoredElicitation,
+  answer: ParsedAnswer,
+): Promise<{ message: string }> {
+  const { request } = stored;
+  if (stored.runId !== answer.runId || stored.status !== 'pending')
+    throw conflict(`Request ${request.requestId} is not pending on run ${answer.runId} (already answered, or stale)`);
+  if (request.inputType !== answer.inputType)
+    throw invalidField(
+      ['body', 'input_type'],
+      `Request ${request.requestId} expects input_type ${request.inputType}, not ${answer.inputType}`,
+    );
+  const checked = elicitationReply(request, answer.answer);
+  if ('problem' in checked)
+    throw invalidField(['body', ...checked.problem.loc], checked.problem.msg, checked.problem.type);
+  if (!(await answerElicitation(db, request.requestId, answer.answer, caller.userId)))
+    throw conflict(`Request ${request.requestId} is not pending on run ${answer.runId} (already answered, or stale)`);
+  const server = request.details.elicitation!.server;
+  return {
+    message:
+      checked.reply.action === 'accept'
+        ? `Answer sent to tool server ${server}; the tool call continues`
+        : `Declined for tool server ${server}; the tool call continues`,
+  };
 }
