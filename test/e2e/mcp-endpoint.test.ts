@@ -151,8 +151,8 @@ describe('/mcp (agents as MCP tools)', () => {
     );
   });
 
-  it('a dropped call resumes with Last-Event-ID on another api after its own was killed: the rest of its progress and its result, once', async () => {
-    const first = await startApiProcess();
+  it('a dropped call resumes with Last-Event-ID on another api, after its own was killed or drained: the rest of its progress and its result, once', async () => {
+    const [first, second] = await Promise.all([startApiProcess(), startApiProcess()]);
     let target = first.url;
     // The client knows one URL; a load balancer sends its requests to whichever api is up.
     const transport = new StreamableHTTPClientTransport(new URL(`${first.url}/mcp`), {
@@ -168,38 +168,44 @@ describe('/mcp (agents as MCP tools)', () => {
     const client = new Client({ name: 'mcp-endpoint-test', version: '1.0.0' });
     await client.connect(transport);
     clients.push(client);
-    const progress: { progress: number; message: string }[] = [];
-    let kill: Promise<void> | undefined;
-    const args = { message: 'word '.repeat(200), mode: 'fast' };
-    const call = client.callTool({ name: 'agent', arguments: args }, undefined, {
-      onprogress: ({ progress: n, message }) => {
-        progress.push({ progress: n, message: message ?? '' });
-        if (progress.length === 2) {
-          target = apiUrl();
-          kill = first.kill(); // mid-answer: the rest comes from the other api
-        }
-      },
-      resetTimeoutOnProgress: true,
-    });
-    const result = await call;
-    await kill;
-    const info = structured(result);
-    expect(info).toMatchObject({ status: 'completed' });
-    const stored = await testDb().message.findFirstOrThrow({
-      where: { runId: info.run_id as string, role: 'assistant' },
-      orderBy: { position: 'desc' },
-    });
-    expect(text(result)).toBe(stored.content);
-    // Each event's progress arrived once, in order, across both apis: the text adds up to the answer.
-    const seqs = progress.map((p) => p.progress);
-    expect(seqs).toEqual([...new Set(seqs)].sort((a, b) => a - b));
-    expect(progress[0]!.message).toMatch(/^Run run_\w+ started/);
-    expect(
-      progress
-        .slice(1)
-        .map((p) => p.message)
-        .join(''),
-    ).toBe(stored.content);
+
+    /** Calls the agent; once its answer streams, `leave` makes the api go and requests move to `next`. */
+    async function callAcross(next: string, leave: () => Promise<unknown>) {
+      const progress: { progress: number; message: string }[] = [];
+      let left: Promise<unknown> | undefined;
+      const args = { message: 'word '.repeat(200), mode: 'fast' };
+      const result = await client.callTool({ name: 'agent', arguments: args }, undefined, {
+        onprogress: ({ progress: n, message }) => {
+          progress.push({ progress: n, message: message ?? '' });
+          if (progress.length === 2) {
+            target = next;
+            left = leave(); // mid-answer: the rest comes from the other api
+          }
+        },
+        resetTimeoutOnProgress: true,
+      });
+      await left;
+      const info = structured(result);
+      expect(info).toMatchObject({ status: 'completed' });
+      const stored = await testDb().message.findFirstOrThrow({
+        where: { runId: info.run_id as string, role: 'assistant' },
+        orderBy: { position: 'desc' },
+      });
+      expect(text(result)).toBe(stored.content);
+      // Each event's progress arrived once, in order, across both apis: the text adds up to the answer.
+      const seqs = progress.map((p) => p.progress);
+      expect(seqs).toEqual([...new Set(seqs)].sort((a, b) => a - b));
+      expect(progress[0]!.message).toMatch(/^Run run_\w+ started/);
+      expect(
+        progress
+          .slice(1)
+          .map((p) => p.message)
+          .join(''),
+      ).toBe(stored.content);
+    }
+
+    await callAcross(second.url, () => first.kill()); // a crash: the stream is cut
+    await callAcross(apiUrl(), () => second.terminate()); // a deploy: the draining api ends the stream
     // The session is served by the api that recovered it.
     expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['agent']);
   });

@@ -3,7 +3,7 @@ import type { Express, Request, Response } from 'express';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { getRequestListener } from '@hono/node-server';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { isInitializeRequest, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 import {
   createMcpSession,
   deleteIdleMcpSessions,
@@ -47,6 +47,8 @@ interface Session {
   calls: Map<string, AbortController>;
   /** The caller of its latest request. */
   caller: Caller;
+  /** The client resumes a stream that ends before its response (2025-11-25 clients: priming events). */
+  resumable: boolean;
 }
 
 interface ClientInit {
@@ -69,6 +71,19 @@ class McpSessions {
 
   constructor(private readonly deps: ApiDeps) {
     setInterval(() => void this.closeIdle(), 60_000).unref();
+    deps.drain.stopSignal.addEventListener('abort', () => this.closeStreams(), { once: true });
+  }
+
+  /**
+   * This api is leaving: the streams of calls clients can resume end now (the SDK's closeSSEStream),
+   * so they continue on another replica with Last-Event-ID instead of waiting for the drain's end.
+   */
+  private closeStreams(): void {
+    for (const session of this.sessions.values()) {
+      session.transport.closeStandaloneSSEStream();
+      if (!session.resumable) continue;
+      for (const key of session.calls.keys()) session.transport.closeSSEStream(JSON.parse(key) as RequestId);
+    }
   }
 
   async handle(req: Request, res: Response): Promise<void> {
@@ -128,7 +143,7 @@ class McpSessions {
     const caller = req.caller!;
     const { protocolVersion, capabilities, clientInfo } = req.body.params;
     const init: ClientInit = { protocolVersion, capabilities, clientInfo };
-    return this.created(randomUUID(), caller, caller, async (id) => {
+    return this.created(randomUUID(), caller, caller, init.protocolVersion, async (id) => {
       await createMcpSession(this.deps.db, { id, orgId: caller.orgId, userId: caller.userId, init });
     });
   }
@@ -148,8 +163,8 @@ class McpSessions {
     const row = await findMcpSession(this.deps.db, id);
     if (!row || row.lastSeenAt.getTime() < Date.now() - IDLE_MS) return undefined;
     const owner = { orgId: row.orgId, userId: row.userId, role: 'member' as const }; // the request's caller replaces it
-    const session = await this.created(id, row, owner, async () => {});
     const init = row.init as unknown as ClientInit;
+    const session = await this.created(id, row, owner, init.protocolVersion, async () => {});
     const headers = { accept: 'application/json, text/event-stream', 'content-type': 'application/json' };
     const post = (body: unknown, extra: Record<string, string> = {}) =>
       session.transport.handleRequest(
@@ -171,6 +186,7 @@ class McpSessions {
     id: string,
     owner: { orgId: string; userId: string },
     caller: Caller,
+    protocolVersion: string,
     onInitialized: (id: string) => Promise<void>,
   ): Promise<Session> {
     const session: Session = {
@@ -191,6 +207,7 @@ class McpSessions {
       closing: false,
       calls: new Map(),
       caller,
+      resumable: protocolVersion >= '2025-11-25',
     };
     session.transport.onclose = () => {
       session.closing = true;

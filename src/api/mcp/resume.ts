@@ -128,8 +128,12 @@ export async function resumeCall(
   if (!call) return fail('This request cannot be resumed (no run was started for it); send it again');
   const controller = new AbortController();
   const keepAlive = setInterval(() => res.write(': keepalive\n\n'), KEEP_ALIVE_MS);
+  // This api leaving ends the stream: the client resumes on another replica from its last event.
+  const leave = () => res.end();
+  deps.drain.stopSignal.addEventListener('abort', leave, { once: true });
   res.on('close', () => {
     clearInterval(keepAlive);
+    deps.drain.stopSignal.removeEventListener('abort', leave);
     controller.abort();
   });
   try {
