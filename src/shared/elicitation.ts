@@ -16,7 +16,7 @@ interface FieldSchema {
   enum?: unknown[];
   enumNames?: unknown[];
   oneOf?: { const?: unknown; title?: string }[];
-  items?: { enum?: unknown[]; anyOf?: { const?: unknown; title?: string }[] };
+  items?: { type?: string; enum?: unknown[]; anyOf?: { const?: unknown; title?: string }[] };
 }
 
 export interface RequestedSchema {
@@ -66,6 +66,60 @@ function questionsOf(schema: RequestedSchema): { name: string; question: string;
   });
 }
 
+const FIELD_KEYWORDS = [
+  'type',
+  'title',
+  'description',
+  'format',
+  'default',
+  'enum',
+  'enumNames',
+  'oneOf',
+  'minLength',
+  'maxLength',
+  'minimum',
+  'maximum',
+  'minItems',
+  'maxItems',
+] as const;
+const MAX_FIELDS = 50;
+
+/** One option of a titled enum: its value and title only. */
+const option = (o: unknown) => {
+  const { const: value, title } = (o ?? {}) as { const?: unknown; title?: unknown };
+  return { const: value, ...(typeof title === 'string' ? { title } : {}) };
+};
+
+/**
+ * The schema with only the keywords of MCP's restricted elicitation schema, or undefined when it is
+ * not a flat object of fields. What the server sent is compiled and checked by the api later: no
+ * `pattern` (a regex from outside) or nesting gets that far.
+ */
+function flatSchema(schema: RequestedSchema): RequestedSchema | undefined {
+  if ((schema.type && schema.type !== 'object') || !schema.properties || typeof schema.properties !== 'object')
+    return undefined;
+  const fields = Object.entries(schema.properties);
+  if (fields.length > MAX_FIELDS) return undefined;
+  const properties: Record<string, FieldSchema> = {};
+  for (const [name, field] of fields) {
+    if (!field || typeof field !== 'object') return undefined;
+    const kept: Record<string, unknown> = {};
+    for (const key of FIELD_KEYWORDS) if (key in field) kept[key] = field[key as keyof FieldSchema];
+    if (Array.isArray(field.oneOf)) kept.oneOf = field.oneOf.map(option);
+    if (field.items && typeof field.items === 'object') {
+      const { enum: values, anyOf } = field.items;
+      kept.items = {
+        ...(field.items.type ? { type: field.items.type } : {}),
+        ...(Array.isArray(values) ? { enum: values } : {}),
+        ...(Array.isArray(anyOf) ? { anyOf: anyOf.map(option) } : {}),
+      };
+    }
+    properties[name] = kept as FieldSchema;
+  }
+  const required = Array.isArray(schema.required) ? schema.required.filter((r) => typeof r === 'string') : undefined;
+  return { type: 'object', properties, ...(required ? { required } : {}) };
+}
+
 /**
  * The input request a form elicitation becomes: no fields is a confirmation (no: decline), one boolean
  * a confirmation, one enum a choice, one number a number, one string a text; anything else is
@@ -76,9 +130,10 @@ export function elicitationRequest(
   schema: RequestedSchema,
   source: Omit<ElicitationDetails, 'requested_schema'>,
 ): { inputType: InputType; prompt: string; details: RequestDetails } | undefined {
-  if ((schema.type && schema.type !== 'object') || typeof schema.properties !== 'object') return undefined;
-  const elicitation: ElicitationDetails = { ...source, requested_schema: schema };
-  const fields = Object.entries(schema.properties);
+  const flat = flatSchema(schema);
+  if (!flat) return undefined;
+  const elicitation: ElicitationDetails = { ...source, requested_schema: flat };
+  const fields = Object.entries(flat.properties!);
   const [only] = fields;
   if (!only) return { inputType: 'confirmation', prompt: message, details: { elicitation } };
   if (fields.length === 1 && only[1].type !== 'array') {
@@ -90,7 +145,7 @@ export function elicitationRequest(
     const inputType = field.type === 'number' || field.type === 'integer' ? 'number' : 'text';
     return { inputType, prompt, details: { ...(field.title ? { placeholder: field.title } : {}), elicitation } };
   }
-  const questions = questionsOf(schema).map(({ question, field }) => {
+  const questions = questionsOf(flat).map(({ question, field }) => {
     const choices = choicesOf(field)?.map((c) => c.label);
     return choices ? { question, choices } : { question };
   });

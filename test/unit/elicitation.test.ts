@@ -64,7 +64,13 @@ describe('elicitation requests as our input types', () => {
     expect(reply(answers('not an address', ''))).toMatchObject({ problem: { msg: expect.stringContaining('email') } });
   });
 
-  it('a schema that is not a flat object is not asked', () => {
+  it('a schema that is not a flat object is not asked; keywords outside the restricted schema are dropped', () => {
     expect(elicitationRequest('?', { type: 'array' }, source)).toBeUndefined();
+    const code = { type: 'string', pattern: '^(a+)+$', maxLength: 8, properties: { x: {} } };
+    const { asked } = ask({ type: 'object', properties: { code } as RequestedSchema['properties'] });
+    expect(asked.details.elicitation!.requested_schema).toEqual({
+      type: 'object',
+      properties: { code: { type: 'string', maxLength: 8 } },
+    });
   });
 });
