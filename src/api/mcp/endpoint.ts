@@ -109,7 +109,13 @@ class McpSessions {
     if (req.method === 'GET' && lastEventId !== undefined) {
       const from = parseCallEventId(lastEventId);
       if (from) {
-        session.calls.get(from.requestKey)?.abort(); // this process's call of it stops; its run goes on
+        // This process's call of it stops, its stream (if still open) with it: the resumed stream
+        // alone carries the call's result. The run goes on.
+        const call = session.calls.get(from.requestKey);
+        if (call) {
+          session.transport.closeSSEStream(from.requestId);
+          call.abort();
+        }
         return resumeCall(this.deps, caller, session.id, from, res);
       }
       delete req.headers['last-event-id']; // a standalone stream's messages are not kept: it opens afresh
