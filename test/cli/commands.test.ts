@@ -32,6 +32,7 @@ describe('help and usage', () => {
       'follow',
       'answer',
       'tasks',
+      'runs',
       'events',
       'approvals',
       'cancel',
@@ -135,6 +136,12 @@ describe('approvals and memories', () => {
     expect(approval).toBeDefined();
     const table = await runCli(['approvals', 'ls'], env);
     expect(table.stdout).toMatch(new RegExp(`${approval.id} +action +pending +save_memory`));
+    // The runs list finds the waiting run by `needs_you` (a flag given twice, or a comma list).
+    const waiting = await runCli(['runs', '--json', '--status', 'needs_you', '--status', 'paused'], env);
+    expect((JSON.parse(waiting.stdout) as { runs: { run_id: string }[] }).runs.map((r) => r.run_id)).toEqual([runId]);
+    const runs = await runCli(['runs', '--status', 'needs_you,failed', '--agent-id', tenant.agentId], env);
+    expect(runs.stdout).toMatch(/^RUN +STATUS +AGENT +SOURCE/);
+    expect(runs.stdout).toMatch(new RegExp(`${runId} +\\w+ \\(needs you\\) +\\S+ +api `));
 
     const approved = await runCli(['approvals', 'approve', approval.id], env);
     expect(approved.code, approved.stderr).toBe(0);

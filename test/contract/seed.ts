@@ -110,6 +110,8 @@ export async function seedContractTenant(db: Db, apiUrl: string): Promise<Contra
   // A run waiting for approval: its approval is pending, and its task is the one DELETE may remove.
   const waiting = await startRun(saveMemory);
   const approvalId = (await pendingRequest(waiting.taskId)).approval_id as string;
+  const runs = await http('GET', '/api/runs?limit=1', undefined, token);
+  if (!runs.next_cursor) throw new Error('the seeded runs did not fill two pages of GET /api/runs');
 
   return {
     token,
@@ -126,6 +128,7 @@ export async function seedContractTenant(db: Db, apiUrl: string): Promise<Contra
       listTaskArtifacts: artifacts.next_cursor as string,
       listAgentMemories: memories.next_cursor as string,
       listRunEvents: events.next_cursor as string,
+      listRuns: runs.next_cursor as string,
     },
     eventId: (events.events as { id: string }[])[0]!.id,
     widget: { visitorToken, origin: CONTRACT_WIDGET_ORIGIN, taskId: visitorRun.task_id as string },

@@ -58,6 +58,9 @@ afterAll(() => new Promise<void>((resolve) => receiver.server.close(() => resolv
 describe('object-level authorization (BOLA matrix)', () => {
   let operations: Operation[];
   let ids: Record<string, string>;
+  let a1: { token: string; agentId: string };
+  /** A1's runs: the finished one, then the one waiting on its approval (newest). */
+  let a1Runs: { done: string; waiting: string };
   let agentA: string;
   let a2: string;
   let outsider: { token: string; agentId: string; visitor: string };
@@ -102,7 +105,7 @@ describe('object-level authorization (BOLA matrix)', () => {
     ).orgs[0]!;
     agentA = org.agents['agent']!;
     const keyOf = (who: string) => org.keys.find((k) => k.user === email(who))!.key!;
-    const a1 = { token: await exchange(keyOf('a1')), agentId: agentA };
+    a1 = { token: await exchange(keyOf('a1')), agentId: agentA };
     a2 = await exchange(keyOf('a2'));
     const other = await createTenant();
     const otherWidget = await createWidgetTenant([SITE]);
@@ -139,6 +142,7 @@ describe('object-level authorization (BOLA matrix)', () => {
     // A1 itself may use every id (the control: the ids are real).
     expect((await call('GET', `/api/tasks/${done.taskId}`, { token: a1.token, agentId: agentA })).status).toBe(200);
     expect(pending.approval_id).toBeTruthy();
+    a1Runs = { done: done.runId, waiting: waiting.runId };
   });
 
   /**
@@ -207,5 +211,42 @@ describe('object-level authorization (BOLA matrix)', () => {
       expect([403, 404], `${label} as another member: ${text.slice(0, 300)}`).toContain(status);
       expect(text, label).not.toContain(SECRET);
     }
+  });
+
+  /** GET /api/runs takes no id, so the matrix above does not reach it: a list must not leak rows either. */
+  it("GET /api/runs lists A1's runs to A1 only: not to another org, nor to another member of the agent", async () => {
+    const list = async (token: string, query = '') => {
+      const res = await call('GET', `/api/runs${query}`, { token });
+      const text = await res.text();
+      expect(res.status, text).toBe(200);
+      return JSON.parse(text) as {
+        runs: { run_id: string; needs_you: boolean; user: { id: string } }[];
+        next_cursor: string | null;
+      };
+    };
+    const own = await list(a1.token);
+    expect(own.runs.map((r) => r.run_id)).toEqual([a1Runs.waiting, a1Runs.done]);
+    for (const token of [outsider.token, a2]) {
+      const seen = await list(token, `?agent_id=${agentA}&user_id=${own.runs[0]!.user.id}`);
+      expect(seen.runs).toEqual([]);
+      expect(JSON.stringify(await list(token))).not.toContain(a1Runs.done);
+    }
+    // The waiting run needs A1 (its approval is of A1's own task); a page of one continues to the other run.
+    expect((await list(a1.token, '?status=needs_you')).runs.map((r) => [r.run_id, r.needs_you])).toEqual([
+      [a1Runs.waiting, true],
+    ]);
+    const first = await list(a1.token, '?limit=1&status=completed,awaiting_approval');
+    expect(first.runs.map((r) => r.run_id)).toEqual([a1Runs.waiting]);
+    const next = await list(a1.token, `?limit=1&status=completed&status=awaiting_approval&cursor=${first.next_cursor}`);
+    expect([next.runs.map((r) => r.run_id), next.next_cursor]).toEqual([[a1Runs.done], null]);
+    // Source and time filters: both runs came through the API, none from a flow or after now.
+    const ids1 = async (query: string) => (await list(a1.token, query)).runs.map((r) => r.run_id);
+    expect(await ids1('?source=api')).toEqual([a1Runs.waiting, a1Runs.done]);
+    expect(await ids1('?source=flow')).toEqual([]);
+    expect(await ids1(`?until=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`)).toHaveLength(2);
+    expect(await ids1(`?since=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`)).toEqual([]);
+    // A1's cursor is no key to A1's list for anyone else.
+    const replayed = await call('GET', `/api/runs?cursor=${first.next_cursor}`, { token: a2 });
+    expect(replayed.status).toBe(422);
   });
 });

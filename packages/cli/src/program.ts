@@ -5,6 +5,7 @@ import { addControlCommands } from './commands/control.ts';
 import { addLoginCommand } from './commands/login.ts';
 import { addMemoryCommands } from './commands/memories.ts';
 import { addRunCommands } from './commands/run.ts';
+import { addRunListCommand } from './commands/runs.ts';
 import { addTaskCommands } from './commands/tasks.ts';
 import { exitCodeHelp } from './exit-codes.ts';
 import { version } from './version.ts';
@@ -35,6 +36,7 @@ export function buildProgram(): Command {
   addLoginCommand(program);
   addRunCommands(program);
   addTaskCommands(program);
+  addRunListCommand(program);
   addApprovalCommands(program);
   addControlCommands(program);
   addMemoryCommands(program);

@@ -17,7 +17,7 @@ export {
 export { isEvent, isTerminalEvent, userInputRequest, type UserInputRequest } from './events.ts';
 export { RunStream, type RunStreamOptions } from './run-stream.ts';
 export type { RetryOptions } from './retry.ts';
-export type { EventsOptions, Runs, StreamRunOptions } from './resources/runs.ts';
+export type { EventsOptions, RunListOptions, Runs, StreamRunOptions } from './resources/runs.ts';
 export type { RunControlOptions, Tasks, TaskStreamOptions } from './resources/tasks.ts';
 export type { Input, PendingInputState } from './resources/input.ts';
 export type { Approvals } from './resources/approvals.ts';

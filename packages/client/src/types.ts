@@ -22,6 +22,12 @@ export type RunEventPage = Schemas['RunEventPage'];
 export type BackgroundRun = Schemas['BackgroundRun'];
 export type AsyncRun = Schemas['AsyncRun'];
 export type RunStatusResponse = Schemas['TaskRunStatus'];
+export type RunList = Schemas['RunList'];
+export type RunListItem = Schemas['RunListItem'];
+/** The filters of GET /api/runs but `status` (see RunListOptions). */
+export type RunListFilter = Omit<NonNullable<operations['listRuns']['parameters']['query']>, 'status'>;
+/** A run status, or `needs_you`. */
+export type RunListStatus = RunListItem['status'] | 'needs_you';
 export type Task = Schemas['Task'];
 export type TaskSummary = Schemas['TaskSummary'];
 export type TaskList = Schemas['TaskList'];

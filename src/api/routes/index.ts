@@ -15,6 +15,7 @@ import { humanInputRoutes } from './human-input.ts';
 import { memoryRoutes } from './memories.ts';
 import { runControlRoutes } from './run-control.ts';
 import { runStatusRoutes } from './run-status.ts';
+import { runListRoutes } from './run-list.ts';
 import { runRoutes } from './runs.ts';
 import { streamRoutes } from './streams.ts';
 import { taskRoutes } from './tasks.ts';
@@ -27,6 +28,7 @@ export const allRoutes: RouteSpec[] = [
   ...consoleSessionRoutes,
   ...runRoutes,
   ...runStatusRoutes,
+  ...runListRoutes,
   ...taskRoutes,
   ...commentRoutes,
   ...streamRoutes,

@@ -126,6 +126,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Runs across agents and tasks, newest first
+         * @description Organization-scoped, across agents; no X-Agent-Id needed. Owners and admins see every run of the org; members and guests the runs of tasks they started on agents they were granted. Newest first (by creation time), paged with `cursor`/`next_cursor`; `limit` 1 to 200 (default 50). Filters combine (AND); the statuses of `status` are alternatives (OR). `source` is derived from the task: `flow` when a flow started it, `widget` when a widget visitor did, `api` otherwise (the CLI, SDK, console and MCP are not told apart). A `cursor` not issued for this caller is 422.
+         */
+        get: operations["listRuns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/tasks": {
         parameters: {
             query?: never;
@@ -1164,6 +1184,50 @@ export interface components {
                     message: string;
                 } | null;
             } | null;
+        };
+        RunList: {
+            /** @description Newest first */
+            runs: components["schemas"]["RunListItem"][];
+            /** @description Pass as `cursor` for the next page; null when this page is the last */
+            next_cursor: string | null;
+            /** @description Number of runs in this page */
+            count: number;
+        };
+        RunListItem: {
+            run_id: string;
+            task_id: string;
+            task_title: string;
+            agent_id: string;
+            agent_name: string;
+            /** @enum {string} */
+            status: "pending" | "planning" | "awaiting_approval" | "executing" | "completed" | "failed" | "cancelled" | "paused";
+            /** @description The run waits on your answer (a question to you, or an approval you may decide) */
+            needs_you: boolean;
+            /** @enum {string} */
+            mode: "fast" | "deep";
+            /** @description `flow` for tasks a flow started, `widget` for tasks of widget visitors, `api` for the rest (CLI, SDK, console, MCP) */
+            source: {
+                /** @enum {string} */
+                kind: "api" | "widget" | "flow";
+                flow_id: string | null;
+                flow_name: string | null;
+            };
+            /** @description When the run was created (ISO 8601 UTC) */
+            started_at: string;
+            /** @description When the run ended; null while it is active */
+            finished_at: string | null;
+            usage: {
+                input_tokens: number;
+                output_tokens: number;
+                credits_used: number;
+            };
+            /** @description Who started the task */
+            user: {
+                id: string;
+                name: string;
+                email: string;
+                visitor: boolean;
+            };
         };
         TaskList: {
             tasks: components["schemas"]["TaskSummary"][];
@@ -2952,6 +3016,99 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["TaskRunStatus"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No access to the agent or task */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown task, run or agent, or one the caller may not see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request failed schema validation */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description PostgreSQL or Temporal is briefly unreachable (or a run could not be started). Wait `Retry-After` seconds, then retry; starting a run is safe to retry with the same `Idempotency-Key`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listRuns: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1..200 (default 50) */
+                limit?: number;
+                /** @description Opaque: the `next_cursor` of the previous page; omit for the newest runs */
+                cursor?: string;
+                /** @description Only runs in one of these statuses: pending, planning, awaiting_approval, executing, completed, failed, cancelled, paused, needs_you. Repeat the parameter or give a comma list. `needs_you`: runs waiting on your answer (a question of a run you started, or an approval you may decide) */
+                status?: string | string[];
+                /** @description Only runs of this agent */
+                agent_id?: string;
+                /** @description Only runs of tasks this user started */
+                user_id?: string;
+                /** @description `api`, `widget`, `flow` (any flow), or a flow name (runs of tasks that flow started) */
+                source?: string;
+                /** @description Only runs created at or after this time (ISO 8601) */
+                since?: string;
+                /** @description Only runs created before this time (ISO 8601) */
+                until?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The runs, newest first; `count` is the number returned */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunList"];
+                };
+            };
+            /** @description `since` or `until` is not a real time */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing, invalid or expired token */

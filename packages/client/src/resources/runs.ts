@@ -8,6 +8,9 @@ import type {
   CallOptions,
   RunEventPage,
   RunEventRecord,
+  RunList,
+  RunListFilter,
+  RunListStatus,
   RunRequest,
   RunStatusResponse,
   TerminalEvent,
@@ -17,6 +20,11 @@ export interface StreamRunOptions {
   signal?: AbortSignal;
   /** Yield HEARTBEAT events too (default false). */
   heartbeats?: boolean;
+}
+
+export interface RunListOptions extends Omit<CallOptions, 'agentId'>, RunListFilter {
+  /** One status or several (sent as a comma list); `needs_you` is the runs waiting on your answer. */
+  status?: RunListStatus | RunListStatus[];
 }
 
 export interface EventsOptions extends CallOptions {
@@ -149,6 +157,21 @@ export class Runs {
       method: 'GET',
       path: `/api/run/${encodeURIComponent(taskId)}/status`,
       ...opts,
+      idempotent: true,
+    });
+  }
+
+  /**
+   * The runs you may see across agents and tasks, newest first (GET /api/runs); pass the page's
+   * `next_cursor` as `cursor` for the next one.
+   */
+  list(opts: RunListOptions = {}): Promise<RunList> {
+    const { signal, status, ...filter } = opts;
+    return this.transport.json<RunList>({
+      method: 'GET',
+      path: '/api/runs',
+      query: { ...filter, status: Array.isArray(status) ? status.join(',') : status },
+      signal,
       idempotent: true,
     });
   }
