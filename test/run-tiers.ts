@@ -37,8 +37,9 @@ const exclusiveLane: Step[] = [
 
 const children = new Set<ChildProcess>();
 
-/** Runs the steps in order, stopping at the first that fails; resolves with its exit code (0 when all pass). */
+/** Runs every step in order (a failed check does not hide the tests' results); resolves with the first failure's exit code, 0 when all pass. */
 async function runLane(steps: Step[], output: 'inherit' | NodeJS.WritableStream): Promise<number> {
+  let failed = 0;
   for (const [command, ...args] of steps) {
     const child = spawn(command, args, {
       cwd: root,
@@ -54,9 +55,11 @@ async function runLane(steps: Step[], output: 'inherit' | NodeJS.WritableStream)
       child.on('close', (c, signal) => resolve(c ?? (signal ? 1 : 0))),
     );
     children.delete(child);
-    if (code !== 0) return code;
+    if (code !== 0)
+      (output === 'inherit' ? process.stdout : output).write(`\n${path.basename(command)} failed (${code})\n`);
+    failed ||= code;
   }
-  return 0;
+  return failed;
 }
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const)

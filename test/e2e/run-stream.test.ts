@@ -178,7 +178,10 @@ describe('POST /api/run request validation', () => {
 
   it('422 with loc/msg/type for schema failures', async () => {
     const res = await post({
-      messages: [{ role: 'robot', content: 'a' }, { role: 'user', content: 1 }],
+      messages: [
+        { role: 'robot', content: 'a' },
+        { role: 'user', content: 1 },
+      ],
       mode: 'slow',
       stream: 'yes',
       timezone: 'Mars/Base',
