@@ -28,6 +28,8 @@ const EXCLUSIVE = [
   // Drives headless Chromium.
   'test/console/console.test.ts',
   'test/console/admin.test.ts',
+  // Restarts workers of its own and waits for them: long, little CPU; it balances the two lanes of npm test.
+  'test/e2e/worker-versioning.test.ts',
 ];
 
 /** Pure code, the run workflow on fake activities (its own dev server) and replays of saved histories: no stack, seconds (`npm run test:unit`). */

@@ -2,9 +2,10 @@
  * `npm test` after setup: two lanes at once, each a vitest process with a stack of its own (own
  * Temporal dev server and database, so neither's rate-limit counters or load reach the other's).
  *
- * - main: the unit tier, then the shared tier (two files at a time on one stack);
- * - exclusive: lint and type checks, then the exclusive tier one file at a time. Its files mostly wait
- *   (on killed processes, cut connections, a browser), so on two cores they cost the main lane little.
+ * - main: the shared tier, two files at a time on one stack;
+ * - exclusive: lint and type checks, the unit tier, then the exclusive tier one file at a time. Its files
+ *   mostly wait (on killed processes, cut connections, a browser), so on two cores they cost the main
+ *   lane little, and the two lanes take about as long.
  *
  * The main lane streams; the exclusive lane's output is printed as one block when it ends (and kept
  * in test-artifacts/exclusive-lane.log). Exits non-zero if either lane fails.
@@ -22,7 +23,7 @@ const e2eOnly = process.argv.includes('--e2e');
 
 type Step = [command: string, ...args: string[]];
 
-const mainLane: Step[] = [[bin('vitest'), 'run', ...(e2eOnly ? [] : ['--project', 'unit']), '--project', 'shared']];
+const mainLane: Step[] = [[bin('vitest'), 'run', '--project', 'shared']];
 const exclusiveLane: Step[] = [
   ...(e2eOnly
     ? []
@@ -32,7 +33,7 @@ const exclusiveLane: Step[] = [
         [bin('tsc'), '-p', '.'],
         [bin('tsc'), '-p', 'console'],
       ] satisfies Step[])),
-  [bin('vitest'), 'run', '--project', 'exclusive'],
+  [bin('vitest'), 'run', ...(e2eOnly ? [] : ['--project', 'unit']), '--project', 'exclusive'],
 ];
 
 const children = new Set<ChildProcess>();
