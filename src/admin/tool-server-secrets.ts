@@ -1,10 +1,10 @@
 import type { DbOrTx } from '../db/client.ts';
 import { orgSecretExists } from '../db/org-secrets.ts';
 import type { AgentModelSettings } from '../shared/agent-settings.ts';
-import { headerSecretNames, type ToolServerSettings } from '../shared/tool-server-settings.ts';
+import { toolServerSecretNames, type ToolServerSettings } from '../shared/tool-server-settings.ts';
 import { AdminError } from './errors.ts';
 
-/** Every secret an agent's settings name (tool-server headers, the model's `api_key`) must exist in its org when they are applied. */
+/** Every secret an agent's settings name (tool-server headers and OAuth client secrets, the model's `api_key`) must exist in its org when they are applied. */
 export async function checkToolServerSecrets(
   db: DbOrTx,
   orgId: string,
@@ -17,18 +17,23 @@ export async function checkToolServerSecrets(
       `${path}.settings.api_key: the org has no secret named ${keySecret} (set it first: PUT /api/admin/secrets/{name} or \`admin secret set\`)`,
     );
   for (const [i, server] of (settings?.tool_servers ?? []).entries()) {
-    for (const name of headerSecretNames(server)) {
+    for (const { name, field } of toolServerSecretNames(server)) {
       if (!(await orgSecretExists(db, orgId, name)))
         throw new AdminError(
-          `${path}.settings.tool_servers.${i}.headers: the org has no secret named ${name} (set it first: PUT /api/admin/secrets/{name} or \`admin secret set\`)`,
+          `${path}.settings.tool_servers.${i}.${field}: the org has no secret named ${name} (set it first: PUT /api/admin/secrets/{name} or \`admin secret set\`)`,
         );
     }
   }
 }
 
-/** The secrets a server's headers name that its org does not have. */
-export async function missingHeaderSecrets(db: DbOrTx, orgId: string, server: ToolServerSettings): Promise<string[]> {
-  const missing: string[] = [];
-  for (const name of headerSecretNames(server)) if (!(await orgSecretExists(db, orgId, name))) missing.push(name);
+/** The secrets a server names (headers, OAuth client secret) that its org does not have, with where each is named. */
+export async function missingServerSecrets(
+  db: DbOrTx,
+  orgId: string,
+  server: ToolServerSettings,
+): Promise<{ name: string; field: string }[]> {
+  const missing: { name: string; field: string }[] = [];
+  for (const named of toolServerSecretNames(server))
+    if (!(await orgSecretExists(db, orgId, named.name))) missing.push(named);
   return missing;
 }

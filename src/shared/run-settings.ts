@@ -36,5 +36,16 @@ export function toolServerRef(server: NonNullable<AgentModelSettings['tool_serve
     ...(server.headers ? { headers: server.headers } : {}),
     ...(server.allowed_tools ? { allowedTools: server.allowed_tools } : {}),
     timeoutSeconds: server.timeout_seconds ?? DEFAULT_TOOL_SERVER_TIMEOUT_SECONDS,
+    ...(server.oauth
+      ? {
+          oauth: {
+            grant: server.oauth.grant,
+            clientId: server.oauth.client_id,
+            clientSecret: { secret: server.oauth.client_secret.secret },
+            ...(server.oauth.scope ? { scope: server.oauth.scope } : {}),
+            ...(server.oauth.issuer ? { issuer: server.oauth.issuer } : {}),
+          },
+        }
+      : {}),
   };
 }

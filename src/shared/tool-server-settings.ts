@@ -29,6 +29,34 @@ const headerValueSchema = z.union([
     .regex(/^[^\r\n]*$/, 'must be one line'),
 ]);
 
+/** RFC 6749 §3.3: space-separated scope tokens. */
+const SCOPE = /^[\x21\x23-\x5B\x5D-\x7E]+( [\x21\x23-\x5B\x5D-\x7E]+)*$/;
+
+/**
+ * OAuth for a machine-to-machine server (the MCP authorization spec): the client-credentials grant,
+ * its client secret from an org secret. The authorization server is discovered from the server
+ * (protected resource metadata, then authorization server metadata) unless `issuer` pins it.
+ */
+export const toolServerOAuthSchema = z
+  .strictObject({
+    grant: z.literal('client_credentials').describe('The OAuth grant: client_credentials (machine to machine)'),
+    client_id: z.string().min(1).max(500).describe('The OAuth client id registered with the authorization server'),
+    client_secret: z
+      .strictObject({ secret: secretNameSchema })
+      .describe('The client secret from the org\'s secret NAME ({"secret": "NAME"}), read by the worker at call time'),
+    scope: z.string().max(1000).regex(SCOPE, 'must be space-separated OAuth scopes').optional(),
+    issuer: z
+      .url({ protocol: /^https?$/, error: 'must be an http or https URL' })
+      .max(2000)
+      .optional()
+      .describe(
+        'The authorization server (issuer URL) the client secret may be sent to; when left out, the one the server advertises',
+      ),
+  })
+  .describe('OAuth client credentials: the worker gets and refreshes the bearer token itself');
+
+export type ToolServerOAuthSettings = z.infer<typeof toolServerOAuthSchema>;
+
 export const toolServerSettingsSchema = z
   .strictObject({
     /** Its tools are offered to the model as `<name>__<tool>`. */
@@ -64,11 +92,19 @@ export const toolServerSettingsSchema = z
       .max(900)
       .optional()
       .describe('How long one tool call may take, in seconds (default 60)'),
+    /** OAuth client credentials: the worker fetches the bearer token and sends it as `Authorization`. */
+    oauth: toolServerOAuthSchema.optional(),
   })
   .superRefine((server, ctx) => {
     for (const [header, value] of Object.entries(server.headers ?? {})) {
       if (TRANSPORT_HEADERS.has(header.toLowerCase()))
         ctx.addIssue({ code: 'custom', path: ['headers', header], message: 'is set by the MCP transport' });
+      else if (server.oauth && header.toLowerCase() === 'authorization')
+        ctx.addIssue({
+          code: 'custom',
+          path: ['headers', header],
+          message: 'is set from the OAuth token: leave it out, or leave out oauth',
+        });
       else if (typeof value === 'string' && isCredentialHeader(header))
         ctx.addIssue({
           code: 'custom',
@@ -95,4 +131,12 @@ export type ToolServerSettings = z.infer<typeof toolServerSettingsSchema>;
 /** The secrets a server's headers name. */
 export function headerSecretNames(server: ToolServerSettings): string[] {
   return Object.values(server.headers ?? {}).flatMap((v) => (typeof v === 'string' ? [] : [v.secret]));
+}
+
+/** Every secret a server names (its headers', its OAuth client secret), with where it is named. */
+export function toolServerSecretNames(server: ToolServerSettings): { name: string; field: string }[] {
+  return [
+    ...headerSecretNames(server).map((name) => ({ name, field: 'headers' })),
+    ...(server.oauth ? [{ name: server.oauth.client_secret.secret, field: 'oauth.client_secret' }] : []),
+  ];
 }

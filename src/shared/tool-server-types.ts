@@ -6,6 +6,18 @@ export interface ToolServerRef {
   /** The server's own tool names the agent may call; all when absent. */
   allowedTools?: string[];
   timeoutSeconds: number;
+  /** OAuth client credentials: the secret is named here and opened by the activity that fetches the token. */
+  oauth?: ToolServerOAuth;
+}
+
+/** A server's OAuth client (client-credentials grant), as a run uses it. */
+export interface ToolServerOAuth {
+  grant: 'client_credentials';
+  clientId: string;
+  clientSecret: { secret: string };
+  scope?: string;
+  /** The only authorization server the client secret may go to; the server's advertised one when absent. */
+  issuer?: string;
 }
 
 /** One tool of a tool server, as listed when the run started. */

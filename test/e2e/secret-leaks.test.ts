@@ -6,6 +6,7 @@ import { startWorkerProcess, type WorkerProcess } from '../support/worker-proces
 import { startFakeOpenAi } from '../support/fake-openai.ts';
 import { exchange, readSse, withoutHeartbeats } from '../support/http.ts';
 import { historyText, startEverythingServer, startRecordingProxy } from '../support/mcp-servers.ts';
+import { startOAuthMcpServer } from '../support/oauth-mcp-server.ts';
 import { freeListenPort } from '../support/ports.ts';
 import { terminate } from '../support/processes.ts';
 import { expectOneTerminal } from '../support/runs.ts';
@@ -183,6 +184,81 @@ describe('org secrets never leak', () => {
       expect(workerLog.includes(secretValue), 'the worker logged the secret').toBe(false);
     } finally {
       await provider.close();
+    }
+  }, 60_000);
+
+  it('gets an OAuth token for a tool server with the client secret (client credentials), and no answer, log line or history holds either', async () => {
+    const secured = await startOAuthMcpServer({ clientId: 'agent-run', clientSecret: secretValue });
+    try {
+      const oauth = {
+        grant: 'client_credentials',
+        client_id: 'agent-run',
+        client_secret: { secret: 'NO_SUCH' },
+        scope: 'tools',
+      };
+      const server = { name: 'secured', url: secured.url, headers: { 'X-Team': 'backend' }, oauth };
+      const unknown = await apply('agent', { model: 'instant', tool_servers: [server] });
+      expect(unknown.status).toBe(400);
+      expect(await unknown.text()).toMatch(
+        /tool_servers\.0\.oauth\.client_secret: the org has no secret named NO_SUCH/,
+      );
+      const settings = {
+        model: 'instant',
+        tool_servers: [{ ...server, oauth: { ...oauth, client_secret: { secret: 'LEAK_TOKEN' } } }],
+      };
+      const applied = await apply('agent', settings);
+      expect(applied.status, await applied.clone().text()).toBe(200);
+
+      const member = await exchange(tenant.keys.member);
+      const headers = { Authorization: `Bearer ${member}`, 'X-Agent-Id': tenant.agentId };
+      const runOnce = async () => {
+        const started = await fetch(`${api.url}/api/run`, {
+          method: 'POST',
+          headers: { ...headers, 'Content-Type': 'application/json' },
+          body: JSON.stringify({ messages: [{ role: 'user', content: '/tool secured__whoami {}' }], stream: false }),
+        });
+        expect(started.status).toBe(202);
+        const { id: runId, task_id: taskId } = (await started.json()) as { id: string; task_id: string };
+        const frames = withoutHeartbeats(
+          await readSse(await fetch(`${api.url}/api/tasks/${taskId}/stream`, { headers })),
+        );
+        expect(expectOneTerminal(frames).type).toBe('RUN_FINISHED');
+        expect(frames.find((f) => f.data.type === 'TOOL_CALL_RESULT')?.data.content).toBe(
+          '{"text":"client agent-run (tools)"}',
+        );
+        return { runId, taskId, frames };
+      };
+      const first = await runOnce();
+      const second = await runOnce();
+
+      // Discovered from the server's 401, one token for both runs (kept on the worker), the secret sent to the token endpoint only.
+      expect(secured.tokenRequests).toHaveLength(1);
+      expect(secured.tokenRequests[0]!.authorization).toBe(
+        `Basic ${Buffer.from(`agent-run:${secretValue}`).toString('base64')}`,
+      );
+      expect(secured.tokenRequests[0]!.headers['x-team']).toBeUndefined();
+      const [token] = secured.issued;
+      expect(secured.mcpRequests.filter((r) => !r.authorization)).toHaveLength(1);
+      expect(
+        secured.mcpRequests.slice(1).every((r) => r.authorization === `Bearer ${token}` && r.team === 'backend'),
+      ).toBe(true);
+
+      const answers = [
+        JSON.stringify([first.frames, second.frames]),
+        await get('/api/agents', owner),
+        await get('/api/admin/org', owner),
+        await get(`/api/runs/${first.runId}/events`, member, tenant.agentId),
+        await get(`/api/tasks/${first.taskId}/messages`, member, tenant.agentId),
+      ];
+      const logs = [api.output.join('\n'), worker.stdout.join('\n'), worker.stderr.join('\n')];
+      const histories = [await historyText(first.runId), await historyText(second.runId)];
+      expect(histories[0]).toContain('LEAK_TOKEN');
+      for (const text of [...answers.map((a) => JSON.stringify(a)), ...logs, ...histories]) {
+        expect(text).not.toContain(secretValue);
+        expect(text).not.toContain(token);
+      }
+    } finally {
+      await secured.close();
     }
   }, 60_000);
 });

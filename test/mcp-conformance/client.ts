@@ -2,11 +2,14 @@
  * The client under test of the MCP project's conformance suite (`conformance client --command`):
  * our tool-server client code (connect with the transport fallback, list, call, result shaping)
  * against the URL the suite appends, doing what its scenario (MCP_CONFORMANCE_SCENARIO) expects.
+ * Auth scenarios pass their client credentials in MCP_CONFORMANCE_CONTEXT: they become the
+ * server's `oauth` settings (client-credentials grant, src/activities/mcp/oauth.ts).
  * It exits non-zero when our code fails; the suite's own checks judge the protocol.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { connectToolServer, type ConnectOptions } from '../../src/activities/mcp/connect.ts';
 import { toolOutcome } from '../../src/activities/mcp/results.ts';
+import { ClientCredentialsTokens } from '../../src/activities/mcp/oauth.ts';
 import { listTools } from '../../src/activities/mcp/tool-server-activities.ts';
 import { guardedFetch } from '../../src/outbound/guarded-fetch.ts';
 
@@ -20,16 +23,32 @@ const CALLS: Record<string, { tool: string; args: Record<string, unknown> } | un
   tools_call: { tool: 'add_numbers', args: { a: 2, b: 3 } },
   'sse-retry': { tool: 'test_reconnection', args: {} },
   'elicitation-sep1034-client-defaults': { tool: 'test_client_elicitation_defaults', args: {} },
+  'auth/client-credentials-basic': { tool: 'test-tool', args: {} },
 };
 if (!(scenario in CALLS)) throw new Error(`scenario ${scenario} is not one this client takes part in`);
 const call = CALLS[scenario];
 
 const timeoutMs = 10_000;
 const signal = AbortSignal.timeout(30_000);
+// The suite's servers are on loopback: allowed, as `npm start` allows private targets.
+const fetch = guardedFetch(true);
+const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as {
+  client_id?: string;
+  client_secret?: string;
+};
+const authProvider =
+  context.client_id && context.client_secret
+    ? new ClientCredentialsTokens(fetch).provider(
+        'conformance',
+        url,
+        { grant: 'client_credentials', clientId: context.client_id, clientSecret: { secret: 'CONFORMANCE' } },
+        context.client_secret,
+      )
+    : undefined;
 const options: ConnectOptions = {
   headers: {},
-  // The suite's servers are on loopback: allowed, as `npm start` allows private targets.
-  fetch: guardedFetch(true),
+  fetch,
+  ...(authProvider ? { authProvider } : {}),
   signal,
   timeoutMs,
   // A user who accepts the form without filling any field: the schema's defaults must reach the server.

@@ -9,7 +9,8 @@ import { projectRoot } from '../../src/config.ts';
  * The MCP project's conformance suite (`@modelcontextprotocol/conformance`), client scenarios,
  * with test/mcp-conformance/client.ts (our tool-server client code) as the client under test: the
  * suite starts its own server per scenario, runs our client against it and judges what it saw.
- * The auth scenarios are left out: our client implements no OAuth grant yet.
+ * Of the auth scenarios, the client-credentials grant with a client secret (the one we implement);
+ * the authorization-code ones (PKCE, registration, the console's Connect) are left out.
  */
 const SCENARIOS: Record<string, string[]> = {
   initialize: ['mcp-client-initialization'],
@@ -18,6 +19,12 @@ const SCENARIOS: Record<string, string[]> = {
   'elicitation-sep1034-client-defaults': ['string', 'integer', 'number', 'enum', 'boolean'].map(
     (type) => `client-elicitation-sep1034-${type}-default`,
   ),
+  // Discovery from the 401 (protected resource metadata, then authorization server metadata), client_secret_basic.
+  'auth/client-credentials-basic': [
+    'prm-pathbased-requested',
+    'authorization-server-metadata',
+    'client-credentials-basic-auth',
+  ],
 };
 
 interface Check {
@@ -45,13 +52,17 @@ function runScenario(scenario: string): Promise<{ code: number | null; log: stri
     child.stderr.on('data', (d: Buffer) => (log += d.toString()));
     child.once('error', reject);
     child.once('exit', (code) => {
-      // The suite saves each scenario's checks in a directory of its own under `dir`.
-      const runs = readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory());
-      const checks = runs.flatMap(
-        (e) => JSON.parse(readFileSync(path.join(dir, e.name, 'checks.json'), 'utf8')) as Check[],
-      );
-      const clientLog = runs.map((e) => readFileSync(path.join(dir, e.name, 'stderr.txt'), 'utf8')).join('\n');
-      resolve({ code, log: `${log}\n${clientLog}`, checks });
+      try {
+        // The suite saves each scenario's checks in a directory of its own under `dir` (`auth/<name>-<time>` for auth/<name>).
+        const runsDir = path.join(dir, path.dirname(scenario));
+        const runs = readdirSync(runsDir, { withFileTypes: true }).filter((e) => e.isDirectory());
+        const read = (run: string, file: string) => readFileSync(path.join(runsDir, run, file), 'utf8');
+        const checks = runs.flatMap((e) => JSON.parse(read(e.name, 'checks.json')) as Check[]);
+        const clientLog = runs.map((e) => read(e.name, 'stderr.txt')).join('\n');
+        resolve({ code, log: `${log}\n${clientLog}`, checks });
+      } catch (err) {
+        reject(new Error(`no checks from the suite (${String(err)}):\n${log}`));
+      }
     });
   });
 }

@@ -25,4 +25,23 @@ describe('an agent tool server, as settings name it', () => {
       }),
     ).toBeUndefined();
   });
+
+  it('takes OAuth client credentials with the secret from the org, and refuses an Authorization header beside them', () => {
+    const oauth = { grant: 'client_credentials', client_id: 'agent-run', client_secret: { secret: 'LINEAR_CLIENT' } };
+    const server = { name: 'linear', url: 'https://mcp.example.com/', oauth };
+    expect(issuesOf(server)).toBeUndefined();
+    expect(
+      issuesOf({ ...server, oauth: { ...oauth, scope: 'read write', issuer: 'https://auth.example.com' } }),
+    ).toBeUndefined();
+    expect(
+      issuesOf({ ...server, oauth: { ...oauth, client_secret: 'plain', grant: 'authorization_code', scope: 'a  b' } }),
+    ).toEqual([
+      'oauth.grant: Invalid input: expected "client_credentials"',
+      'oauth.client_secret: Invalid input: expected object, received string',
+      'oauth.scope: must be space-separated OAuth scopes',
+    ]);
+    expect(issuesOf({ ...server, headers: { Authorization: { secret: 'LINEAR_TOKEN' } } })).toEqual([
+      'headers.Authorization: is set from the OAuth token: leave it out, or leave out oauth',
+    ]);
+  });
 });

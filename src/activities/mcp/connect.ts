@@ -79,6 +79,8 @@ export async function connectToolServer(url: string, opts: ConnectOptions): Prom
   } catch (err) {
     await client.close().catch(() => {});
     if (!(err instanceof StreamableHTTPError && err.code !== undefined && err.code >= 400 && err.code < 500)) throw err;
+    // Refused with a token the server asked for: SSE would get the same answer.
+    if (authProvider && (err.code === 401 || err.code === 403)) throw err;
   }
   const sse = new SSEClientTransport(target, { requestInit, fetch, authProvider });
   const sseClient = newClient(opts, answerer);

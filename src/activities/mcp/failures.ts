@@ -1,5 +1,11 @@
 import { SseError } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import {
+  OAuthError,
+  ServerError,
+  TemporarilyUnavailableError,
+  TooManyRequestsError,
+} from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { SOCKET_ERROR_CODES } from '../../connections/transient-errors.ts';
 import { RefusedTargetError } from '../../outbound/address-guard.ts';
@@ -24,6 +30,11 @@ export function isTransportFailure(err: unknown): boolean {
   if (err instanceof StreamableHTTPError || err instanceof SseError)
     return err.code === undefined || err.code >= 500 || err.code === 408 || err.code === 429;
   if (err instanceof McpError) return err.code === ErrorCode.RequestTimeout || err.code === ErrorCode.ConnectionClosed;
+  // The authorization server's own trouble (its 5xx answers are server_error); a refused client is not retried.
+  if (err instanceof OAuthError)
+    return (
+      err instanceof ServerError || err instanceof TemporarilyUnavailableError || err instanceof TooManyRequestsError
+    );
   for (let e = err, depth = 0; e && typeof e === 'object' && depth < 6; e = (e as { cause?: unknown }).cause, depth++) {
     const { code, message } = e as { code?: unknown; message?: unknown };
     if (typeof code === 'string' && NETWORK_CODES.has(code)) return true;
@@ -43,7 +54,12 @@ export function describeServerFailure(err: unknown): string {
     const { code } = e as { code?: unknown };
     if (typeof code === 'string' && !codes.includes(code)) codes.push(code);
   }
-  const message = err instanceof Error ? err.message : String(err);
+  let message = err instanceof Error ? err.message : String(err);
+  if (err instanceof OAuthError) message = `OAuth ${err.errorCode}${message ? `: ${message}` : ''}`;
+  const { issues } = err as { issues?: { path: PropertyKey[]; message: string }[] };
+  // A document the SDK could not parse (metadata, a token answer): its zod issues, not their JSON's first line.
+  if (err instanceof Error && err.name === 'ZodError' && Array.isArray(issues))
+    message = `unexpected answer: ${issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`;
   const line = (message.split('\n')[0] ?? '').slice(0, 300);
   return codes.length ? `${line} (${codes.join(', ')})` : line;
 }

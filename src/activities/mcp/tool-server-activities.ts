@@ -12,6 +12,7 @@ import { orgSecretReader } from '../org-secrets.ts';
 import { connectToolServer, type ServerSession } from './connect.ts';
 import { elicitationHandler } from './elicitation.ts';
 import { describeServerFailure, isTransportFailure } from './failures.ts';
+import { ClientCredentialsTokens } from './oauth.ts';
 import { storeImageArtifacts } from './image-artifacts.ts';
 import { progressRelay } from './progress.ts';
 import { SessionPool } from './session-pool.ts';
@@ -53,6 +54,7 @@ class ServerConfigProblem extends Error {}
 export function createToolServerActivities(deps: ActivityDeps) {
   const readOrgSecret = orgSecretReader(deps.db, deps.config);
   const fetch = guardedFetch(deps.config.outbound.privateTargets === 'allow');
+  const oauthTokens = new ClientCredentialsTokens(fetch);
   const sessions = new SessionPool();
 
   const emit = (runId: string, data: Record<string, unknown>, key: string) =>
@@ -76,6 +78,20 @@ export function createToolServerActivities(deps: ActivityDeps) {
     return headers;
   }
 
+  /** The server's OAuth client: its secret opened here, like the headers', and its token kept on this worker only. */
+  async function authProviderOf(orgId: string, server: ToolServerRef) {
+    if (!server.oauth) return undefined;
+    const secret = await readOrgSecret(
+      orgId,
+      server.oauth.clientSecret.secret,
+      `client_secret of tool server ${server.name}`,
+    ).catch((err: unknown) => {
+      if (err instanceof ApplicationFailure) throw new ServerConfigProblem(err.message);
+      throw markInfrastructure(err);
+    });
+    return oauthTokens.provider(orgId, server.url, server.oauth, secret);
+  }
+
   /**
    * Runs `work` on a session with the server; heartbeats meanwhile, so cancellation reaches the call.
    * With a run's id, the session is the run's: kept on this worker for its next call (sessions.use);
@@ -90,9 +106,10 @@ export function createToolServerActivities(deps: ActivityDeps) {
   ): Promise<T> {
     const activity = Context.current();
     const headers = await headersOf(orgId, server);
+    const authProvider = await authProviderOf(orgId, server);
     const beat = setInterval(() => activity.heartbeat(), 1000);
     const signal = activity.cancellationSignal;
-    const connect = () => connectToolServer(server.url, { headers, fetch, signal, timeoutMs });
+    const connect = () => connectToolServer(server.url, { headers, fetch, signal, timeoutMs, authProvider });
     try {
       if (runId)
         return await sessions.use(SessionPool.key(runId, server.url, headers), connect, (s) => work(s, signal));

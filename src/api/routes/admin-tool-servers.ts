@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { WorkflowFailedError } from '@temporalio/client';
 import { z } from 'zod';
-import { missingHeaderSecrets } from '../../admin/tool-server-secrets.ts';
+import { missingServerSecrets } from '../../admin/tool-server-secrets.ts';
 import { toolServerRef } from '../../shared/run-settings.ts';
 import { OrgIdAttr } from '../../shared/search-attributes.ts';
 import { toolServerSettingsSchema } from '../../shared/tool-server-settings.ts';
@@ -75,7 +75,8 @@ export const adminToolServerRoutes = [
     responses: {
       200: { description: 'What the server offers, or why it could not be listed', schema: testResultSchema },
       400: {
-        description: 'Not a valid tool server of agent settings, or a header names a secret the org does not have',
+        description:
+          'Not a valid tool server of agent settings, or it names a secret (header, OAuth client secret) the org does not have',
         schema: errorSchema,
       },
       503: { description: 'No worker ran the test in time (try again)', schema: errorSchema },
@@ -86,10 +87,10 @@ export const adminToolServerRoutes = [
       const parsed = toolServerSettingsSchema.safeParse(body);
       if (!parsed.success) throw badRequest(formatIssues(parsed.error.issues, { root: 'body' }).join('; '));
       const server = parsed.data;
-      const missing = await missingHeaderSecrets(db, caller.orgId, server);
+      const missing = await missingServerSecrets(db, caller.orgId, server);
       if (missing.length)
         throw badRequest(
-          `the org has no secret named ${missing.join(', ')} (body.headers); set it first with PUT /api/admin/secrets/{name}`,
+          `the org has no secret named ${missing.map((m) => `${m.name} (body.${m.field})`).join(', ')}; set it first with PUT /api/admin/secrets/{name}`,
         );
       const check = await temporal.workflow
         .execute(toolServerCheckWorkflow, {

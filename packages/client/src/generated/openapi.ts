@@ -1973,6 +1973,27 @@ export interface components {
                     allowed_tools?: string[];
                     /** @description How long one tool call may take, in seconds (default 60) */
                     timeout_seconds?: number;
+                    /** @description OAuth client credentials: the worker gets and refreshes the bearer token itself */
+                    oauth?: {
+                        /**
+                         * @description The OAuth grant: client_credentials (machine to machine)
+                         * @enum {string}
+                         */
+                        grant: "client_credentials";
+                        /** @description The OAuth client id registered with the authorization server */
+                        client_id: string;
+                        /** @description The client secret from the org's secret NAME ({"secret": "NAME"}), read by the worker at call time */
+                        client_secret: {
+                            /** @description The name of one of the org's secrets (PUT /api/admin/secrets/{name}) */
+                            secret: string;
+                        };
+                        scope?: string;
+                        /**
+                         * Format: uri
+                         * @description The authorization server (issuer URL) the client secret may be sent to; when left out, the one the server advertises
+                         */
+                        issuer?: string;
+                    };
                 }[];
             };
             /** @description Emails of the users given explicit access; owners and admins only */
@@ -2041,6 +2062,27 @@ export interface components {
                             allowed_tools?: string[];
                             /** @description How long one tool call may take, in seconds (default 60) */
                             timeout_seconds?: number;
+                            /** @description OAuth client credentials: the worker gets and refreshes the bearer token itself */
+                            oauth?: {
+                                /**
+                                 * @description The OAuth grant: client_credentials (machine to machine)
+                                 * @enum {string}
+                                 */
+                                grant: "client_credentials";
+                                /** @description The OAuth client id registered with the authorization server */
+                                client_id: string;
+                                /** @description The client secret from the org's secret NAME ({"secret": "NAME"}), read by the worker at call time */
+                                client_secret: {
+                                    /** @description The name of one of the org's secrets (PUT /api/admin/secrets/{name}) */
+                                    secret: string;
+                                };
+                                scope?: string;
+                                /**
+                                 * Format: uri
+                                 * @description The authorization server (issuer URL) the client secret may be sent to; when left out, the one the server advertises
+                                 */
+                                issuer?: string;
+                            };
                         }[];
                     };
                     access?: string[];
@@ -2248,6 +2290,27 @@ export interface components {
                         allowed_tools?: string[];
                         /** @description How long one tool call may take, in seconds (default 60) */
                         timeout_seconds?: number;
+                        /** @description OAuth client credentials: the worker gets and refreshes the bearer token itself */
+                        oauth?: {
+                            /**
+                             * @description The OAuth grant: client_credentials (machine to machine)
+                             * @enum {string}
+                             */
+                            grant: "client_credentials";
+                            /** @description The OAuth client id registered with the authorization server */
+                            client_id: string;
+                            /** @description The client secret from the org's secret NAME ({"secret": "NAME"}), read by the worker at call time */
+                            client_secret: {
+                                /** @description The name of one of the org's secrets (PUT /api/admin/secrets/{name}) */
+                                secret: string;
+                            };
+                            scope?: string;
+                            /**
+                             * Format: uri
+                             * @description The authorization server (issuer URL) the client secret may be sent to; when left out, the one the server advertises
+                             */
+                            issuer?: string;
+                        };
                     }[];
                 };
                 access?: string[];
@@ -7203,7 +7266,7 @@ export interface operations {
                     "application/json": components["schemas"]["ToolServerTestResult"];
                 };
             };
-            /** @description Not a valid tool server of agent settings, or a header names a secret the org does not have; or the body is not valid JSON, or not a JSON object */
+            /** @description Not a valid tool server of agent settings, or it names a secret (header, OAuth client secret) the org does not have; or the body is not valid JSON, or not a JSON object */
             400: {
                 headers: {
                     [name: string]: unknown;
