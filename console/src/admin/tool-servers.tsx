@@ -19,6 +19,8 @@ export interface ServerRow {
   /** Comma-separated; empty: every tool of the server. */
   allowedTools: string;
   timeout: string;
+  /** OAuth client credentials, kept as `admin apply` set them (this form does not edit them yet). */
+  oauth?: ToolServer['oauth'];
 }
 
 export function fromServer(s: ToolServer): ServerRow {
@@ -30,6 +32,7 @@ export function fromServer(s: ToolServer): ServerRow {
     ),
     allowedTools: s.allowed_tools?.join(', ') ?? '',
     timeout: s.timeout_seconds?.toString() ?? '',
+    ...(s.oauth ? { oauth: s.oauth } : {}),
   };
 }
 
@@ -49,6 +52,7 @@ export function toServer(r: ServerRow): ToolServer {
     ...(Object.keys(headers).length ? { headers } : {}),
     ...(allowed.length ? { allowed_tools: allowed } : {}),
     ...(r.timeout ? { timeout_seconds: Number(r.timeout) } : {}),
+    ...(r.oauth ? { oauth: r.oauth } : {}),
   };
 }
 
@@ -196,6 +200,12 @@ function ServerEditor(props: {
           </button>
         </div>
       ))}
+      {row.oauth && (
+        <p class="note">
+          OAuth client credentials: client {row.oauth.client_id}, secret {row.oauth.client_secret.secret}
+          {row.oauth.scope ? `, scope ${row.oauth.scope}` : ''} (set with admin apply; kept when saved here).
+        </p>
+      )}
       {secretNames.length === 0 && <p class="note">No org secrets yet: set them in Admin → Secrets.</p>}
       <div class="buttons">
         <button
