@@ -106,6 +106,17 @@ describe('webhook flows', () => {
       flow_name: 'orders',
       external_id: 'evt_1',
     });
+    // The runs list finds both runs by the flow's name, and not among the API's.
+    const runs = async (source: string) =>
+      (
+        (await (await call('GET', `/api/runs?source=${source}`, { token: owner.token })).json()) as {
+          runs: { run_id: string; source: { kind: string; flow_name: string | null } }[];
+        }
+      ).runs;
+    const byFlow = await runs('orders');
+    expect(byFlow.map((r) => r.run_id)).toEqual([next.run_id, first.run_id]);
+    expect(byFlow[0]!.source).toMatchObject({ kind: 'flow', flow_name: 'orders' });
+    expect((await runs('api')).map((r) => r.run_id)).not.toContain(first.run_id);
     // The Temporal UI shows it on each run's workflow page.
     for (const [runId, event] of [
       [first.run_id, 'evt_1'],
