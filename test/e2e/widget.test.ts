@@ -176,6 +176,16 @@ describe('widget runs', () => {
     const list = (await messages.json()) as { messages: { role: string; content: string }[] };
     expect(list.messages.map((m) => m.role)).toEqual(['user', 'assistant']);
     expect(list.messages[0]!.content).toBe('Hello from the widget');
+
+    // An admin finds the visitor's run on the runs list by its source; a visitor token may not list runs.
+    const runs = (await (
+      await call('GET', '/api/runs?source=widget', { token: await exchange(tenant.ownerKey) })
+    ).json()) as { runs: { task_id: string; source: { kind: string }; user: { visitor: boolean } }[] };
+    expect(runs.runs.find((r) => r.task_id === taskId)).toMatchObject({
+      source: { kind: 'widget' },
+      user: { visitor: true },
+    });
+    expect((await call('GET', '/api/runs', { token: session.visitor_token })).status).toBe(403);
   });
 
   it('resumes a task stream after Last-Event-ID', async () => {
