@@ -80,6 +80,7 @@ describe('MCP tool servers', () => {
           allowed_tools: [
             'echo',
             'get-sum',
+            'get-resource-reference',
             'get-structured-content',
             'get-tiny-image',
             'trigger-long-running-operation',
@@ -131,9 +132,10 @@ describe('MCP tool servers', () => {
         {
           status: 'tool_server_ready',
           server: 'everything',
-          tool_count: 5,
+          tool_count: 6,
           tools: [
             'everything__echo',
+            'everything__get-resource-reference',
             'everything__get-structured-content',
             'everything__get-sum',
             'everything__get-tiny-image',
@@ -333,7 +335,7 @@ describe('MCP tool servers', () => {
     expect(progress.every((p) => p.i < resultAt)).toBe(true);
   });
 
-  it("stores a tool's images as image artifacts of the run and gives the model their ids", async () => {
+  it("stores a tool's images and embedded resources as artifacts of the run and gives the model their ids", async () => {
     const { taskId, runId } = await startBackgroundRun(member, directives(['everything__get-tiny-image', {}]));
     const frames = await readTaskStream(member, taskId);
     expect(expectOneTerminal(frames).type).toBe('RUN_FINISHED');
@@ -358,6 +360,24 @@ describe('MCP tool servers', () => {
     const stored = await testDb().artifact.findUniqueOrThrow({ where: { id: artifactId } });
     expect(stored).toMatchObject({ runId, taskId, kind: 'image', status: 'completed' });
     expect((stored.content as { mime_type: string }).mime_type).toBe('image/png');
+
+    // An embedded text resource becomes a document artifact; the model gets its text (clipped) and the id.
+    const resource = await startBackgroundRun(
+      member,
+      directives(['everything__get-resource-reference', { resourceType: 'Text', resourceId: 2 }]),
+    );
+    const resourceFrames = await readTaskStream(member, resource.taskId);
+    const [described] = results(resourceFrames) as { attachments: Record<string, unknown>[] }[];
+    const block = described!.attachments.find((a) => a.type === 'resource')!;
+    expect(block).toMatchObject({
+      uri: expect.stringContaining('/2'),
+      mime_type: 'text/plain',
+      text: expect.stringContaining('Resource 2'),
+      artifact_id: expect.stringMatching(/^art_/),
+    });
+    const document = await testDb().artifact.findUniqueOrThrow({ where: { id: block.artifact_id as string } });
+    expect(document).toMatchObject({ runId: resource.runId, kind: 'document', status: 'completed' });
+    expect(document.content).toEqual({ format: 'text', body: block.text });
   });
 
   it('gates an approval-required MCP tool, sensitive through server__*, and runs it once approved', async () => {
