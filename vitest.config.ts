@@ -15,6 +15,7 @@ const EXCLUSIVE = [
   'test/sandbox-state.test.ts',
   'test/e2e/outage.test.ts',
   'test/e2e/retries.test.ts',
+  'test/e2e/mcp-crash.test.ts',
   'test/e2e/listen-reconnect.test.ts',
   'test/e2e/drain.test.ts',
   'test/e2e/scale-out.test.ts',

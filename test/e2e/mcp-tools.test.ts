@@ -1,18 +1,16 @@
 import type { ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import pino from 'pino';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolServerActivities } from '../../src/activities/mcp/tool-server-activities.ts';
 import { loadConfig } from '../../src/config.ts';
-import { startApiProcess } from '../support/api-process.ts';
-import { startWorkerProcess } from '../support/worker-process.ts';
 import { call, exchange, type SseFrame } from '../support/http.ts';
 import { eventually } from '../support/eventually.ts';
 import { freeListenPort } from '../support/ports.ts';
+import { directives, results, retries } from '../support/mcp-runs.ts';
 import { historyText, startEverythingServer, startRecordingProxy } from '../support/mcp-servers.ts';
 import { terminate } from '../support/processes.ts';
 import {
@@ -27,28 +25,11 @@ import {
 } from '../support/runs.ts';
 import { createTenant, testDb, type Tenant } from '../support/tenant.ts';
 
-const directives = (...calls: [string, unknown][]) => ({
-  messages: [
-    { role: 'user', content: calls.map(([tool, args]) => `/tool ${tool} ${JSON.stringify(args)}`).join('\n') },
-  ],
-});
-
-/** The attempts of tool calls that were retried. */
-const retries = (frames: SseFrame[]) =>
-  frames
-    .filter((f) => f.data.type === 'CUSTOM' && f.data.name === 'SYSTEM_STATUS')
-    .map((f) => f.data.data as Record<string, unknown>)
-    .filter((d) => d.status === 'retrying' && d.operation === 'tool_call')
-    .map((d) => d.attempt);
-
 const statuses = (frames: SseFrame[]) =>
   frames
     .filter((f) => f.data.type === 'CUSTOM' && f.data.name === 'SYSTEM_STATUS')
     .map((f) => f.data.data as Record<string, unknown>)
     .filter((d) => String(d.status).startsWith('tool_server_'));
-
-const results = (frames: SseFrame[]) =>
-  frames.filter((f) => f.data.type === 'TOOL_CALL_RESULT').map((f) => JSON.parse(f.data.content as string) as unknown);
 
 describe('MCP tool servers', () => {
   const secretValue = `mcp-secret-${Math.random().toString(36).slice(2)}`;
@@ -408,43 +389,6 @@ describe('MCP tool servers', () => {
     ]);
     await expectReplays(runId, 'mcp-tool-approved');
   });
-
-  it('runs a call again, at least once, when its worker dies mid-call, and the run completes', async () => {
-    const queue = `mcp-crash-${randomBytes(3).toString('hex')}`;
-    const workerEnv = { SECRETS_KEY: inject('secretsKey'), OUTBOUND_PRIVATE_TARGETS: 'allow' };
-    const api = await startApiProcess({ TEMPORAL_TASK_QUEUE: queue });
-    let worker = await startWorkerProcess(queue, workerEnv);
-    try {
-      const res = await fetch(`${api.url}/api/run`, {
-        method: 'POST',
-        headers: {
-          Authorization: `Bearer ${member.token}`,
-          'X-Agent-Id': member.agentId,
-          'Content-Type': 'application/json',
-        },
-        body: JSON.stringify({
-          ...directives(['everything__trigger-long-running-operation', { duration: 3, steps: 3 }]),
-          stream: false,
-        }),
-      });
-      expect(res.status).toBe(202);
-      const { task_id: taskId } = (await res.json()) as { task_id: string };
-      const calls = () => recorder.methods.filter((m) => m === 'tools/call').length;
-      const before = calls();
-      await eventually('the call to reach the server', () => expect(calls()).toBe(before + 1));
-      await worker.crash();
-      worker = await startWorkerProcess(queue, workerEnv);
-
-      const frames = await readTaskStream(member, taskId);
-      expect(expectOneTerminal(frames).type).toBe('RUN_FINISHED');
-      expect(results(frames)).toEqual([{ text: 'Long running operation completed. Duration: 3 seconds, Steps: 3.' }]);
-      expect(retries(frames)).toEqual([2]);
-      expect(calls()).toBe(before + 2); // the server saw the call twice: at least once, not exactly once
-    } finally {
-      await worker.stop();
-      await api.close();
-    }
-  }, 120_000);
 
   it("asks the run's user when a server elicits during a call: answered through the input endpoint, declined when no answer comes in time", async () => {
     // The owner's other agent gets the everything server's elicitation tool twice: with time to answer, and with 3 s.

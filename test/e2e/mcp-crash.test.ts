@@ -1,0 +1,81 @@
+import type { ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startApiProcess } from '../support/api-process.ts';
+import { eventually } from '../support/eventually.ts';
+import { call, exchange } from '../support/http.ts';
+import { directives, results, retries } from '../support/mcp-runs.ts';
+import { startEverythingServer, startRecordingProxy } from '../support/mcp-servers.ts';
+import { terminate } from '../support/processes.ts';
+import { expectOneTerminal, readTaskStream, type Caller } from '../support/runs.ts';
+import { createTenant } from '../support/tenant.ts';
+import { startWorkerProcess } from '../support/worker-process.ts';
+
+/**
+ * A tool-server call whose worker is killed mid-call, on a private api + worker pair: the call is
+ * run again (at least once) once its heartbeats stop, and the run completes. It waits on the
+ * heartbeat timeout, so it runs in the exclusive tier.
+ */
+describe('an MCP tool call whose worker dies mid-call', () => {
+  let server: { url: string; child: ChildProcess };
+  let recorder: Awaited<ReturnType<typeof startRecordingProxy>>;
+  let member: Caller;
+
+  beforeAll(async () => {
+    server = await startEverythingServer('streamableHttp');
+    recorder = await startRecordingProxy(server.url);
+    const tenant = await createTenant({ model: 'instant' });
+    const ownerToken = await exchange(tenant.keys.owner);
+    member = { token: await exchange(tenant.keys.member), agentId: tenant.agentId };
+    const settings = {
+      model: 'instant',
+      tool_servers: [{ name: 'everything', url: recorder.url, allowed_tools: ['trigger-long-running-operation'] }],
+    };
+    const applied = await call('POST', '/api/admin/apply', {
+      token: ownerToken,
+      body: { agents: [{ name: 'agent', settings }] },
+    });
+    expect(applied.status, await applied.clone().text()).toBe(200);
+  });
+
+  afterAll(async () => {
+    recorder?.server.close();
+    if (server) await terminate(server.child);
+  });
+
+  it('runs the call again, at least once, and the run completes', async () => {
+    const queue = `mcp-crash-${randomBytes(3).toString('hex')}`;
+    const workerEnv = { OUTBOUND_PRIVATE_TARGETS: 'allow' };
+    const api = await startApiProcess({ TEMPORAL_TASK_QUEUE: queue });
+    let worker = await startWorkerProcess(queue, workerEnv);
+    try {
+      const res = await fetch(`${api.url}/api/run`, {
+        method: 'POST',
+        headers: {
+          Authorization: `Bearer ${member.token}`,
+          'X-Agent-Id': member.agentId,
+          'Content-Type': 'application/json',
+        },
+        body: JSON.stringify({
+          ...directives(['everything__trigger-long-running-operation', { duration: 3, steps: 3 }]),
+          stream: false,
+        }),
+      });
+      expect(res.status).toBe(202);
+      const { task_id: taskId } = (await res.json()) as { task_id: string };
+      const calls = () => recorder.methods.filter((m) => m === 'tools/call').length;
+      await eventually('the call to reach the server', () => expect(calls()).toBe(1));
+      await worker.crash();
+      worker = await startWorkerProcess(queue, workerEnv);
+
+      const frames = await readTaskStream(member, taskId);
+      expect(expectOneTerminal(frames).type).toBe('RUN_FINISHED');
+      expect(results(frames)).toEqual([{ text: 'Long running operation completed. Duration: 3 seconds, Steps: 3.' }]);
+      expect(retries(frames)).toEqual([2]);
+      expect(calls()).toBe(2); // the server saw the call twice: at least once, not exactly once
+    } finally {
+      await worker.stop();
+      await api.close();
+    }
+  }, 120_000);
+});
