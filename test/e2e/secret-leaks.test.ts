@@ -209,6 +209,21 @@ describe('org secrets never leak', () => {
       const applied = await apply('agent', settings);
       expect(applied.status, await applied.clone().text()).toBe(200);
 
+      // The connection test takes the same settings (its worker gets the token the runs then reuse).
+      const check = (body: unknown) =>
+        fetch(`${api.url}/api/admin/tool-servers/test`, {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${owner}`, 'Content-Type': 'application/json' },
+          body: JSON.stringify(body),
+        });
+      const missing = await check(server);
+      expect(missing.status).toBe(400);
+      expect(await missing.text()).toMatch(/no secret named NO_SUCH \(body\.oauth\.client_secret\)/);
+      const checked = await check(settings.tool_servers[0]);
+      const checkedText = await checked.text();
+      expect(checked.status, checkedText).toBe(200);
+      expect(JSON.parse(checkedText)).toMatchObject({ ok: true, tools: [{ name: 'secured__whoami' }] });
+
       const member = await exchange(tenant.keys.member);
       const headers = { Authorization: `Bearer ${member}`, 'X-Agent-Id': tenant.agentId };
       const runOnce = async () => {
@@ -231,7 +246,7 @@ describe('org secrets never leak', () => {
       const first = await runOnce();
       const second = await runOnce();
 
-      // Discovered from the server's 401, one token for both runs (kept on the worker), the secret sent to the token endpoint only.
+      // Discovered from the server's 401, one token for the test and both runs (kept on the worker), the secret sent to the token endpoint only.
       expect(secured.tokenRequests).toHaveLength(1);
       expect(secured.tokenRequests[0]!.authorization).toBe(
         `Basic ${Buffer.from(`agent-run:${secretValue}`).toString('base64')}`,
@@ -244,6 +259,7 @@ describe('org secrets never leak', () => {
       ).toBe(true);
 
       const answers = [
+        checkedText,
         JSON.stringify([first.frames, second.frames]),
         await get('/api/agents', owner),
         await get('/api/admin/org', owner),

@@ -31,6 +31,16 @@ const testToolServerSchema = z
       ),
     allowed_tools: z.array(z.string().max(128)).max(200).optional().describe("The server's own tool names to offer"),
     timeout_seconds: z.number().int().min(1).max(900).optional().describe('Per tool call (not used by the test)'),
+    oauth: z
+      .strictObject({
+        grant: z.literal('client_credentials'),
+        client_id: z.string().min(1).max(500),
+        client_secret: z.strictObject({ secret: z.string() }).describe('{"secret": "NAME"}: the org secret NAME'),
+        scope: z.string().max(1000).optional(),
+        issuer: z.string().max(2000).optional().describe('The only authorization server the client secret may go to'),
+      })
+      .optional()
+      .describe('OAuth client credentials: the worker gets the token as a run would (docs/tools.md)'),
   })
   .meta({ id: 'ToolServerTestRequest' });
 

@@ -2425,6 +2425,19 @@ export interface components {
             allowed_tools?: string[];
             /** @description Per tool call (not used by the test) */
             timeout_seconds?: number;
+            /** @description OAuth client credentials: the worker gets the token as a run would (docs/tools.md) */
+            oauth?: {
+                /** @enum {string} */
+                grant: "client_credentials";
+                client_id: string;
+                /** @description {"secret": "NAME"}: the org secret NAME */
+                client_secret: {
+                    secret: string;
+                };
+                scope?: string;
+                /** @description The only authorization server the client secret may go to */
+                issuer?: string;
+            };
         };
     };
     responses: never;
