@@ -3,6 +3,8 @@ import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/proto
 import {
   CallToolRequestSchema,
   ElicitResultSchema,
+  ErrorCode,
+  McpError,
   type CallToolResult,
   type CreateTaskResult,
   ListToolsRequestSchema,
@@ -108,7 +110,8 @@ export function serveAgentTools(server: McpServer, deps: ApiDeps, session: Sessi
   server.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const caller = callerOf(extra);
     const tool = (await agentTools(deps, caller)).find((t) => t.name === request.params.name);
-    if (!tool) return errorResult(`Unknown tool ${request.params.name}`);
+    // A protocol error, as the 2025-11-25 spec lists unknown tools (an isError result is the tool's own failure).
+    if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
     const args = argumentsSchema.safeParse(request.params.arguments ?? {});
     if (!args.success) return errorResult(`Invalid arguments: ${z.prettifyError(args.error)}`);
     if (request.params.task) return createTask(deps, session, caller, tool.agent.id, args.data, extra);

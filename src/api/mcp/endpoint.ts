@@ -30,6 +30,7 @@ const IDLE_MS = 60 * 60 * 1000;
 const MAX_SESSIONS = 10_000;
 /** How often a session's last use is written (and its row checked: a session deleted elsewhere ends here too). */
 const TOUCH_MS = 60_000;
+const SSE_RETRY_MS = 1000;
 const SERVER_INFO = { name: 'agent-run-service', version: '0.1.0' };
 
 interface Session {
@@ -200,6 +201,8 @@ class McpSessions {
       transport: new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: () => id,
         eventStore: new RunLogEventIds(),
+        // The SSE retry field of priming events: a client whose stream ends reconnects after this long.
+        retryInterval: SSE_RETRY_MS,
         onsessioninitialized: async (sid) => {
           await onInitialized(sid);
           this.sessions.set(sid, session);
