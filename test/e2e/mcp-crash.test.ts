@@ -7,29 +7,39 @@ import { call, exchange } from '../support/http.ts';
 import { directives, results, retries } from '../support/mcp-runs.ts';
 import { startEverythingServer, startRecordingProxy } from '../support/mcp-servers.ts';
 import { terminate } from '../support/processes.ts';
-import { expectOneTerminal, readTaskStream, type Caller } from '../support/runs.ts';
+import { expectOneTerminal, readTaskStream, startBackgroundRun, type Caller } from '../support/runs.ts';
 import { createTenant } from '../support/tenant.ts';
 import { startWorkerProcess } from '../support/worker-process.ts';
 
 /**
- * A tool-server call whose worker is killed mid-call, on a private api + worker pair: the call is
- * run again (at least once) once its heartbeats stop, and the run completes. It waits on the
- * heartbeat timeout, so it runs in the exclusive tier.
+ * Tool-server calls across crashes. A call whose worker is killed mid-call (on a private api + worker
+ * pair) is run again, at least once, once its heartbeats stop, and the run completes: it waits on the
+ * heartbeat timeout, so this file runs in the exclusive tier. A call whose server is killed mid-call
+ * is retried, then ends in an error the model reads.
  */
-describe('an MCP tool call whose worker dies mid-call', () => {
+describe('MCP tool calls when a process dies mid-call', () => {
   let server: { url: string; child: ChildProcess };
+  let fragile: { url: string; child: ChildProcess };
   let recorder: Awaited<ReturnType<typeof startRecordingProxy>>;
+  let fragileRecorder: Awaited<ReturnType<typeof startRecordingProxy>>;
   let member: Caller;
 
   beforeAll(async () => {
-    server = await startEverythingServer('streamableHttp');
+    [server, fragile] = await Promise.all([
+      startEverythingServer('streamableHttp'),
+      startEverythingServer('streamableHttp'),
+    ]);
     recorder = await startRecordingProxy(server.url);
+    fragileRecorder = await startRecordingProxy(fragile.url);
     const tenant = await createTenant({ model: 'instant' });
     const ownerToken = await exchange(tenant.keys.owner);
     member = { token: await exchange(tenant.keys.member), agentId: tenant.agentId };
     const settings = {
       model: 'instant',
-      tool_servers: [{ name: 'everything', url: recorder.url, allowed_tools: ['trigger-long-running-operation'] }],
+      tool_servers: [
+        { name: 'everything', url: recorder.url, allowed_tools: ['trigger-long-running-operation'] },
+        { name: 'fragile', url: fragileRecorder.url, allowed_tools: ['trigger-long-running-operation'] },
+      ],
     };
     const applied = await call('POST', '/api/admin/apply', {
       token: ownerToken,
@@ -40,10 +50,32 @@ describe('an MCP tool call whose worker dies mid-call', () => {
 
   afterAll(async () => {
     recorder?.server.close();
+    fragileRecorder?.server.close();
     if (server) await terminate(server.child);
+    if (fragile) await terminate(fragile.child);
   });
 
-  it('runs the call again, at least once, and the run completes', async () => {
+  it('the server killed: the call is retried, then the model reads a clear error and the run completes', async () => {
+    const { taskId } = await startBackgroundRun(
+      member,
+      directives(['fragile__trigger-long-running-operation', { duration: 30, steps: 30 }]),
+    );
+    await eventually('the call to reach the server', () => expect(fragileRecorder.methods).toContain('tools/call'));
+    fragile.child.kill('SIGKILL');
+    const frames = await readTaskStream(member, taskId);
+    expect(expectOneTerminal(frames).type).toBe('RUN_FINISHED');
+    expect(results(frames)).toEqual([
+      {
+        error: {
+          code: 'TOOL_SERVER_UNAVAILABLE',
+          message: expect.stringMatching(/^tool server fragile could not be reached \(attempt 3 of 3\)/),
+        },
+      },
+    ]);
+    expect(retries(frames)).toEqual([2, 3]);
+  });
+
+  it('the worker killed: the call runs again, at least once, and the run completes', async () => {
     const queue = `mcp-crash-${randomBytes(3).toString('hex')}`;
     const workerEnv = { OUTBOUND_PRIVATE_TARGETS: 'allow' };
     const api = await startApiProcess({ TEMPORAL_TASK_QUEUE: queue });

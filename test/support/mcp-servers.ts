@@ -55,6 +55,8 @@ export async function startRecordingProxy(target: string) {
         (answer) => {
           res.writeHead(answer.statusCode ?? 502, answer.headers);
           answer.pipe(res);
+          // A server that dies mid-answer resets the worker's connection too, as it would without the proxy.
+          answer.once('close', () => answer.complete || res.destroy());
         },
       );
       upstream.once('error', () => res.destroy());

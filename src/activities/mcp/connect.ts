@@ -40,9 +40,19 @@ export interface ConnectOptions {
   authProvider?: OAuthClientProvider;
 }
 
+/**
+ * The transport's reports of an answer stream lost on the network (the server died or the connection
+ * was cut), or not resumed. The SDK leaves the call waiting for its timeout then; we close the session,
+ * so the call fails at once as ConnectionClosed, a transport failure that the activity retries.
+ */
+const STREAM_LOST = /^(SSE stream disconnected|Maximum reconnection attempts)/;
+
 /** One client per session; its elicitation requests go to whoever `answerer()` names at the time. */
 function newClient(opts: ConnectOptions, answerer: () => ElicitHandler | undefined): Client {
   const client = new Client(CLIENT_INFO, { capabilities: { elicitation: { form: { applyDefaults: true } } } });
+  client.onerror = (err) => {
+    if (STREAM_LOST.test(err.message)) void client.close().catch(() => {});
+  };
   client.setRequestHandler(ElicitRequestSchema, (request, extra) => {
     const elicit = answerer() ?? opts.elicit;
     return elicit ? elicit(request.params, extra.signal) : Promise.resolve({ action: 'decline' } as ElicitResult);
