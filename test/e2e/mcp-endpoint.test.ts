@@ -90,6 +90,57 @@ describe('/mcp (agents as MCP tools)', () => {
     expect(await testDb().run.count({ where: { taskId: info.task_id as string } })).toBe(2);
   });
 
+  it('offers a run’s status, its event history and a task’s messages as resources, to whoever may see them', async () => {
+    const client = await connect();
+    const { resourceTemplates } = await client.listResourceTemplates();
+    expect(resourceTemplates.map((t) => t.uriTemplate).sort()).toEqual([
+      'agent-run://runs/{run_id}',
+      'agent-run://runs/{run_id}/events{?after}',
+      'agent-run://tasks/{task_id}/messages',
+    ]);
+    const info = structured(await client.callTool({ name: 'agent', arguments: { message: 'Hello resources' } }));
+    const json = async (uri: string, reader = client) => {
+      const { contents } = await reader.readResource({ uri });
+      expect(contents[0]).toMatchObject({ uri, mimeType: 'application/json' });
+      return JSON.parse((contents[0] as { text: string }).text) as Record<string, unknown>;
+    };
+
+    const run = await testDb().run.findUniqueOrThrow({ where: { id: info.run_id as string } });
+    expect(await json(`agent-run://runs/${run.id}`)).toMatchObject({
+      id: run.id,
+      task_id: info.task_id,
+      status: 'completed',
+      event_count: run.lastEventSeq,
+      input_request: null,
+    });
+    const first = await json(`agent-run://runs/${run.id}/events?after=0`);
+    const events = first.events as { event_type: string }[];
+    expect(events.length).toBe(Math.min(run.lastEventSeq, 100));
+    expect(events[0]!.event_type).toBe('RUN_STARTED');
+    if (run.lastEventSeq <= 100) expect(first.next_after).toBeNull();
+    const tail = await json(`agent-run://runs/${run.id}/events?after=${run.lastEventSeq - 1}`);
+    expect(tail).toMatchObject({ count: 1, next_after: null });
+    const { messages } = await json(`agent-run://tasks/${info.task_id as string}/messages`);
+    expect((messages as { role: string; content: string }[]).map((m) => m.role)).toEqual(['user', 'assistant']);
+
+    // Another member (the owner's run: same agent, someone else's task) and a member without the agent's grant see nothing.
+    const ownerRun = structured(
+      await (await connect(tenant.keys.owner)).callTool({ name: 'agent', arguments: { message: 'Mine' } }),
+    );
+    for (const uri of [
+      `agent-run://runs/${ownerRun.run_id as string}`,
+      `agent-run://runs/${ownerRun.run_id as string}/events?after=0`,
+      `agent-run://tasks/${ownerRun.task_id as string}/messages`,
+    ]) {
+      await expect(client.readResource({ uri })).rejects.toMatchObject({ code: -32002 });
+    }
+    const outsider = await connect(tenant.keys.outsider);
+    await expect(outsider.readResource({ uri: `agent-run://runs/${run.id}` })).rejects.toMatchObject({ code: -32002 });
+    await expect(
+      outsider.readResource({ uri: `agent-run://tasks/${info.task_id as string}/messages` }),
+    ).rejects.toMatchObject({ code: -32002 });
+  });
+
   it('asks the run’s question through elicitation and the run continues with the answer', async () => {
     const client = await connect(token, { elicitation: true });
     const asked: unknown[] = [];

@@ -14,6 +14,7 @@ import {
 import type { Caller } from '../../auth/caller.ts';
 import type { ApiDeps } from '../deps.ts';
 import { serveAgentTools } from './agent-tools.ts';
+import { serveReadResources } from './resources.ts';
 import {
   dnsRebindingGuard,
   MCP_PATH,
@@ -230,8 +231,12 @@ class McpSessions {
       },
       taskStore: tasks,
       defaultTaskPollInterval: TASK_POLL_MS,
-      instructions: 'Each tool is an agent: call it with a message; continue with task_id.',
+      instructions:
+        'Each tool is an agent: call it with a message; continue with task_id. ' +
+        'Read a run (agent-run://runs/{run_id}), its events (agent-run://runs/{run_id}/events?after=0) ' +
+        'and a task’s messages (agent-run://tasks/{task_id}/messages) as resources.',
     });
+    serveReadResources(server, this.deps);
     serveAgentTools(server, this.deps, {
       id: () => session.transport.sessionId,
       closing: () => session.closing,

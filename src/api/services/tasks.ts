@@ -27,7 +27,7 @@ export function toRunSummary(run: Run) {
   };
 }
 
-function toRunProgress(run: Run) {
+export function toRunProgress(run: Run) {
   return {
     ...toRunSummary(run),
     updated_at: iso(run.updatedAt),
