@@ -77,6 +77,20 @@ afterAll(async () => {
   rmSync(output, { recursive: true, force: true });
 });
 
+/** Two suite processes at a time: the CI machine has two cores, shared with the other test files. */
+let running = 0;
+const waiting: (() => void)[] = [];
+async function limited<T>(fn: () => Promise<T>): Promise<T> {
+  if (running >= 2) await new Promise<void>((resolve) => waiting.push(resolve));
+  running++;
+  try {
+    return await fn();
+  } finally {
+    running--;
+    waiting.shift()?.();
+  }
+}
+
 function runScenario(scenario: string): Promise<{ code: number | null; log: string; checks: Check[] }> {
   const suite = path.join(projectRoot, 'node_modules/@modelcontextprotocol/conformance/dist/index.js');
   const dir = path.join(output, scenario);
@@ -106,7 +120,7 @@ function runScenario(scenario: string): Promise<{ code: number | null; log: stri
 
 describe('the MCP conformance suite, server scenarios, against /mcp', () => {
   it.concurrent.each(SCENARIOS)('%s', async (scenario) => {
-    const { code, log, checks } = await runScenario(scenario);
+    const { code, log, checks } = await limited(() => runScenario(scenario));
     expect(code, log).toBe(0);
     expect(checks.filter((c) => c.status === 'FAILURE')).toEqual([]);
     const warnings = checks.filter((c) => c.status === 'WARNING').map((c) => c.id);
