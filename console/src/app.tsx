@@ -1,9 +1,10 @@
-/** The console's shell: sign-in, then the screens by URL hash (#/chat, #/approvals, #/inspect/<run_id>, #/admin/<screen>). */
+/** The console's shell: sign-in, then the screens by URL hash (#/chat, #/runs, #/approvals, #/inspect/<run_id>, #/admin/<screen>). */
 import { useEffect, useState } from 'preact/hooks';
 import { AdminView } from './admin/admin-view.tsx';
 import { ApprovalsView } from './approvals.tsx';
 import { ChatView } from './chat/chat-view.tsx';
 import { InspectorView } from './inspector.tsx';
+import { RunsView } from './runs.tsx';
 import { errorText, isAdmin, mayHaveSession, restoreSession, signOut, type Session } from './session.ts';
 import { SignIn } from './sign-in.tsx';
 
@@ -54,6 +55,9 @@ export function App() {
           <a href="#/chat" aria-current={screen === 'chat' ? 'page' : undefined}>
             Chat
           </a>
+          <a href="#/runs" aria-current={screen === 'runs' ? 'page' : undefined}>
+            Runs
+          </a>
           {!guest && (
             <a href="#/approvals" aria-current={screen === 'approvals' ? 'page' : undefined}>
               Approvals
@@ -84,6 +88,8 @@ export function App() {
       </header>
       {screen === 'admin' && admin ? (
         <AdminView session={session} screen={arg} />
+      ) : screen === 'runs' ? (
+        <RunsView session={session} />
       ) : screen === 'approvals' && !guest ? (
         <ApprovalsView session={session} />
       ) : screen === 'inspect' ? (
