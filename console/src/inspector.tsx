@@ -1,20 +1,23 @@
 /**
  * The run inspector: a run's stored events, a page at a time, each with a readable line (tool calls,
  * built-in or a tool server's, and tool-server status), and a link to its workflow in the Temporal Web UI.
+ * A run is opened by its id alone: its agent (which the events route acts through) comes from GET /api/runs?run_id.
  */
-import type { RunEventRecord } from '@agent-run/client';
+import type { RunEventRecord, RunListItem } from '@agent-run/client';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { consoleConfig } from './config.ts';
 import { eventSummary, type EventLike } from './event-summary.ts';
-import { errorText, savedAgentId, type Session } from './session.ts';
+import { runStatusLabel } from './run-status.ts';
+import { errorText, type Session } from './session.ts';
 
 const PAGE = 50;
 
 export function InspectorView({ session, runId: initialRun }: { session: Session; runId: string }) {
-  const [agentId, setAgentId] = useState(savedAgentId());
   const [runId, setRunId] = useState(initialRun);
-  const [shown, setShown] = useState({ runId: initialRun, agentId });
+  const [run, setRun] = useState<RunListItem>();
   const [records, setRecords] = useState<RunEventRecord[]>([]);
+  /** Whether the first page has been read: until then "Events (0)" would be a lie. */
+  const [loaded, setLoaded] = useState(false);
   const [more, setMore] = useState(false);
   const [error, setError] = useState<string>();
   const [temporalUrl, setTemporalUrl] = useState<string>();
@@ -32,6 +35,7 @@ export function InspectorView({ session, runId: initialRun }: { session: Session
       }
       setMore(page.length === PAGE);
       setRecords((r) => [...r, ...page]);
+      setLoaded(true);
     } catch (err) {
       setError(errorText(err));
     }
@@ -39,17 +43,28 @@ export function InspectorView({ session, runId: initialRun }: { session: Session
 
   useEffect(() => {
     setRecords([]);
+    setRun(undefined);
+    setLoaded(false);
     setError(undefined);
-    if (!shown.runId || !shown.agentId) return;
+    setTemporalUrl(undefined);
+    if (!initialRun) return;
     const abort = new AbortController();
-    pages.current = session
-      .forAgent(shown.agentId)
-      .runs.events(shown.runId, { limit: PAGE, follow: false, signal: abort.signal })
-      [Symbol.asyncIterator]();
-    void loadPage();
-    void consoleConfig().then((c) => setTemporalUrl(`${c.temporal_workflows_url}/${encodeURIComponent(shown.runId)}`));
+    const open = async () => {
+      const found = await session.client.runs.list({ run_id: initialRun, limit: 1, signal: abort.signal });
+      const item = found.runs[0];
+      if (!item) throw new Error(`No run ${initialRun} that you may see`);
+      setRun(item);
+      pages.current = session
+        .forAgent(item.agent_id)
+        .runs.events(item.run_id, { limit: PAGE, follow: false, signal: abort.signal })
+        [Symbol.asyncIterator]();
+      await loadPage();
+      const c = await consoleConfig();
+      setTemporalUrl(`${c.temporal_workflows_url}/${encodeURIComponent(item.run_id)}`);
+    };
+    open().catch((err: unknown) => abort.signal.aborted || setError(errorText(err)));
     return () => abort.abort();
-  }, [session, shown]);
+  }, [session, initialRun]);
 
   // Results and arguments carry only the call's id: the name comes from its TOOL_CALL_START.
   const toolNames = new Map<string, string>();
@@ -66,20 +81,22 @@ export function InspectorView({ session, runId: initialRun }: { session: Session
         class="form inline"
         onSubmit={(e) => {
           e.preventDefault();
-          location.hash = `#/inspect/${runId.trim()}`;
-          setShown({ runId: runId.trim(), agentId: agentId.trim() });
+          // The view is keyed by the hash's run: a new id opens it afresh.
+          location.hash = `#/inspect/${encodeURIComponent(runId.trim())}`;
         }}
       >
-        <label>
-          Agent id
-          <input value={agentId} required onInput={(e) => setAgentId(e.currentTarget.value)} />
-        </label>
         <label>
           Run id
           <input value={runId} required onInput={(e) => setRunId(e.currentTarget.value)} />
         </label>
         <button type="submit">Show events</button>
       </form>
+      {run && (
+        <p class="meta" data-testid="run-summary">
+          <span class={`badge status-${run.status}`}>{runStatusLabel(run.status)}</span> {run.agent_name} ·{' '}
+          {run.task_title || run.task_id} · started {new Date(run.started_at).toLocaleString()}
+        </p>
+      )}
       {temporalUrl && (
         <p>
           <a href={temporalUrl} target="_blank" rel="noopener noreferrer">
@@ -92,7 +109,9 @@ export function InspectorView({ session, runId: initialRun }: { session: Session
           {error}
         </p>
       )}
-      <table class="events">
+      {initialRun && !loaded && !error && <p role="status">Loading the run…</p>}
+      {loaded && records.length === 0 && <p>This run has no events yet.</p>}
+      <table class="events" hidden={!loaded}>
         <caption>Events ({records.length})</caption>
         <thead>
           <tr>

@@ -12,6 +12,7 @@ export interface RunListFilter {
   /** Statuses asked for; `needsYou` adds the runs waiting on the caller. Neither: every status. */
   statuses?: RunStatus[];
   needsYou?: boolean;
+  runId?: string;
   agentId?: string;
   startedBy?: string;
   source?: { kind: 'api' | 'widget' | 'flow' } | { flowName: string };
@@ -67,6 +68,7 @@ export async function listVisibleRuns(db: Db, f: RunListFilter) {
           ],
         },
       },
+      f.runId === undefined ? {} : { id: f.runId },
       statusOr.length ? { OR: statusOr } : {},
       f.since ? { createdAt: { gte: f.since } } : {},
       f.until ? { createdAt: { lt: f.until } } : {},

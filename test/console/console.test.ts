@@ -218,6 +218,27 @@ describe('console', () => {
     );
     await screenshot(page, 'inspector');
   });
+
+  it('finds a run waiting for input on the Runs page under "Needs you"; its link opens its events', async () => {
+    const member = { token: await exchange(tenant.keys.member), agentId: tenant.agentId };
+    const { taskId, runId } = await startBackgroundRun(member, {
+      messages: [{ role: 'user', content: ask({ input_type: 'text', prompt: 'Which branch?' }) }],
+      mode: 'fast',
+    });
+    await waitForPending(member, taskId);
+    await page.getByRole('link', { name: 'Runs', exact: true }).click();
+    await page.getByLabel('Status').selectOption({ label: 'Needs you' });
+    const row = page.locator(`tr[data-run="${runId}"]`);
+    await row.waitFor();
+    expect(await page.locator('tr[data-run]').count()).toBe(1);
+    expect(await row.textContent()).toContain('Needs you');
+    await screenshot(page, 'runs');
+    // Opened from the link alone (no agent id anywhere): the view finds the run's agent itself.
+    await page.evaluate("sessionStorage.removeItem('ars.console.agentId')");
+    await row.getByRole('link', { name: runId }).click();
+    await page.locator('tr[data-event="RUN_STARTED"]').waitFor();
+    expect(await page.getByTestId('run-summary').textContent()).toMatch(/^Running agent · /);
+  });
 });
 
 describe('sign-in', () => {

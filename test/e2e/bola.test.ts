@@ -230,7 +230,10 @@ describe('object-level authorization (BOLA matrix)', () => {
       const seen = await list(token, `?agent_id=${agentA}&user_id=${own.runs[0]!.user.id}`);
       expect(seen.runs).toEqual([]);
       expect(JSON.stringify(await list(token))).not.toContain(a1Runs.done);
+      // A run's id alone (how the console resolves a linked run's agent) shows nothing either.
+      expect((await list(token, `?run_id=${a1Runs.done}`)).runs).toEqual([]);
     }
+    expect((await list(a1.token, `?run_id=${a1Runs.done}`)).runs.map((r) => r.run_id)).toEqual([a1Runs.done]);
     // The waiting run needs A1 (its approval is of A1's own task); a page of one continues to the other run.
     expect((await list(a1.token, '?status=needs_you')).runs.map((r) => [r.run_id, r.needs_you])).toEqual([
       [a1Runs.waiting, true],

@@ -31,6 +31,12 @@ export const runListQuery = z.object({
       `Only runs in one of these statuses: ${runListStatuses.join(', ')}. Repeat the parameter or give a comma list. ` +
         '`needs_you`: runs waiting on your answer (a question of a run you started, or an approval you may decide)',
     ),
+  run_id: z
+    .string()
+    .min(1)
+    .max(100)
+    .optional()
+    .describe("Only this run: how a client that has only a run's id finds its agent and task"),
   agent_id: z.string().min(1).max(100).optional().describe('Only runs of this agent'),
   user_id: z.string().min(1).max(100).optional().describe('Only runs of tasks this user started'),
   source: z

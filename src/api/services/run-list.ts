@@ -74,6 +74,7 @@ export async function listRuns(db: Db, caller: Caller, query: RunListQuery) {
     admin,
     statuses: [...wanted].filter((s): s is RunStatus => s !== 'needs_you'),
     needsYou: wanted.has('needs_you'),
+    runId: query.run_id,
     agentId: query.agent_id,
     startedBy: query.user_id,
     source: sourceFilter(query.source),

@@ -3152,6 +3152,8 @@ export interface operations {
                 cursor?: string;
                 /** @description Only runs in one of these statuses: pending, planning, awaiting_approval, executing, completed, failed, cancelled, paused, needs_you. Repeat the parameter or give a comma list. `needs_you`: runs waiting on your answer (a question of a run you started, or an approval you may decide) */
                 status?: string | string[];
+                /** @description Only this run: how a client that has only a run's id finds its agent and task */
+                run_id?: string;
                 /** @description Only runs of this agent */
                 agent_id?: string;
                 /** @description Only runs of tasks this user started */
