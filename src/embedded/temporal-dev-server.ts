@@ -53,6 +53,14 @@ export function searchAttributeFlags(): string[] {
   return runSearchAttributes.flatMap((key) => ['--search-attribute', `${key.name}=Keyword`]);
 }
 
+/**
+ * Task-queue fairness on (the server dispatches each fairness key, our org id, in turn: one
+ * org's burst cannot hold the queue). Off by default on a self-hosted server; see docs/operations.md.
+ */
+export function fairnessFlags(): string[] {
+  return ['--dynamic-config-value', 'matching.enableFairness=true'];
+}
+
 export interface DevServerOptions {
   binary: string;
   port: number;
@@ -78,6 +86,7 @@ export function startDevServer(opts: DevServerOptions): ChildProcess {
     '--log-level',
     'warn',
     ...searchAttributeFlags(),
+    ...fairnessFlags(),
     ...(opts.uiPort ? ['--ui-port', String(opts.uiPort)] : ['--headless']),
   ];
   return spawn(opts.binary, args, { stdio: ['ignore', 'inherit', 'inherit'] });

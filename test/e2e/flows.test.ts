@@ -10,6 +10,7 @@ import { eventually } from '../support/eventually.ts';
 import { apiUrl, call, exchange } from '../support/http.ts';
 import { expectReplays, temporalClient, type Caller } from '../support/runs.ts';
 import { createTenant, testDb, type Tenant } from '../support/tenant.ts';
+import { runPriorityKeys } from '../../src/shared/run-priority.ts';
 
 let tenant: Tenant;
 let orgName: string;
@@ -122,8 +123,9 @@ describe('webhook flows', () => {
       [first.run_id, 'evt_1'],
       [next.run_id, 'evt_2'],
     ] as const) {
-      const details = await (await (await temporalClient()).workflow.getHandle(runId).describe()).staticDetails();
-      expect(details).toContain(`source: webhook flow **orders**, event \`${event}\``);
+      const description = await (await temporalClient()).workflow.getHandle(runId).describe();
+      expect(await description.staticDetails()).toContain(`source: webhook flow **orders**, event \`${event}\``);
+      expect(description.priority).toMatchObject({ fairnessKey: tenant.orgId, priorityKey: runPriorityKeys.flow });
     }
   });
 

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { readEvents } from '../../src/db/event-log.ts';
 import { runEventSchema } from '../../src/shared/events.ts';
+import { runPriorityKeys } from '../../src/shared/run-priority.ts';
 import { call, exchange, readSse, userMessage, withoutHeartbeats, type SseFrame } from '../support/http.ts';
 import { expectReplays } from '../support/runs.ts';
 import { createTenant, testDb, type Tenant } from '../support/tenant.ts';
@@ -122,6 +123,25 @@ describe('POST /api/run streaming', () => {
     const details = await description.staticDetails();
     for (const part of [runId, tenant.agentId, tenant.orgId, taskId, tenant.users.member, 'fast', 'routing: auto'])
       expect(details).toContain(part);
+  });
+
+  it('starts a streamed run ahead of a background one, each with its org as the fairness key', async () => {
+    const client = new Client({ connection });
+    expect((await client.workflow.getHandle(runId).describe()).priority).toMatchObject({
+      fairnessKey: tenant.orgId,
+      priorityKey: runPriorityKeys.interactive,
+    });
+    const res = await call('POST', '/api/run', {
+      token,
+      agentId: tenant.agentId,
+      body: { ...userMessage('Summarize durable execution.'), stream: false },
+    });
+    expect(res.status).toBe(202);
+    const background = (await res.json()) as { id: string };
+    expect((await client.workflow.getHandle(background.id).describe()).priority).toMatchObject({
+      fairnessKey: tenant.orgId,
+      priorityKey: runPriorityKeys.background,
+    });
   });
 
   it('continues the same task in a second run, with the earlier conversation as context', async () => {

@@ -11,6 +11,7 @@ import { canConnect } from '../../src/embedded/postgres.ts';
 import { stopChild, waitUntil } from '../../src/processes/lifecycle.ts';
 import {
   ensureTemporalBinary,
+  fairnessFlags,
   searchAttributeFlags,
   temporalReachable,
 } from '../../src/embedded/temporal-dev-server.ts';
@@ -123,6 +124,7 @@ export class ChaosStack {
       '--log-level',
       'warn',
       ...searchAttributeFlags(),
+      ...fairnessFlags(),
     ];
     this.temporal = spawnLogged(ensureTemporalBinary(), args, process.env, path.join(this.dir, 'temporal.log'));
     await waitUntil(() => temporalReachable({ address: this.temporalAddress }), 60_000, 'Temporal dev server', 500);

@@ -9,7 +9,7 @@ import { loadConfig, projectRoot } from '../../src/config.ts';
 import { migrate } from '../../src/db/migrate.ts';
 import { ensureDatabase, createDatabaseIfMissing, withDatabase } from '../../src/embedded/postgres.ts';
 import { stopChild, waitUntil } from '../../src/processes/lifecycle.ts';
-import { ensureTemporalBinary } from '../../src/embedded/temporal-dev-server.ts';
+import { ensureTemporalBinary, fairnessFlags } from '../../src/embedded/temporal-dev-server.ts';
 import { unmountDisksBelow } from '../../src/sandbox/workspace-disk.ts';
 import { runSearchAttributes } from '../../src/shared/search-attributes.ts';
 import { freeListenPort } from './ports.ts';
@@ -81,6 +81,7 @@ export async function startStack({ purpose, env: extraEnv, processes = 'tsx' }: 
       executable: { type: 'existing-path', path: ensureTemporalBinary() },
       searchAttributes: runSearchAttributes,
       ip: '127.0.0.1',
+      extraArgs: fairnessFlags(),
     },
   });
   const temporalAddress = temporal.address;

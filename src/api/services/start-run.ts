@@ -205,6 +205,7 @@ async function createAndStartRun(
       routingReason: routing.reason,
       settings: runSettingsFrom(modelSettings),
       startRecorded: true,
+      interactive: body.stream,
       ...(source ? { source } : {}),
       ...(clientTools ? { clientTools } : {}),
     });

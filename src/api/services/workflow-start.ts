@@ -3,6 +3,7 @@ import { firstRunStatus } from '../../shared/run-status.ts';
 import type { ClientTool } from '../../shared/client-tools.ts';
 import type { RunSettings } from '../../shared/run-workflow-types.ts';
 import { AgentIdAttr, OrgIdAttr, RunModeAttr, RunStatusAttr, TaskIdAttr } from '../../shared/search-attributes.ts';
+import { runPriority } from '../../shared/run-priority.ts';
 import { agentRun } from '../../workflows/index.ts';
 import type { ApiDeps } from '../deps.ts';
 
@@ -24,6 +25,8 @@ export interface RunWorkflowStart {
   startRecorded?: boolean;
   /** Tools the caller runs itself, offered in this run (absent: none, and the workflow's input is as before). */
   clientTools?: ClientTool[];
+  /** Someone watches it stream: it goes ahead of background and flow runs in the task queues. */
+  interactive?: boolean;
 }
 
 /**
@@ -40,6 +43,7 @@ export async function startRunWorkflow(
       taskQueue: config.temporal.taskQueue,
       workflowId: runId,
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      priority: runPriority(orgId, run.interactive ? 'interactive' : run.source ? 'flow' : 'background'),
       args: [
         {
           runId,
