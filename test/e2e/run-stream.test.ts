@@ -119,7 +119,7 @@ describe('POST /api/run streaming', () => {
       RunStatus: ['completed'],
       RunMode: ['fast'],
     });
-    expect(await description.staticSummary()).toContain(taskId);
+    expect(await description.staticSummary()).toBe('agent: What is durable execution?');
     const details = await description.staticDetails();
     for (const part of [runId, tenant.agentId, tenant.orgId, taskId, tenant.users.member, 'fast', 'routing: auto'])
       expect(details).toContain(part);

@@ -201,6 +201,7 @@ async function createAndStartRun(
       agentId: agent.id,
       agentName: agent.name,
       userId: caller.userId,
+      request: query,
       mode: routing.mode,
       routingReason: routing.reason,
       settings: runSettingsFrom(modelSettings),

@@ -5,6 +5,7 @@ import type { RunSettings } from '../../shared/run-workflow-types.ts';
 import { AgentIdAttr, OrgIdAttr, RunModeAttr, RunStatusAttr, TaskIdAttr } from '../../shared/search-attributes.ts';
 import { runPriority } from '../../shared/run-priority.ts';
 import { agentRun } from '../../workflows/index.ts';
+import { runSummary } from './run-summary.ts';
 import type { ApiDeps } from '../deps.ts';
 
 export interface RunWorkflowStart {
@@ -25,6 +26,8 @@ export interface RunWorkflowStart {
   startRecorded?: boolean;
   /** Tools the caller runs itself, offered in this run (absent: none, and the workflow's input is as before). */
   clientTools?: ClientTool[];
+  /** The user's message that asked for the run; its first words name the run in the Temporal UI's list. */
+  request?: string;
   /** Someone watches it stream: it goes ahead of background and flow runs in the task queues. */
   interactive?: boolean;
 }
@@ -64,7 +67,7 @@ export async function startRunWorkflow(
         { key: RunStatusAttr, value: firstRunStatus(mode) },
         { key: RunModeAttr, value: mode },
       ],
-      staticSummary: `Run of agent ${run.agentName} on task ${taskId}`,
+      staticSummary: runSummary(run.agentName, run.request, taskId),
       // Shown on the workflow's page in the Web UI; fixed at start (the current status is in the current details).
       staticDetails: [
         `**${mode}** run \`${runId}\` of agent **${run.agentName}** (\`${agentId}\`)`,
