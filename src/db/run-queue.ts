@@ -75,6 +75,8 @@ export interface DequeuedRun {
   agentId: string;
   agentName: string;
   userId: string;
+  /** Its last user message (the run's summary in the Temporal UI). */
+  request?: string;
   /** The runs its start deleted (`rollback`). */
   rolledBack: string[];
   /** The flow that started its task, if one did. */
@@ -109,7 +111,8 @@ export async function takeQueuedRun(db: Db, taskId: string): Promise<DequeuedRun
     });
     const rolledBack = run.rollsBack.length === 0 ? [] : await deleteEndedRuns(tx, taskId, run.rollsBack);
     await tx.$executeRaw`UPDATE runs SET queued_messages = NULL WHERE id = ${run.id}`;
-    await appendMessages(tx, taskId, run.id, (run.queuedMessages ?? []) as unknown as NewMessage[]);
+    const messages = (run.queuedMessages ?? []) as unknown as NewMessage[];
+    await appendMessages(tx, taskId, run.id, messages);
     const { task } = run;
     return {
       id: run.id,
@@ -121,6 +124,7 @@ export async function takeQueuedRun(db: Db, taskId: string): Promise<DequeuedRun
       agentName: task.agent.name,
       userId: task.userId,
       source: (task.source ?? undefined) as DequeuedRun['source'],
+      request: messages.findLast((m) => m.role === 'user')?.content,
       rolledBack,
     };
   });

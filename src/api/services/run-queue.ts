@@ -35,6 +35,7 @@ export async function startNextQueuedRun(
       mode: run.mode,
       routingReason: run.routingReason,
       source: run.source,
+      request: run.request,
     });
   } catch (err) {
     deps.logger.warn({ err, runId: run.id }, 'could not start a queued run now; the reconciler will');
