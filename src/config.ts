@@ -307,6 +307,14 @@ export const envSchema = z.object({
     .describe(
       "This worker's build id in that deployment; unset: a hash of the workflow bundle it loads, so changed workflow code is a new version.",
     ),
+  WORKER_MAX_CACHED_WORKFLOWS: z.coerce
+    .number()
+    .int()
+    .refine((n) => n === 0 || n >= 2, '0 (no cache) or at least 2')
+    .default(100)
+    .describe(
+      'Runs whose workflow state a worker keeps in memory (about 2 MiB each); more open runs (waiting ones) are evicted and replayed from their history when they go on, so memory stays flat however many wait. 0: none kept, every step replays.',
+    ),
   WEBHOOK_RETRY_INITIAL_MS: z.coerce
     .number()
     .int()
@@ -618,6 +626,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     shutdownGraceMs: e.SHUTDOWN_GRACE_SECONDS * 1000,
     workflowBundle: e.WORKFLOW_BUNDLE,
     workerVersion: { deploymentName: e.WORKER_DEPLOYMENT_NAME ?? e.TEMPORAL_TASK_QUEUE, buildId: e.WORKER_BUILD_ID },
+    maxCachedWorkflows: e.WORKER_MAX_CACHED_WORKFLOWS,
     webhooks: {
       retryInitialMs: e.WEBHOOK_RETRY_INITIAL_MS,
       retryMaxMs: e.WEBHOOK_RETRY_MAX_MS,

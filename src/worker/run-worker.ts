@@ -66,7 +66,7 @@ export async function startWorker(deps: ActivityDeps, tracing?: Tracing): Promis
   const version = workerVersion(config, code);
   const bundles = BundleStore.of(config);
   bundles.keep(version.buildId, code);
-  const current = await runVersion(common, version, code, queues);
+  const current = await runVersion(common, version, code, queues, config.maxCachedWorkflows);
   const promotion = new AbortController();
   void becomeCurrentVersion(connection, config.temporal.namespace, version, queues[0], logger, promotion.signal);
   const older = drainOlderBuilds({
@@ -75,7 +75,7 @@ export async function startWorker(deps: ActivityDeps, tracing?: Tracing): Promis
     bundles,
     current: version,
     logger,
-    run: (olderVersion, olderCode) => runVersion(common, olderVersion, olderCode, queues),
+    run: (olderVersion, olderCode) => runVersion(common, olderVersion, olderCode, queues, config.maxCachedWorkflows),
   });
   const renewal = startLeaseRenewal(deps.db, host.hostId, config.sandbox.leaseSeconds, logger);
   const done = current.done.finally(async () => {
@@ -96,15 +96,38 @@ export async function startWorker(deps: ActivityDeps, tracing?: Tracing): Promis
   };
 }
 
+/**
+ * A bounded workflow cache (WORKER_MAX_CACHED_WORKFLOWS): a run waiting for hours costs its history
+ * in Temporal, not ~2 MiB here; when it goes on, a worker replays it. The SDK default grows with the
+ * heap instead. At most as many workflow tasks at once as runs fit in it (the SDK's rule).
+ */
+function workflowCacheOptions(maxCachedWorkflows: number): Partial<WorkerOptions> {
+  if (maxCachedWorkflows === 0) return { maxCachedWorkflows };
+  return {
+    maxCachedWorkflows,
+    maxConcurrentWorkflowTaskExecutions: Math.min(DEFAULT_WORKFLOW_TASKS, maxCachedWorkflows),
+  };
+}
+
+/** The SDK's default number of workflow tasks a worker runs at once. */
+const DEFAULT_WORKFLOW_TASKS = 40;
+
 /** The workers of one version: workflows and activities on the shared queue, activities on the host's. */
 async function runVersion(
   common: CommonOptions,
   version: WorkerDeploymentVersion,
   code: string,
   [taskQueue, hostTaskQueue]: [string, string],
+  maxCachedWorkflows: number,
 ): Promise<RunningVersion & { worker: Worker }> {
   const workerDeploymentOptions = pinnedDeploymentOptions(version);
-  const worker = await Worker.create({ ...common, taskQueue, workflowBundle: { code }, workerDeploymentOptions });
+  const worker = await Worker.create({
+    ...common,
+    taskQueue,
+    workflowBundle: { code },
+    workerDeploymentOptions,
+    ...workflowCacheOptions(maxCachedWorkflows),
+  });
   const hostWorker = await Worker.create({ ...common, taskQueue: hostTaskQueue, workerDeploymentOptions });
   const stopBoth = () => {
     for (const w of [worker, hostWorker]) if (w.getState() === 'RUNNING') w.shutdown();
