@@ -79,6 +79,18 @@ describe("a run's tool-server sessions, kept on the worker", () => {
     await eventually('the idle session to be ended', () => expect(count('DELETE')).toBe(deleted + 1));
   });
 
+  it('keeps at most its total of idle sessions across runs, ending the oldest', async () => {
+    const pool = new SessionPool(60_000, 4, 2);
+    const deleted = count('DELETE');
+    for (const run of ['run-e', 'run-f', 'run-g']) await echo(pool, run, 'hi');
+    expect(pool.size).toBe(2);
+    await eventually('the oldest idle session to be ended', () => expect(count('DELETE')).toBe(deleted + 1));
+    const initialized = count('initialize');
+    await echo(pool, 'run-g', 'again'); // the newest was kept
+    expect(count('initialize')).toBe(initialized);
+    await pool.closeAll();
+  });
+
   it('never keeps a session whose call failed', async () => {
     const pool = new SessionPool(60_000);
     const initialized = count('initialize');

@@ -7,6 +7,8 @@ import type { ServerSession } from './connect.ts';
 const IDLE_MS = 30_000;
 /** Idle sessions kept per key: a step's parallel calls of one server each open one. */
 const MAX_IDLE_PER_KEY = 4;
+/** Idle sessions kept in all (many runs between steps at once): past it the oldest is ended, so memory stays flat. */
+const MAX_IDLE = 256;
 
 interface Idle {
   session: ServerSession;
@@ -26,7 +28,15 @@ export class SessionPool {
   constructor(
     private readonly idleMs = IDLE_MS,
     private readonly maxIdlePerKey = MAX_IDLE_PER_KEY,
+    private readonly maxIdle = MAX_IDLE,
   ) {}
+
+  /** Idle sessions kept now, across keys. */
+  get size(): number {
+    let n = 0;
+    for (const list of this.idle.values()) n += list.length;
+    return n;
+  }
 
   /** The key of a run's server: header values (secrets) are hashed, never kept as they are. */
   static key(runId: string, url: string, headers: Record<string, string>): string {
@@ -87,6 +97,7 @@ export class SessionPool {
       void session.close();
       return result;
     }
+    if (this.size >= this.maxIdle) this.endOldest();
     const timer = setTimeout(() => {
       const now = this.idle.get(key);
       const i = now?.findIndex((e) => e.session === session) ?? -1;
@@ -98,6 +109,18 @@ export class SessionPool {
     list.push({ session, timer });
     this.idle.set(key, list);
     return result;
+  }
+
+  /** Ends an idle session of the key kept longest (keys are iterated in the order they were added). */
+  private endOldest(): void {
+    const oldest = this.idle.entries().next().value;
+    if (!oldest) return;
+    const [key, list] = oldest;
+    const entry = list.shift();
+    if (!list.length) this.idle.delete(key);
+    if (!entry) return;
+    clearTimeout(entry.timer);
+    void entry.session.close();
   }
 }
 
