@@ -1,9 +1,9 @@
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { projectRoot } from '../../src/config.ts';
+import { runConformanceSuite } from './suite.ts';
 
 /**
  * The MCP project's conformance suite (`@modelcontextprotocol/conformance`), client scenarios,
@@ -27,44 +27,17 @@ const SCENARIOS: Record<string, string[]> = {
   ],
 };
 
-interface Check {
-  id: string;
-  status: 'SUCCESS' | 'FAILURE' | 'WARNING' | 'INFO' | 'SKIPPED';
-  errorMessage?: string;
-  details?: unknown;
-}
-
 const output = mkdtempSync(path.join(tmpdir(), 'mcp-conformance-'));
 afterAll(() => rmSync(output, { recursive: true, force: true }));
 
-function runScenario(scenario: string): Promise<{ code: number | null; log: string; checks: Check[] }> {
-  const suite = path.join(projectRoot, 'node_modules/@modelcontextprotocol/conformance/dist/index.js');
+function runScenario(scenario: string) {
   const client = `"${process.execPath}" --import tsx "${path.join(projectRoot, 'test/mcp-conformance/client.ts')}"`;
   const dir = path.join(output, scenario);
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      [suite, 'client', '--command', client, '--scenario', scenario, '--timeout', '20000', '-o', dir],
-      { cwd: projectRoot, env: { ...process.env, NO_COLOR: '1' } },
-    );
-    let log = '';
-    child.stdout.on('data', (d: Buffer) => (log += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (log += d.toString()));
-    child.once('error', reject);
-    child.once('exit', (code) => {
-      try {
-        // The suite saves each scenario's checks in a directory of its own under `dir` (`auth/<name>-<time>` for auth/<name>).
-        const runsDir = path.join(dir, path.dirname(scenario));
-        const runs = readdirSync(runsDir, { withFileTypes: true }).filter((e) => e.isDirectory());
-        const read = (run: string, file: string) => readFileSync(path.join(runsDir, run, file), 'utf8');
-        const checks = runs.flatMap((e) => JSON.parse(read(e.name, 'checks.json')) as Check[]);
-        const clientLog = runs.map((e) => read(e.name, 'stderr.txt')).join('\n');
-        resolve({ code, log: `${log}\n${clientLog}`, checks });
-      } catch (err) {
-        reject(new Error(`no checks from the suite (${String(err)}):\n${log}`));
-      }
-    });
-  });
+  // Each scenario's checks land in a directory of its own under `dir` (`auth/<name>-<time>` for auth/<name>).
+  return runConformanceSuite(
+    ['client', '--command', client, '--scenario', scenario, '--timeout', '20000', '-o', dir],
+    path.join(dir, path.dirname(scenario)),
+  );
 }
 
 describe('the MCP conformance suite, client scenarios, against our tool-server client', () => {

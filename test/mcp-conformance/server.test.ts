@@ -1,13 +1,12 @@
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { projectRoot } from '../../src/config.ts';
 import { apiUrl } from '../support/http.ts';
 import { createTenant } from '../support/tenant.ts';
+import { runConformanceSuite } from './suite.ts';
 
 /**
  * The MCP project's conformance suite (`@modelcontextprotocol/conformance`), server scenarios that
@@ -36,12 +35,6 @@ const SCENARIOS = [
 const EXPECTED_WARNINGS: Record<string, string[]> = {
   'server-sse-polling': ['server-sse-priming-event', 'server-sse-retry-field', 'server-sse-disconnect-resume'],
 };
-
-interface Check {
-  id: string;
-  status: 'SUCCESS' | 'FAILURE' | 'WARNING' | 'INFO' | 'SKIPPED';
-  errorMessage?: string;
-}
 
 const output = mkdtempSync(path.join(tmpdir(), 'mcp-conformance-server-'));
 let proxy: http.Server;
@@ -91,31 +84,9 @@ async function limited<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
-function runScenario(scenario: string): Promise<{ code: number | null; log: string; checks: Check[] }> {
-  const suite = path.join(projectRoot, 'node_modules/@modelcontextprotocol/conformance/dist/index.js');
+function runScenario(scenario: string) {
   const dir = path.join(output, scenario);
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [suite, 'server', '--url', proxyUrl, '--scenario', scenario, '-o', dir], {
-      cwd: projectRoot,
-      env: { ...process.env, NO_COLOR: '1' },
-    });
-    let log = '';
-    child.stdout.on('data', (d: Buffer) => (log += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (log += d.toString()));
-    child.once('error', reject);
-    child.once('exit', (code) => {
-      try {
-        // The suite saves the scenario's checks in a directory of its own under `dir`.
-        const runs = readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory());
-        const checks = runs.flatMap(
-          (e) => JSON.parse(readFileSync(path.join(dir, e.name, 'checks.json'), 'utf8')) as Check[],
-        );
-        resolve({ code, log, checks });
-      } catch (err) {
-        reject(new Error(`no checks from the suite (${String(err)}):\n${log}`));
-      }
-    });
-  });
+  return runConformanceSuite(['server', '--url', proxyUrl, '--scenario', scenario, '-o', dir], dir);
 }
 
 describe('the MCP conformance suite, server scenarios, against /mcp', () => {
