@@ -13,7 +13,7 @@ import { connectToolServer, type ServerSession } from './connect.ts';
 import { elicitationHandler } from './elicitation.ts';
 import { describeServerFailure, isTransportFailure } from './failures.ts';
 import { ClientCredentialsTokens } from './oauth.ts';
-import { storeImageArtifacts } from './image-artifacts.ts';
+import { storeResultArtifacts } from './result-artifacts.ts';
 import { progressRelay } from './progress.ts';
 import { SessionPool } from './session-pool.ts';
 import { toolOutcome } from './results.ts';
@@ -232,12 +232,12 @@ export function createToolServerActivities(deps: ActivityDeps) {
             .finally(() => (session.elicit = undefined));
           await progress.settled();
           const toolResult = result as CallToolResult;
-          const images = toolResult.isError
+          const artifacts = toolResult.isError
             ? undefined
-            : await storeImageArtifacts(deps.db, call, toolResult, (events, key) =>
+            : await storeResultArtifacts(deps.db, call, toolResult, (events, key) =>
                 appendEvents(deps.db, call.runId, events, key),
               ).catch(markInfrastructure);
-          return toolOutcome(toolResult, images);
+          return toolOutcome(toolResult, artifacts);
         });
       } catch (err) {
         // Cancellation, and our own store failing around the call: retried without limit by the activity's policy.

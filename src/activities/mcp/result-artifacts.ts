@@ -43,7 +43,7 @@ function storable(block: ContentBlock, name: string): Storable | undefined {
  * attempt stores nothing twice. Answers block index → artifact id; a block the artifact store
  * refuses (type, size) is only described.
  */
-export async function storeImageArtifacts(
+export async function storeResultArtifacts(
   db: Db,
   call: ResultCall,
   result: CallToolResult,
