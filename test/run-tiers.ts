@@ -13,9 +13,8 @@
  * `--e2e` leaves out the unit tier and the checks (npm run test:e2e).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, mkdirSync } from 'node:fs';
+import { createWriteStream, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { Writable } from 'node:stream';
 
 const root = path.resolve(import.meta.dirname, '..');
 const bin = (name: string) => path.join(root, 'node_modules', '.bin', name);
@@ -72,22 +71,15 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const)
 mkdirSync(path.join(root, 'test-artifacts'), { recursive: true });
 const logFile = path.join(root, 'test-artifacts', 'exclusive-lane.log');
 const log = createWriteStream(logFile);
-const chunks: Buffer[] = [];
-const collector = new Writable({
-  write(chunk: Buffer, _encoding, done) {
-    chunks.push(chunk);
-    log.write(chunk, done);
-  },
-});
 
 const [main, exclusive] = await Promise.all([
   runLane(mainLane, 'inherit'),
-  runLane(exclusiveLane, collector).then((code) => {
-    process.stdout.write(`\n──── exclusive lane (${logFile}) ────\n${Buffer.concat(chunks).toString()}\n────\n`);
+  runLane(exclusiveLane, log).then(async (code) => {
+    await new Promise((resolve) => log.end(resolve));
+    process.stdout.write(`\n──── exclusive lane (${logFile}) ────\n${readFileSync(logFile, 'utf8')}\n────\n`);
     return code;
   }),
 ]);
-log.end();
 console.log(
   `main lane ${main === 0 ? 'passed' : `failed (${main})`}; exclusive lane ${exclusive === 0 ? 'passed' : `failed (${exclusive})`}`,
 );
