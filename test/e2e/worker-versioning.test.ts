@@ -23,7 +23,10 @@ const processes: { close(): Promise<void> }[] = [];
 beforeAll(async () => {
   scratch = mkdtempSync(path.join(tmpdir(), 'ars-versions-'));
   bundleB = path.join(scratch, 'workflow-bundle-b.js');
-  writeFileSync(bundleB, `${readFileSync(inject('workflowBundle'), 'utf8')}\n// build B\n`);
+  // Before the inline source map, which the SDK reads to the end of the file.
+  const bundleA = readFileSync(inject('workflowBundle'), 'utf8');
+  const sourceMap = bundleA.lastIndexOf('//# sourceMappingURL=');
+  writeFileSync(bundleB, `${bundleA.slice(0, sourceMap)}// build B\n${bundleA.slice(sourceMap)}`);
   const tenant = await createTenant();
   who = { token: await exchange(tenant.keys.member), agentId: tenant.agentId };
 }, 60_000);
