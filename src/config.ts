@@ -471,6 +471,12 @@ export const envSchema = z.object({
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
     .default('info')
     .describe('pino log level of the api and the worker.'),
+  LOG_FORMAT: z
+    .enum(['auto', 'json', 'pretty'])
+    .default('auto')
+    .describe(
+      'Log lines of the api and the worker: `json` (one object a line), `pretty` (for a person), `auto`: pretty when stdout is a terminal (`npm start`), else JSON.',
+    ),
   METRICS_TOKEN: z
     .string()
     .min(16)
@@ -637,6 +643,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     outbound: { privateTargets: e.OUTBOUND_PRIVATE_TARGETS },
     flows: { slackApiUrl: e.SLACK_API_URL.replace(/\/$/, '') },
     logLevel: e.LOG_LEVEL,
+    logFormat: e.LOG_FORMAT,
     observability: {
       metricsToken: e.METRICS_TOKEN,
       workerMetrics: { host: e.WORKER_METRICS_HOST, port: e.WORKER_METRICS_PORT },

@@ -1,4 +1,5 @@
 import pino, { type Logger } from 'pino';
+import pretty from 'pino-pretty';
 
 export type { Logger };
 
@@ -51,13 +52,18 @@ function scrubDeep(value: unknown, depth = 0): unknown {
   return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, scrubDeep(v, depth + 1)]));
 }
 
-/**
- * JSON logs to stdout; `name` says which process wrote the line. No secret is ever written.
- * `context` adds fields of the code path a line comes from (the worker: the ids of the
- * activity it belongs to) to every line.
- */
-export function createLogger(name: string, level: string, context?: () => Record<string, unknown>): Logger {
-  return pino({
+export type LogFormat = 'auto' | 'json' | 'pretty';
+
+export interface LoggerOptions {
+  /** Fields of the code path a line comes from (the worker: the ids of the activity it belongs to), on every line. */
+  context?: () => Record<string, unknown>;
+  /** `auto`: lines for a person when stdout is a terminal (`npm start`), JSON otherwise. */
+  format?: LogFormat;
+}
+
+/** Logs to stdout; `name` says which process wrote the line. No secret is ever written, in either format. */
+export function createLogger(name: string, level: string, { context, format = 'json' }: LoggerOptions = {}): Logger {
+  const options: pino.LoggerOptions = {
     name,
     level,
     ...(context ? { mixin: context } : {}),
@@ -68,5 +74,9 @@ export function createLogger(name: string, level: string, context?: () => Record
         method.apply(this, args.map((a) => (typeof a === 'string' ? scrubSecrets(a) : a)) as Parameters<typeof method>);
       },
     },
-  });
+  };
+  const forPerson = format === 'pretty' || (format === 'auto' && process.stdout.isTTY === true);
+  if (!forPerson) return pino(options);
+  // In this thread (no transport worker), so a line is out before the process exits.
+  return pino(options, pretty({ sync: true, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname' }));
 }

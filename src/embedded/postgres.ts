@@ -12,8 +12,11 @@ export interface DatabaseHandle {
   url: string;
   /** Set when this process started the embedded server and must stop it. */
   stop?: () => Promise<void>;
-  /** Set with `stop`: start the embedded server again whenever it is gone (kill -9), until `stop`. */
-  keepRunning?: () => void;
+  /**
+   * Set with `stop`: start the embedded server again whenever it is gone (kill -9), until `stop` or
+   * the returned function is called (a Ctrl-C stops it with the rest of the terminal's processes).
+   */
+  keepRunning?: () => () => void;
 }
 
 /**
@@ -101,6 +104,10 @@ function embeddedHandle(
           .catch(() => log('the embedded PostgreSQL did not start; trying again'))
           .finally(() => (restart = undefined));
       }, WATCH_EVERY_MS);
+      return () => {
+        clearInterval(watch);
+        watch = undefined;
+      };
     },
   };
 }

@@ -8,7 +8,7 @@ import { stopWhenParentGone } from './parent.ts';
 
 /** The api process: HTTP + SSE. Stateless; run as many as you like. */
 const config = loadConfigOrExit();
-const logger = createLogger('api', config.logLevel, requestLogFields);
+const logger = createLogger('api', config.logLevel, { context: requestLogFields, format: config.logFormat });
 const database = await ensureDatabase(config, (m) => logger.info(m));
 const api = await startApi(config, database.url, createDb(database.url), logger);
 logger.info({ url: api.url }, 'api listening');

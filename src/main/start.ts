@@ -34,7 +34,7 @@ const supervision: SupervisorEvents = {
 for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {});
 
 const database = await ensureDatabase(config, log);
-database.keepRunning?.();
+const stopWatchingDatabase = database.keepRunning?.();
 if (config.databaseUrl) await createNamedDatabase(config.databaseUrl);
 log(`applying migrations`);
 await migrate(database.url);
@@ -70,24 +70,25 @@ const childEnv = {
   TEMPORAL_ADDRESS: config.temporal.address,
   DATA_DIR: config.dataDir,
 };
-for (const name of ['worker', 'api']) {
+const services = ['worker', 'api'].map((name) => {
   const entry = path.join(projectRoot, 'src', 'main', `${name}.ts`);
-  children.push(
-    new Supervised(
-      name,
-      () =>
-        spawn(process.execPath, ['--import', 'tsx', entry], {
-          env: childEnv,
-          stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
-        }),
-      supervision,
-    ),
+  return new Supervised(
+    name,
+    () =>
+      spawn(process.execPath, ['--import', 'tsx', entry], {
+        env: childEnv,
+        stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
+      }),
+    supervision,
   );
-}
+});
+children.push(...services);
 const apiUrl = `http://${config.api.host}:${config.api.port}`;
 const { host: metricsHost, port: metricsPort } = config.observability.workerMetrics;
 const workerMetrics = metricsPort > 0 ? `, http://${metricsHost}:${metricsPort}/metrics (worker)` : '';
 await waitUntil(async () => (await fetch(`${apiUrl}/healthz`).catch(() => undefined))?.ok === true, 120_000, 'api');
+// After the worker's start-up lines, so they do not scroll the banner away.
+await waitUntil(() => Promise.resolve(services[0]!.ready), 120_000, 'worker');
 
 console.log(`
 Agent Run Service is up.
@@ -121,6 +122,7 @@ for (const signal of STOP_SIGNALS) process.on(signal, () => void shutdown(0));
 async function shutdown(code: number): Promise<void> {
   if (stopping) return;
   stopping = true;
+  stopWatchingDatabase?.(); // Ctrl-C reaches the embedded PostgreSQL too: its exit is no crash
   for (const child of children.reverse()) await child.stop();
   // The sandboxes' workspace disks its worker loop-mounted stay mounted after the worker is gone (and
   // `rm -rf` of the data directory would fail with EBUSY): the next start mounts them again.

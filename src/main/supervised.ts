@@ -32,6 +32,8 @@ export class Supervised {
   private exits: number[] = [];
   private restart: NodeJS.Timeout | undefined;
   private stopped = false;
+  /** Set once a child said it is ready (a message `{type: 'ready'}` on its IPC channel). */
+  private readySent = false;
 
   constructor(
     readonly name: string,
@@ -46,6 +48,10 @@ export class Supervised {
     return this.child.pid;
   }
 
+  get ready(): boolean {
+    return this.readySent;
+  }
+
   /** Stops it for good: no restart after this. */
   async stop(): Promise<void> {
     this.stopped = true;
@@ -56,6 +62,9 @@ export class Supervised {
   private launch(): ChildProcess {
     const child = this.spawnChild();
     child.once('exit', (code, signal) => this.exited(child, code, signal));
+    child.on('message', (message: { type?: string } | null) => {
+      if (message?.type === 'ready') this.readySent = true;
+    });
     return child;
   }
 

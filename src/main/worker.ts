@@ -10,7 +10,7 @@ import { stopWhenParentGone } from './parent.ts';
 
 /** The worker process: run workflows and their activities. */
 const config = loadConfigOrExit();
-const logger = createLogger('worker', config.logLevel, activityLogFields);
+const logger = createLogger('worker', config.logLevel, { context: activityLogFields, format: config.logFormat });
 installWorkerRuntime(config, logger);
 const tracing = await startTracing(config, 'ars-worker');
 const database = await ensureDatabase(config, (m) => logger.info(m));
@@ -29,6 +29,7 @@ logger.info(
   },
   'worker running',
 );
+process.send?.({ type: 'ready' }); // npm start prints its banner once the worker polls
 
 // SIGTERM: finish or hand back what runs here (see startWorker's shutdownGraceTime), then exit.
 const stop = (why: string) => {

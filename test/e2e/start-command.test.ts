@@ -138,7 +138,10 @@ describe('the start command', () => {
     { timeout: 180_000 },
     async () => {
       const dataDir = newDataDir();
-      const launched = await launch({ DATA_DIR: dataDir });
+      const launched = await launch({ DATA_DIR: dataDir, LOG_LEVEL: 'info' });
+      // The banner comes after the worker's start-up lines, which would scroll it away.
+      expect(launched.output().indexOf('"worker running"')).toBeGreaterThan(-1);
+      expect(launched.output().indexOf('"worker running"')).toBeLessThan(launched.output().indexOf('is up.'));
       // A sandbox's workspace disk, as its worker mounts one (root and loop devices: .ci/run's machine has both).
       const disk = new WorkspaceDisk(
         path.join(dataDir, 'disks', 'org_x', 'agt_x.ext4'),
@@ -229,7 +232,10 @@ describe('the start command', () => {
     { timeout: 180_000 },
     async () => {
       const [dataDir, pgPort] = [newDataDir(), await freeListenPort()];
-      const launched = await launch({ DATA_DIR: dataDir, DATABASE_URL: '', EMBEDDED_POSTGRES_PORT: String(pgPort) });
+      const launched = await launch(
+        { DATA_DIR: dataDir, DATABASE_URL: '', EMBEDDED_POSTGRES_PORT: String(pgPort) },
+        { detached: true },
+      );
       const embeddedUrl = `postgresql://postgres:postgres@127.0.0.1:${pgPort}/postgres`;
       const [first] = postmastersOf(dataDir);
       process.kill(first!, 'SIGKILL');
@@ -256,8 +262,10 @@ describe('the start command', () => {
         },
       );
 
-      launched.start.kill('SIGINT');
+      // Ctrl-C: SIGINT to the terminal's whole process group, the embedded PostgreSQL too, which is no crash.
+      process.kill(-launched.start.pid!, 'SIGINT');
       expect(await launched.exited).toEqual({ code: 0, signal: null });
+      expect(launched.output().match(/PostgreSQL is gone/g)).toHaveLength(1); // the kill -9 only
       expect(postmastersOf(dataDir)).toEqual([]);
       expect(await canConnect(embeddedUrl)).toBe(false);
     },
