@@ -1,6 +1,8 @@
 /** The console's settings from the api (GET /console/config.json): where the Temporal Web UI shows workflows. */
 export interface ConsoleConfig {
   temporal_workflows_url: string;
+  /** On the `npm start` stack: where its demo API key is. */
+  demo_key_hint?: string;
 }
 
 let loaded: Promise<ConsoleConfig> | undefined;

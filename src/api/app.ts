@@ -6,6 +6,7 @@ import helmet from 'helmet';
 import { pinoHttp } from 'pino-http';
 import type { ApiDeps } from './deps.ts';
 import { errorHandler, notFoundRoute } from './errors.ts';
+import { demoTenantFile } from '../main/demo-tenant.ts';
 import { mountConsole } from './console.ts';
 import { mountDocs } from './docs.ts';
 import { mountHealth } from './health.ts';
@@ -97,7 +98,11 @@ export function createApp(deps: ApiDeps): Express {
   const document = buildOpenApiDocument(allRoutes);
   app.get('/openapi.json', (_req, res) => void res.json(document));
   mountDocs(app, document.info.title);
-  mountConsole(app, { temporalUiUrl: deps.config.temporal.uiUrl, temporalNamespace: deps.config.temporal.namespace });
+  mountConsole(app, {
+    temporalUiUrl: deps.config.temporal.uiUrl,
+    temporalNamespace: deps.config.temporal.namespace,
+    demoTenantFile: demoTenantFile(deps.config.dataDir),
+  });
 
   mountMcp(app, deps);
   const router = Router();

@@ -23,6 +23,8 @@ export interface ConsoleSettings {
   /** Base url of the Temporal Web UI, e.g. http://127.0.0.1:8233. */
   temporalUiUrl: string;
   temporalNamespace: string;
+  /** The start command's demo tenant file: while it exists, the sign-in page says where the demo key is. */
+  demoTenantFile?: string;
   /** The built files (default CONSOLE_DIST). */
   dir?: string;
 }
@@ -31,7 +33,7 @@ export interface ConsoleSettings {
  * GET /console: the web console (a single-page app). Its built files are served with a CSP of
  * their own (the rest of the api keeps `default-src 'none'`); any other path under /console gets
  * index.html, so a reload of a deep link works. GET /console/config.json tells the page where the
- * Temporal Web UI shows a run's workflow.
+ * Temporal Web UI shows a run's workflow and, on the `npm start` stack, where its demo API key is (never the key).
  */
 export function mountConsole(app: Express, settings: ConsoleSettings): void {
   const dir = settings.dir ?? CONSOLE_DIST;
@@ -43,6 +45,9 @@ export function mountConsole(app: Express, settings: ConsoleSettings): void {
   app.get('/console/config.json', (_req, res) => {
     res.json({
       temporal_workflows_url: `${settings.temporalUiUrl}/namespaces/${encodeURIComponent(settings.temporalNamespace)}/workflows`,
+      ...(settings.demoTenantFile && existsSync(settings.demoTenantFile)
+        ? { demo_key_hint: `the "Demo API key" line of npm start's banner, also kept in ${settings.demoTenantFile}` }
+        : {}),
     });
   });
   app.use('/console', withCsp, express.static(dir, { index: false, maxAge: '5m' }));

@@ -15,7 +15,7 @@ export interface DemoTenant {
  * convenience the start command keeps it in the data directory (mode 600).
  */
 export async function ensureDemoTenant(db: Db, dataDir: string): Promise<DemoTenant> {
-  const file = path.join(dataDir, 'demo-tenant.json');
+  const file = demoTenantFile(dataDir);
   const saved = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as DemoTenant) : undefined;
   let org = await applyDemo(db, 'demo');
   let newKey = org.keys.find((k) => k.key)?.key;
@@ -27,6 +27,11 @@ export async function ensureDemoTenant(db: Db, dataDir: string): Promise<DemoTen
   const tenant = { orgId: org.id, agentId: org.agents['demo-agent']!, apiKey: newKey ?? saved!.apiKey };
   writeFileSync(file, JSON.stringify(tenant, null, 2), { mode: 0o600 });
   return tenant;
+}
+
+/** Where the start command keeps the demo tenant (the console's sign-in page points there). */
+export function demoTenantFile(dataDir: string): string {
+  return path.join(dataDir, 'demo-tenant.json');
 }
 
 function applyDemo(db: Db, keyName: string) {

@@ -60,8 +60,10 @@ describe('console', () => {
     expect((await fetch(`${apiUrl()}/console/missing.js`)).status).toBe(404);
     const config = (await (await fetch(`${apiUrl()}/console/config.json`)).json()) as {
       temporal_workflows_url: string;
+      demo_key_hint?: string;
     };
     expect(config.temporal_workflows_url).toMatch(/\/namespaces\/[\w-]+\/workflows$/);
+    expect(config.demo_key_hint).toBeUndefined(); // no npm start demo tenant on this stack
   });
 
   it('loads in a fresh browser with no error in its console (its icon included)', async () => {

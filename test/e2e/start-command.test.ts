@@ -157,6 +157,12 @@ describe('the start command', () => {
         children.map(commandOf).join('\n'),
       ).toBe(true);
       expect((await fetch(`http://127.0.0.1:${launched.port}/healthz`)).status).toBe(200);
+      // The console's sign-in page says where the demo key is (the file, never the key).
+      const config = (await (await fetch(`http://127.0.0.1:${launched.port}/console/config.json`)).json()) as {
+        demo_key_hint?: string;
+      };
+      expect(config.demo_key_hint).toContain(path.join(dataDir, 'demo-tenant.json'));
+      expect(JSON.stringify(config)).not.toContain('ars_');
       for (let i = 0; i < 3; i++) launched.start.kill('SIGINT');
 
       expect(await launched.exited).toEqual({ code: 0, signal: null });
