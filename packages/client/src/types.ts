@@ -59,6 +59,9 @@ export type MemberList = Schemas['MemberList'];
 export type UsableAgent = Schemas['UsableAgent'];
 export type UsableAgentList = Schemas['UsableAgentList'];
 export type OrgConfiguration = Schemas['OrgConfiguration'];
+export type Usage = Schemas['Usage'];
+/** The window and agent of GET /api/admin/usage. */
+export type UsageOptions = NonNullable<operations['getUsage']['parameters']['query']>;
 export type OrgApplyResult = Schemas['OrgApplyResult'];
 export type AppliedOrg = Schemas['AppliedOrg'];
 export type OrgSecret = Schemas['OrgSecret'];

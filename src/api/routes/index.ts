@@ -19,6 +19,7 @@ import { runListRoutes } from './run-list.ts';
 import { runRoutes } from './runs.ts';
 import { streamRoutes } from './streams.ts';
 import { taskRoutes } from './tasks.ts';
+import { usageRoutes } from './usage.ts';
 import { webhookRoutes } from './webhooks.ts';
 import { widgetRoutes } from '../widget/routes.ts';
 
@@ -46,4 +47,5 @@ export const allRoutes: RouteSpec[] = [
   ...adminOrgRoutes,
   ...adminSecretRoutes,
   ...adminToolServerRoutes,
+  ...usageRoutes,
 ];

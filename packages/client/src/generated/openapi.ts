@@ -958,6 +958,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organization's usage per day and agent, and the credits left
+         * @description Organization-scoped; no X-Agent-Id needed. Owners and admins only (members and guests get 403). Runs created in [`since`, `until`) (default: the last 30 UTC days, today included; at most 366 days) summed per UTC day and agent: runs, failed runs, input and output tokens and the credits they were billed (each run's USAGE event), per agent and in total. A run counts on the day it was created, as GET /api/runs filters; runs of deleted tasks (and of expired widget visitors) no longer count. `credits`: the balance now, the daily rate of the last 7 days, how many days it lasts, and `low` (no credits left, or fewer than 3 days of them) with a `warning` sentence.
+         */
+        get: operations["getUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2536,6 +2556,64 @@ export interface operations {
             header?: never;
             path?: never;
             cookie?: never;
+        Usage: {
+            /** @description Start of the window (ISO 8601 UTC, inclusive) */
+            since: string;
+            /** @description End of the window (ISO 8601 UTC, exclusive) */
+            until: string;
+            /** @description One row per UTC day and agent that had runs, oldest day first, then by agent name */
+            days: {
+                /** @description The UTC day the runs were created (YYYY-MM-DD) */
+                day: string;
+                agent_id: string;
+                agent_name: string;
+                /** @description Runs created */
+                runs: number;
+                /** @description Of those, runs that ended `failed` */
+                failed_runs: number;
+                input_tokens: number;
+                output_tokens: number;
+                /** @description Credits the runs were billed (a run still going: what it was billed so far, 0) */
+                credits: number;
+            }[];
+            /** @description The window per agent, most credits first */
+            agents: {
+                agent_id: string;
+                agent_name: string;
+                /** @description Runs created */
+                runs: number;
+                /** @description Of those, runs that ended `failed` */
+                failed_runs: number;
+                input_tokens: number;
+                output_tokens: number;
+                /** @description Credits the runs were billed (a run still going: what it was billed so far, 0) */
+                credits: number;
+            }[];
+            /** @description The whole window */
+            totals: {
+                /** @description Runs created */
+                runs: number;
+                /** @description Of those, runs that ended `failed` */
+                failed_runs: number;
+                input_tokens: number;
+                output_tokens: number;
+                /** @description Credits the runs were billed (a run still going: what it was billed so far, 0) */
+                credits: number;
+            };
+            /** @description Credits left and how long they last; the window does not change it */
+            credits: {
+                /** @description The org's credit balance now */
+                balance: string;
+                /** @description Credits a day of the runs of the last 7 days (of the days since the org was created, if fewer) */
+                daily_rate: number;
+                /** @description How many days the balance lasts at that rate; null: nothing used lately */
+                days_left: number | null;
+                /** @description No credits left, or fewer than 3 days of them at the recent rate */
+                low: boolean;
+                /** @description Why credits are low, in a sentence; null when they are not */
+                warning: string | null;
+            };
+        };
         };
         requestBody: {
             content: {
@@ -7360,3 +7438,97 @@ export interface operations {
         };
     };
 }
+            429: {
+                headers: {
+                    /** @description Seconds until the limit allows another request */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PostgreSQL or Temporal is briefly unreachable (or a run could not be started). Wait `Retry-After` seconds, then retry; starting a run is safe to retry with the same `Idempotency-Key`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getUsage: {
+        parameters: {
+            query?: {
+                /** @description Runs created at or after this time (ISO 8601; default: midnight UTC 29 days ago) */
+                since?: string;
+                /** @description Runs created before this time (ISO 8601; default: now) */
+                until?: string;
+                /** @description Only runs of this agent */
+                agent_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Usage in the window, and the credits left */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Usage"];
+                };
+            };
+            /** @description `since` or `until` is not a real time, `since` is not before `until`, or the window is too long */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No access to the agent or task */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown task, run or agent, or one the caller may not see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request failed schema validation */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded, counted per organization and user across all api replicas (approvals (/api/approvals…): 60 requests per minute by default). Wait `Retry-After` seconds, then retry. */

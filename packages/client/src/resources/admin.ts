@@ -12,6 +12,8 @@ import type {
   RevokedApiKey,
   ToolServerTestRequest,
   ToolServerTestResult,
+  Usage,
+  UsageOptions,
 } from '../types.ts';
 
 type OrgCall = Omit<CallOptions, 'agentId'>;
@@ -54,6 +56,20 @@ export class Admin {
   /** The org's configuration: `document` in the shape `apply` takes, plus ids, inbound paths and widget keys (GET /api/admin/org). */
   org(opts: OrgCall = {}): Promise<OrgConfiguration> {
     return this.transport.json({ method: 'GET', path: '/api/admin/org', signal: opts.signal, idempotent: true });
+  }
+
+  /**
+   * Usage per UTC day and agent (runs, failures, tokens, credits) in a window (default: the last 30 days),
+   * per agent and in total, with the credits left and whether they run low (GET /api/admin/usage).
+   */
+  usage(query: UsageOptions = {}, opts: OrgCall = {}): Promise<Usage> {
+    return this.transport.json({
+      method: 'GET',
+      path: '/api/admin/usage',
+      query,
+      signal: opts.signal,
+      idempotent: true,
+    });
   }
 
   /**
