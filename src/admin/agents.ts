@@ -128,10 +128,10 @@ export async function requireAgent(db: DbOrTx, agentId: string) {
   return agent;
 }
 
-/** The user, who must be a member of the org. */
+/** The user, who must be a member of the org (a widget visitor is none: it is given no access, grants or keys). */
 export async function requireMember(db: DbOrTx, orgId: string, userId: string) {
   const user = await requireUser(db, userId);
-  if (user.orgId !== orgId) throw new AdminError(`user ${userId} is not a member of org ${orgId}`);
+  if (user.orgId !== orgId || user.visitor) throw new AdminError(`user ${userId} is not a member of org ${orgId}`);
   return user;
 }
 

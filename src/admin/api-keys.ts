@@ -31,6 +31,8 @@ export interface CreatedApiKey extends ApiKeySummary {
 /** Creates a key for a user; only its SHA-256 hash and prefix are stored. */
 export async function createApiKey(db: DbOrTx, input: { userId: string; name?: string }): Promise<CreatedApiKey> {
   const user = await requireUser(db, input.userId);
+  // A widget visitor acts only through its short-lived visitor token, never through a key of its own.
+  if (user.visitor) throw new AdminError(`user ${user.id} is a widget visitor, not a member: it gets no API key`);
   const { key, prefix, hash } = generateApiKey();
   const row = await insertApiKey(db, {
     id: newId('key'),

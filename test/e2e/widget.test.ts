@@ -7,7 +7,10 @@ import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { createTokenService } from '../../src/auth/tokens.ts';
 import { loadConfig } from '../../src/config.ts';
 import { applyFile, parseApplyFile } from '../../src/admin/apply.ts';
+import { grantAccess } from '../../src/admin/agents.ts';
+import { createApiKey } from '../../src/admin/api-keys.ts';
 import { AdminError } from '../../src/admin/errors.ts';
+import { listOrgs } from '../../src/admin/orgs.ts';
 import { findUser } from '../../src/db/users.ts';
 import { eventually } from '../support/eventually.ts';
 import { call, exchange, readSse, userMessage, withoutHeartbeats } from '../support/http.ts';
@@ -364,6 +367,27 @@ describe('visitors and what a widget key may spend', () => {
     expect((await findUser(testDb(), again.visitor_id))!.expiresAt!.getTime()).toBeGreaterThan(
       Date.now() + 29 * 86_400_000,
     );
+  });
+
+  it('a visitor is offered in no access list, takes no seat, and is given no access, grant or API key', async () => {
+    const own = await createWidgetTenant([SITE]);
+    const session = await widgetSession(own.key, SITE);
+    const ownerToken = await exchange(own.ownerKey);
+    const agents = (await (await call('GET', '/api/agents', { token: ownerToken })).json()) as {
+      agents: { access?: string[] }[];
+    };
+    expect(agents.agents.length).toBeGreaterThan(0);
+    for (const agent of agents.agents) expect(agent.access).toEqual([]);
+    expect((await listOrgs(testDb())).find((o) => o.id === own.orgId)).toMatchObject({ users: 1, agents: 1 });
+    await expect(grantAccess(testDb(), own.agentId, session.visitor_id)).rejects.toThrow(/not a member/);
+    await expect(createApiKey(testDb(), { userId: session.visitor_id })).rejects.toThrow(/widget visitor/);
+    const key = await call('POST', '/api/admin/api-keys', {
+      token: ownerToken,
+      body: { user_id: session.visitor_id, name: 'visitor' },
+    });
+    expect(key.status).toBe(404);
+    expect(await testDb().agentAccess.count({ where: { userId: session.visitor_id } })).toBe(0);
+    expect(await testDb().apiKey.count({ where: { userId: session.visitor_id } })).toBe(0);
   });
 
   it("a key's daily credit budget (credits_per_day) refuses new runs with 402 once spent", async () => {
