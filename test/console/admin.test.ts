@@ -1,13 +1,14 @@
 import { AgentRunClient, PermissionError } from '@agent-run/client';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiUrl, exchange } from '../support/http.ts';
+import { apiUrl, exchange, userMessage } from '../support/http.ts';
 import { readTaskStream, startBackgroundRun } from '../support/runs.ts';
 import { createTenant, type Tenant } from '../support/tenant.ts';
 import { launchBrowser, screenshot, signIn } from './browser.ts';
 import { eventually } from '../support/eventually.ts';
 import { startEverythingServer, startRecordingProxy } from '../support/mcp-servers.ts';
 import { terminate } from '../support/processes.ts';
+import { widgetCall, widgetSession } from '../support/widget.ts';
 
 /**
  * The console's administration screens in headless Chromium against the running stack: an
@@ -332,6 +333,58 @@ describe('administration screens (as an admin)', () => {
         disabled: true,
       },
     ]);
+  });
+
+  it("usage shows the api's figures per agent and the credits left; a widget visitor is no member, and its run is found under source widget", async () => {
+    const site = 'http://shop.example.test';
+    const applied = await owner.admin.apply({
+      agents: [{ name: 'front', customer_facing: true }],
+      widget_keys: [{ name: 'usage-site', agent: 'front', origins: [site] }],
+    });
+    const visitor = await widgetSession(applied.org.widget_keys.find((k) => k.name === 'usage-site')!.key!, site);
+    const started = await widgetCall('POST', '/run', {
+      origin: site,
+      token: visitor.visitor_token,
+      body: { ...userMessage('Hello from the shop'), stream: false },
+    });
+    expect(started.status).toBe(202);
+    const { id: runId } = (await started.json()) as { id: string };
+    await eventually('the visitor run to end', async () =>
+      expect((await owner.runs.list({ run_id: runId })).runs[0]?.status).toBe('completed'),
+    );
+    const usage = await owner.admin.usage();
+    const front = usage.agents.find((a) => a.agent_name === 'front')!;
+    expect(front.runs).toBe(1);
+
+    await page.getByRole('link', { name: 'Usage' }).click();
+    const digits = (text: string | null) => Number(text!.replace(/\D/g, ''));
+    const cells = page.locator(`table[aria-label="Usage by agent"] tr[data-usage-row="${front.agent_id}"] td`);
+    await cells.first().waitFor();
+    expect(await cells.nth(0).textContent()).toBe('front');
+    expect((await cells.allTextContents()).slice(1).map(digits)).toEqual([
+      front.runs,
+      front.failed_runs,
+      front.input_tokens,
+      front.output_tokens,
+      front.credits,
+    ]);
+    expect(digits(await page.getByTestId('credits-left').locator('strong').textContent())).toBe(
+      Number(usage.credits.balance),
+    );
+    expect(await page.getByTestId('credit-warning').count()).toBe(0);
+    await screenshot(page, 'admin-usage');
+
+    await page.getByRole('link', { name: 'Members' }).click();
+    const rows = page.locator('table.members tbody tr');
+    await rows.first().waitFor();
+    expect(await rows.count()).toBe((await owner.admin.listMembers()).count);
+    expect(await page.locator('table.members').textContent()).not.toContain('widget.invalid');
+
+    await page.getByRole('link', { name: 'Runs', exact: true }).click();
+    await page.getByPlaceholder("api, widget, flow or a flow's name").fill('widget');
+    await page.keyboard.press('Tab');
+    await page.locator(`tr[data-run="${runId}"]`).getByText('widget visitor').waitFor();
+    await page.getByRole('link', { name: 'Admin' }).click();
   });
 
   it('an owner-only change is refused with the reason, and nothing changes', async () => {

@@ -1,6 +1,7 @@
 /**
  * Administration for owners and admins (#/admin/<screen>): members and roles, agents, widget keys,
- * flows, outbound webhooks, API keys, org secrets. Every change is a partial apply document sent through the SDK to
+ * flows, outbound webhooks, API keys, org secrets, usage and credits (with a banner on every screen when
+ * credits run low). Every change is a partial apply document sent through the SDK to
  * POST /api/admin/apply, the same code as `admin apply`; the answer's `changes` are shown.
  */
 import { useEffect } from 'preact/hooks';
@@ -11,6 +12,7 @@ import { ApplyResultView } from './apply-result.tsx';
 import { Flows } from './flows.tsx';
 import { Members } from './members.tsx';
 import { Secrets } from './secrets.tsx';
+import { AdminCreditWarning, UsageScreen } from './usage.tsx';
 import { useOrg, type OrgState } from './use-org.ts';
 import { Webhooks } from './webhooks.tsx';
 import { WidgetKeys } from './widget-keys.tsx';
@@ -28,6 +30,7 @@ const SCREENS = [
   ['webhooks', 'Webhooks'],
   ['api-keys', 'API keys'],
   ['secrets', 'Secrets'],
+  ['usage', 'Usage'],
 ] as const;
 
 export function AdminView({ session, screen }: { session: Session; screen: string }) {
@@ -49,6 +52,7 @@ export function AdminView({ session, screen }: { session: Session; screen: strin
           </span>
         )}
       </h2>
+      {current !== 'usage' && <AdminCreditWarning session={session} />}
       <nav aria-label="Administration" class="subnav">
         {SCREENS.map(([id, label]) => (
           <a key={id} href={`#/admin/${id}`} aria-current={current === id ? 'page' : undefined}>
@@ -56,8 +60,12 @@ export function AdminView({ session, screen }: { session: Session; screen: strin
           </a>
         ))}
       </nav>
-      {current !== 'api-keys' && current !== 'secrets' && <ApplyResultView result={org.result} error={org.error} />}
-      {current === 'api-keys' ? (
+      {current !== 'api-keys' && current !== 'secrets' && current !== 'usage' && (
+        <ApplyResultView result={org.result} error={org.error} />
+      )}
+      {current === 'usage' ? (
+        <UsageScreen session={session} />
+      ) : current === 'api-keys' ? (
         <ApiKeys session={session} />
       ) : current === 'secrets' ? (
         <Secrets session={session} />
