@@ -384,6 +384,10 @@ describe('admin CLI', () => {
     };
     const org = json(['org', 'create', '--name', unique('CliOrg'), '--credits', '42']);
     expect(org.credits).toBe('42');
+    expect(json(['org', 'credits', '--org', String(org.id), '--add', '1000'])).toMatchObject({ credits: '1042' });
+    const refused = cli('org', 'credits', '--org', String(org.id), '--add', '0');
+    expect(refused.status).toBe(1);
+    expect(refused.stderr.trim()).toBe('error: credits to add must be a positive whole number');
     const user = json(['user', 'create', '--org', String(org.id), '--email', 'u@cli.test', '--role', 'member']);
     const agent = json([
       'agent',

@@ -1,6 +1,6 @@
 import { inAdminTransaction } from '../db/admin-lock.ts';
 import type { Db, DbOrTx } from '../db/client.ts';
-import { findOrg, findOrgsNamed, insertOrg as insertOrgRow, listOrgsWithCounts } from '../db/orgs.ts';
+import { addOrgCredits, findOrg, findOrgsNamed, insertOrg as insertOrgRow, listOrgsWithCounts } from '../db/orgs.ts';
 import { newId } from '../shared/ids.ts';
 import { AdminError } from './errors.ts';
 
@@ -50,6 +50,21 @@ export async function listOrgs(db: DbOrTx): Promise<OrgSummary[]> {
     agents: o.agents,
     created_at: o.createdAt.toISOString(),
   }));
+}
+
+/**
+ * Adds `credits` to an org's balance (a top-up) in one statement, so runs billed meanwhile are
+ * neither lost nor counted twice; answers the new balance.
+ */
+export async function addCredits(
+  db: DbOrTx,
+  orgId: string,
+  credits: bigint,
+): Promise<{ id: string; name: string; credits: string }> {
+  if (credits <= 0n) throw new AdminError('credits to add must be a positive whole number');
+  const org = await addOrgCredits(db, orgId, credits);
+  if (!org) throw new AdminError(`org ${orgId} not found`);
+  return { id: org.id, name: org.name, credits: org.creditBalance.toString() };
 }
 
 export async function requireOrg(db: DbOrTx, orgId: string) {

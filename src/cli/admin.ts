@@ -20,7 +20,7 @@ import {
   widgetKeyTable,
 } from '../admin/format.ts';
 import { createGrant, listGrants, revokeGrant } from '../admin/grants.ts';
-import { createOrg, listOrgs, parseCredits } from '../admin/orgs.ts';
+import { addCredits, createOrg, listOrgs, parseCredits } from '../admin/orgs.ts';
 import { createUser, listUsers, roles } from '../admin/users.ts';
 import { createWidgetKey, listWidgetKeys, revokeWidgetKey } from '../admin/widget-keys.ts';
 import { listSecrets, removeOrgSecret, setOrgSecret } from '../admin/org-secrets.ts';
@@ -48,6 +48,15 @@ leaf(org, 'create', 'create an org')
     run(async (db, o) => {
       const created = await createOrg(await db(), { name: str(o.name), credits: parseCredits(str(o.credits)) });
       return { data: created, text: `created org ${created.id} "${created.name}" with ${created.credits} credits` };
+    }),
+  );
+leaf(org, 'credits', "add credits to an org's balance (a top-up)")
+  .requiredOption('--org <org_id>', 'org id')
+  .requiredOption('--add <n>', 'credits to add (a positive whole number)')
+  .action(
+    run(async (db, o) => {
+      const org = await addCredits(await db(), str(o.org), parseCredits(str(o.add)));
+      return { data: org, text: `org ${org.id} "${org.name}" now has ${org.credits} credits` };
     }),
   );
 leaf(org, 'list', 'list orgs').action(

@@ -45,3 +45,12 @@ export async function listOrgsWithCounts(db: DbOrTx) {
   });
   return orgs.map(({ _count, ...org }) => ({ ...org, users: _count.users, agents: _count.agents }));
 }
+
+/** Adds to the org's balance in one UPDATE (atomic with concurrent debits); null when there is no such org. */
+export async function addOrgCredits(db: DbOrTx, orgId: string, credits: bigint): Promise<Org | null> {
+  const [org] = await db.org.updateManyAndReturn({
+    where: { id: orgId },
+    data: { creditBalance: { increment: credits } },
+  });
+  return org ?? null;
+}
