@@ -37,6 +37,8 @@ const paths = [
   'mcp-tools-listed-and-called',
   'mcp-tool-approved',
   'client-tool-called',
+  'queued-then-admitted',
+  'cancelled-while-queued',
 ];
 /** Paths where the last model step stored the run's end and a cancel or comment raced it. */
 const pathsOfTheStepEnd = [

@@ -3,6 +3,7 @@ import { createModelStepActivities } from './model-step.ts';
 import { createPlanStepActivities } from './plan-step.ts';
 import { createRunProgressActivities } from './run-progress.ts';
 import { createRunSettingsActivities } from './run-settings.ts';
+import { createRunSlotActivities } from './run-slots.ts';
 import { createRunToolActivities } from './run-tool.ts';
 import { createSandboxActivities } from './sandbox-activities.ts';
 import { createSandboxLeaseActivities } from './sandbox-lease.ts';
@@ -18,6 +19,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createPlanStepActivities(deps),
     ...createRunToolActivities(deps),
     ...createRunSettingsActivities(deps),
+    ...createRunSlotActivities(deps),
     ...createSandboxActivities(deps),
     ...createSandboxLeaseActivities(deps),
     ...createWebhookActivities(deps),

@@ -22,6 +22,9 @@ const creditsSchema = z
   .transform((v) => BigInt(v))
   .refine((v) => v <= 9_223_372_036_854_775_807n, 'is too large');
 
+/** The org's limit of concurrent runs (docs/admin.md "Concurrent runs"). */
+export const maxConcurrentRunsSchema = z.number().int().min(1).max(1_000_000);
+
 const userSchema = z.strictObject({
   email: emailSchema,
   role: roleSchema,
@@ -165,6 +168,11 @@ const orgSchema = z
     name: nameSchema,
     /** Initial credit balance: only used when the org is created. */
     credits: creditsSchema.optional(),
+    /**
+     * Runs of the org that may be open at once (a plan's limit; the operator's, like credits): more are accepted and
+     * wait `pending`, oldest first. `null`: unlimited. Left out: unchanged (unlimited for a new org).
+     */
+    max_concurrent_runs: maxConcurrentRunsSchema.nullable().optional(),
     ...orgContents,
   })
   .superRefine(checkOrgContents);

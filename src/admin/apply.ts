@@ -9,7 +9,7 @@ import {
 } from '../db/agents.ts';
 import { findActiveApiKeyNamed } from '../db/api-keys.ts';
 import type { Db, Tx } from '../db/client.ts';
-import { findOrg, findOrgsNamed, insertOrg, type Org } from '../db/orgs.ts';
+import { findOrg, findOrgsNamed, insertOrg, setOrgMaxConcurrentRuns, type Org } from '../db/orgs.ts';
 import { listFlowsOfOrg } from '../db/flows.ts';
 import { emailsOfUsers, insertUser, listUsersOfOrg, updateUser, type Role } from '../db/users.ts';
 import { newId } from '../shared/ids.ts';
@@ -151,6 +151,12 @@ async function applyOrg(tx: Tx, spec: ApplyOrg, path: string, changes: string[])
   if (!org) {
     org = await insertOrg(tx, { id: newId('org'), name: spec.name, creditBalance: spec.credits ?? 0n });
     changes.push(`created org "${org.name}" (${org.id}) with ${org.creditBalance} credits`);
+  }
+  const max = spec.max_concurrent_runs;
+  if (max !== undefined && org.maxConcurrentRuns !== max) {
+    const before = org.maxConcurrentRuns;
+    org = await setOrgMaxConcurrentRuns(tx, org.id, max);
+    changes.push(`max_concurrent_runs of org "${org.name}": ${before ?? 'unlimited'} → ${max ?? 'unlimited'}`);
   }
   return applyOrgContents(tx, org, spec, path, changes);
 }

@@ -21,6 +21,8 @@ export interface OrgConfiguration {
   id: string;
   name: string;
   credits: string;
+  /** Runs of the org that may be open at once (null: unlimited); set by the operator with `admin apply`. */
+  max_concurrent_runs: number | null;
   document: OrgDocument;
   users: { email: string; id: string }[];
   agents: { name: string; id: string }[];
@@ -90,6 +92,7 @@ export async function exportOrg(db: Db, orgId: string): Promise<OrgConfiguration
     id: org.id,
     name: org.name,
     credits: org.creditBalance.toString(),
+    max_concurrent_runs: org.maxConcurrentRuns,
     document,
     users: users.map((u) => ({ email: u.email, id: u.id })),
     agents: agents.map((a) => ({ name: a.name, id: a.id })),

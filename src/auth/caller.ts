@@ -21,4 +21,6 @@ export interface AgentContext {
    * naming the agent in `X-Agent-Id`): a run start's pre-flight check then needs no read of its own.
    */
   orgCreditBalance?: bigint;
+  /** The org's limit of concurrent runs (null: none), read with the credit balance. */
+  orgMaxConcurrentRuns?: number | null;
 }

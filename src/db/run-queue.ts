@@ -81,6 +81,8 @@ export interface DequeuedRun {
   rolledBack: string[];
   /** The flow that started its task, if one did. */
   source?: { kind: string; flow_name: string; external_id: string };
+  /** Its org's limit of concurrent runs (null: none). */
+  maxConcurrentRuns: number | null;
 }
 
 /**
@@ -106,7 +108,16 @@ export async function takeQueuedRun(db: Db, taskId: string): Promise<DequeuedRun
         routingReason: true,
         queuedMessages: true,
         rollsBack: true,
-        task: { select: { orgId: true, agentId: true, userId: true, source: true, agent: { select: { name: true } } } },
+        task: {
+          select: {
+            orgId: true,
+            agentId: true,
+            userId: true,
+            source: true,
+            agent: { select: { name: true } },
+            org: { select: { maxConcurrentRuns: true } },
+          },
+        },
       },
     });
     const rolledBack = run.rollsBack.length === 0 ? [] : await deleteEndedRuns(tx, taskId, run.rollsBack);
@@ -126,6 +137,7 @@ export async function takeQueuedRun(db: Db, taskId: string): Promise<DequeuedRun
       source: (task.source ?? undefined) as DequeuedRun['source'],
       request: messages.findLast((m) => m.role === 'user')?.content,
       rolledBack,
+      maxConcurrentRuns: task.org.maxConcurrentRuns,
     };
   });
 }

@@ -93,11 +93,14 @@ export async function listPendingRunsBefore(db: Db, createdBefore: Date, limit: 
     agentId: string;
     userId: string;
     agentName: string;
+    maxConcurrentRuns: number | null;
   }>(
+    // A run waiting for its org's concurrency slot has a workflow (it marked itself waiting): not stuck.
     `SELECT r.id, r.task_id AS "taskId", r.mode::text AS mode, r.routing_reason AS "routingReason", r.created_at AS "createdAt",
-       t.org_id AS "orgId", t.agent_id AS "agentId", t.user_id AS "userId", a.name AS "agentName"
-     FROM runs r JOIN tasks t ON t.id = r.task_id JOIN agents a ON a.id = t.agent_id
-     WHERE r.status = 'pending' AND r.queued_at IS NULL AND r.created_at < $1
+       t.org_id AS "orgId", t.agent_id AS "agentId", t.user_id AS "userId", a.name AS "agentName",
+       o.max_concurrent_runs AS "maxConcurrentRuns"
+     FROM runs r JOIN tasks t ON t.id = r.task_id JOIN agents a ON a.id = t.agent_id JOIN orgs o ON o.id = t.org_id
+     WHERE r.status = 'pending' AND r.queued_at IS NULL AND r.concurrency_slot IS NULL AND r.created_at < $1
      ORDER BY r.created_at LIMIT $2`,
     [createdBefore, limit],
   );

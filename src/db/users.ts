@@ -107,6 +107,8 @@ export interface UserStandingWithAgent extends UserStanding {
   agent: AgentForUser | null;
   /** The org's credit balance, for a run start's pre-flight check. */
   creditBalance: bigint;
+  /** The org's limit of concurrent runs (null: none), handed to the run's workflow. */
+  maxConcurrentRuns: number | null;
 }
 
 const STANDING_COLUMNS = `u.org_id, u.role::text AS role, ($2::text IS NOT NULL AND (k.id IS NULL OR k.revoked_at IS NOT NULL)) AS key_revoked`;
@@ -145,6 +147,7 @@ export async function findUserStandingWithAgent(
   const [row] = await sqlOfPool(db).query<
     StandingRow & {
       credit_balance: string;
+      max_concurrent_runs: number | null;
       // The agent's columns: null when it does not exist (granted is then false).
       agent_id: string | null;
       agent_org_id: string;
@@ -154,7 +157,7 @@ export async function findUserStandingWithAgent(
       agent_granted: boolean;
     }
   >(
-    `SELECT ${STANDING_COLUMNS}, o.credit_balance::text AS credit_balance,
+    `SELECT ${STANDING_COLUMNS}, o.credit_balance::text AS credit_balance, o.max_concurrent_runs,
        a.id AS agent_id, a.org_id AS agent_org_id, a.name AS agent_name, a.customer_facing AS agent_customer_facing,
        a.model_settings AS agent_model_settings,
        EXISTS (SELECT 1 FROM agent_access g WHERE g.agent_id = a.id AND g.user_id = u.id) AS agent_granted
@@ -180,5 +183,6 @@ export async function findUserStandingWithAgent(
     keyRevoked: row.key_revoked,
     agent,
     creditBalance: BigInt(row.credit_balance),
+    maxConcurrentRuns: row.max_concurrent_runs,
   };
 }

@@ -23,6 +23,11 @@ export interface RunWorkflowInput {
   startRecorded?: boolean;
   /** Tools the caller runs itself, offered to the model in this run; a call of one ends the run (see client-tools.ts). */
   clientTools?: ClientTool[];
+  /**
+   * The org's limit of concurrent runs when the run was started: the run takes a slot before its
+   * first step (src/workflows/run-slots.ts). Absent: the org has none, and the run issues no command for it.
+   */
+  concurrencyLimit?: number;
 }
 
 export interface TokenUsage {

@@ -44,6 +44,9 @@ export const pauseUpdate = defineUpdate<{ message: string }, [{ requestedBy: str
 /** Continue a paused run (or withdraw a pause that has not taken effect yet). */
 export const resumeUpdate = defineUpdate<{ message: string }, [{ requestedBy: string }]>('resume');
 
+/** A run of the org ended: a run waiting for a concurrency slot tries again now rather than at its next poll. */
+export const slotFreedSignal = defineSignal('slotFreed');
+
 /** ApplicationFailure types of refused updates; the api maps them to HTTP statuses. */
 export const refusals = {
   notPending: 'RequestNotPending', // 409

@@ -45,6 +45,7 @@ import {
   stoppingWritten,
 } from './run-lifecycle.ts';
 import { RunState } from './run-state.ts';
+import { passSlotOn, takeSlot } from './run-slots.ts';
 
 /** One run of an agent: the run status machine, driven by activities and by people. */
 export async function agentRun(input: RunWorkflowInput): Promise<RunOutcome> {
@@ -56,7 +57,9 @@ export async function agentRun(input: RunWorkflowInput): Promise<RunOutcome> {
   try {
     return await runToEnd(state, work);
   } finally {
-    // After the outcome is stored: keep the agent's workspace on its host, so another host can restore it.
+    // After the outcome is stored: the run's slot is free, and the org's next waiting run may take it.
+    if (input.concurrencyLimit !== undefined) await CancellationScope.nonCancellable(() => passSlotOn(state));
+    // Keep the agent's workspace on its host, so another host can restore it.
     if (state.sandboxChanged) await snapshotOnHost(state);
     // An update still writing (a cancel's STOPPING) answers its caller before the run closes.
     await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
@@ -69,6 +72,7 @@ async function runToEnd(state: RunState, work: CancellationScope): Promise<RunOu
     await work.run(async () => {
       state.settings = input.settings ?? (await bookkeeping.loadRunSettings({ agentId: input.agentId }));
       if (!input.startRecorded) await state.record(RUN_STARTED_KEY, runStartedEvents(input));
+      if (input.concurrencyLimit !== undefined) await takeSlot(state);
       await connectToolServers(state);
       if (input.mode === 'deep') {
         const outcome = await runPlanned(state);

@@ -2,6 +2,7 @@ import { Context } from '@temporalio/activity';
 import type { ModelStepInput, ModelStepResult } from '../../src/activities/model-step.ts';
 import type { PlanStepResult } from '../../src/activities/plan-step.ts';
 import type { ProgressStored, RecordProgressInput } from '../../src/activities/run-progress.ts';
+import { QUEUED_KEY, type Admission } from '../../src/db/run-slots.ts';
 import type { RunEventInput } from '../../src/shared/events.ts';
 import type { ToolServersListing } from '../../src/shared/tool-server-types.ts';
 import { commentKey, FINISHED_KEY, runFinishedEvent, statusDelta, STOPPING_KEY } from '../../src/shared/run-end.ts';
@@ -99,6 +100,50 @@ export class FakeRunStore {
   }
 }
 
+/**
+ * One org's concurrent-run slots as src/db/run-slots.ts keeps them, in memory: a run holds a slot from
+ * its admission until its store says it ended; waiting runs are admitted in the order they were added.
+ */
+export class FakeOrgSlots {
+  private readonly runs: { runId: string; store: FakeRunStore; slot?: 'waiting' | 'held' }[] = [];
+  constructor(public limit: number) {}
+
+  /** A run of the org, in the order the api stored them. */
+  add(runId: string, store: FakeRunStore): void {
+    this.runs.push({ runId, store });
+  }
+
+  private holders = () => this.runs.filter((r) => r.slot === 'held' && !isTerminalStatus(r.store.status)).length;
+  private waiting = () => this.runs.filter((r) => r.slot === 'waiting' && r.store.status === 'pending');
+
+  async admit(runId: string): Promise<Admission> {
+    const run = this.runs.find((r) => r.runId === runId)!;
+    if (run.slot === 'held' || run.store.status !== 'pending') return { admitted: true };
+    const index = this.runs.indexOf(run);
+    const position = this.waiting().filter((r) => this.runs.indexOf(r) < index).length + 1;
+    if (position === 1 && this.holders() < this.limit) {
+      run.slot = 'held';
+      return { admitted: true };
+    }
+    if (run.slot !== 'waiting') {
+      run.slot = 'waiting';
+      const data = { status: 'queued', reason: 'org_concurrency_limit', limit: this.limit, position };
+      await run.store.write({ runId, key: QUEUED_KEY, events: [{ type: 'CUSTOM', name: 'SYSTEM_STATUS', data }] });
+    }
+    return { admitted: false, position };
+  }
+
+  /** The oldest waiting runs, as many as slots are free. */
+  toAdmit(): string[] {
+    const free = this.limit - this.holders();
+    return free > 0
+      ? this.waiting()
+          .slice(0, free)
+          .map((r) => r.runId)
+      : [];
+  }
+}
+
 export interface FakeOptions {
   /** The model's steps, in order. */
   model: Turn[];
@@ -111,6 +156,8 @@ export interface FakeOptions {
   before?: Record<string, () => Promise<void>>;
   /** Called once a write of that key has committed. */
   after?: Record<string, () => void>;
+  /** The org's slots, for a run started with a concurrency limit. */
+  slots?: FakeOrgSlots;
 }
 
 /** The run's activities as in-memory fakes that record their calls; the workflow is the real one. */
@@ -121,6 +168,7 @@ export function fakeActivities({
   toolServers,
   before,
   after,
+  slots,
 }: FakeOptions) {
   const store = new FakeRunStore(before, after);
   const modelCalls: (ModelStepInput & { conversation: string[] })[] = [];
@@ -131,6 +179,8 @@ export function fakeActivities({
   const activities = {
     loadRunSettings: async (): Promise<RunSettings> => ({ ...defaultRunSettings, ...settings }),
     hasStandingGrant: async (): Promise<boolean> => false,
+    admitRun: ({ runId }: { runId: string }): Promise<Admission> => slots!.admit(runId),
+    runsToAdmit: async (): Promise<string[]> => slots!.toAdmit(),
     recordProgress: (input: RecordProgressInput): Promise<ProgressStored> => store.write(input),
 
     async planStep(input: unknown): Promise<PlanStepResult> {
@@ -188,6 +238,8 @@ export function activitiesByRun(fakesOf: (runId: string) => FakeActivities | und
   return {
     loadRunSettings: () => fakes().loadRunSettings(),
     hasStandingGrant: () => fakes().hasStandingGrant(),
+    admitRun: (input) => fakes().admitRun(input),
+    runsToAdmit: () => fakes().runsToAdmit(),
     recordProgress: (input) => fakes().recordProgress(input),
     planStep: (input) => fakes().planStep(input),
     listToolServerTools: () => fakes().listToolServerTools(),

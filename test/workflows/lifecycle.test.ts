@@ -24,6 +24,7 @@ import {
 import {
   activitiesByRun,
   fakeActivities,
+  FakeOrgSlots,
   gate,
   untilCancelled,
   type FakeActivities,
@@ -89,6 +90,7 @@ async function startRun(options: FakeOptions & { mode?: RunMode; clientTools?: C
   const fake = fakeActivities(options);
   const runId = `run_${randomBytes(6).toString('hex')}`;
   runs.set(runId, fake.activities);
+  options.slots?.add(runId, fake.store);
   const mode = options.mode ?? 'fast';
   const handle: WorkflowHandle<typeof agentRun> = await env.client.workflow.start<typeof agentRun>('agentRun', {
     taskQueue,
@@ -102,9 +104,10 @@ async function startRun(options: FakeOptions & { mode?: RunMode; clientTools?: C
         mode,
         routingReason: 'test',
         ...(options.clientTools ? { clientTools: options.clientTools } : {}),
+        ...(options.slots ? { concurrencyLimit: options.slots.limit } : {}),
       },
     ],
-    typedSearchAttributes: [{ key: RunStatusAttr, value: firstRunStatus(mode) }],
+    typedSearchAttributes: [{ key: RunStatusAttr, value: options.slots ? 'pending' : firstRunStatus(mode) }],
   });
   const answer = async (inputType: InputType, value: Answer) => {
     const pending = await handle.query(pendingRequestQuery);
@@ -493,5 +496,68 @@ describe('a cancel racing the run’s end', () => {
     expect(run.store.statuses).toEqual(['pending', 'executing', 'completed']);
     expect(run.store.eventTypes()).not.toContain('STOPPING');
     expect(run.store.events.at(-1)).toMatchObject({ type: 'RUN_FINISHED', result: { text: 'done' } });
+  });
+});
+
+describe("the org's concurrent-run limit", () => {
+  /** A model step that waits for the test: the run holds its slot meanwhile. */
+  const held = (until: ReturnType<typeof gate>) => async () => {
+    await until.wait();
+    return { text: 'done' };
+  };
+  const queued = (position: number) =>
+    expect.objectContaining({ name: 'SYSTEM_STATUS', data: expect.objectContaining({ status: 'queued', position }) });
+
+  it('a run over the limit waits pending (SYSTEM_STATUS queued) and starts when a run of the org ends, in order', async () => {
+    const slots = new FakeOrgSlots(1);
+    const [firstDone, secondDone] = [gate(), gate()];
+    const first = await startRun({ slots, model: [held(firstDone)] });
+    await vi.waitFor(() => expect(first.modelCalls).toHaveLength(1), soon);
+    const second = await startRun({ slots, model: [held(secondDone)] });
+    await vi.waitFor(() => expect(second.store.events).toContainEqual(queued(1)), soon);
+    const third = await startRun({ slots, model: [{ text: 'third' }] });
+    await vi.waitFor(() => expect(third.store.events).toContainEqual(queued(2)), soon);
+    expect(await second.handle.query(runStatusQuery)).toBe('pending');
+    expect(second.modelCalls).toHaveLength(0);
+
+    // The first run's end tells the second at once: well before the waiting runs' 10 s poll.
+    const ended = Date.now();
+    firstDone.open();
+    expect(await first.handle.result()).toMatchObject({ status: 'completed' });
+    await vi.waitFor(() => expect(second.modelCalls).toHaveLength(1), soon);
+    expect(Date.now() - ended).toBeLessThan(5_000);
+    expect(third.modelCalls).toHaveLength(0);
+    expect(await third.handle.query(runStatusQuery)).toBe('pending');
+
+    secondDone.open();
+    expect(await third.handle.result()).toMatchObject({ status: 'completed' });
+    expect(second.store.statuses).toEqual(['pending', 'executing', 'completed']);
+    expect(third.store.eventTypes().slice(0, 4)).toEqual([
+      'RUN_STARTED',
+      'STATE_SNAPSHOT',
+      'SYSTEM_STATUS',
+      'STATE_DELTA',
+    ]);
+  });
+
+  it('a run cancelled while it waits for a slot ends cancelled without a step; the runs behind it move up', async () => {
+    const slots = new FakeOrgSlots(1);
+    const firstDone = gate();
+    const first = await startRun({ slots, model: [held(firstDone)] });
+    await vi.waitFor(() => expect(first.modelCalls).toHaveLength(1), soon);
+    const waiting = await startRun({ slots, model: [{ text: 'never' }] });
+    await vi.waitFor(() => expect(waiting.store.events).toContainEqual(queued(1)), soon);
+    const behind = await startRun({ slots, model: [{ text: 'behind' }] });
+    await vi.waitFor(() => expect(behind.store.events).toContainEqual(queued(2)), soon);
+
+    expect(await waiting.handle.executeUpdate(cancelUpdate, { args: [by] })).toEqual(cancelled);
+    expect(await waiting.handle.result()).toMatchObject({ status: 'cancelled' });
+    expect(waiting.store.statuses).toEqual(['pending', 'cancelled']);
+    expect(waiting.store.events.at(-1)).toEqual(cancelError);
+    expect(waiting.modelCalls).toHaveLength(0);
+
+    firstDone.open();
+    expect(await behind.handle.result()).toMatchObject({ status: 'completed' });
+    expect(behind.modelCalls).toHaveLength(1);
   });
 });

@@ -61,6 +61,7 @@ export async function reconcilePendingRuns(deps: ApiDeps, { graceMs, giveUpMs }:
         userId: run.userId,
         mode: run.mode,
         routingReason: run.routingReason,
+        ...(run.maxConcurrentRuns !== null ? { concurrencyLimit: run.maxConcurrentRuns } : {}),
       });
       logger.warn(
         { runId: run.id },

@@ -15,7 +15,7 @@ declare global {
       caller?: Caller;
       agent?: AgentContext;
       /** The agent of `X-Agent-Id` (null: none such) as authentication read it with the caller; requireAgent checks it. */
-      agentRead?: { agent: AgentForUser | null; orgCreditBalance: bigint };
+      agentRead?: { agent: AgentForUser | null; orgCreditBalance: bigint; orgMaxConcurrentRuns: number | null };
     }
   }
 }
@@ -29,7 +29,7 @@ export const SESSION_COOKIE = 'auth_session';
  * request: the role is the user's current role, and a removed user or a revoked
  * API key is refused at once, not when the token expires. With `withAgent` (routes that
  * require an agent) the agent of `X-Agent-Id` and the org's credit balance are read in the
- * same statement, for requireAgent and a run start to use.
+ * same statement (and its limit of concurrent runs), for requireAgent and a run start to use.
  */
 export function authenticate(
   tokens: TokenService,
@@ -63,8 +63,8 @@ export function authenticate(
     }
     const standing = await findUserStandingWithAgent(db, claims.userId, keyOf(claims), agentId);
     req.caller = callerOf(claims, standing);
-    const { agent, creditBalance } = standing!; // callerOf refused a missing user
-    req.agentRead = { agent, orgCreditBalance: creditBalance };
+    const { agent, creditBalance, maxConcurrentRuns } = standing!; // callerOf refused a missing user
+    req.agentRead = { agent, orgCreditBalance: creditBalance, orgMaxConcurrentRuns: maxConcurrentRuns };
     next();
   };
 }
@@ -105,7 +105,11 @@ export function requireAgent(db: Db): RequestHandler {
     }
     const read = req.agentRead; // read by authenticate (withAgent) from this same header
     const agent = read
-      ? { ...usableAgent(read.agent, agentId, caller), orgCreditBalance: read.orgCreditBalance }
+      ? {
+          ...usableAgent(read.agent, agentId, caller),
+          orgCreditBalance: read.orgCreditBalance,
+          orgMaxConcurrentRuns: read.orgMaxConcurrentRuns,
+        }
       : await loadUsableAgent(db, agentId, caller);
     if (caller.role === 'guest' && !agent.customerFacing) throw forbidden('Guests may only use customer-facing agents');
     req.agent = agent;

@@ -43,6 +43,15 @@ const orgConfigurationSchema = z
     id: z.string(),
     name: z.string(),
     credits: z.string().describe('Credit balance (read only here)'),
+    max_concurrent_runs: z
+      .number()
+      .int()
+      .nullable()
+      .describe(
+        'Runs of the org that may be open at once (read only here; the operator sets it with `admin apply`, as credits). ' +
+          'More are accepted and wait `pending`, oldest first, with a SYSTEM_STATUS `queued` event; a run holds its slot ' +
+          'from its start to its end, waiting for input or approval included. null: unlimited',
+      ),
     document: orgDocumentSchema.describe(
       'The configuration as POST /api/admin/apply takes it: applying it back changes nothing',
     ),

@@ -36,6 +36,7 @@ export async function startNextQueuedRun(
       routingReason: run.routingReason,
       source: run.source,
       request: run.request,
+      ...(run.maxConcurrentRuns !== null ? { concurrencyLimit: run.maxConcurrentRuns } : {}),
     });
   } catch (err) {
     deps.logger.warn({ err, runId: run.id }, 'could not start a queued run now; the reconciler will');

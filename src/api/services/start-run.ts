@@ -1,5 +1,5 @@
 import type { ApiDeps } from '../deps.ts';
-import { orgCreditBalance } from '../../db/orgs.ts';
+import { orgRunAllowance, type OrgRunAllowance } from '../../db/orgs.ts';
 import { storeRunStart, storeUnstartedRunFailure } from '../../db/run-starts.ts';
 import { findRun } from '../../db/runs.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
@@ -35,13 +35,23 @@ const TITLE_LENGTH = 80;
 /**
  * The pre-flight credit check: an org whose balance is 0 or less starts nothing
  * (402, before any row is written). Runs already under way may still take the
- * balance below zero, since a run is priced only when it ends.
+ * balance below zero, since a run is priced only when it ends. Returns the org's
+ * limit of concurrent runs, read with the balance.
  */
-async function requireCredits(db: ApiDeps['db'], orgId: string, readBalance?: bigint): Promise<void> {
-  const balance = readBalance ?? (await orgCreditBalance(db, orgId)) ?? 0n;
+async function requireCredits(
+  db: ApiDeps['db'],
+  orgId: string,
+  agent: AgentContext,
+): Promise<OrgRunAllowance['maxConcurrentRuns']> {
+  const allowance =
+    agent.orgCreditBalance !== undefined && agent.orgMaxConcurrentRuns !== undefined
+      ? { creditBalance: agent.orgCreditBalance, maxConcurrentRuns: agent.orgMaxConcurrentRuns }
+      : await orgRunAllowance(db, orgId);
+  const balance = allowance?.creditBalance ?? 0n;
   if (balance <= 0n) {
     throw paymentRequired(`Your organization is out of credits (balance ${balance}); add credits to start new runs`);
   }
+  return allowance?.maxConcurrentRuns ?? null;
 }
 
 /**
@@ -124,7 +134,7 @@ async function createAndStartRun(
   if (problem) throw invalid(problem);
   const { modelSettings } = agent;
   body = { ...body, messages: allowedMessages(modelSettings, body.messages) };
-  await requireCredits(db, caller.orgId, agent.orgCreditBalance);
+  const concurrencyLimit = await requireCredits(db, caller.orgId, agent);
   const clientTools = clientToolsOf(body);
   const query = body.messages.findLast((m) => m.role === 'user')?.content ?? '';
   const routing = clientToolRouting(routeRun(body.mode, query), clientTools);
@@ -207,6 +217,7 @@ async function createAndStartRun(
       settings: runSettingsFrom(modelSettings),
       startRecorded: true,
       interactive: body.stream,
+      ...(concurrencyLimit !== null ? { concurrencyLimit } : {}),
       ...(source ? { source } : {}),
       ...(clientTools ? { clientTools } : {}),
     });

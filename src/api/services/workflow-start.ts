@@ -30,6 +30,8 @@ export interface RunWorkflowStart {
   request?: string;
   /** Someone watches it stream: it goes ahead of background and flow runs in the task queues. */
   interactive?: boolean;
+  /** The org's limit of concurrent runs (absent: none): the run waits `pending` for a slot (src/workflows/run-slots.ts). */
+  concurrencyLimit?: number;
 }
 
 /**
@@ -40,7 +42,8 @@ export async function startRunWorkflow(
   { temporal, config }: Pick<ApiDeps, 'temporal' | 'config'>,
   run: RunWorkflowStart,
 ): Promise<void> {
-  const { runId, taskId, orgId, agentId, mode, routingReason, settings, startRecorded, clientTools } = run;
+  const { runId, taskId, orgId, agentId, mode, routingReason, settings, startRecorded, clientTools, concurrencyLimit } =
+    run;
   try {
     await temporal.workflow.start(agentRun, {
       taskQueue: config.temporal.taskQueue,
@@ -58,13 +61,15 @@ export async function startRunWorkflow(
           ...(settings ? { settings } : {}),
           ...(startRecorded ? { startRecorded } : {}),
           ...(clientTools ? { clientTools } : {}),
+          ...(concurrencyLimit !== undefined ? { concurrencyLimit } : {}),
         },
       ],
       typedSearchAttributes: [
         { key: TaskIdAttr, value: taskId },
         { key: AgentIdAttr, value: agentId },
         { key: OrgIdAttr, value: orgId },
-        { key: RunStatusAttr, value: firstRunStatus(mode) },
+        // A run of a limited org may wait for a slot first: it shows pending until it moves.
+        { key: RunStatusAttr, value: concurrencyLimit !== undefined ? 'pending' : firstRunStatus(mode) },
         { key: RunModeAttr, value: mode },
       ],
       staticSummary: runSummary(run.agentName, run.request, taskId),

@@ -1,0 +1,89 @@
+import type { RunEventInput } from '../shared/events.ts';
+import { terminalStatuses } from '../shared/run-status.ts';
+import type { Db } from './client.ts';
+import { appendEventsWith, RunGoneError } from './event-log.ts';
+import { inPgTransaction, sqlOfPool, type Sql } from './sql.ts';
+
+/**
+ * An org's concurrent-run limit (orgs.max_concurrent_runs). A run of a limited org holds a slot
+ * from its admission until it ends, waits for input and approvals included; runs that are not
+ * admitted yet stay `pending` with `concurrency_slot = 'waiting'` and are admitted oldest first.
+ * Runs that started while the org had no limit hold a slot while they run (`concurrency_slot` null, not pending).
+ */
+
+export type Admission = { admitted: true } | { admitted: false; position: number };
+
+/** The SYSTEM_STATUS a run writes when it first has to wait, with its place in the org's queue. */
+export const QUEUED_KEY = 'queued';
+
+const HELD = `SELECT count(*)::int AS n FROM runs r JOIN tasks t ON t.id = r.task_id
+  WHERE t.org_id = $1 AND r.status::text <> ALL($2::text[])
+    AND (r.concurrency_slot = 'held' OR (r.concurrency_slot IS NULL AND r.status <> 'pending'))`;
+
+/** Waiting runs of the org created before `$2` (and before `$3` by id at the same instant). */
+const WAITING_AHEAD = `SELECT count(*)::int AS n FROM runs r JOIN tasks t ON t.id = r.task_id
+  WHERE r.concurrency_slot = 'waiting' AND r.status = 'pending' AND t.org_id = $1
+    AND (r.created_at, r.id) < ($2::timestamptz, $3::text)`;
+
+/**
+ * Admits the run if the org has a free slot and no run of it waits longer; otherwise marks it
+ * waiting (its first time: with a SYSTEM_STATUS `queued` event) and says its place. One
+ * transaction under the org's advisory lock, so every api and worker replica sees one count.
+ */
+export async function admitRun(db: Db, runId: string): Promise<Admission> {
+  return inPgTransaction(db, async (sql) => {
+    const [run] = await sql.query<{ org_id: string; created_at: Date; slot: string | null; status: string }>(
+      `SELECT t.org_id, r.created_at, r.concurrency_slot AS slot, r.status::text AS status
+       FROM runs r JOIN tasks t ON t.id = r.task_id WHERE r.id = $1`,
+      [runId],
+    );
+    if (!run) throw new RunGoneError(runId);
+    if (run.slot === 'held' || run.status !== 'pending') return { admitted: true };
+    await sql.query(`SELECT pg_advisory_xact_lock(hashtextextended('org-run-slots:' || $1, 0))`, [run.org_id]);
+    const [org] = await sql.query<{ max: number | null }>(`SELECT max_concurrent_runs AS max FROM orgs WHERE id = $1`, [
+      run.org_id,
+    ]);
+    const ahead = await countOf(sql, WAITING_AHEAD, [run.org_id, run.created_at, runId]);
+    const limit = org?.max ?? null;
+    if (limit === null || (ahead === 0 && (await countOf(sql, HELD, [run.org_id, terminalStatuses])) < limit)) {
+      await sql.query(`UPDATE runs SET concurrency_slot = 'held' WHERE id = $1`, [runId]);
+      return { admitted: true };
+    }
+    if (run.slot !== 'waiting') {
+      await sql.query(`UPDATE runs SET concurrency_slot = 'waiting' WHERE id = $1`, [runId]);
+      const event: RunEventInput = {
+        type: 'CUSTOM',
+        name: 'SYSTEM_STATUS',
+        data: { status: 'queued', reason: 'org_concurrency_limit', limit, position: ahead + 1 },
+      };
+      await appendEventsWith(sql, runId, [event], QUEUED_KEY);
+    }
+    return { admitted: false, position: ahead + 1 };
+  });
+}
+
+/**
+ * The org's waiting runs that may take a slot now (the oldest, as many as slots are free): a run
+ * that ended tells them, so they try again without waiting for their poll.
+ */
+export async function runsToAdmit(db: Db, orgId: string): Promise<string[]> {
+  const sql = sqlOfPool(db);
+  const [org] = await sql.query<{ max: number | null }>(`SELECT max_concurrent_runs AS max FROM orgs WHERE id = $1`, [
+    orgId,
+  ]);
+  const free = org?.max == null ? 1 : org.max - (await countOf(sql, HELD, [orgId, terminalStatuses]));
+  if (free <= 0) return [];
+  const rows = await sql.query<{ id: string }>(
+    `SELECT r.id FROM runs r JOIN tasks t ON t.id = r.task_id
+     WHERE r.concurrency_slot = 'waiting' AND r.status = 'pending' AND t.org_id = $1
+     ORDER BY r.created_at, r.id LIMIT $2`,
+    // Without a limit now (it was removed): every waiting run goes, a page at a time.
+    [orgId, org?.max == null ? 100 : free],
+  );
+  return rows.map((r) => r.id);
+}
+
+async function countOf(sql: Sql, text: string, values: unknown[]): Promise<number> {
+  const [row] = await sql.query<{ n: number }>(text, values);
+  return row?.n ?? 0;
+}

@@ -1,0 +1,124 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { applyFile, parseApplyFile } from '../../src/admin/apply.ts';
+import { call, exchange } from '../support/http.ts';
+import { eventually } from '../support/eventually.ts';
+import {
+  answer,
+  expectReplays,
+  runStatus,
+  startBackgroundRun,
+  waitForPending,
+  waitForStatus,
+  type Caller,
+} from '../support/runs.ts';
+import { createTenant, testDb } from '../support/tenant.ts';
+
+interface EventRecord {
+  event_name: string;
+  payload: { type: string; name?: string; data?: Record<string, unknown> };
+}
+
+const askText = {
+  messages: [
+    {
+      role: 'user',
+      content: `Please help.\n/tool request_user_input ${JSON.stringify({ input_type: 'text', prompt: 'Your name?' })}`,
+    },
+  ],
+};
+
+let member: Caller;
+let orgName: string;
+
+beforeAll(async () => {
+  const tenant = await createTenant();
+  member = { token: await exchange(tenant.keys.member), agentId: tenant.agentId };
+  orgName = (await testDb().org.findUniqueOrThrow({ where: { id: tenant.orgId } })).name;
+  const applied = await applyFile(testDb(), parseApplyFile({ orgs: [{ name: orgName, max_concurrent_runs: 1 }] }));
+  expect(applied.changes).toEqual([`max_concurrent_runs of org "${orgName}": unlimited → 1`]);
+});
+
+async function eventsOf(runId: string): Promise<EventRecord[]> {
+  const res = await call('GET', `/api/runs/${runId}/events?limit=1000`, {
+    token: member.token,
+    agentId: member.agentId,
+  });
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { events: EventRecord[] }).events;
+}
+
+/** The run's SYSTEM_STATUS `queued` event, once it is stored. */
+function queuedEvent(runId: string): Promise<Record<string, unknown>> {
+  return eventually(`run ${runId} to be queued`, async () => {
+    const queued = (await eventsOf(runId)).find(
+      (e) => e.payload.name === 'SYSTEM_STATUS' && e.payload.data?.status === 'queued',
+    );
+    expect(queued).toBeDefined();
+    return queued!.payload.data!;
+  });
+}
+
+async function answerWith(taskId: string, value: string): Promise<void> {
+  const pending = await waitForPending(member, taskId);
+  const res = await answer(member, taskId, {
+    request_id: pending.request_id,
+    run_id: pending.run_id,
+    input_type: 'text',
+    value,
+  });
+  expect(res.status, await res.clone().text()).toBe(200);
+}
+
+describe("an org's limit of concurrent runs (max_concurrent_runs: 1)", () => {
+  it('accepts every run; those over the limit wait pending, queued, and start in order as slots free; a waiting run can be cancelled', async () => {
+    const first = await startBackgroundRun(member, askText);
+    await waitForPending(member, first.taskId);
+
+    // The first run waits for a human and keeps its slot: the others are accepted and wait their turn.
+    const second = await startBackgroundRun(member, askText);
+    expect(await queuedEvent(second.runId)).toEqual({
+      status: 'queued',
+      reason: 'org_concurrency_limit',
+      limit: 1,
+      position: 1,
+    });
+    const third = await startBackgroundRun(member, askText);
+    expect(await queuedEvent(third.runId)).toMatchObject({ status: 'queued', position: 2 });
+    expect((await runStatus(member, second.taskId)).run).toMatchObject({ id: second.runId, status: 'pending' });
+    expect((await runStatus(member, third.taskId)).run).toMatchObject({ id: third.runId, status: 'pending' });
+
+    // The first run's end frees its slot: the second starts (and asks), the third still waits.
+    await answerWith(first.taskId, 'Ada');
+    await waitForStatus(member, first.taskId, 'completed');
+    await waitForPending(member, second.taskId);
+    expect((await runStatus(member, third.taskId)).run?.status).toBe('pending');
+
+    // A waiting run is cancelled like any other, without ever taking a slot.
+    const cancel = await call('POST', `/api/tasks/${third.taskId}/cancel`, {
+      token: member.token,
+      agentId: member.agentId,
+    });
+    expect(cancel.status, await cancel.clone().text()).toBe(200);
+    await waitForStatus(member, third.taskId, 'cancelled');
+    expect((await eventsOf(third.runId)).map((e) => e.event_name)).toEqual([
+      'RUN_STARTED',
+      'STATE_SNAPSHOT',
+      'SYSTEM_STATUS',
+      'STOPPING',
+      'USAGE',
+      'STATE_DELTA',
+      'RUN_ERROR',
+    ]);
+
+    // A fourth run is admitted when the second ends: nothing waits behind a cancelled run.
+    const fourth = await startBackgroundRun(member, askText);
+    await queuedEvent(fourth.runId);
+    await answerWith(second.taskId, 'Grace');
+    await waitForStatus(member, second.taskId, 'completed');
+    await answerWith(fourth.taskId, 'Linus');
+    await waitForStatus(member, fourth.taskId, 'completed');
+
+    await expectReplays(second.runId, 'queued-then-admitted');
+    await expectReplays(third.runId, 'cancelled-while-queued');
+  });
+});
