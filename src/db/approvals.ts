@@ -89,7 +89,7 @@ export interface ApprovalFilter {
   limit: number;
 }
 
-/** The org's approvals, newest first, each with its request's prompt. */
+/** The org's approvals, newest first, each with its request's prompt and who and what it is about (agent, task, its user). */
 export async function listApprovals(db: Db, filter: ApprovalFilter) {
   return db.approval.findMany({
     where: {
@@ -97,7 +97,21 @@ export async function listApprovals(db: Db, filter: ApprovalFilter) {
       ...(filter.status === undefined ? {} : { status: filter.status }),
       ...(filter.agentIds === undefined ? {} : { agentId: { in: filter.agentIds } }),
     },
-    include: { request: { select: { prompt: true } } },
+    include: {
+      request: { select: { prompt: true } },
+      run: {
+        select: {
+          status: true,
+          task: {
+            select: {
+              title: true,
+              agent: { select: { name: true } },
+              user: { select: { id: true, name: true, email: true, visitor: true } },
+            },
+          },
+        },
+      },
+    },
     orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
     take: filter.limit,
   });

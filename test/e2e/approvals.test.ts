@@ -65,6 +65,10 @@ describe('action approval gates', () => {
       kind: 'action',
       tool_name: 'save_memory',
       request_id: pending.request_id,
+      agent_name: 'agent',
+      task_title: expect.stringContaining('/tool save_memory'),
+      run_status: 'awaiting_approval',
+      started_by: { id: tenant.users.member, visitor: false, email: expect.stringMatching(/^member-/) },
     });
     expect(await testDb().memory.count({ where: { agentId: tenant.agentId } })).toBe(0);
 

@@ -176,6 +176,7 @@ describe('GET /api/tasks', () => {
       user_id: fresh.users.owner,
       run_status: 'idle',
       latest_run_id: null,
+      latest_run_status: null,
       source: null,
       created_at: expect.any(String),
       updated_at: expect.any(String),
@@ -218,6 +219,7 @@ describe('GET /api/tasks', () => {
     expect(listed).toMatchObject({
       run_status: 'completed',
       latest_run_id: expect.stringMatching(/^run_/),
+      latest_run_status: 'completed',
       user_id: tenant.users.member,
       title: 'member task',
     });

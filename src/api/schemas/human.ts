@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { pageLimit } from './common.ts';
 import { answerSchemas } from '../../shared/answer-schemas.ts';
 import { inputTypes } from '../../shared/input-requests.ts';
+import { runStatuses } from '../../shared/run-status.ts';
 
 const ids = { request_id: z.string().min(1), run_id: z.string().min(1) };
 
@@ -64,8 +65,14 @@ export const approvalSchema = z
     prompt: z.string(),
     details: z.record(z.string(), z.unknown()).describe('action: {tool_name, tool_call_id, arguments}; plan: {steps}'),
     agent_id: z.string(),
+    agent_name: z.string().describe("The agent's name"),
     task_id: z.string(),
+    task_title: z.string().describe("The start of the task's first user message"),
     run_id: z.string(),
+    run_status: z.enum(runStatuses).describe("The run's status now"),
+    started_by: z
+      .object({ id: z.string(), name: z.string(), email: z.string(), visitor: z.boolean() })
+      .describe('The user who started the task (a widget visitor: `visitor` true)'),
     request_id: z.string(),
     created_at: z.string(),
     decided_at: z.string().nullable(),

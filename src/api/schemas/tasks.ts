@@ -80,6 +80,9 @@ export const taskSummarySchema = z
     user_id: z.string().describe('The user who started the task'),
     run_status: taskRunStatusSchema,
     latest_run_id: z.string().nullable(),
+    latest_run_status: runStatusSchema
+      .nullable()
+      .describe("The latest run's own status (the spec's run statuses); null for a task without runs"),
     source: z
       .object({ flow_id: z.string(), flow_name: z.string(), kind: z.string(), external_id: z.string() })
       .nullable()

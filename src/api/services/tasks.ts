@@ -54,6 +54,7 @@ function toTaskSummary(task: Task, latest: Pick<Run, 'id' | 'status'> | undefine
     user_id: task.userId,
     run_status: taskRunStatus(latest?.status),
     latest_run_id: latest?.id ?? null,
+    latest_run_status: latest?.status ?? null,
     source: (task.source ?? null) as { flow_id: string; flow_name: string; kind: string; external_id: string } | null,
     created_at: iso(task.createdAt),
     updated_at: iso(task.updatedAt),

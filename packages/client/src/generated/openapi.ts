@@ -1266,6 +1266,11 @@ export interface components {
              */
             run_status: "idle" | "pending" | "running" | "completed" | "failed";
             latest_run_id: string | null;
+            /**
+             * @description The latest run's own status (the spec's run statuses); null for a task without runs
+             * @enum {string|null}
+             */
+            latest_run_status: "pending" | "planning" | "awaiting_approval" | "executing" | "completed" | "failed" | "cancelled" | "paused" | null;
             /** @description The flow (trigger) that started the task, with the external id of its first event; null for tasks started over the API */
             source: {
                 flow_id: string;
@@ -1291,6 +1296,11 @@ export interface components {
              */
             run_status: "idle" | "pending" | "running" | "completed" | "failed";
             latest_run_id: string | null;
+            /**
+             * @description The latest run's own status (the spec's run statuses); null for a task without runs
+             * @enum {string|null}
+             */
+            latest_run_status: "pending" | "planning" | "awaiting_approval" | "executing" | "completed" | "failed" | "cancelled" | "paused" | null;
             /** @description The flow (trigger) that started the task, with the external id of its first event; null for tasks started over the API */
             source: {
                 flow_id: string;
@@ -1708,8 +1718,24 @@ export interface components {
                 [key: string]: unknown;
             };
             agent_id: string;
+            /** @description The agent's name */
+            agent_name: string;
             task_id: string;
+            /** @description The start of the task's first user message */
+            task_title: string;
             run_id: string;
+            /**
+             * @description The run's status now
+             * @enum {string}
+             */
+            run_status: "pending" | "planning" | "awaiting_approval" | "executing" | "completed" | "failed" | "cancelled" | "paused";
+            /** @description The user who started the task (a widget visitor: `visitor` true) */
+            started_by: {
+                id: string;
+                name: string;
+                email: string;
+                visitor: boolean;
+            };
             request_id: string;
             created_at: string;
             decided_at: string | null;
