@@ -1,5 +1,6 @@
 import type { Express } from 'express';
-import { describe, expect, it } from 'vitest';
+import { createWorkspaceStore } from '@scalar/workspace-store/client';
+import { describe, expect, it, vi } from 'vitest';
 import { createApp } from '../src/api/app.ts';
 import { Drain } from '../src/api/drain.ts';
 import type { ApiDeps } from '../src/api/deps.ts';
@@ -14,6 +15,7 @@ const UNDOCUMENTED = new Set([
   'GET /openapi.json',
   'GET /docs',
   'GET /docs/scalar.js',
+  'GET /docs/openapi.json',
   'GET /widget.js',
   'GET /console/config.json',
   'GET /console,/console/*rest',
@@ -62,6 +64,7 @@ describe('the OpenAPI document', () => {
           http: { corsOrigins: [] },
           observability: {},
           temporal: { uiUrl: 'http://127.0.0.1:8233', namespace: 'default' },
+          dataDir: '/nonexistent',
         },
         drain: new Drain(),
       } as unknown as ApiDeps),
@@ -120,7 +123,7 @@ describe('the OpenAPI document', () => {
     // Every script the page loads is ours (no CDN), and the CSP lets the browser load nothing from elsewhere.
     const sources = [...html.matchAll(/<script[^>]*\bsrc="([^"]+)"/g)].map((m) => m[1]);
     expect(sources).toEqual(['/docs/scalar.js']);
-    expect(html).toContain('"url": "/openapi.json"');
+    expect(html).toContain('"url": "/docs/openapi.json"');
     const csp = page.headers.get('content-security-policy')!;
     expect(csp).toContain("default-src 'none'");
     expect(csp).toMatch(/script-src 'self' 'sha256-[\w+/=]+'(;|$)/);
@@ -129,5 +132,28 @@ describe('the OpenAPI document', () => {
     expect(script.status).toBe(200);
     expect(script.headers.get('content-type')).toMatch(/javascript/);
     expect((await script.text()).length).toBeGreaterThan(100_000);
+  });
+
+  it('gives the reference page a document its validator accepts, with every operation of /openapi.json', async () => {
+    const [original, forPage] = await Promise.all(
+      ['/openapi.json', '/docs/openapi.json'].map(
+        async (p) => (await (await fetch(`${apiUrl()}${p}`)).json()) as { paths: Record<string, object> },
+      ),
+    );
+    expect(Object.keys(forPage.paths)).toEqual(Object.keys(original.paths));
+    // What the page does with it in the browser (it logs "document validation errors" as warnings).
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    try {
+      for (const [document, errors] of [
+        [original, true],
+        [forPage, false],
+      ] as const) {
+        warn.mockClear();
+        expect(await createWorkspaceStore().addDocument({ name: 'api', document: document as never })).toBe(true);
+        expect(warn.mock.calls.some((args) => String(args[0]).includes('validation errors'))).toBe(errors);
+      }
+    } finally {
+      warn.mockRestore();
+    }
   });
 });

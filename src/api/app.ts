@@ -97,7 +97,7 @@ export function createApp(deps: ApiDeps): Express {
 
   const document = buildOpenApiDocument(allRoutes);
   app.get('/openapi.json', (_req, res) => void res.json(document));
-  mountDocs(app, document.info.title);
+  mountDocs(app, document);
   mountConsole(app, {
     temporalUiUrl: deps.config.temporal.uiUrl,
     temporalNamespace: deps.config.temporal.namespace,

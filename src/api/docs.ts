@@ -4,12 +4,18 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { apiReference } from '@scalar/express-api-reference';
 import type { Express, RequestHandler } from 'express';
+import { scalarDocument } from './docs-document.ts';
 import { HttpError } from './errors.ts';
 
 const require = createRequire(import.meta.url);
 
 /** Where the page loads Scalar's browser bundle from: our own origin, so /docs works offline and behind any egress filter. */
 export const DOCS_SCRIPT_PATH = '/docs/scalar.js';
+/** The console's icon (console/index.html). */
+const ICON =
+  "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 16 16'%3E%3Crect width='16' height='16' rx='3' fill='%230b5cad'/%3E%3Cpath d='M4 12 8 4l4 8' stroke='white' stroke-width='2' fill='none'/%3E%3C/svg%3E";
+/** The document the page reads: /openapi.json as Scalar's validator wants it (docs-document.ts). */
+const DOCS_DOCUMENT_PATH = '/docs/openapi.json';
 
 /**
  * The browser bundle is one prebuilt file of the development dependency
@@ -36,15 +42,19 @@ function scriptFile(): string | undefined {
  * script (by its hash), Scalar's inline styles and data: images and fonts; the rest of the
  * api keeps helmet's `default-src 'none'`. Telemetry and web fonts are off.
  */
-export function mountDocs(app: Express, title: string): void {
+export function mountDocs(app: Express, document: { info: { title: string } }): void {
+  const { title } = document.info;
   const page = apiReference({
-    url: '/openapi.json',
+    url: DOCS_DOCUMENT_PATH,
     cdn: DOCS_SCRIPT_PATH,
     pageTitle: `${title} API`,
     telemetry: false,
     withDefaultFonts: false,
     hideClientButton: true,
     showDeveloperTools: 'never',
+    // Its "Ask AI" chat talks to Scalar's servers, which the page's CSP (and an offline install) refuse.
+    agent: { disabled: true },
+    favicon: ICON, // else the browser asks for /favicon.ico, a 404 in the page's console
   }) as unknown as RequestHandler;
   // The page is the same on every request: render it once and hash its inline script for the CSP.
   const html = render(page);
@@ -53,6 +63,8 @@ export function mountDocs(app: Express, title: string): void {
     res.setHeader('Content-Security-Policy', csp);
     res.type('html').send(html);
   });
+  const forScalar = scalarDocument(document);
+  app.get(DOCS_DOCUMENT_PATH, (_req, res) => void res.json(forScalar));
   const script = scriptFile();
   app.get(DOCS_SCRIPT_PATH, (_req, res, next) => {
     if (!script) {

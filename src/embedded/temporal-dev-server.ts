@@ -83,8 +83,9 @@ export function startDevServer(opts: DevServerOptions): ChildProcess {
     opts.dbFile,
     '--namespace',
     opts.namespace,
+    // Its warnings are about its own internals (and would scroll npm start's banner away).
     '--log-level',
-    'warn',
+    'error',
     ...searchAttributeFlags(),
     ...fairnessFlags(),
     ...(opts.uiPort ? ['--ui-port', String(opts.uiPort)] : ['--headless']),
