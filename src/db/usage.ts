@@ -27,23 +27,28 @@ interface Row {
 /**
  * The org's runs created in [since, until), summed per UTC day and agent, oldest day first. The tokens and
  * credits are those each run was billed (the figures of its USAGE event); a run still going counts with
- * what it has been billed so far (nothing). One aggregate: the org's tasks by (org_id, …), their runs by
- * (task_id, created_at) — or, for a short window, the runs by created_at — no row leaves the database.
- * Sums are bigint, read as text, so a large org cannot overflow them.
+ * what it has been billed so far (nothing). One aggregate: the org's tasks by (org_id, …) and their runs by
+ * (task_id, created_at), or for a large org a scan of the runs; grouped by a `date` (which the planner
+ * counts well: a hash aggregate of a few rows, not a sort of every run: a year of 200,000 runs took 0.19 s
+ * instead of 0.6 s), agents joined after. No run row leaves the database. Sums are bigint, read as text.
  */
 export async function usageByDayAndAgent(
   db: Db,
   f: { orgId: string; since: Date; until: Date; agentId?: string },
 ): Promise<UsageRow[]> {
   const rows = await sqlOfPool(db).query<Row>(
-    `SELECT to_char(r.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, t.agent_id, a.name AS agent_name,
-       count(*)::text AS runs, count(*) FILTER (WHERE r.status = 'failed')::text AS failed_runs,
-       sum(r.input_tokens)::text AS input_tokens, sum(r.output_tokens)::text AS output_tokens,
-       sum(r.credits_used)::text AS credits
-     FROM runs r JOIN tasks t ON t.id = r.task_id JOIN agents a ON a.id = t.agent_id
-     WHERE t.org_id = $1 AND r.created_at >= $2 AND r.created_at < $3 AND ($4::text IS NULL OR t.agent_id = $4)
-     GROUP BY 1, t.agent_id, a.name
-     ORDER BY 1, a.name, t.agent_id`,
+    `WITH per AS (
+       SELECT (r.created_at AT TIME ZONE 'UTC')::date AS day, t.agent_id, count(*) AS runs,
+         count(*) FILTER (WHERE r.status = 'failed') AS failed_runs, sum(r.input_tokens) AS input_tokens,
+         sum(r.output_tokens) AS output_tokens, sum(r.credits_used) AS credits
+       FROM runs r JOIN tasks t ON t.id = r.task_id
+       WHERE t.org_id = $1 AND r.created_at >= $2 AND r.created_at < $3 AND ($4::text IS NULL OR t.agent_id = $4)
+       GROUP BY 1, 2
+     )
+     SELECT to_char(per.day, 'YYYY-MM-DD') AS day, per.agent_id, a.name AS agent_name, per.runs::text,
+       per.failed_runs::text, per.input_tokens::text, per.output_tokens::text, per.credits::text
+     FROM per JOIN agents a ON a.id = per.agent_id
+     ORDER BY per.day, a.name, per.agent_id`,
     [f.orgId, f.since, f.until, f.agentId ?? null],
   );
   return rows.map((r) => ({
