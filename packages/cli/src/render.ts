@@ -2,7 +2,7 @@
  * Text-mode rendering of a run's events: the answer's deltas to stdout, tool calls, status moves
  * and other progress as dim lines on stderr, a spinner between them.
  */
-import type { RunEvent } from '@agent-run/client';
+import { runStatusLabel, type RunEvent } from '@agent-run/client';
 import type { Terminal } from './terminal.ts';
 
 const short = (text: string, max = 100) => {
@@ -79,7 +79,7 @@ export class EventRenderer {
 
   private renderDelta(delta: unknown): void {
     for (const op of Array.isArray(delta) ? (delta as { path?: string; value?: unknown }[]) : []) {
-      if (op.path === '/run_status') this.term.progress(`status: ${str(op.value)}`);
+      if (op.path === '/run_status') this.term.progress(`status: ${runStatusLabel(str(op.value))}`);
       const step = /^\/plan\/steps\/(\d+)\/status$/.exec(op.path ?? '');
       if (step) this.term.progress(`plan step ${Number(step[1]) + 1}: ${str(op.value)}`);
     }

@@ -16,6 +16,7 @@ export {
 } from './errors.ts';
 export { isEvent, isTerminalEvent, userInputRequest, type UserInputRequest } from './events.ts';
 export { RunStream, type RunStreamOptions } from './run-stream.ts';
+export { isTerminalRunStatus, RUN_STATUS_LABELS, runStatusLabel } from './run-status.ts';
 export type { RetryOptions } from './retry.ts';
 export type { EventsOptions, RunListOptions, Runs, StreamRunOptions } from './resources/runs.ts';
 export type { RunControlOptions, Tasks, TaskStreamOptions } from './resources/tasks.ts';

@@ -36,8 +36,18 @@ async function list(ctx: Context): Promise<void> {
   if (ctx.opts.json) return ctx.term.json(page);
   ctx.term.print(
     table(
-      ['APPROVAL', 'KIND', 'STATUS', 'TOOL', 'TASK', 'RUN', 'CREATED', 'PROMPT'],
-      page.approvals.map((a) => [a.id, a.kind, a.status, s(a.tool_name), a.task_id, a.run_id, a.created_at, a.prompt]),
+      ['APPROVAL', 'KIND', 'STATUS', 'TOOL', 'AGENT', 'STARTED BY', 'RUN', 'CREATED', 'PROMPT'],
+      page.approvals.map((a) => [
+        a.id,
+        a.kind,
+        a.status,
+        s(a.tool_name),
+        a.agent_name,
+        a.started_by.visitor ? 'widget visitor' : a.started_by.email,
+        a.run_id,
+        a.created_at,
+        a.prompt,
+      ]),
     ),
   );
 }

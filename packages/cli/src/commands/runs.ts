@@ -1,5 +1,5 @@
 /** `runs`: the runs you may see across agents and tasks, newest first, with the API's filters. */
-import type { RunListStatus } from '@agent-run/client';
+import { RUN_STATUS_LABELS, runStatusLabel, type RunListStatus } from '@agent-run/client';
 import type { Command } from 'commander';
 import { action, optString, type Context } from '../context.ts';
 import { table } from '../terminal.ts';
@@ -11,8 +11,9 @@ export function addRunListCommand(program: Command): void {
     .description('list runs across agents and tasks, newest first')
     .option(
       '--status <status>',
-      'pending, planning, awaiting_approval, executing, completed, failed, cancelled, paused or needs_you ' +
-        '(repeat or comma-separate)',
+      `${Object.entries(RUN_STATUS_LABELS)
+        .map(([status, label]) => `${status} (${label})`)
+        .join(', ')}; repeat or comma-separate`,
       (value: string, previous: string[] = []) => [...previous, value],
     )
     .option('--agent-id <id>', "only this agent's runs")
@@ -45,7 +46,7 @@ async function list(ctx: Context): Promise<void> {
       ['RUN', 'STATUS', 'AGENT', 'SOURCE', 'USER', 'STARTED', 'TOKENS', 'TASK'],
       page.runs.map((r) => [
         r.run_id,
-        r.needs_you ? `${r.status} (needs you)` : r.status,
+        r.needs_you ? `${runStatusLabel('needs_you')} · ${runStatusLabel(r.status)}` : runStatusLabel(r.status),
         r.agent_name,
         r.source.flow_name ? `flow:${r.source.flow_name}` : r.source.kind,
         r.user.email,

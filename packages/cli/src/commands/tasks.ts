@@ -1,5 +1,5 @@
 /** `tasks ls|show|rm` and `events RUN_ID`: tables by default, JSON with --json. */
-import type { RunEventRecord } from '@agent-run/client';
+import { runStatusLabel, type RunEventRecord } from '@agent-run/client';
 import type { Command } from 'commander';
 import { requireAgent } from '../config.ts';
 import { action, type Context } from '../context.ts';
@@ -44,7 +44,13 @@ async function list(ctx: Context): Promise<void> {
   ctx.term.print(
     table(
       ['TASK', 'STATUS', 'LATEST RUN', 'UPDATED', 'TITLE'],
-      page.tasks.map((t) => [t.id, t.run_status, s(t.latest_run_id), t.updated_at, t.title]),
+      page.tasks.map((t) => [
+        t.id,
+        t.latest_run_status ? runStatusLabel(t.latest_run_status) : 'No run yet',
+        s(t.latest_run_id),
+        t.updated_at,
+        t.title,
+      ]),
     ),
   );
 }
@@ -69,8 +75,16 @@ async function show(ctx: Context, [taskId]: string[]): Promise<void> {
   if (task.runs.length)
     ctx.term.print(
       `\n${table(
-        ['RUN', 'STATUS', 'MODE', 'CREATED', 'FINISHED'],
-        task.runs.map((r) => [r.id, r.status, r.mode, r.created_at, s(r.finished_at)]),
+        ['RUN', 'STATUS', 'MODE', 'TOKENS', 'CREDITS', 'CREATED', 'FINISHED'],
+        task.runs.map((r) => [
+          r.id,
+          runStatusLabel(r.status),
+          r.mode,
+          String(r.input_tokens + r.output_tokens),
+          String(r.credits_used),
+          r.created_at,
+          s(r.finished_at),
+        ]),
       )}`,
     );
 }
