@@ -1,6 +1,11 @@
 import { describe, expect, it, vi } from 'vitest';
 import { EventBatcher } from '../../src/activities/event-batcher.ts';
-import { offlineAnswer, OfflineModel, OFFLINE_WORD_DELAY_MS } from '../../src/activities/models/offline-model.ts';
+import {
+  offlineAnswer,
+  OfflineModel,
+  offlinePlan,
+  OFFLINE_WORD_DELAY_MS,
+} from '../../src/activities/models/offline-model.ts';
 import { resolveModel } from '../../src/activities/models/resolve-model.ts';
 import { loadConfig } from '../../src/config.ts';
 import { eventId, parseEventId } from '../../src/api/streaming/event-ids.ts';
@@ -96,6 +101,22 @@ describe('the offline model', () => {
       if (c.type === 'text') chunks.push(c.text);
     expect(chunks.join('')).toBe(offlineAnswer(messages));
     expect(chunks.length).toBeGreaterThan(3);
+  });
+  it('answers each deep-mode plan step for what it is, not with the same text', () => {
+    const user = { role: 'user' as const, content: 'Plan a trip to Lisbon' };
+    const steps = offlinePlan([user])
+      .split('\n')
+      .map((line) => line.replace(/^\d+\. /, ''));
+    expect(steps).toEqual(['Understand the request', 'Work on: Plan a trip to Lisbon', 'Summarize the results']);
+    const answers = steps.map((title, i) =>
+      offlineAnswer([user, { role: 'system', content: `Plan step ${i + 1} of 3: ${title}. Do this step now.` }]),
+    );
+    expect(answers[0]).toBe(
+      'Step 1 of 3, Understand the request: you asked "Plan a trip to Lisbon". I will work on it, then summarize.',
+    );
+    expect(answers[1]).toMatch(/^Step 2 of 3, Work on: Plan a trip to Lisbon: /);
+    expect(answers[2]).toMatch(/^Step 3 of 3, Summarize the results: I read the request and worked on it in 2 steps\./);
+    expect(new Set(answers).size).toBe(3);
   });
   it('stops when aborted', async () => {
     const controller = new AbortController();

@@ -104,14 +104,46 @@ export function offlineAnswer(messages: ChatMessage[]): string {
   const results = messages
     .slice(lastUser + 1)
     .filter((m): m is Extract<ChatMessage, { role: 'tool' }> => m.role === 'tool');
+  const step = currentPlanStep(messages.slice(lastUser + 1));
   if (results.length > 0) {
     const lines = results.map((r) => `${r.toolName} → ${truncate(r.content, 300)}`);
-    return `Offline model here. I ran ${results.length} tool call${results.length === 1 ? '' : 's'}:\n${lines.join('\n')}`;
+    const ran = `I ran ${results.length} tool call${results.length === 1 ? '' : 's'}:\n${lines.join('\n')}`;
+    return step ? `${stepHeading(step)}: ${ran}` : `Offline model here. ${ran}`;
   }
+  if (step) return planStepAnswer(step, lastUser >= 0 ? messages[lastUser]!.content : '');
   const earlier = messages.filter((m) => m.role === 'user' || m.role === 'assistant').length - 1;
   const context =
     earlier > 0 ? ` I can see ${earlier} earlier message${earlier === 1 ? '' : 's'} in this conversation.` : '';
   return `Offline model here (no model provider is configured). You said: "${lastUser >= 0 ? messages[lastUser]!.content : ''}".${context}`;
+}
+
+interface PlanStep {
+  number: number;
+  of: number;
+  title: string;
+}
+
+/** The deep-mode step being worked on: the last step instruction (src/workflows/plan.ts) after the user's message. */
+function currentPlanStep(sinceUser: ChatMessage[]): PlanStep | undefined {
+  const instruction = sinceUser.findLast((m) => m.role === 'system')?.content ?? '';
+  const match = /^Plan step (\d+) of (\d+): (.*)\. Do this step now\.$/s.exec(instruction);
+  return match ? { number: Number(match[1]), of: Number(match[2]), title: match[3]! } : undefined;
+}
+
+function stepHeading(step: PlanStep): string {
+  return `Step ${step.number} of ${step.of}, ${step.title}`;
+}
+
+/** Each step of an offline plan (offlinePlan) answered for what it is, so a deep run reads as one. */
+function planStepAnswer(step: PlanStep, request: string): string {
+  const asked = `"${truncate(request.split('\n')[0] ?? '', 120)}"`;
+  if (step.title === 'Understand the request')
+    return `${stepHeading(step)}: you asked ${asked}. I will work on it, then summarize.`;
+  if (step.title.startsWith('Work on: '))
+    return `${stepHeading(step)}: here a configured model would do the work; the offline model (no provider configured) shows the run's shape only.`;
+  if (step.title === 'Summarize the results')
+    return `${stepHeading(step)}: I read the request and worked on it in ${step.of - 1} step${step.of === 2 ? '' : 's'}. Configure a model provider (docs/models.md) for a real answer.`;
+  return `${stepHeading(step)}: done (offline model, no provider configured).`;
 }
 
 /** Roughly four characters per token, the usual rule of thumb for English text. */
