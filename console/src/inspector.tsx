@@ -7,6 +7,7 @@ import type { RunEventRecord, RunListItem } from '@agent-run/client';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { consoleConfig } from './config.ts';
 import { eventSummary, type EventLike } from './event-summary.ts';
+import { RunControls } from './run-controls.tsx';
 import { runStatusLabel } from './run-status.ts';
 import { errorText, type Session } from './session.ts';
 
@@ -96,6 +97,18 @@ export function InspectorView({ session, runId: initialRun }: { session: Session
           <span class={`badge status-${run.status}`}>{runStatusLabel(run.status)}</span> {run.agent_name} ·{' '}
           {run.task_title || run.task_id} · started {new Date(run.started_at).toLocaleString()}
         </p>
+      )}
+      {run && (
+        <RunControls
+          client={session.forAgent(run.agent_id)}
+          taskId={run.task_id}
+          runId={run.run_id}
+          status={run.status}
+          waiting={run.needs_you}
+          onChanged={() =>
+            void session.client.runs.list({ run_id: run.run_id, limit: 1 }).then((r) => r.runs[0] && setRun(r.runs[0]))
+          }
+        />
       )}
       {temporalUrl && (
         <p>

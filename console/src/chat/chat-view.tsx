@@ -53,12 +53,18 @@ export function ChatView({ session }: { session: Session }) {
         <p>No agent is available to you yet: an owner or admin grants access under Administration.</p>
       )}
       {!agents && !error && <p role="status">Loading agents…</p>}
-      {client && <AgentChat key={agentId} session={session} client={client} />}
+      {client && agentId && <AgentChat key={agentId} session={session} agentId={agentId} client={client} />}
     </div>
   );
 }
 
-function AgentChat({ session, client }: { session: Session; client: NonNullable<ReturnType<Session['forAgent']>> }) {
+interface AgentChatProps {
+  session: Session;
+  agentId: string;
+  client: NonNullable<ReturnType<Session['forAgent']>>;
+}
+
+function AgentChat({ session, agentId, client }: AgentChatProps) {
   const [version, setVersion] = useState(0);
   const run = useRun(client, () => setVersion((v) => v + 1));
   const [message, setMessage] = useState('');
@@ -74,7 +80,13 @@ function AgentChat({ session, client }: { session: Session; client: NonNullable<
   };
   return (
     <div class="chat-body">
-      <TaskList client={client} selected={run.taskId} version={version} onSelect={(id) => void run.open(id)} />
+      <TaskList
+        client={client}
+        agentId={agentId}
+        selected={run.taskId}
+        version={version}
+        onSelect={(id) => void run.open(id)}
+      />
       <main class="chat-main">
         <Conversation
           items={run.view.items}
@@ -105,7 +117,7 @@ function AgentChat({ session, client }: { session: Session; client: NonNullable<
           </button>
         </form>
       </main>
-      <RunPanel view={run.view} client={client} taskId={run.taskId} />
+      <RunPanel view={run.view} client={client} taskId={run.taskId} runs={run.runs} />
     </div>
   );
 }

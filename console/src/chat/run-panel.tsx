@@ -1,23 +1,29 @@
-/** Beside the conversation: the run's mode and routing reason, its tool servers' status, plan steps, artifacts, usage and credits, and its controls. */
-import type { AgentRunClient } from '@agent-run/client';
-import { useState } from 'preact/hooks';
-import { errorText } from '../session.ts';
+/**
+ * Beside the conversation: the run's status, mode and routing reason, its tool servers' status, plan steps,
+ * artifacts, usage and credits, the controls that apply to it, and every run of the task with a link to its trace.
+ */
+import type { AgentRunClient, RunSummary } from '@agent-run/client';
+import { RunControls } from '../run-controls.tsx';
+import { runStatusLabel } from '../run-status.ts';
 import type { RunView } from './run-view.ts';
 
 interface Props {
   view: RunView;
   client: AgentRunClient;
   taskId: string | undefined;
+  runs: RunSummary[];
 }
 
-export function RunPanel({ view, client, taskId }: Props) {
+export function RunPanel({ view, client, taskId, runs }: Props) {
+  const waiting = view.phase === 'waiting';
   return (
     <aside class="run-panel" aria-label="Run">
       <p>
         Status:{' '}
-        <span class={`badge phase-${view.phase}`} data-testid="run-phase">
-          {view.outcome ? `${view.phase} (${view.outcome})` : view.phase}
-        </span>
+        <span class={`badge status-${view.status ?? 'none'}`} data-testid="run-status">
+          {view.status ? runStatusLabel(view.status) : view.phase === 'idle' ? 'No run yet' : runStatusLabel('pending')}
+        </span>{' '}
+        {waiting && <span class="badge needs-you">{runStatusLabel('needs_you')}</span>}
       </p>
       {view.mode && (
         <p data-testid="run-mode">
@@ -71,53 +77,32 @@ export function RunPanel({ view, client, taskId }: Props) {
           {view.usage.model ? ` (${view.usage.model})` : ''}
         </p>
       )}
-      {taskId && view.runId && (view.phase === 'running' || view.phase === 'waiting') && (
-        <Controls client={client} taskId={taskId} runId={view.runId} />
+      {taskId && view.runId && view.status && (
+        <RunControls client={client} taskId={taskId} runId={view.runId} status={view.status} waiting={waiting} />
       )}
+      {runs.length > 0 && <TaskRuns runs={runs} />}
     </aside>
   );
 }
 
-function Controls({ client, taskId, runId }: { client: AgentRunClient; taskId: string; runId: string }) {
-  const [note, setNote] = useState<string>();
-  const [comment, setComment] = useState('');
-  const act = async (what: string, call: () => Promise<unknown>) => {
-    try {
-      await call();
-      setNote(`${what}: done`);
-    } catch (err) {
-      setNote(`${what}: ${errorText(err)}`);
-    }
-  };
+/** The task's runs, newest first: status, mode, usage, when, and a link to each one's trace. */
+function TaskRuns({ runs }: { runs: RunSummary[] }) {
   return (
-    <section aria-label="Run controls">
-      <div class="buttons">
-        <button type="button" class="danger" onClick={() => void act('Cancel', () => client.tasks.cancel(taskId))}>
-          Cancel
-        </button>
-        <button type="button" class="secondary" onClick={() => void act('Pause', () => client.tasks.pause(taskId))}>
-          Pause
-        </button>
-        <button type="button" class="secondary" onClick={() => void act('Resume', () => client.tasks.resume(taskId))}>
-          Resume
-        </button>
-      </div>
-      <form
-        class="form"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void act('Comment', () => client.tasks.comment(taskId, runId, comment)).then(() => setComment(''));
-        }}
-      >
-        <label>
-          Comment to the running agent
-          <input value={comment} required onInput={(e) => setComment(e.currentTarget.value)} />
-        </label>
-        <button type="submit" class="secondary">
-          Send comment
-        </button>
-      </form>
-      {note && <p role="status">{note}</p>}
+    <section>
+      <h3>Runs of this task</h3>
+      <ul class="task-runs" aria-label="Runs of this task">
+        {runs.map((r) => (
+          <li key={r.id} data-run={r.id}>
+            <span class={`badge status-${r.status}`}>{runStatusLabel(r.status)}</span>{' '}
+            <a href={`#/inspect/${encodeURIComponent(r.id)}`}>{r.id}</a>
+            <span class="meta">
+              {' '}
+              {r.mode} · {counted(r.input_tokens + r.output_tokens, 'token')}, {counted(r.credits_used, 'credit')} ·{' '}
+              {new Date(r.created_at).toLocaleString()}
+            </span>
+          </li>
+        ))}
+      </ul>
     </section>
   );
 }

@@ -1,5 +1,5 @@
 /** What the conversation shows, folded from a run's events (AG-UI, as the SDK yields them). */
-import { userInputRequest, type RunEvent, type UserInputRequest } from '@agent-run/client';
+import { userInputRequest, type RunEvent, type RunSummary, type UserInputRequest } from '@agent-run/client';
 import { systemStatusText } from '../event-summary.ts';
 
 export type Item =
@@ -37,10 +37,13 @@ export interface ToolServerState {
 }
 
 export type RunPhase = 'idle' | 'running' | 'waiting' | 'finished' | 'failed';
+export type RunStatus = RunSummary['status'];
 
 export interface RunView {
   items: Item[];
   phase: RunPhase;
+  /** The run's status as the spec names it: from its events (every move is a STATE_DELTA of /run_status) or its task's status. */
+  status?: RunStatus;
   runId?: string;
   mode?: string;
   routingReason?: string;
@@ -67,6 +70,11 @@ export function withAnswered(view: RunView, requestId: string): RunView {
   };
 }
 
+/** Nothing waits for an answer any more (answered elsewhere, e.g. in the inbox, while this tab was away). */
+export function withNothingPending(view: RunView): RunView {
+  return view.phase === 'waiting' ? { ...view, phase: 'running', items: closeQuestions(view.items) } : view;
+}
+
 /** The next view after one event. */
 export function applyEvent(view: RunView, event: RunEvent): RunView {
   const next: RunView = { ...view, items: [...view.items] };
@@ -79,6 +87,7 @@ export function applyEvent(view: RunView, event: RunEvent): RunView {
       return {
         ...next,
         phase: 'running',
+        status: 'pending',
         runId: event.run_id,
         mode: event.mode,
         routingReason: event.routing_reason,
@@ -90,12 +99,18 @@ export function applyEvent(view: RunView, event: RunEvent): RunView {
       return {
         ...next,
         phase: 'finished',
+        status: 'completed',
         outcome: String(event.result.outcome ?? 'completed'),
         items: closeQuestions(next.items),
       };
     case 'RUN_ERROR':
       next.items.push({ kind: 'error', id: `error-${event.run_id}`, text: `${event.code}: ${event.message}` });
-      return { ...next, phase: 'failed', items: closeQuestions(next.items) };
+      return {
+        ...next,
+        phase: 'failed',
+        status: event.code === 'CANCELLED' ? 'cancelled' : 'failed',
+        items: closeQuestions(next.items),
+      };
     case 'TEXT_MESSAGE_START':
       next.items.push({ kind: 'assistant', id: event.message_id, text: '' });
       return next;
@@ -112,9 +127,9 @@ export function applyEvent(view: RunView, event: RunEvent): RunView {
       update('tool', event.tool_call_id, (i) => ({ ...i, result: event.content }));
       return next;
     case 'STATE_SNAPSHOT':
-      return withPlanSnapshot(next, event.state);
+      return withPlanSnapshot(withStatus(next, event.state.run_status), event.state);
     case 'STATE_DELTA':
-      return withPlanDelta(next, event.delta);
+      return withPlanDelta(withStatusDelta(next, event.delta), event.delta);
     case 'CUSTOM':
       return applyCustom(next, event);
     default:
@@ -173,6 +188,26 @@ function withArtifact(list: Artifact[], name: string, data: Record<string, unkno
     status,
   };
   return old ? list.map((a) => (a.id === id ? artifact : a)) : [...list, artifact];
+}
+
+const runStatuses = new Set<unknown>([
+  'pending',
+  'planning',
+  'awaiting_approval',
+  'executing',
+  'paused',
+  'completed',
+  'failed',
+  'cancelled',
+] satisfies RunStatus[]);
+
+function withStatus(next: RunView, status: unknown): RunView {
+  return runStatuses.has(status) ? { ...next, status: status as RunStatus } : next;
+}
+
+function withStatusDelta(next: RunView, delta: unknown[]): RunView {
+  const op = (delta as { op?: string; path?: string; value?: unknown }[]).find((o) => o.path === '/run_status');
+  return op ? withStatus(next, op.value) : next;
 }
 
 function withPlanSnapshot(next: RunView, state: Record<string, unknown>): RunView {

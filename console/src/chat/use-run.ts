@@ -1,16 +1,18 @@
 /** The conversation of one task: sends messages, follows the run's stream, answers its questions, reopens a task after a reload. */
-import type { AgentRunClient, InputAnswer, RunStream, UserInputRequest } from '@agent-run/client';
+import type { AgentRunClient, InputAnswer, RunStream, RunSummary, UserInputRequest } from '@agent-run/client';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { errorText } from '../session.ts';
 import { historyItems } from './history.ts';
 import { loadSnapshot, snapshotWriter } from './run-snapshot.ts';
-import { applyEvent, emptyView, withAnswered, withUserMessage, type RunView } from './run-view.ts';
+import { applyEvent, emptyView, withAnswered, withNothingPending, withUserMessage, type RunView } from './run-view.ts';
 
 const TASK_ITEM = 'ars.console.taskId';
 
 export interface RunControls {
   view: RunView;
   taskId: string | undefined;
+  /** Every run of the open task, newest first (status, usage), read when it opens and when a run ends. */
+  runs: RunSummary[];
   send(message: string, mode: 'auto' | 'fast' | 'deep'): Promise<void>;
   open(taskId: string | undefined): Promise<void>;
   answer(request: UserInputRequest, answer: InputAnswer): Promise<void>;
@@ -19,6 +21,7 @@ export interface RunControls {
 export function useRun(client: AgentRunClient | undefined, onRunEnd: () => void): RunControls {
   const [view, setViewState] = useState<RunView>(emptyView);
   const [taskId, setTaskId] = useState<string>();
+  const [runs, setRuns] = useState<RunSummary[]>([]);
   const following = useRef<AbortController>(undefined);
   const current = useRef<RunView>(emptyView);
   const snapshots = useRef(snapshotWriter()).current;
@@ -51,6 +54,7 @@ export function useRun(client: AgentRunClient | undefined, onRunEnd: () => void)
           );
       }
       snapshots.clear();
+      if (streamTask) await readRuns(streamTask, signal);
     } catch (err) {
       if (!signal.aborted)
         setView((v) => ({
@@ -60,6 +64,11 @@ export function useRun(client: AgentRunClient | undefined, onRunEnd: () => void)
         }));
     }
     if (!signal.aborted) onRunEnd();
+  };
+
+  const readRuns = async (id: string, signal: AbortSignal) => {
+    const task = await client?.tasks.get(id, { signal });
+    if (task && !signal.aborted) setRuns(task.runs);
   };
 
   const remember = (id: string | undefined) => {
@@ -85,15 +94,26 @@ export function useRun(client: AgentRunClient | undefined, onRunEnd: () => void)
     const signal = stop();
     remember(id);
     setView(emptyView);
+    setRuns([]);
     if (!client || !id) return;
     try {
-      const [messages, status] = await Promise.all([
+      const [messages, status, task] = await Promise.all([
         client.tasks.messages(id, { signal }),
         client.runs.status(id, { signal }),
+        client.tasks.get(id, { signal }),
       ]);
+      setRuns(task.runs);
       const activeRun = status.active ? status.run?.id : undefined;
       const snapshot = activeRun ? loadSnapshot(id, activeRun) : undefined;
-      setView(snapshot?.view ?? { ...emptyView, items: historyItems(messages.messages, activeRun) });
+      setView(
+        snapshot?.view ?? {
+          ...emptyView,
+          phase: activeRun ? 'running' : 'idle',
+          runId: status.run?.id,
+          status: status.run?.status,
+          items: historyItems(messages.messages, activeRun),
+        },
+      );
       if (!activeRun) return;
       const pending = await client.input.pending(id, { signal });
       if (pending.pending) {
@@ -107,7 +127,7 @@ export function useRun(client: AgentRunClient | undefined, onRunEnd: () => void)
                 items: [...v.items, { kind: 'input', id: request.request_id, request, answered: false }],
               },
         );
-      }
+      } else setView(withNothingPending);
       // After the last event this tab showed, or the whole run when it kept nothing.
       await follow(client.tasks.stream(id, { signal, lastEventId: snapshot?.lastEventId }), signal);
     } catch (err) {
@@ -129,5 +149,5 @@ export function useRun(client: AgentRunClient | undefined, onRunEnd: () => void)
     return () => following.current?.abort();
   }, [client]); // once per client
 
-  return { view, taskId, send, open, answer };
+  return { view, taskId, runs, send, open, answer };
 }
