@@ -157,16 +157,19 @@ export async function markScheduleSynced(db: Db, id: string, synced: string): Pr
 }
 
 /** Events of messaging flows whose run has ended and whose answer has not been posted back yet. */
-export async function listRepliesDue(db: Db, limit: number): Promise<{ flowId: string; externalId: string }[]> {
-  const rows = await sqlOfPool(db).query<{ flow_id: string; external_id: string }>(
-    `SELECT e.flow_id, e.external_id FROM flow_events e
+export async function listRepliesDue(
+  db: Db,
+  limit: number,
+): Promise<{ flowId: string; externalId: string; orgId: string }[]> {
+  const rows = await sqlOfPool(db).query<{ flow_id: string; external_id: string; org_id: string }>(
+    `SELECT e.flow_id, e.external_id, f.org_id FROM flow_events e
      JOIN flows f ON f.id = e.flow_id AND f.kind = 'messaging'
      JOIN runs r ON r.id = e.run_id AND r.status::text = ANY($2::text[])
      WHERE e.reply_started_at IS NULL
      ORDER BY e.created_at LIMIT $1`,
     [limit, terminalStatuses],
   );
-  return rows.map((r) => ({ flowId: r.flow_id, externalId: r.external_id }));
+  return rows.map((r) => ({ flowId: r.flow_id, externalId: r.external_id, orgId: r.org_id }));
 }
 
 export async function markReplyStarted(db: Db, flowId: string, externalId: string): Promise<void> {

@@ -49,12 +49,12 @@ export function listWebhooks(db: Db, orgId: string) {
 }
 
 /** Deliveries whose workflow has not been started yet, oldest first. */
-export async function listUndispatchedDeliveries(db: Db, limit: number): Promise<string[]> {
-  const rows = await sqlOfPool(db).query<{ id: string }>(
-    'SELECT id FROM webhook_deliveries WHERE dispatched_at IS NULL ORDER BY created_at LIMIT $1',
+export async function listUndispatchedDeliveries(db: Db, limit: number): Promise<{ id: string; orgId: string }[]> {
+  const rows = await sqlOfPool(db).query<{ id: string; org_id: string }>(
+    'SELECT id, org_id FROM webhook_deliveries WHERE dispatched_at IS NULL ORDER BY created_at LIMIT $1',
     [limit],
   );
-  return rows.map((r) => r.id);
+  return rows.map((r) => ({ id: r.id, orgId: r.org_id }));
 }
 
 export async function markDispatched(db: Db, id: string): Promise<void> {

@@ -16,8 +16,10 @@ export const runPriorityKeys = {
 export type RunPriorityClass = keyof typeof runPriorityKeys;
 
 /**
- * The run workflow's Priority: the org is its fairness key, so one org's burst shares the
- * task queues with the others instead of filling them. Activities inherit it.
+ * The Priority of a workflow done for an org: its runs, its webhook deliveries, its flows' replies
+ * (a cron flow's tick is started by a Temporal Schedule, whose action takes none). The org is the
+ * fairness key, so one org's burst shares the task queues with the others instead of filling them.
+ * Activities inherit it.
  */
 export function runPriority(orgId: string, kind: RunPriorityClass): Priority {
   return { fairnessKey: orgId, priorityKey: runPriorityKeys[kind] };

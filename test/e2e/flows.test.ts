@@ -386,10 +386,14 @@ describe('messaging flows (Slack Events API)', () => {
     });
     expect(slack.auth[0]).toBe('Bearer xoxb-org-token');
     const flowId = path.split('/')[4]!;
-    await expectReplays(
-      `flow-reply-${createHash('sha256').update(`${flowId}\nEv1`).digest('hex').slice(0, 40)}`,
-      'flow-reply',
-    );
+    const replyId = `flow-reply-${createHash('sha256').update(`${flowId}\nEv1`).digest('hex').slice(0, 40)}`;
+    await expectReplays(replyId, 'flow-reply');
+    // The flow's org is the reply's fairness key, as for the org's runs.
+    const { orgId } = await testDb().flow.findUniqueOrThrow({ where: { id: flowId } });
+    expect((await (await temporalClient()).workflow.getHandle(replyId).describe()).priority).toMatchObject({
+      fairnessKey: orgId,
+      priorityKey: runPriorityKeys.flow,
+    });
 
     const reply = (await (
       await slackPost(message('Ev2', 'And again', { ts: '1700000001.000200', thread_ts: '1700000000.000100' }))

@@ -15,7 +15,8 @@ import { AdminError } from '../../src/admin/errors.ts';
 import { call, exchange, userMessage } from '../support/http.ts';
 import { webhookWorkflowId } from '../../src/shared/webhook-delivery-types.ts';
 import { eventually } from '../support/eventually.ts';
-import { expectReplays, startBackgroundRun, waitForPending, type Caller } from '../support/runs.ts';
+import { expectReplays, startBackgroundRun, temporalClient, waitForPending, type Caller } from '../support/runs.ts';
+import { runPriorityKeys } from '../../src/shared/run-priority.ts';
 import { createTenant, testDb, type Tenant } from '../support/tenant.ts';
 
 interface Received {
@@ -189,6 +190,10 @@ describe('outbound run webhooks (Standard Webhooks)', () => {
     receiver.answer = () => 200;
     expect(receiver.requests.filter((r) => r.id === got.id).map((r) => r.status)).toEqual([503, 503, 200]);
     await expectReplays(webhookWorkflowId(got.id, 0), 'webhook-delivered-after-retries');
+    // The delivery's org is its workflow's fairness key: one org's flood of deliveries does not hold up another's.
+    const { orgId } = await testDb().webhookDelivery.findUniqueOrThrow({ where: { id: got.id } });
+    const workflow = await (await temporalClient()).workflow.getHandle(webhookWorkflowId(got.id, 0)).describe();
+    expect(workflow.priority).toMatchObject({ fairnessKey: orgId, priorityKey: runPriorityKeys.background });
 
     const detail = (await (await get(`/api/webhooks/deliveries/${got.id}`)).json()) as {
       status: string;

@@ -13,6 +13,7 @@ import {
   markScheduleSynced,
 } from '../../db/flows.ts';
 import { flowScheduleId, type CronConfig } from '../../shared/flows.ts';
+import { runPriority } from '../../shared/run-priority.ts';
 import { flowReplyWorkflow, flowTickWorkflow } from '../../workflows/index.ts';
 import type { ApiDeps } from '../deps.ts';
 import { every } from './every.ts';
@@ -51,12 +52,14 @@ export async function startUnstartedFlowEvents(deps: Deps): Promise<void> {
 }
 
 export async function startDueReplies({ db, temporal, config }: Deps): Promise<void> {
-  for (const due of await listRepliesDue(db, BATCH)) {
+  for (const { orgId, ...due } of await listRepliesDue(db, BATCH)) {
     const digest = createHash('sha256').update(`${due.flowId}\n${due.externalId}`).digest('hex').slice(0, 40);
     try {
       await temporal.workflow.start(flowReplyWorkflow, {
         taskQueue: config.temporal.taskQueue,
         workflowId: `flow-reply-${digest}`,
+        // The org is its fairness key, as for the org's runs.
+        priority: runPriority(orgId, 'flow'),
         args: [due],
         staticSummary: `Answer of flow ${due.flowId} to ${due.externalId}`,
       });

@@ -1,6 +1,7 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy } from '@temporalio/client';
 import { listUndispatchedDeliveries, markDispatched } from '../../db/webhooks.ts';
 import { webhookWorkflowId, type WebhookDeliveryInput } from '../../shared/webhook-delivery-types.ts';
+import { runPriority } from '../../shared/run-priority.ts';
 import { webhookDeliveryWorkflow } from '../../workflows/index.ts';
 import type { ApiDeps } from '../deps.ts';
 import { every } from './every.ts';
@@ -25,19 +26,23 @@ export function startWebhookDispatcher(deps: DispatchDeps): { stop(): Promise<vo
 }
 
 export async function dispatchWebhooks(deps: DispatchDeps): Promise<number> {
-  const ids = await listUndispatchedDeliveries(deps.db, BATCH);
-  for (const id of ids) {
-    await startDeliveryWorkflow(deps, id, 0);
+  const deliveries = await listUndispatchedDeliveries(deps.db, BATCH);
+  for (const { id, orgId } of deliveries) {
+    await startDeliveryWorkflow(deps, id, 0, orgId);
     await markDispatched(deps.db, id);
   }
-  return ids.length;
+  return deliveries.length;
 }
 
-/** Starts the workflow that sends delivery `deliveryId` (`resend` 0) or re-sends it (1, 2, …). */
+/**
+ * Starts the workflow that sends delivery `deliveryId` (`resend` 0) or re-sends it (1, 2, …); its org
+ * is its fairness key, so one org's flood of deliveries does not hold up another's.
+ */
 export async function startDeliveryWorkflow(
   { temporal, config }: DispatchDeps,
   deliveryId: string,
   resend: number,
+  orgId: string,
 ): Promise<void> {
   const { retryInitialMs, retryMaxMs, retryWindowMs, timeoutMs } = config.webhooks;
   const input: WebhookDeliveryInput = {
@@ -50,6 +55,7 @@ export async function startDeliveryWorkflow(
       taskQueue: config.temporal.taskQueue,
       workflowId: webhookWorkflowId(deliveryId, resend),
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      priority: runPriority(orgId, 'background'),
       args: [input],
       staticSummary:
         resend === 0 ? `Webhook delivery ${deliveryId}` : `Webhook delivery ${deliveryId}, re-send ${resend}`,

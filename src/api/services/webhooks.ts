@@ -86,6 +86,6 @@ export async function resendDelivery(
   requireWebhookAdmin(caller);
   const delivery = await loadDelivery(deps.db, caller, deliveryId);
   const resend = await startResend(deps.db, delivery.id);
-  await startDeliveryWorkflow(deps, delivery.id, resend);
+  await startDeliveryWorkflow(deps, delivery.id, resend, delivery.orgId);
   return { delivery_id: delivery.id, resend, status: 'pending' as const };
 }
