@@ -2050,6 +2050,8 @@ export interface components {
             name: string;
             /** @description Credit balance (read only here) */
             credits: string;
+            /** @description Runs of the org that may be open at once (read only here; the operator sets it with `admin apply`, as credits). More are accepted and wait `pending`, oldest first, with a SYSTEM_STATUS `queued` event; a run holds its slot from its start to its end, waiting for input or approval included. null: unlimited */
+            max_concurrent_runs: number | null;
             /** @description The configuration as POST /api/admin/apply takes it: applying it back changes nothing */
             document: {
                 /** @default [] */
