@@ -28,11 +28,13 @@ const askText = {
 };
 
 let member: Caller;
+let owner: string;
 let orgName: string;
 
 beforeAll(async () => {
   const tenant = await createTenant();
   member = { token: await exchange(tenant.keys.member), agentId: tenant.agentId };
+  owner = await exchange(tenant.keys.owner);
   orgName = (await testDb().org.findUniqueOrThrow({ where: { id: tenant.orgId } })).name;
   const applied = await applyFile(testDb(), parseApplyFile({ orgs: [{ name: orgName, max_concurrent_runs: 1 }] }));
   expect(applied.changes).toEqual([`max_concurrent_runs of org "${orgName}": unlimited → 1`]);
@@ -120,5 +122,18 @@ describe("an org's limit of concurrent runs (max_concurrent_runs: 1)", () => {
 
     await expectReplays(second.runId, 'queued-then-admitted');
     await expectReplays(third.runId, 'cancelled-while-queued');
+  });
+});
+
+describe('setting the limit', () => {
+  it("is the operator's: the org's admins see it in GET /api/admin/org and cannot set it with POST /api/admin/apply", async () => {
+    const config = await call('GET', '/api/admin/org', { token: owner });
+    expect(((await config.json()) as { max_concurrent_runs: unknown }).max_concurrent_runs).toBe(1);
+    const refused = await call('POST', '/api/admin/apply', { token: owner, body: { max_concurrent_runs: 100 } });
+    expect(refused.status).toBe(422);
+    // null lifts it; applying the same again changes nothing.
+    const lift = () => applyFile(testDb(), parseApplyFile({ orgs: [{ name: orgName, max_concurrent_runs: null }] }));
+    expect((await lift()).changes).toEqual([`max_concurrent_runs of org "${orgName}": 1 → unlimited`]);
+    expect((await lift()).changes).toEqual([]);
   });
 });
