@@ -135,11 +135,8 @@ describe('the OpenAPI document', () => {
   });
 
   it('gives the reference page a document its validator accepts, with every operation of /openapi.json', async () => {
-    const [original, forPage] = await Promise.all(
-      ['/openapi.json', '/docs/openapi.json'].map(
-        async (p) => (await (await fetch(`${apiUrl()}${p}`)).json()) as { paths: Record<string, object> },
-      ),
-    );
+    const read = async (p: string) => (await (await fetch(`${apiUrl()}${p}`)).json()) as { paths: object };
+    const [original, forPage] = await Promise.all([read('/openapi.json'), read('/docs/openapi.json')]);
     expect(Object.keys(forPage.paths)).toEqual(Object.keys(original.paths));
     // What the page does with it in the browser (it logs "document validation errors" as warnings).
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
