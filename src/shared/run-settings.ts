@@ -1,6 +1,7 @@
 import { agentModelSettingsSchema, type AgentModelSettings } from './agent-settings.ts';
 import { DEFAULT_MAX_STEPS, type RunSettings } from './run-workflow-types.ts';
-import { DEFAULT_TOOL_SERVER_TIMEOUT_SECONDS, type ToolServerRef } from './tool-server-types.ts';
+import { DEFAULT_TOOL_SERVER_TIMEOUT_SECONDS, type ToolServerOAuth, type ToolServerRef } from './tool-server-types.ts';
+import type { ToolServerOAuthSettings } from './tool-server-settings.ts';
 import { toolCatalog } from './tools/index.ts';
 import { runCommandTool } from './tools/sandbox.ts';
 
@@ -36,16 +37,27 @@ export function toolServerRef(server: NonNullable<AgentModelSettings['tool_serve
     ...(server.headers ? { headers: server.headers } : {}),
     ...(server.allowed_tools ? { allowedTools: server.allowed_tools } : {}),
     timeoutSeconds: server.timeout_seconds ?? DEFAULT_TOOL_SERVER_TIMEOUT_SECONDS,
-    ...(server.oauth
-      ? {
-          oauth: {
-            grant: server.oauth.grant,
-            clientId: server.oauth.client_id,
-            clientSecret: { secret: server.oauth.client_secret.secret },
-            ...(server.oauth.scope ? { scope: server.oauth.scope } : {}),
-            ...(server.oauth.issuer ? { issuer: server.oauth.issuer } : {}),
-          },
-        }
-      : {}),
+    ...(server.oauth ? { oauth: toolServerOAuth(server.oauth) } : {}),
+  };
+}
+
+function toolServerOAuth(oauth: ToolServerOAuthSettings): ToolServerOAuth {
+  const common = {
+    ...(oauth.scope ? { scope: oauth.scope } : {}),
+    ...(oauth.issuer ? { issuer: oauth.issuer } : {}),
+  };
+  if (oauth.grant === 'client_credentials')
+    return {
+      grant: oauth.grant,
+      clientId: oauth.client_id,
+      clientSecret: { secret: oauth.client_secret.secret },
+      ...common,
+    };
+  return {
+    grant: oauth.grant,
+    ...(oauth.client_id ? { clientId: oauth.client_id } : {}),
+    ...(oauth.client_secret ? { clientSecret: { secret: oauth.client_secret.secret } } : {}),
+    ...common,
+    refreshToken: { secret: oauth.refresh_token.secret },
   };
 }

@@ -32,12 +32,20 @@ const headerValueSchema = z.union([
 /** RFC 6749 §3.3: space-separated scope tokens. */
 const SCOPE = /^[\x21\x23-\x5B\x5D-\x7E]+( [\x21\x23-\x5B\x5D-\x7E]+)*$/;
 
+const issuerSchema = z
+  .url({ protocol: /^https?$/, error: 'must be an http or https URL' })
+  .max(2000)
+  .optional()
+  .describe(
+    'The authorization server (issuer URL) the client credentials may be sent to; when left out, the one the server advertises',
+  );
+
 /**
  * OAuth for a machine-to-machine server (the MCP authorization spec): the client-credentials grant,
  * its client secret from an org secret. The authorization server is discovered from the server
  * (protected resource metadata, then authorization server metadata) unless `issuer` pins it.
  */
-export const toolServerOAuthSchema = z
+const clientCredentialsSchema = z
   .strictObject({
     grant: z.literal('client_credentials').describe('The OAuth grant: client_credentials (machine to machine)'),
     client_id: z.string().min(1).max(500).describe('The OAuth client id registered with the authorization server'),
@@ -45,15 +53,46 @@ export const toolServerOAuthSchema = z
       .strictObject({ secret: secretNameSchema })
       .describe('The client secret from the org\'s secret NAME ({"secret": "NAME"}), read by the worker at call time'),
     scope: z.string().max(1000).regex(SCOPE, 'must be space-separated OAuth scopes').optional(),
-    issuer: z
-      .url({ protocol: /^https?$/, error: 'must be an http or https URL' })
-      .max(2000)
-      .optional()
-      .describe(
-        'The authorization server (issuer URL) the client secret may be sent to; when left out, the one the server advertises',
-      ),
+    issuer: issuerSchema,
   })
   .describe('OAuth client credentials: the worker gets and refreshes the bearer token itself');
+
+/**
+ * OAuth for a server that acts for a user (the MCP authorization spec): the authorization-code
+ * grant with PKCE, started by an admin's "Connect" in the console. What the grant yields (the
+ * refresh token and what refreshing needs) is written to the org secret `refresh_token` names;
+ * without `client_id`, the client registers itself (dynamic client registration) when connecting.
+ */
+const authorizationCodeSchema = z
+  .strictObject({
+    grant: z.literal('authorization_code').describe("The OAuth grant: authorization_code (a user's consent, Connect)"),
+    client_id: z
+      .string()
+      .min(1)
+      .max(500)
+      .optional()
+      .describe('A client id registered with the authorization server; when left out, dynamic client registration'),
+    client_secret: z
+      .strictObject({ secret: secretNameSchema })
+      .optional()
+      .describe("The registered client's secret from the org's secret NAME; none for a public client"),
+    scope: z.string().max(1000).regex(SCOPE, 'must be space-separated OAuth scopes').optional(),
+    issuer: issuerSchema,
+    refresh_token: z
+      .strictObject({ secret: secretNameSchema })
+      .describe(
+        'The org secret NAME that Connect writes (the refresh token and what refreshing needs); never readable',
+      ),
+  })
+  .refine((o) => !o.client_secret || o.client_id, {
+    path: ['client_secret'],
+    message: 'needs client_id (a registered client)',
+  })
+  .describe(
+    "OAuth authorization code with PKCE: an admin connects once (Connect), the worker refreshes the user's token",
+  );
+
+export const toolServerOAuthSchema = z.discriminatedUnion('grant', [clientCredentialsSchema, authorizationCodeSchema]);
 
 export type ToolServerOAuthSettings = z.infer<typeof toolServerOAuthSchema>;
 
@@ -92,7 +131,7 @@ export const toolServerSettingsSchema = z
       .max(900)
       .optional()
       .describe('How long one tool call may take, in seconds (default 60)'),
-    /** OAuth client credentials: the worker fetches the bearer token and sends it as `Authorization`. */
+    /** OAuth (client credentials, or authorization code with Connect): the worker sends the bearer token as `Authorization`. */
     oauth: toolServerOAuthSchema.optional(),
   })
   .superRefine((server, ctx) => {
@@ -133,10 +172,14 @@ export function headerSecretNames(server: ToolServerSettings): string[] {
   return Object.values(server.headers ?? {}).flatMap((v) => (typeof v === 'string' ? [] : [v.secret]));
 }
 
-/** Every secret a server names (its headers', its OAuth client secret), with where it is named. */
+/**
+ * Every secret a server names that must exist before it is used (its headers', its OAuth client
+ * secret), with where it is named. Not the authorization-code grant's `refresh_token`: Connect writes that one.
+ */
 export function toolServerSecretNames(server: ToolServerSettings): { name: string; field: string }[] {
+  const clientSecret = server.oauth?.client_secret?.secret;
   return [
     ...headerSecretNames(server).map((name) => ({ name, field: 'headers' })),
-    ...(server.oauth ? [{ name: server.oauth.client_secret.secret, field: 'oauth.client_secret' }] : []),
+    ...(clientSecret ? [{ name: clientSecret, field: 'oauth.client_secret' }] : []),
   ];
 }

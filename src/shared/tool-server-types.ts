@@ -6,18 +6,33 @@ export interface ToolServerRef {
   /** The server's own tool names the agent may call; all when absent. */
   allowedTools?: string[];
   timeoutSeconds: number;
-  /** OAuth client credentials: the secret is named here and opened by the activity that fetches the token. */
+  /** OAuth: secrets are named here and opened by the activity that gets the token. */
   oauth?: ToolServerOAuth;
 }
 
+export type ToolServerOAuth = ClientCredentialsOAuth | AuthorizationCodeOAuth;
+
 /** A server's OAuth client (client-credentials grant), as a run uses it. */
-export interface ToolServerOAuth {
+export interface ClientCredentialsOAuth {
   grant: 'client_credentials';
   clientId: string;
   clientSecret: { secret: string };
   scope?: string;
   /** The only authorization server the client secret may go to; the server's advertised one when absent. */
   issuer?: string;
+}
+
+/** A server's OAuth client for the authorization-code grant (Connect), as a run uses it. */
+export interface AuthorizationCodeOAuth {
+  grant: 'authorization_code';
+  /** A pre-registered client; absent, the client Connect registered (kept in the `refreshToken` secret). */
+  clientId?: string;
+  clientSecret?: { secret: string };
+  scope?: string;
+  /** The only authorization server the credentials may go to; the one Connect discovered when absent. */
+  issuer?: string;
+  /** The org secret Connect wrote: the grant's tokens and what refreshing them needs (src/mcp-oauth/stored-grant.ts). */
+  refreshToken: { secret: string };
 }
 
 /** One tool of a tool server, as listed when the run started. */

@@ -9,9 +9,22 @@ import { runConformanceSuite } from './suite.ts';
  * The MCP project's conformance suite (`@modelcontextprotocol/conformance`), client scenarios,
  * with test/mcp-conformance/client.ts (our tool-server client code) as the client under test: the
  * suite starts its own server per scenario, runs our client against it and judges what it saw.
- * Of the auth scenarios, the client-credentials grant with a client secret (the one we implement);
- * the authorization-code ones (PKCE, registration, the console's Connect) are left out.
+ * Of the auth scenarios, the client-credentials grant with a client secret, and the authorization-code
+ * grant as the console's Connect does it (discovery, registration, PKCE, resource, scopes, client
+ * authentication). Left out: URL-based client ids (auth/basic-cimd: we host no client metadata
+ * document) and scope step-up mid-call (auth/scope-step-up, scope-retry-limit: a new consent needs an
+ * admin's Connect, a run cannot ask for one).
  */
+/** What every authorization-code scenario checks of Connect: the code flow with PKCE S256, and the token used. */
+const CONNECT_CHECKS = [
+  'authorization-request',
+  'pkce-code-challenge-sent',
+  'pkce-s256-method-used',
+  'pkce-verifier-matches-challenge',
+  'token-request',
+  'valid-bearer-token',
+];
+
 const SCENARIOS: Record<string, string[]> = {
   initialize: ['mcp-client-initialization'],
   tools_call: ['tool-add-numbers'],
@@ -25,6 +38,27 @@ const SCENARIOS: Record<string, string[]> = {
     'authorization-server-metadata',
     'client-credentials-basic-auth',
   ],
+  ...Object.fromEntries(
+    Object.entries({
+      'metadata-default': ['prm-pathbased-requested', 'client-registration'],
+      'metadata-var1': [],
+      'metadata-var3': [],
+      'scope-from-www-authenticate': ['scope-from-www-authenticate'],
+      'scope-from-scopes-supported': [],
+      'token-endpoint-auth-basic': ['resource-parameter-in-authorization', 'resource-parameter-in-token'],
+      'token-endpoint-auth-none': ['token-endpoint-auth-method', 'resource-parameter-consistency'],
+      'pre-registration': ['pre-registration-auth'],
+      'resource-mismatch': ['resource-mismatch-rejected'],
+      'offline-access-scope': ['sep-2207-client-metadata-grant-types'],
+      // The 2025-03-26 spec's endpoints without metadata: the suite's checks there do not look at PKCE.
+      '2025-03-26-oauth-endpoint-fallback': CONNECT_CHECKS.filter((id) => !id.startsWith('pkce')).concat(
+        'client-registration',
+      ),
+    }).map(([name, ids]) => [
+      `auth/${name}`,
+      name === 'resource-mismatch' || name.startsWith('2025') ? ids : [...CONNECT_CHECKS, ...ids],
+    ]),
+  ),
 };
 
 const output = mkdtempSync(path.join(tmpdir(), 'mcp-conformance-'));

@@ -4,13 +4,13 @@ import { connectToolServer } from '../../src/activities/mcp/connect.ts';
 import { describeServerFailure, isTransportFailure } from '../../src/activities/mcp/failures.ts';
 import { ClientCredentialsTokens } from '../../src/activities/mcp/oauth.ts';
 import { guardedFetch, type UrlFetch } from '../../src/outbound/guarded-fetch.ts';
-import type { ToolServerOAuth } from '../../src/shared/tool-server-types.ts';
+import type { ClientCredentialsOAuth } from '../../src/shared/tool-server-types.ts';
 import { startOAuthMcpServer, type OAuthMcpServer } from '../support/oauth-mcp-server.ts';
 
 const CLIENT_SECRET = 'cc-secret-for-unit-test';
 let server: OAuthMcpServer;
 let clock = Date.now();
-const oauth: ToolServerOAuth = {
+const oauth: ClientCredentialsOAuth = {
   grant: 'client_credentials',
   clientId: 'agent-run',
   clientSecret: { secret: 'SECURED_CLIENT_SECRET' },

@@ -6,7 +6,7 @@ import type {
   OAuthTokens,
 } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { UrlFetch } from '../../outbound/guarded-fetch.ts';
-import type { ToolServerOAuth } from '../../shared/tool-server-types.ts';
+import type { ClientCredentialsOAuth } from '../../shared/tool-server-types.ts';
 
 /** A token is replaced this long before it expires (a quarter of its lifetime when that is shorter). */
 const REFRESH_MARGIN_MS = 60_000;
@@ -41,7 +41,7 @@ export class ClientCredentialsTokens {
   ) {}
 
   /** The SDK's provider for `authProvider` of a transport to `serverUrl`, with `clientSecret` opened by the caller. */
-  provider(orgId: string, serverUrl: string, oauth: ToolServerOAuth, clientSecret: string): OAuthClientProvider {
+  provider(orgId: string, serverUrl: string, oauth: ClientCredentialsOAuth, clientSecret: string): OAuthClientProvider {
     // The secret is part of the key (hashed), so a rotated secret or another client id never reuses a token.
     const key = createHash('sha256')
       .update(JSON.stringify([orgId, serverUrl, oauth.clientId, oauth.scope, oauth.issuer, clientSecret]))
@@ -64,7 +64,7 @@ class ClientCredentialsProvider implements OAuthClientProvider {
   constructor(
     private readonly entry: Entry,
     private readonly serverUrl: string,
-    private readonly oauth: ToolServerOAuth,
+    private readonly oauth: ClientCredentialsOAuth,
     private readonly clientSecret: string,
     private readonly fetch: UrlFetch,
     private readonly now: () => number,

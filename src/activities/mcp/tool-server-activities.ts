@@ -13,6 +13,10 @@ import { connectToolServer, type ServerSession } from './connect.ts';
 import { elicitationHandler } from './elicitation.ts';
 import { describeServerFailure, isTransportFailure } from './failures.ts';
 import { ClientCredentialsTokens } from './oauth.ts';
+import { AuthorizationCodeTokens, ConnectNeeded } from './authorization-code-tokens.ts';
+import { createSecretBox } from '../../auth/secret-box.ts';
+import { putOrgSecret } from '../../db/org-secrets.ts';
+import { parseStoredGrant, StoredGrantUnreadable } from '../../mcp-oauth/stored-grant.ts';
 import { storeResultArtifacts } from './result-artifacts.ts';
 import { progressRelay } from './progress.ts';
 import { SessionPool } from './session-pool.ts';
@@ -55,6 +59,13 @@ export function createToolServerActivities(deps: ActivityDeps) {
   const readOrgSecret = orgSecretReader(deps.db, deps.config);
   const fetch = guardedFetch(deps.config.outbound.privateTargets === 'allow');
   const oauthTokens = new ClientCredentialsTokens(fetch);
+  const secretBox = createSecretBox(deps.config.secrets.key);
+  // A rotated refresh token replaces the old one in the org secret: the old one may already be void.
+  const grantTokens = new AuthorizationCodeTokens(fetch, async (orgId, name, grant) => {
+    await putOrgSecret(deps.db, orgId, name, secretBox.seal(orgId, name, JSON.stringify(grant))).catch(
+      markInfrastructure,
+    );
+  });
   const sessions = new SessionPool();
 
   const emit = (runId: string, data: Record<string, unknown>, key: string) =>
@@ -78,18 +89,39 @@ export function createToolServerActivities(deps: ActivityDeps) {
     return headers;
   }
 
-  /** The server's OAuth client: its secret opened here, like the headers', and its token kept on this worker only. */
-  async function authProviderOf(orgId: string, server: ToolServerRef) {
-    if (!server.oauth) return undefined;
-    const secret = await readOrgSecret(
-      orgId,
-      server.oauth.clientSecret.secret,
-      `client_secret of tool server ${server.name}`,
-    ).catch((err: unknown) => {
+  const readSetting = (orgId: string, name: string, usedFor: string) =>
+    readOrgSecret(orgId, name, usedFor).catch((err: unknown) => {
       if (err instanceof ApplicationFailure) throw new ServerConfigProblem(err.message);
       throw markInfrastructure(err);
     });
-    return oauthTokens.provider(orgId, server.url, server.oauth, secret);
+
+  /** The server's OAuth client: its secrets opened here, like the headers', and its token kept on this worker only. */
+  async function authProviderOf(orgId: string, server: ToolServerRef) {
+    const { oauth } = server;
+    if (!oauth) return undefined;
+    const clientSecret =
+      oauth.clientSecret &&
+      (await readSetting(orgId, oauth.clientSecret.secret, `client_secret of tool server ${server.name}`));
+    if (oauth.grant === 'client_credentials') return oauthTokens.provider(orgId, server.url, oauth, clientSecret!);
+    const grant = await readOrgSecret(orgId, oauth.refreshToken.secret, `tool server ${server.name}`).catch(
+      (err: unknown) => {
+        if (err instanceof ApplicationFailure && err.type === 'SecretMissing')
+          throw new ServerConfigProblem(
+            `tool server ${server.name} is not connected: an admin connects it (Admin → Agents, Connect), which sets the org secret ${oauth.refreshToken.secret}`,
+          );
+        if (err instanceof ApplicationFailure) throw new ServerConfigProblem(err.message);
+        throw markInfrastructure(err);
+      },
+    );
+    try {
+      return grantTokens.provider(orgId, server.url, oauth, parseStoredGrant(grant), clientSecret);
+    } catch (err) {
+      if (err instanceof StoredGrantUnreadable || err instanceof ConnectNeeded)
+        throw new ServerConfigProblem(
+          `org secret ${oauth.refreshToken.secret} of tool server ${server.name} ${err.message}`,
+        );
+      throw err;
+    }
   }
 
   /**
