@@ -11,7 +11,11 @@ import { inPgTransaction, sqlOfPool, type Sql } from './sql.ts';
  * Runs that started while the org had no limit hold a slot while they run (`concurrency_slot` null, not pending).
  */
 
-export type Admission = { admitted: true } | { admitted: false; position: number };
+/**
+ * Admitted (with the waiting runs that may take the slots still free: a raised or lifted limit
+ * admits them in a chain, each telling the next), or waiting at `position` (1: next).
+ */
+export type Admission = { admitted: true; wake?: string[] } | { admitted: false; position: number };
 
 /** The SYSTEM_STATUS a run writes when it first has to wait, with its place in the org's queue. */
 export const QUEUED_KEY = 'queued';
@@ -45,9 +49,11 @@ export async function admitRun(db: Db, runId: string): Promise<Admission> {
     ]);
     const ahead = await countOf(sql, WAITING_AHEAD, [run.org_id, run.created_at, runId]);
     const limit = org?.max ?? null;
-    if (limit === null || (ahead === 0 && (await countOf(sql, HELD, [run.org_id, terminalStatuses])) < limit)) {
+    const held = limit === null ? 0 : await countOf(sql, HELD, [run.org_id, terminalStatuses]);
+    if (limit === null || (ahead === 0 && held < limit)) {
       await sql.query(`UPDATE runs SET concurrency_slot = 'held' WHERE id = $1`, [runId]);
-      return { admitted: true };
+      const free = limit === null ? WAKE_PAGE : limit - held - 1;
+      return { admitted: true, wake: free > 0 ? await oldestWaiting(sql, run.org_id, free) : [] };
     }
     if (run.slot !== 'waiting') {
       await sql.query(`UPDATE runs SET concurrency_slot = 'waiting' WHERE id = $1`, [runId]);
@@ -71,14 +77,19 @@ export async function runsToAdmit(db: Db, orgId: string): Promise<string[]> {
   const [org] = await sql.query<{ max: number | null }>(`SELECT max_concurrent_runs AS max FROM orgs WHERE id = $1`, [
     orgId,
   ]);
-  const free = org?.max == null ? 1 : org.max - (await countOf(sql, HELD, [orgId, terminalStatuses]));
-  if (free <= 0) return [];
+  const free = org?.max == null ? WAKE_PAGE : org.max - (await countOf(sql, HELD, [orgId, terminalStatuses]));
+  return free > 0 ? oldestWaiting(sql, orgId, free) : [];
+}
+
+/** Without a limit (it was lifted) every waiting run may go: told a page at a time, each admitted run telling the next page. */
+const WAKE_PAGE = 100;
+
+async function oldestWaiting(sql: Sql, orgId: string, count: number): Promise<string[]> {
   const rows = await sql.query<{ id: string }>(
     `SELECT r.id FROM runs r JOIN tasks t ON t.id = r.task_id
      WHERE r.concurrency_slot = 'waiting' AND r.status = 'pending' AND t.org_id = $1
      ORDER BY r.created_at, r.id LIMIT $2`,
-    // Without a limit now (it was removed): every waiting run goes, a page at a time.
-    [orgId, org?.max == null ? 100 : free],
+    [orgId, count],
   );
   return rows.map((r) => r.id);
 }

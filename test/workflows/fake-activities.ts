@@ -123,7 +123,7 @@ export class FakeOrgSlots {
     const position = this.waiting().filter((r) => this.runs.indexOf(r) < index).length + 1;
     if (position === 1 && this.holders() < this.limit) {
       run.slot = 'held';
-      return { admitted: true };
+      return { admitted: true, wake: this.toAdmit() };
     }
     if (run.slot !== 'waiting') {
       run.slot = 'waiting';

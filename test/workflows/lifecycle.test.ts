@@ -20,6 +20,7 @@ import {
   refusals,
   resumeUpdate,
   runStatusQuery,
+  slotFreedSignal,
 } from '../../src/workflows/run-messages.ts';
 import {
   activitiesByRun,
@@ -559,5 +560,27 @@ describe("the org's concurrent-run limit", () => {
     firstDone.open();
     expect(await behind.handle.result()).toMatchObject({ status: 'completed' });
     expect(behind.modelCalls).toHaveLength(1);
+  });
+
+  it('a raised limit admits the waiting runs in a chain: each admitted run tells the next while slots are free', async () => {
+    const slots = new FakeOrgSlots(1);
+    const [firstDone, othersDone] = [gate(), gate()];
+    const first = await startRun({ slots, model: [held(firstDone)] });
+    await vi.waitFor(() => expect(first.modelCalls).toHaveLength(1), soon);
+    const second = await startRun({ slots, model: [held(othersDone)] });
+    await vi.waitFor(() => expect(second.store.events).toContainEqual(queued(1)), soon);
+    const third = await startRun({ slots, model: [held(othersDone)] });
+    await vi.waitFor(() => expect(third.store.events).toContainEqual(queued(2)), soon);
+
+    // The operator raises the limit; the second run's poll (here: a signal in its place) finds it first.
+    slots.limit = 3;
+    const raised = Date.now();
+    await second.handle.signal(slotFreedSignal);
+    await vi.waitFor(() => expect(third.modelCalls).toHaveLength(1), soon);
+    expect(second.modelCalls).toHaveLength(1);
+    expect(Date.now() - raised).toBeLessThan(5_000); // the third run's own poll is 20 s away
+    firstDone.open();
+    othersDone.open();
+    await Promise.all([first, second, third].map((run) => run.handle.result()));
   });
 });
