@@ -6,7 +6,8 @@
  */
 import type { Approval, ApprovalStatus, Message } from '@agent-run/client';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { approvalAction, describeAction, planSteps } from './approval-action.ts';
+import { ActionView } from './action-view.tsx';
+import { approvalAction, planSteps } from './approval-action.ts';
 import { runStatusLabel } from './run-status.ts';
 import { errorText, isAdmin, type Session } from './session.ts';
 
@@ -143,7 +144,6 @@ function ApprovalCard({ approval: a, session, selected, onSelect, register, onDe
   });
 
   const action = a.kind === 'action' ? approvalAction(a.tool_name, a.details) : undefined;
-  const summary = action ? describeAction(action.tool, action.args) : undefined;
   const steps = a.kind === 'plan' ? planSteps(a.details) : [];
   const who = a.started_by.visitor ? 'a widget visitor' : a.started_by.name || a.started_by.email;
   return (
@@ -154,24 +154,22 @@ function ApprovalCard({ approval: a, session, selected, onSelect, register, onDe
       aria-label={`Approval ${a.tool_name ?? a.kind}`}
       onClick={onSelect}
     >
-      <p>
-        <strong class="action-title">{summary?.title ?? `Approve a plan of ${steps.length} steps`}</strong>{' '}
+      <p class="meta">
+        {action ? (
+          <>
+            Tool <code>{action.tool}</code>
+          </>
+        ) : (
+          'Plan'
+        )}{' '}
         {a.sensitive && <span class="badge sensitive">sensitive</span>} <span class="badge">{a.status}</span>
       </p>
-      {action && (
-        <p class="meta">
-          Tool <code>{action.tool}</code>
+      {action ? (
+        <ActionView tool={action.tool} args={action.args} />
+      ) : (
+        <p>
+          <strong class="action-title">Approve a plan of {steps.length} steps</strong>
         </p>
-      )}
-      {summary && summary.fields.length > 0 && (
-        <dl class="action-args">
-          {summary.fields.map((f) => (
-            <div key={f.name} class={f.block ? 'block' : undefined}>
-              <dt>{f.name}</dt>
-              <dd>{f.block ? <pre class="args">{f.value}</pre> : <code>{f.value}</code>}</dd>
-            </div>
-          ))}
-        </dl>
       )}
       {steps.length > 0 && (
         <ol class="plan">

@@ -3,23 +3,10 @@
  * answer: the service refuses that), Resume on a paused one, Cancel and a steering comment while it has
  * not ended. Used by the chat's run panel and the run inspector. They act on the task's active run.
  */
-import type { AgentRunClient, RunSummary } from '@agent-run/client';
+import type { AgentRunClient } from '@agent-run/client';
 import { useState } from 'preact/hooks';
-import { isTerminalRunStatus } from './run-status.ts';
+import { runControlsFor, type RunStatus } from './run-status.ts';
 import { errorText } from './session.ts';
-
-export type RunStatus = RunSummary['status'];
-
-/** Which controls a run in `status` offers; `waiting`: it waits for an answer (a question or an approval). */
-export function runControlsFor(status: RunStatus, waiting = false) {
-  const live = !isTerminalRunStatus(status);
-  return {
-    pause: status === 'executing' && !waiting,
-    resume: status === 'paused',
-    cancel: live,
-    comment: live && status !== 'paused',
-  };
-}
 
 interface Props {
   /** A client acting for the run's agent. */

@@ -1,6 +1,7 @@
 /** Plan approval (editable steps) and action approval (approve-always / run-scope where the role allows). */
 import type { InputAnswer, UserInputRequest } from '@agent-run/client';
 import { useState } from 'preact/hooks';
+import { ActionView } from '../action-view.tsx';
 
 interface Props {
   request: UserInputRequest;
@@ -82,7 +83,7 @@ function ActionApproval({ request, admin, guest, send }: Props) {
           Tool <code>{action.tool_name}</code> {action.sensitive && <span class="badge sensitive">sensitive</span>}
         </p>
       )}
-      {action && <pre class="args">{JSON.stringify(action.arguments, null, 2)}</pre>}
+      {action && <ActionView tool={action.tool_name} args={argumentsOf(action.arguments)} />}
       {refused && <p class="note">Only an owner or admin may decide a sensitive action.</p>}
       {!guest && (
         <label class="check">
@@ -114,4 +115,8 @@ function Feedback({ value, set }: { value: string; set(v: string): void }) {
       <textarea rows={2} value={value} onInput={(e) => set(e.currentTarget.value)} />
     </label>
   );
+}
+
+function argumentsOf(args: unknown): Record<string, unknown> {
+  return args && typeof args === 'object' ? (args as Record<string, unknown>) : {};
 }

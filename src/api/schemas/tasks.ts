@@ -13,7 +13,13 @@ const taskRunStatusSchema = z
   .describe(
     'Task-level status, derived from the latest run: idle (no run yet), pending, running, completed, failed (also when the latest run was cancelled)',
   );
-const runStatusSchema = z.enum(runStatuses);
+const runStatusSchema = z
+  .enum(runStatuses)
+  .describe(
+    "The run's status. pending: accepted, not started yet (its workflow is starting, it waits behind an earlier run of " +
+      'its task, or its org is at its limit of concurrent runs: a SYSTEM_STATUS `queued` event then gives its place; it ' +
+      'starts when a slot frees). A run holds its org slot until it ends, waiting for input or approval included',
+  );
 const runErrorSchema = z
   .object({ code: z.string(), message: z.string() })
   .describe('Why the run failed; null unless it failed');

@@ -1182,7 +1182,10 @@ export interface components {
             /** @description The latest run; null for a task without runs */
             run: {
                 id: string;
-                /** @enum {string} */
+                /**
+                 * @description The run's status. pending: accepted, not started yet (its workflow is starting, it waits behind an earlier run of its task, or its org is at its limit of concurrent runs: a SYSTEM_STATUS `queued` event then gives its place; it starts when a slot frees). A run holds its org slot until it ends, waiting for input or approval included
+                 * @enum {string}
+                 */
                 status: "pending" | "planning" | "awaiting_approval" | "executing" | "completed" | "failed" | "cancelled" | "paused";
                 /** @enum {string} */
                 mode: "fast" | "deep";
@@ -1319,7 +1322,10 @@ export interface components {
         };
         RunSummary: {
             id: string;
-            /** @enum {string} */
+            /**
+             * @description The run's status. pending: accepted, not started yet (its workflow is starting, it waits behind an earlier run of its task, or its org is at its limit of concurrent runs: a SYSTEM_STATUS `queued` event then gives its place; it starts when a slot frees). A run holds its org slot until it ends, waiting for input or approval included
+             * @enum {string}
+             */
             status: "pending" | "planning" | "awaiting_approval" | "executing" | "completed" | "failed" | "cancelled" | "paused";
             /** @enum {string} */
             mode: "fast" | "deep";
