@@ -235,8 +235,11 @@ describe('console', () => {
     await page.getByRole('link', { name: 'Runs', exact: true }).click();
     await page.getByLabel('Status').selectOption({ label: 'Needs you' });
     const row = page.locator(`tr[data-run="${runId}"]`);
+    // The row may first be the unfiltered list's, before the filter's read replaces it: wait for the filtered list.
+    await eventually('only the run that needs you', async () =>
+      expect(await page.locator('tr[data-run]').count()).toBe(1),
+    );
     await row.waitFor();
-    expect(await page.locator('tr[data-run]').count()).toBe(1);
     expect(await row.textContent()).toContain('Needs you');
     await screenshot(page, 'runs');
     // Opened from the link alone (no agent id anywhere): the view finds the run's agent itself.
