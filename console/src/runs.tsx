@@ -132,14 +132,14 @@ export function RunsView({ session }: { session: Session }) {
           Source
           <input
             list="run-sources"
-            placeholder="api, widget, flow or a flow's name"
+            placeholder="cli, console, mcp, widget, flow, a flow's name…"
             value={filters.source}
             onChange={(e) => set({ source: e.currentTarget.value })}
           />
           <datalist id="run-sources">
-            <option value="api" />
-            <option value="widget" />
-            <option value="flow" />
+            {['cli', 'sdk', 'console', 'mcp', 'ag-ui', 'api', 'widget', 'flow'].map((kind) => (
+              <option key={kind} value={kind} />
+            ))}
           </datalist>
         </label>
         <label>

@@ -80,7 +80,8 @@ function sessionOf(first: TokenExchangeResponse, onEnded: OnSessionEnded): Sessi
       .finally(() => (renewing = undefined));
     return renewing;
   };
-  const make = (agentId?: string) => new AgentRunClient({ baseUrl: location.origin, renewToken, agentId });
+  const make = (agentId?: string) =>
+    new AgentRunClient({ baseUrl: location.origin, renewToken, agentId, clientName: 'console' });
   const client = make();
   const clients = new Map<string, AgentRunClient>();
   const forAgent = (agentId: string) => {

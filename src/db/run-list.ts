@@ -1,6 +1,7 @@
 import { Prisma } from '../generated/prisma/client.ts';
 import type { Db } from './client.ts';
 import { newestFirst } from './order.ts';
+import type { RunClient } from '../shared/run-client.ts';
 import type { RunStatus } from '../shared/run-status.ts';
 
 export interface RunListFilter {
@@ -15,7 +16,7 @@ export interface RunListFilter {
   runId?: string;
   agentId?: string;
   startedBy?: string;
-  source?: { kind: 'api' | 'widget' | 'flow' } | { flowName: string };
+  source?: { kind: 'api' | 'widget' | 'flow' | RunClient } | { flowName: string };
   since?: Date;
   until?: Date;
   after?: { createdAt: Date; id: string };
@@ -43,11 +44,13 @@ function visible(f: RunListFilter): Prisma.TaskWhereInput {
     : { orgId: f.orgId, userId: f.userId, agent: { access: { some: { userId: f.userId } } } };
 }
 
-function sourceWhere(source: NonNullable<RunListFilter['source']>): Prisma.TaskWhereInput {
-  if ('flowName' in source) return { source: { path: ['flow_name'], equals: source.flowName } };
-  if (source.kind === 'flow') return { NOT: { source: { equals: Prisma.DbNull } } };
-  if (source.kind === 'widget') return { source: { equals: Prisma.DbNull }, user: { visitor: true } };
-  return { source: { equals: Prisma.DbNull }, user: { visitor: false } };
+function sourceWhere(source: NonNullable<RunListFilter['source']>): Prisma.RunWhereInput {
+  if ('flowName' in source) return { task: { source: { path: ['flow_name'], equals: source.flowName } } };
+  if (source.kind === 'flow') return { task: { NOT: { source: { equals: Prisma.DbNull } } } };
+  if (source.kind === 'widget') return { task: { source: { equals: Prisma.DbNull }, user: { visitor: true } } };
+  if (source.kind === 'api')
+    return { client: null, task: { source: { equals: Prisma.DbNull }, user: { visitor: false } } };
+  return { client: source.kind };
 }
 
 /** A page of the runs the filter lets the caller see, newest first (created_at, then id), with what an item shows. */
@@ -64,10 +67,10 @@ export async function listVisibleRuns(db: Db, f: RunListFilter) {
           AND: [
             f.agentId === undefined ? {} : { agentId: f.agentId },
             f.startedBy === undefined ? {} : { userId: f.startedBy },
-            f.source === undefined ? {} : sourceWhere(f.source),
           ],
         },
       },
+      f.source === undefined ? {} : sourceWhere(f.source),
       f.runId === undefined ? {} : { id: f.runId },
       statusOr.length ? { OR: statusOr } : {},
       f.since ? { createdAt: { gte: f.since } } : {},
@@ -86,6 +89,7 @@ export async function listVisibleRuns(db: Db, f: RunListFilter) {
       taskId: true,
       status: true,
       mode: true,
+      client: true,
       createdAt: true,
       finishedAt: true,
       inputTokens: true,

@@ -1,3 +1,4 @@
+import type { RunClient } from '../shared/run-client.ts';
 import type { RunEventInput } from '../shared/events.ts';
 import type { MultitaskStrategy } from '../shared/run-request.ts';
 import type { RunStatus } from '../shared/run-status.ts';
@@ -27,6 +28,8 @@ export interface NewRun {
   routingReason: string;
   timezone?: string;
   streamed: boolean;
+  /** The client it is started from (src/shared/run-client.ts); none: another API caller. */
+  client?: RunClient;
 }
 
 export interface RunStart {
@@ -85,10 +88,10 @@ export async function storeRunStart(db: Db, start: RunStart): Promise<RunStartRe
       busy = await makeRoom(sql, strategy, unfinished, start.run.id);
     }
     const queued = busy !== undefined;
-    const { id, requestedMode, mode, routingReason, timezone, streamed } = start.run;
+    const { id, requestedMode, mode, routingReason, timezone, streamed, client } = start.run;
     const [run] = await sql.query<{ created_at: Date }>(
-      `INSERT INTO runs (id, task_id, requested_mode, mode, routing_reason, timezone, streamed, queued_at, queued_messages, rolls_back)
-       VALUES ($1, $2, $3, $4::"RunMode", $5, $6, $7, CASE WHEN $8::boolean THEN now() END, $9::jsonb, $10::text[])
+      `INSERT INTO runs (id, task_id, requested_mode, mode, routing_reason, timezone, streamed, queued_at, queued_messages, rolls_back, client)
+       VALUES ($1, $2, $3, $4::"RunMode", $5, $6, $7, CASE WHEN $8::boolean THEN now() END, $9::jsonb, $10::text[], $11)
        RETURNING created_at`,
       [
         id,
@@ -101,6 +104,7 @@ export async function storeRunStart(db: Db, start: RunStart): Promise<RunStartRe
         queued,
         queued ? JSON.stringify(start.messages) : null,
         busy?.rollsBack ?? [],
+        client ?? null,
       ],
     );
     // A queued run's messages and first events wait until it starts, after everything the runs before it write.
@@ -133,13 +137,13 @@ async function storeKeyOfStart(sql: Sql, start: RunStart): Promise<void> {
  * before it commits, so its log starts at its first events.
  */
 async function insertNewTaskRun(sql: Sql, start: RunStart, task: NewTask): Promise<RunStartResult> {
-  const { id, requestedMode, mode, routingReason, timezone, streamed } = start.run;
+  const { id, requestedMode, mode, routingReason, timezone, streamed, client } = start.run;
   const { events, key } = start.firstEvents;
   const [run] = await sql.query<{ created_at: Date }>(
     `WITH task AS (INSERT INTO tasks (id, org_id, agent_id, user_id, title, source) VALUES ($2, $8, $9, $10, $11, $22::jsonb)),
      run AS (
-       INSERT INTO runs (id, task_id, requested_mode, mode, routing_reason, timezone, streamed, last_event_seq)
-       VALUES ($1, $2, $3, $4::"RunMode", $5, $6, $7, $12::int) RETURNING created_at
+       INSERT INTO runs (id, task_id, requested_mode, mode, routing_reason, timezone, streamed, last_event_seq, client)
+       VALUES ($1, $2, $3, $4::"RunMode", $5, $6, $7, $12::int, $23) RETURNING created_at
      ),
      turn AS (
        INSERT INTO messages (id, task_id, run_id, role, content, parts, position)
@@ -168,6 +172,7 @@ async function insertNewTaskRun(sql: Sql, start: RunStart, task: NewTask): Promi
       ...messageColumns(start.messages),
       ...stampEvents({ runId: id, lastSeq: 0 }, events, key).values,
       task.source === undefined ? null : JSON.stringify(task.source),
+      client ?? null,
     ],
   );
   return { stored: true, taskId: task.id, createdAt: run!.created_at, queued: false };

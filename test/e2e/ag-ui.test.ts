@@ -73,6 +73,9 @@ describe('POST /api/ag-ui/run (AG-UI compatibility)', () => {
     expect(taskId).toMatch(/^task_[0-9a-f]{32}$/);
     const task = await call('GET', `/api/tasks/${taskId}`, { token, agentId: tenant.agentId });
     expect(task.status).toBe(200);
+    // The runs list shows it came through AG-UI.
+    const runs = await call('GET', `/api/runs?source=ag-ui`, { token });
+    expect(((await runs.json()) as { runs: { task_id: string }[] }).runs.map((r) => r.task_id)).toContain(taskId);
   });
 
   it('runs through @ag-ui/client’s HttpAgent end to end, and a second run resumes the same thread', async () => {

@@ -70,6 +70,7 @@ describe('/mcp (agents as MCP tools)', () => {
     });
     const run = await testDb().run.findUniqueOrThrow({ where: { id: info.run_id as string } });
     expect(run.status).toBe('completed');
+    expect(run.client).toBe('mcp'); // GET /api/runs?source=mcp finds it
     const stored = await testDb().message.findFirstOrThrow({
       where: { runId: run.id, role: 'assistant' },
       orderBy: { position: 'desc' },

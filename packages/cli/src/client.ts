@@ -16,5 +16,6 @@ export function makeClient(settings: Settings): AgentRunClient {
     authUrl: settings.authUrl,
     agentId: settings.agent,
     userAgent: `agent-run-cli/${version}`,
+    clientName: 'cli',
   });
 }

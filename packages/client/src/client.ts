@@ -35,6 +35,8 @@ export interface AgentRunClientOptions {
   retry?: RetryOptions;
   /** Sent as `User-Agent` where the platform allows it (browsers ignore it). */
   userAgent?: string;
+  /** Which client starts runs (`X-Agent-Run-Client`, shown as their source in the runs list): `sdk` unless the CLI or console. */
+  clientName?: 'sdk' | 'cli' | 'console';
 }
 
 export class AgentRunClient {
@@ -78,7 +80,7 @@ export class AgentRunClient {
     const tokens = new TokenSource(options.renewToken ?? exchange, options.token);
     transport.tokens = tokens;
     this.tokens = tokens;
-    this.runs = new Runs(transport, retry);
+    this.runs = new Runs(transport, retry, options.clientName ?? 'sdk');
     this.tasks = new Tasks(transport, retry);
     this.input = new Input(transport);
     this.approvals = new Approvals(transport);

@@ -2,7 +2,8 @@ import { runRequestSchema } from '../../shared/run-request.ts';
 import { defineRoute } from '../route.ts';
 import { errorResponses, errorSchema } from '../schemas/common.ts';
 import { asyncRunSchema, runStatusResponseSchema, taskIdParams } from '../schemas/tasks.ts';
-import { idempotencyClaim, idempotencyHeaderSchema } from '../idempotency-header.ts';
+import { idempotencyClaim } from '../idempotency-header.ts';
+import { runClientOf, runStartHeadersSchema } from '../run-start-headers.ts';
 import { backgroundRunMetadata, runIdHeaders, RUN_ID_HEADER_DOCS, startRun } from '../services/start-run.ts';
 import { loadAccessibleTask } from '../services/task-access.ts';
 import { taskRunProgress } from '../services/tasks.ts';
@@ -28,7 +29,7 @@ export const runStatusRoutes = [
     cookie: true,
     rateLimit: 'runs',
     body: runRequestSchema,
-    headers: idempotencyHeaderSchema,
+    headers: runStartHeadersSchema,
     status: 202,
     responses: {
       202: { description: 'Dispatched to the background', schema: asyncRunSchema, headers: RUN_ID_HEADER_DOCS },
@@ -47,6 +48,7 @@ export const runStatusRoutes = [
         agent,
         { ...body, stream: false },
         idempotencyClaim(req, 'startRunAsync', body),
+        { client: runClientOf(req) },
       );
       res.set(runIdHeaders(run));
       return {

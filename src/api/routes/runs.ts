@@ -7,7 +7,8 @@ import { backgroundRunSchema } from '../schemas/runs.ts';
 import { loadVisibleRun } from '../services/run-access.ts';
 import { startedRunToStream } from '../services/run-streams.ts';
 import { requireWidgetRunAllowance } from '../services/widget-run-allowance.ts';
-import { idempotencyClaim, idempotencyHeaderSchema } from '../idempotency-header.ts';
+import { idempotencyClaim } from '../idempotency-header.ts';
+import { runClientOf, runStartHeadersSchema } from '../run-start-headers.ts';
 import { backgroundRunMetadata, runIdHeaders, RUN_ID_HEADER_DOCS, startRun } from '../services/start-run.ts';
 import { startRelay } from '../streaming/relay.ts';
 import { requestedResumePoint, resumeQuerySchema, streamRunAfter } from '../streaming/resume.ts';
@@ -42,7 +43,7 @@ export const runRoutes = [
     rateLimit: 'runs',
     body: runRequestSchema,
     query: resumeQuerySchema,
-    headers: idempotencyHeaderSchema,
+    headers: runStartHeadersSchema,
     responses: {
       200: {
         description: 'The run as an SSE stream',
@@ -79,7 +80,9 @@ export const runRoutes = [
       }
       await requireWidgetRunAllowance(deps, caller);
       if (body.stream) deps.streams.hold(res, caller); // refused before a run is started
-      const run = await startRun(deps, caller, agent, body, idempotencyClaim(req, 'startRun', body));
+      const run = await startRun(deps, caller, agent, body, idempotencyClaim(req, 'startRun', body), {
+        client: runClientOf(req),
+      });
       res.set(runIdHeaders(run));
       if (!body.stream) {
         res.status(202);

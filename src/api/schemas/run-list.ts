@@ -1,3 +1,4 @@
+import { runClients } from '../../shared/run-client.ts';
 import { z } from 'zod';
 import { runStatuses } from '../../shared/run-status.ts';
 import { pageLimit } from './common.ts';
@@ -10,8 +11,11 @@ export const RUN_PAGE_MAX = 200;
 export const runListStatuses = [...runStatuses, 'needs_you'] as const;
 export type RunListStatus = (typeof runListStatuses)[number];
 
-/** Where a run came from, as far as the stored task tells (see docs/api.md "Runs, across tasks"). */
-export const runSourceKinds = ['api', 'widget', 'flow'] as const;
+/**
+ * Where a run came from: its task (a flow's, a widget visitor's) or else the client that started it
+ * (src/shared/run-client.ts); `api` for any other caller (see docs/api.md "Runs, across tasks").
+ */
+export const runSourceKinds = ['api', ...runClients, 'widget', 'flow'] as const;
 
 const one = `(?:${runListStatuses.join('|')})`;
 // A comma list of statuses, so a client without repeated query parameters can pass several.
@@ -44,7 +48,9 @@ export const runListQuery = z.object({
     .min(1)
     .max(200)
     .optional()
-    .describe('`api`, `widget`, `flow` (any flow), or a flow name (runs of tasks that flow started)'),
+    .describe(
+      '`cli`, `sdk`, `console`, `mcp`, `ag-ui`, `api` (another caller), `widget`, `flow` (any flow), or a flow name (runs of tasks that flow started)',
+    ),
   since: isoTime.optional().describe('Only runs created at or after this time (ISO 8601)'),
   until: isoTime.optional().describe('Only runs created before this time (ISO 8601)'),
 });
@@ -67,7 +73,8 @@ export const runListItemSchema = z
         flow_name: z.string().nullable(),
       })
       .describe(
-        '`flow` for tasks a flow started, `widget` for tasks of widget visitors, `api` for the rest (CLI, SDK, console, MCP)',
+        '`flow` for tasks a flow started, `widget` for tasks of widget visitors; else the client that started the run: ' +
+          '`cli`, `sdk` and `console` (they send `X-Agent-Run-Client`), `mcp` (the /mcp endpoint), `ag-ui` (POST /api/ag-ui/run), `api` for any other caller',
       ),
     started_at: z.string().describe('When the run was created (ISO 8601 UTC)'),
     finished_at: z.string().nullable().describe('When the run ended; null while it is active'),

@@ -47,11 +47,12 @@ export async function startThreadRun(
   body: RunRequest,
   thread: ThreadTask,
 ): Promise<StartedRun> {
-  return startRun(deps, caller, agent, body, undefined, thread.exists ? {} : { newTaskId: thread.taskId }).catch(
-    (err: unknown) => {
-      // Two first runs of one thread at once: the other created its task, and its run is busy.
-      if (!thread.exists && isUniqueViolation(err)) throw conflict('The thread’s run is still busy');
-      throw err;
-    },
-  );
+  return startRun(deps, caller, agent, body, undefined, {
+    client: 'ag-ui',
+    ...(thread.exists ? {} : { newTaskId: thread.taskId }),
+  }).catch((err: unknown) => {
+    // Two first runs of one thread at once: the other created its task, and its run is busy.
+    if (!thread.exists && isUniqueViolation(err)) throw conflict('The thread’s run is still busy');
+    throw err;
+  });
 }

@@ -143,7 +143,7 @@ export async function startAgentCall(
     ...(input.task_id ? { task_id: input.task_id } : {}),
     ...(input.mode ? { mode: input.mode } : {}),
   });
-  const started = await startRun(deps, caller, agent, body);
+  const started = await startRun(deps, caller, agent, body, undefined, { client: 'mcp' });
   return { runId: started.runId, taskId: started.taskId };
 }
 

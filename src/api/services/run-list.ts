@@ -7,6 +7,7 @@ import { runSourceKinds } from '../schemas/run-list.ts';
 import type { RunStatus } from '../../shared/run-status.ts';
 import { isOrgAdmin } from '../../shared/roles.ts';
 import type { Caller } from '../../auth/caller.ts';
+import { runClients, type RunClient } from '../../shared/run-client.ts';
 
 type Row = Awaited<ReturnType<typeof listVisibleRuns>>[number];
 type TaskSource = { flow_id?: unknown; flow_name?: unknown } | null;
@@ -25,6 +26,11 @@ function sourceFilter(source: string | undefined): RunListFilter['source'] {
   return (runSourceKinds as readonly string[]).includes(source)
     ? { kind: source as (typeof runSourceKinds)[number] }
     : { flowName: source };
+}
+
+/** The client stored with the run (src/shared/run-client.ts), or `api`. */
+function runClientOrApi(client: string | null): RunClient | 'api' {
+  return (runClients as readonly string[]).includes(client ?? '') ? (client as RunClient) : 'api';
 }
 
 /** Does the run wait on this caller? The same rule as the `needs_you` filter (db/run-list.ts waitingOn). */
@@ -49,7 +55,7 @@ function toItem(row: Row, caller: Caller, admin: boolean) {
     needs_you: needsCaller(row, caller, admin),
     mode: row.mode,
     source: {
-      kind: source ? ('flow' as const) : row.task.user.visitor ? ('widget' as const) : ('api' as const),
+      kind: source ? ('flow' as const) : row.task.user.visitor ? ('widget' as const) : runClientOrApi(row.client),
       flow_id: typeof source?.flow_id === 'string' ? source.flow_id : null,
       flow_name: flowName,
     },

@@ -14,6 +14,7 @@ import { injectFault } from '../../processes/faults.ts';
 import { runsEndedByApi, runsStarted } from '../metrics.ts';
 import { conflict, invalid, notFound, paymentRequired, unavailable } from '../../shared/domain-error.ts';
 import type { AgentContext, Caller } from '../../auth/caller.ts';
+import type { RunClient } from '../../shared/run-client.ts';
 import { claimsExpiredBefore, runOfClaim, type IdempotencyClaim } from './idempotency.ts';
 import { loadAccessibleTask } from './task-access.ts';
 import { interruptRun, startNextQueuedRun } from './run-queue.ts';
@@ -85,6 +86,8 @@ export interface StartExtras {
   newTaskId?: string;
   /** Stored on a new task with it, before any of its runs can act (a flow's runs act by what started them). */
   taskSource?: object;
+  /** The client it is started from (GET /api/runs shows it as the run's source). */
+  client?: RunClient;
 }
 
 export async function startRun(
@@ -127,7 +130,7 @@ async function createAndStartRun(
   agent: AgentContext,
   body: RunRequest,
   claim: IdempotencyClaim | undefined,
-  { source, newTaskId: givenTaskId, taskSource }: StartExtras,
+  { source, newTaskId: givenTaskId, taskSource, client }: StartExtras,
 ): Promise<StartedRun> {
   const { db } = deps;
   const problem = runRequestProblem(body);
@@ -167,6 +170,7 @@ async function createAndStartRun(
       routingReason: routing.reason,
       timezone: body.timezone,
       streamed: body.stream,
+      ...(client ? { client } : {}),
     },
     messages: newMessages,
     // The run's first events go with it: a client reads RUN_STARTED without waiting for the worker.

@@ -1228,10 +1228,10 @@ export interface components {
             needs_you: boolean;
             /** @enum {string} */
             mode: "fast" | "deep";
-            /** @description `flow` for tasks a flow started, `widget` for tasks of widget visitors, `api` for the rest (CLI, SDK, console, MCP) */
+            /** @description `flow` for tasks a flow started, `widget` for tasks of widget visitors; else the client that started the run: `cli`, `sdk` and `console` (they send `X-Agent-Run-Client`), `mcp` (the /mcp endpoint), `ag-ui` (POST /api/ag-ui/run), `api` for any other caller */
             source: {
                 /** @enum {string} */
-                kind: "api" | "widget" | "flow";
+                kind: "api" | "cli" | "sdk" | "console" | "mcp" | "ag-ui" | "widget" | "flow";
                 flow_id: string | null;
                 flow_name: string | null;
             };
@@ -2835,6 +2835,8 @@ export interface operations {
                 "x-agent-id": string;
                 /** @description Makes retrying this request safe. Any unique string (1-255 visible ASCII characters; a UUID is best), scoped to your organization and user and kept 24 h. The same key with the same body returns the run the first request started instead of starting another (header `Idempotent-Replayed: true`): a streamed request re-attaches to the run's stream from its first event, a background one gets the same 202 body. The same key with a different body (or on another of the three run-starting operations) is 422 and changes nothing. A request refused with 4xx or 503 stores no key, so it can be retried with the same key. */
                 "idempotency-key"?: string;
+                /** @description The client starting the run, shown as its source in GET /api/runs: `cli`, `sdk` or `console` (the official clients send it); any other value is ignored. A label, not a permission (cli, sdk, console, mcp, ag-ui are the sources it can show). */
+                "x-agent-run-client"?: string;
             };
             path?: never;
             cookie?: never;
@@ -3023,6 +3025,8 @@ export interface operations {
                 "x-agent-id": string;
                 /** @description Makes retrying this request safe. Any unique string (1-255 visible ASCII characters; a UUID is best), scoped to your organization and user and kept 24 h. The same key with the same body returns the run the first request started instead of starting another (header `Idempotent-Replayed: true`): a streamed request re-attaches to the run's stream from its first event, a background one gets the same 202 body. The same key with a different body (or on another of the three run-starting operations) is 422 and changes nothing. A request refused with 4xx or 503 stores no key, so it can be retried with the same key. */
                 "idempotency-key"?: string;
+                /** @description The client starting the run, shown as its source in GET /api/runs: `cli`, `sdk` or `console` (the official clients send it); any other value is ignored. A label, not a permission (cli, sdk, console, mcp, ag-ui are the sources it can show). */
+                "x-agent-run-client"?: string;
             };
             path?: never;
             cookie?: never;
@@ -5811,6 +5815,8 @@ export interface operations {
             header?: {
                 /** @description Makes retrying this request safe. Any unique string (1-255 visible ASCII characters; a UUID is best), scoped to your organization and user and kept 24 h. The same key with the same body returns the run the first request started instead of starting another (header `Idempotent-Replayed: true`): a streamed request re-attaches to the run's stream from its first event, a background one gets the same 202 body. The same key with a different body (or on another of the three run-starting operations) is 422 and changes nothing. A request refused with 4xx or 503 stores no key, so it can be retried with the same key. */
                 "idempotency-key"?: string;
+                /** @description The client starting the run, shown as its source in GET /api/runs: `cli`, `sdk` or `console` (the official clients send it); any other value is ignored. A label, not a permission (cli, sdk, console, mcp, ag-ui are the sources it can show). */
+                "x-agent-run-client"?: string;
             };
             path?: never;
             cookie?: never;

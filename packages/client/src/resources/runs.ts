@@ -67,6 +67,7 @@ export class Runs {
   constructor(
     private readonly transport: Transport,
     private readonly retry: RetryPolicy,
+    private readonly clientName: string,
   ) {}
 
   /**
@@ -84,7 +85,9 @@ export class Runs {
         agentId: req.agentId,
         signal,
         // A resume starts nothing; the key would only tie the resume to the original request.
-        headers: lastEventId ? { 'last-event-id': lastEventId } : { 'idempotency-key': key },
+        headers: lastEventId
+          ? { 'last-event-id': lastEventId }
+          : { 'idempotency-key': key, 'x-agent-run-client': this.clientName },
         idempotent: true,
       });
     const connect = async (position: StreamPosition, signal: AbortSignal | undefined): Promise<Response> => {
@@ -115,7 +118,7 @@ export class Runs {
       body: runBody(req, false),
       agentId: req.agentId,
       signal: req.signal,
-      headers: { 'idempotency-key': req.idempotencyKey ?? newKey() },
+      headers: { 'idempotency-key': req.idempotencyKey ?? newKey(), 'x-agent-run-client': this.clientName },
       idempotent: true,
     });
   }
