@@ -21,8 +21,16 @@ export function table(headers: string[], rows: string[][]): string {
 
 export const orgTable = (orgs: OrgSummary[]) =>
   table(
-    ['ID', 'NAME', 'CREDITS', 'USERS', 'AGENTS', 'CREATED'],
-    orgs.map((o) => [o.id, o.name, o.credits, String(o.users), String(o.agents), o.created_at]),
+    ['ID', 'NAME', 'CREDITS', 'MAX RUNS', 'USERS', 'AGENTS', 'CREATED'],
+    orgs.map((o) => [
+      o.id,
+      o.name,
+      o.credits,
+      o.max_concurrent_runs === null ? '-' : String(o.max_concurrent_runs),
+      String(o.users),
+      String(o.agents),
+      o.created_at,
+    ]),
   );
 
 export const userTable = (users: UserSummary[]) =>

@@ -9,6 +9,8 @@ export interface OrgSummary {
   name: string;
   /** Credit balance as a decimal string (the column is a BIGINT). */
   credits: string;
+  /** Runs of the org that may be open at once (null: unlimited); set with `admin apply`. */
+  max_concurrent_runs: number | null;
   users: number;
   agents: number;
   created_at: string;
@@ -26,7 +28,7 @@ export interface CreateOrgInput {
 export function createOrg(db: Db, input: CreateOrgInput): Promise<OrgSummary> {
   return inAdminTransaction(db, async (tx) => {
     const org = await insertOrg(tx, input);
-    return { ...org, users: 0, agents: 0 };
+    return { ...org, max_concurrent_runs: null, users: 0, agents: 0 };
   });
 }
 
@@ -46,6 +48,7 @@ export async function listOrgs(db: DbOrTx): Promise<OrgSummary[]> {
     id: o.id,
     name: o.name,
     credits: o.creditBalance.toString(),
+    max_concurrent_runs: o.maxConcurrentRuns,
     users: o.users,
     agents: o.agents,
     created_at: o.createdAt.toISOString(),

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { applyFile, parseApplyFile } from '../../src/admin/apply.ts';
+import { listOrgs } from '../../src/admin/orgs.ts';
 import { call, exchange } from '../support/http.ts';
 import { eventually } from '../support/eventually.ts';
 import {
@@ -38,6 +39,7 @@ beforeAll(async () => {
   orgName = (await testDb().org.findUniqueOrThrow({ where: { id: tenant.orgId } })).name;
   const applied = await applyFile(testDb(), parseApplyFile({ orgs: [{ name: orgName, max_concurrent_runs: 1 }] }));
   expect(applied.changes).toEqual([`max_concurrent_runs of org "${orgName}": unlimited → 1`]);
+  expect((await listOrgs(testDb())).find((o) => o.id === tenant.orgId)).toMatchObject({ max_concurrent_runs: 1 });
 });
 
 async function eventsOf(runId: string): Promise<EventRecord[]> {
