@@ -83,7 +83,7 @@ export function UsageScreen({ session }: { session: Session }) {
       )}
       {credits && <CreditWarning credits={credits} />}
       {credits && (
-        <p data-testid="credits-left">
+        <p data-testid="credits-left" class="card">
           <strong>{number(Number(credits.balance))}</strong> credits left
           {credits.days_left !== null
             ? ` · ${number(credits.daily_rate)} a day over the last 7 days · about ${count(credits.days_left, 'day', 'days')} left`
@@ -137,7 +137,7 @@ export function UsageScreen({ session }: { session: Session }) {
           <UsageTable
             label="Usage by day"
             rows={[...usage.days]
-              .reverse()
+              .sort((a, b) => b.day.localeCompare(a.day)) // newest day first, agents still by name
               .map((d) => ({ key: `${d.day} ${d.agent_id}`, first: d.day, second: d.agent_name, ...d }))}
             firstHeader="Day (UTC)"
             secondHeader="Agent"
