@@ -1,5 +1,5 @@
 import type { RunEventInput } from '../shared/events.ts';
-import { terminalStatuses } from '../shared/run-status.ts';
+import { activeStatuses } from '../shared/run-status.ts';
 import type { Db } from './client.ts';
 import { appendEventsWith, RunGoneError } from './event-log.ts';
 import { inPgTransaction, sqlOfPool, type Sql } from './sql.ts';
@@ -20,9 +20,13 @@ export type Admission = { admitted: true; wake?: string[] } | { admitted: false;
 /** The SYSTEM_STATUS a run writes when it first has to wait, with its place in the org's queue. */
 export const QUEUED_KEY = 'queued';
 
+/**
+ * The org's runs holding a slot: those under way (admitted or from before the limit), and those admitted that have
+ * not stored their first move yet. Found through the status index: active and pending runs are few, ended ones many.
+ */
 const HELD = `SELECT count(*)::int AS n FROM runs r JOIN tasks t ON t.id = r.task_id
-  WHERE t.org_id = $1 AND r.status::text <> ALL($2::text[])
-    AND (r.concurrency_slot = 'held' OR (r.concurrency_slot IS NULL AND r.status <> 'pending'))`;
+  WHERE t.org_id = $1 AND (r.status::text = ANY($2::text[]) OR (r.status = 'pending' AND r.concurrency_slot = 'held'))`;
+const underWay = activeStatuses.filter((s) => s !== 'pending');
 
 /** Waiting runs of the org created before `$2` (and before `$3` by id at the same instant). */
 const WAITING_AHEAD = `SELECT count(*)::int AS n FROM runs r JOIN tasks t ON t.id = r.task_id
@@ -49,7 +53,7 @@ export async function admitRun(db: Db, runId: string): Promise<Admission> {
     ]);
     const ahead = await countOf(sql, WAITING_AHEAD, [run.org_id, run.created_at, runId]);
     const limit = org?.max ?? null;
-    const held = limit === null ? 0 : await countOf(sql, HELD, [run.org_id, terminalStatuses]);
+    const held = limit === null ? 0 : await countOf(sql, HELD, [run.org_id, underWay]);
     if (limit === null || (ahead === 0 && held < limit)) {
       await sql.query(`UPDATE runs SET concurrency_slot = 'held' WHERE id = $1`, [runId]);
       const free = limit === null ? WAKE_PAGE : limit - held - 1;
@@ -77,7 +81,7 @@ export async function runsToAdmit(db: Db, orgId: string): Promise<string[]> {
   const [org] = await sql.query<{ max: number | null }>(`SELECT max_concurrent_runs AS max FROM orgs WHERE id = $1`, [
     orgId,
   ]);
-  const free = org?.max == null ? WAKE_PAGE : org.max - (await countOf(sql, HELD, [orgId, terminalStatuses]));
+  const free = org?.max == null ? WAKE_PAGE : org.max - (await countOf(sql, HELD, [orgId, underWay]));
   return free > 0 ? oldestWaiting(sql, orgId, free) : [];
 }
 
