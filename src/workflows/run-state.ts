@@ -263,6 +263,8 @@ export class RunState {
           data: {
             status: answer.cancelled ? 'input_dismissed' : 'input_received',
             request_id: request.requestId,
+            // Who answered, for a run's trace (the stored request keeps it too).
+            answered_by: input.answeredBy.userId,
             ...describeAnswer(request, answer),
           },
         },
