@@ -17,6 +17,7 @@ import { requestLogContext } from './request-log-context.ts';
 import { httpTracing } from './tracing.ts';
 import { mountRoutes } from './route.ts';
 import { allRoutes } from './routes/index.ts';
+import { CALLBACK_PATH } from './services/tool-server-connect.ts';
 import { isWidgetPath, widgetPreflight } from './widget/cors.ts';
 import { widgetScript } from './widget/script.ts';
 
@@ -128,7 +129,8 @@ const requestLineSerializers = {
   }) => ({
     id: req.id,
     method: req.method,
-    url: req.url,
+    // The OAuth callback's query carries an authorization code and its state: not logged.
+    url: req.url.startsWith(CALLBACK_PATH) ? `${CALLBACK_PATH}?(left out)` : req.url,
     remoteAddress: req.remoteAddress,
     userAgent: req.headers['user-agent'],
   }),

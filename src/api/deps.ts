@@ -15,7 +15,7 @@ export interface ApiDeps {
   config: Config;
   temporal: Client;
   tokens: TokenService;
-  /** Seals the orgs' secrets as they are set (only the worker opens them). */
+  /** Seals the orgs' secrets as they are set; opens those Connect needs (a tool server's client secret and headers). */
   secrets: SecretBox;
   hub: EventHub;
   logger: Logger;

@@ -18,7 +18,7 @@ export interface ResponseSpec {
   description: string;
   /** JSON body schema; for SSE routes, the schema of one event. */
   schema?: z.ZodType;
-  contentType?: 'application/json' | 'text/event-stream';
+  contentType?: 'application/json' | 'text/event-stream' | 'text/html';
   /** Response headers: name → description (documented as strings). */
   headers?: Record<string, string>;
 }

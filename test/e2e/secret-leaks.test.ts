@@ -6,6 +6,7 @@ import { startWorkerProcess, type WorkerProcess } from '../support/worker-proces
 import { startFakeOpenAi } from '../support/fake-openai.ts';
 import { exchange, readSse, withoutHeartbeats } from '../support/http.ts';
 import { historyText, startEverythingServer, startRecordingProxy } from '../support/mcp-servers.ts';
+import { startOAuthCodeServer } from '../support/oauth-code-server.ts';
 import { startOAuthMcpServer } from '../support/oauth-mcp-server.ts';
 import { freeListenPort } from '../support/ports.ts';
 import { terminate } from '../support/processes.ts';
@@ -26,6 +27,7 @@ describe('org secrets never leak', () => {
   let worker: WorkerProcess;
   let tenant: Tenant;
   let owner: string;
+  let apiPort: number;
 
   /** Calls our own api as `token`; returns the status and the body as text. */
   const get = async (path: string, token: string, agentId?: string) => {
@@ -47,7 +49,14 @@ describe('org secrets never leak', () => {
     server = await startEverythingServer('streamableHttp');
     recorder = await startRecordingProxy(server.url);
     const logLevel = { LOG_LEVEL: 'trace' };
-    api = await startApiProcess({ TEMPORAL_TASK_QUEUE: queue, ...logLevel });
+    // A port of its own: Connect's redirect URI is http://localhost:<API_PORT>/api/oauth/callback (no PUBLIC_BASE_URL).
+    apiPort = await freeListenPort();
+    api = await startApiProcess({
+      TEMPORAL_TASK_QUEUE: queue,
+      API_PORT: String(apiPort),
+      OUTBOUND_PRIVATE_TARGETS: 'allow',
+      ...logLevel,
+    });
     worker = await startWorkerProcess(queue, {
       SECRETS_KEY: inject('secretsKey'),
       OUTBOUND_PRIVATE_TARGETS: 'allow',
@@ -277,4 +286,130 @@ describe('org secrets never leak', () => {
       await secured.close();
     }
   }, 60_000);
+
+  it('connects an authorization-code server (Connect), runs with its token, refreshes and stores the rotated grant, and no answer, log line or history holds a token', async () => {
+    const tickets = await startOAuthCodeServer({ accessTokenSeconds: 8 });
+    try {
+      const post = (path: string, token: string, body: unknown) =>
+        fetch(`${api.url}${path}`, {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+          body: JSON.stringify(body),
+        });
+      // No client_id: the client registers itself when connecting. The grant's secret need not exist yet.
+      const server = {
+        name: 'tickets',
+        url: tickets.url,
+        oauth: { grant: 'authorization_code', scope: 'tickets', refresh_token: { secret: 'TICKETS_GRANT' } },
+      };
+      const applied = await apply('agent', { model: 'instant', tool_servers: [server] });
+      expect(applied.status, await applied.clone().text()).toBe(200);
+      const before = await (await post('/api/admin/tool-servers/test', owner, server)).json();
+      expect(before).toMatchObject({ ok: false, reason: expect.stringMatching(/not connected/) });
+
+      const member = await exchange(tenant.keys.member);
+      expect((await post('/api/admin/tool-servers/connect', member, server)).status).toBe(403);
+      const noOAuth = await post('/api/admin/tool-servers/connect', owner, { name: 'tickets', url: tickets.url });
+      expect(noOAuth.status).toBe(400);
+
+      const started = await post('/api/admin/tool-servers/connect', owner, server);
+      const startedText = await started.text();
+      expect(started.status, startedText).toBe(200);
+      const { authorization_url: authorizationUrl, secret } = JSON.parse(startedText) as Record<string, string>;
+      expect(secret).toBe('TICKETS_GRANT');
+      const asked = new URL(authorizationUrl!).searchParams;
+      const redirectUri = `http://localhost:${apiPort}/api/oauth/callback`;
+      expect(Object.fromEntries(asked)).toMatchObject({
+        response_type: 'code',
+        code_challenge_method: 'S256',
+        redirect_uri: redirectUri,
+        resource: tickets.url,
+        scope: 'tickets',
+        client_id: tickets.registered[0]!.client_id,
+      });
+      expect(tickets.registered).toHaveLength(1);
+      expect(tickets.registered[0]!.redirect_uris).toEqual([redirectUri]);
+
+      // The admin's browser: consent (at once here), then back to our callback with the code.
+      const consent = await fetch(authorizationUrl!, { redirect: 'manual' });
+      expect(consent.status).toBe(302);
+      const callback = consent.headers.get('location')!;
+      expect(callback.startsWith(`${redirectUri}?`)).toBe(true);
+      const page = await fetch(callback);
+      const pageText = await page.text();
+      expect(page.status, pageText).toBe(200);
+      expect(pageText).toContain('Connected tickets');
+      const again = await fetch(callback);
+      expect(again.status).toBe(400); // single use
+      expect(await again.text()).toMatch(/unknown, was used already or has expired/);
+      const forged = await fetch(`${api.url}/api/oauth/callback?state=forged&code=x`);
+      expect(forged.status).toBe(400);
+      const connectedAt = Date.now();
+      const secretsAfterConnect = JSON.parse((await get('/api/admin/secrets', owner)).text) as {
+        secrets: { name: string; updated_at: string }[];
+      };
+      const grantSecret = secretsAfterConnect.secrets.find((s) => s.name === 'TICKETS_GRANT');
+      expect(grantSecret).toBeDefined();
+
+      const checked = await post('/api/admin/tool-servers/test', owner, server);
+      const checkedText = await checked.text();
+      expect(JSON.parse(checkedText)).toMatchObject({ ok: true, tools: [{ name: 'tickets__whoami' }] });
+
+      const headers = { Authorization: `Bearer ${member}`, 'X-Agent-Id': tenant.agentId };
+      const clientId = tickets.registered[0]!.client_id;
+      const runOnce = async () => {
+        const started = await fetch(`${api.url}/api/run`, {
+          method: 'POST',
+          headers: { ...headers, 'Content-Type': 'application/json' },
+          body: JSON.stringify({ messages: [{ role: 'user', content: '/tool tickets__whoami {}' }], stream: false }),
+        });
+        expect(started.status).toBe(202);
+        const { id: runId, task_id: taskId } = (await started.json()) as { id: string; task_id: string };
+        const frames = withoutHeartbeats(
+          await readSse(await fetch(`${api.url}/api/tasks/${taskId}/stream`, { headers })),
+        );
+        expect(expectOneTerminal(frames).type).toBe('RUN_FINISHED');
+        expect(frames.find((f) => f.data.type === 'TOOL_CALL_RESULT')?.data.content).toBe(
+          JSON.stringify({ text: `alice via ${clientId} (tickets)` }),
+        );
+        return { runId, frames };
+      };
+      const first = await runOnce();
+      // The access token lives 8 s and is refreshed 2 s before it expires: the next run's worker refreshes it.
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, connectedAt + 6500 - Date.now())));
+      const second = await runOnce();
+      expect(tickets.refreshes).toBeGreaterThanOrEqual(1);
+      const newest = tickets.issued.at(-2)!; // the last access token issued (each grant issues access then refresh)
+      expect(tickets.mcpAuthorizations.at(-1)).toBe(`Bearer ${newest}`);
+      // The rotated refresh token was written back to the org secret.
+      const secretsAfterRefresh = JSON.parse((await get('/api/admin/secrets', owner)).text) as {
+        secrets: { name: string; updated_at: string }[];
+      };
+      const rotated = secretsAfterRefresh.secrets.find((s) => s.name === 'TICKETS_GRANT')!;
+      expect(Date.parse(rotated.updated_at)).toBeGreaterThan(Date.parse(grantSecret!.updated_at));
+
+      const answers = [
+        startedText,
+        pageText,
+        checkedText,
+        JSON.stringify([first.frames, second.frames]),
+        await get('/api/agents', owner),
+        await get('/api/admin/org', owner),
+        await get('/api/admin/secrets', owner),
+        await get(`/api/runs/${first.runId}/events`, member, tenant.agentId),
+      ];
+      const logs = [api.output.join('\n'), worker.stdout.join('\n'), worker.stderr.join('\n')];
+      const histories = [await historyText(first.runId), await historyText(second.runId)];
+      expect(histories[0]).toContain('TICKETS_GRANT');
+      const secrets = [
+        ...tickets.issued,
+        ...tickets.registered.flatMap((c) => (c.client_secret ? [c.client_secret] : [])),
+      ];
+      expect(secrets.length).toBeGreaterThanOrEqual(4);
+      for (const text of [...answers.map((a) => JSON.stringify(a)), ...logs, ...histories])
+        for (const value of secrets) expect(text).not.toContain(value);
+    } finally {
+      await tickets.close();
+    }
+  }, 90_000);
 });

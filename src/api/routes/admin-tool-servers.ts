@@ -19,7 +19,7 @@ import { requireOrgAdmin } from '../services/org-admin-access.ts';
 
 // The shape JSON Schema can state (a body outside it is 422); the rules of agent settings it cannot
 // (names, URL schemes, credentials only from secrets) are checked after it, as 400.
-const testToolServerSchema = z
+export const testToolServerSchema = z
   .strictObject({
     name: z.string().max(64).describe('Its tools are named `<name>__<tool>`: ^[a-z][a-z0-9_-]{0,31}$, no "__"'),
     url: z.string().max(2000).describe('The MCP endpoint (http or https): Streamable HTTP, or the older HTTP+SSE'),
@@ -32,15 +32,29 @@ const testToolServerSchema = z
     allowed_tools: z.array(z.string().max(128)).max(200).optional().describe("The server's own tool names to offer"),
     timeout_seconds: z.number().int().min(1).max(900).optional().describe('Per tool call (not used by the test)'),
     oauth: z
-      .strictObject({
-        grant: z.literal('client_credentials'),
-        client_id: z.string().min(1).max(500),
-        client_secret: z.strictObject({ secret: z.string() }).describe('{"secret": "NAME"}: the org secret NAME'),
-        scope: z.string().max(1000).optional(),
-        issuer: z.string().max(2000).optional().describe('The only authorization server the client secret may go to'),
-      })
+      .discriminatedUnion('grant', [
+        z.strictObject({
+          grant: z.literal('client_credentials'),
+          client_id: z.string().min(1).max(500),
+          client_secret: z.strictObject({ secret: z.string() }).describe('{"secret": "NAME"}: the org secret NAME'),
+          scope: z.string().max(1000).optional(),
+          issuer: z.string().max(2000).optional().describe('The only authorization server the client secret may go to'),
+        }),
+        z.strictObject({
+          grant: z.literal('authorization_code'),
+          client_id: z.string().min(1).max(500).optional().describe('Left out: dynamic client registration'),
+          client_secret: z.strictObject({ secret: z.string() }).optional().describe('{"secret": "NAME"}'),
+          scope: z.string().max(1000).optional(),
+          issuer: z.string().max(2000).optional().describe('The only authorization server the credentials may go to'),
+          refresh_token: z
+            .strictObject({ secret: z.string() })
+            .describe('{"secret": "NAME"}: the org secret Connect writes (POST /api/admin/tool-servers/connect)'),
+        }),
+      ])
       .optional()
-      .describe('OAuth client credentials: the worker gets the token as a run would (docs/tools.md)'),
+      .describe(
+        'OAuth: client credentials (the worker gets the token), or authorization code (an admin connects once: docs/mcp.md)',
+      ),
   })
   .meta({ id: 'ToolServerTestRequest' });
 

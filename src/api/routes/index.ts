@@ -3,6 +3,7 @@ import { adminRoutes } from './admin-keys.ts';
 import { adminOrgRoutes } from './admin-org.ts';
 import { adminSecretRoutes } from './admin-secrets.ts';
 import { adminToolServerRoutes } from './admin-tool-servers.ts';
+import { toolServerOAuthRoutes } from './tool-server-oauth.ts';
 import { agUiRoutes } from './ag-ui.ts';
 import { approvalRoutes } from './approvals.ts';
 import { artifactRoutes } from './artifacts.ts';
@@ -47,5 +48,6 @@ export const allRoutes: RouteSpec[] = [
   ...adminOrgRoutes,
   ...adminSecretRoutes,
   ...adminToolServerRoutes,
+  ...toolServerOAuthRoutes,
   ...usageRoutes,
 ];
