@@ -1,5 +1,5 @@
 /** Creating or editing one agent: model settings, tools, tool servers, approvals, customer-facing, access. Saved (or previewed) as a partial apply. */
-import type { OrgDocument } from '@agent-run/client';
+import type { OrgDocument, OrgSecret } from '@agent-run/client';
 import { useEffect, useState } from 'preact/hooks';
 import type { ScreenProps } from './admin-view.tsx';
 import { Checklist } from './checklist.tsx';
@@ -26,6 +26,7 @@ function toSpec(base: AgentSpec | undefined, f: FormState): AgentSpec {
   set('approval_required_tools', [...f.approval]);
   set('sensitive_tools', [...f.sensitive]);
   set('require_plan_approval', f.planApproval || undefined);
+  set('api_key', f.apiKeySecret ? { secret: f.apiKeySecret } : undefined);
   set('tool_servers', f.servers.map(toServer));
   return { name: f.name.trim(), customer_facing: f.customerFacing, settings, access: [...f.access] };
 }
@@ -45,6 +46,8 @@ interface FormState {
   planApproval: boolean;
   access: string[];
   servers: ServerRow[];
+  /** The org secret the model provider's key comes from; empty: none (the operator's key). */
+  apiKeySecret: string;
 }
 
 function fromSpec(a: AgentSpec | undefined): FormState {
@@ -64,19 +67,21 @@ function fromSpec(a: AgentSpec | undefined): FormState {
     planApproval: s.require_plan_approval ?? false,
     access: a?.access ?? [],
     servers: (s.tool_servers ?? []).map(fromServer),
+    apiKeySecret: s.api_key?.secret ?? '',
   };
 }
 
 export function AgentForm({ org, session, agent, onDone }: ScreenProps & { agent?: AgentSpec; onDone: () => void }) {
   const [f, setF] = useState(() => fromSpec(agent));
   // Names only: a secret's value never comes back from the api.
-  const [secretNames, setSecretNames] = useState<string[]>([]);
-  useEffect(() => {
+  const [secrets, setSecrets] = useState<OrgSecret[]>([]);
+  const readSecrets = () =>
     session.client.admin.listSecrets().then(
-      (list) => setSecretNames(list.secrets.map((s) => s.name)),
-      () => setSecretNames([]),
+      (list) => (setSecrets(list.secrets), list.secrets),
+      () => (setSecrets([]), []),
     );
-  }, [session]);
+  useEffect(() => void readSecrets(), [session]);
+  const secretNames = secrets.map((s) => s.name);
   const update = (change: Partial<FormState>) => setF((old) => ({ ...old, ...change }));
   const tools = org.config.tools;
   const toolNames = tools.map((t) => t.name);
@@ -145,6 +150,17 @@ export function AgentForm({ org, session, agent, onDone }: ScreenProps & { agent
         </label>
       </div>
       <label>
+        Model API key from
+        <select value={f.apiKeySecret} onChange={(e) => update({ apiKeySecret: e.currentTarget.value })}>
+          <option value="">the service's key (no org secret)</option>
+          {secretNames.map((n) => (
+            <option key={n} value={n}>
+              org secret {n}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
         System prompt
         <textarea rows={4} value={f.systemPrompt} onInput={(e) => update({ systemPrompt: e.currentTarget.value })} />
       </label>
@@ -185,7 +201,8 @@ export function AgentForm({ org, session, agent, onDone }: ScreenProps & { agent
       <ToolServers
         session={session}
         servers={f.servers}
-        secretNames={secretNames}
+        secrets={secrets}
+        readSecrets={readSecrets}
         onChange={(servers) => update({ servers })}
       />
       <label class="check">

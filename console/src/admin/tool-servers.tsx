@@ -1,6 +1,9 @@
-/** An agent's MCP tool servers in its form: add, edit, remove, and "Test connection" (a worker connects and lists). */
-import type { OrgDocument, ToolServerTestResult } from '@agent-run/client';
-import { useState } from 'preact/hooks';
+/**
+ * An agent's MCP tool servers in its form: add, edit, remove, OAuth (client credentials, or the
+ * authorization code with "Connect"), and "Test connection" (a worker connects and lists).
+ */
+import type { OrgDocument, OrgSecret, ToolServerTestResult } from '@agent-run/client';
+import { useEffect, useState } from 'preact/hooks';
 import { errorText, type Session } from '../session.ts';
 
 type ToolServer = NonNullable<NonNullable<OrgDocument['agents'][number]['settings']>['tool_servers']>[number];
@@ -19,8 +22,51 @@ export interface ServerRow {
   /** Comma-separated; empty: every tool of the server. */
   allowedTools: string;
   timeout: string;
-  /** OAuth client credentials, kept as `admin apply` set them (this form does not edit them yet). */
-  oauth?: ToolServer['oauth'];
+  oauth: OAuthRow;
+}
+
+/** A server's OAuth as the form edits it: secrets by name only. */
+interface OAuthRow {
+  grant: '' | 'client_credentials' | 'authorization_code';
+  clientId: string;
+  /** The org secret holding the client secret; empty: none (a public client, authorization code only). */
+  clientSecret: string;
+  scope: string;
+  issuer: string;
+  /** The org secret Connect writes (authorization code). */
+  refreshSecret: string;
+}
+
+const NO_OAUTH: OAuthRow = { grant: '', clientId: '', clientSecret: '', scope: '', issuer: '', refreshSecret: '' };
+
+function fromOAuth(o: ToolServer['oauth']): OAuthRow {
+  if (!o) return { ...NO_OAUTH };
+  return {
+    grant: o.grant,
+    clientId: o.client_id ?? '',
+    clientSecret: o.client_secret?.secret ?? '',
+    scope: o.scope ?? '',
+    issuer: o.issuer ?? '',
+    refreshSecret: o.grant === 'authorization_code' ? o.refresh_token.secret : '',
+  };
+}
+
+function toOAuth(o: OAuthRow): ToolServer['oauth'] {
+  const common = {
+    ...(o.scope.trim() ? { scope: o.scope.trim() } : {}),
+    ...(o.issuer.trim() ? { issuer: o.issuer.trim() } : {}),
+  };
+  if (o.grant === 'client_credentials')
+    return { grant: o.grant, client_id: o.clientId.trim(), client_secret: { secret: o.clientSecret }, ...common };
+  if (o.grant === 'authorization_code')
+    return {
+      grant: o.grant,
+      ...(o.clientId.trim() ? { client_id: o.clientId.trim() } : {}),
+      ...(o.clientSecret ? { client_secret: { secret: o.clientSecret } } : {}),
+      ...common,
+      refresh_token: { secret: o.refreshSecret.trim() },
+    };
+  return undefined;
 }
 
 export function fromServer(s: ToolServer): ServerRow {
@@ -32,7 +78,7 @@ export function fromServer(s: ToolServer): ServerRow {
     ),
     allowedTools: s.allowed_tools?.join(', ') ?? '',
     timeout: s.timeout_seconds?.toString() ?? '',
-    ...(s.oauth ? { oauth: s.oauth } : {}),
+    oauth: fromOAuth(s.oauth),
   };
 }
 
@@ -52,16 +98,18 @@ export function toServer(r: ServerRow): ToolServer {
     ...(Object.keys(headers).length ? { headers } : {}),
     ...(allowed.length ? { allowed_tools: allowed } : {}),
     ...(r.timeout ? { timeout_seconds: Number(r.timeout) } : {}),
-    ...(r.oauth ? { oauth: r.oauth } : {}),
+    ...(r.oauth.grant ? { oauth: toOAuth(r.oauth) } : {}),
   };
 }
 
-const EMPTY: ServerRow = { name: '', url: '', headers: [], allowedTools: '', timeout: '' };
+const EMPTY: ServerRow = { name: '', url: '', headers: [], allowedTools: '', timeout: '', oauth: NO_OAUTH };
 
 export function ToolServers(props: {
   session: Session;
   servers: ServerRow[];
-  secretNames: string[];
+  secrets: OrgSecret[];
+  /** Reads the org's secrets again (Connect writes one). */
+  readSecrets: () => Promise<OrgSecret[]>;
   onChange: (servers: ServerRow[]) => void;
 }) {
   const { servers, onChange } = props;
@@ -91,13 +139,15 @@ export function ToolServers(props: {
 
 function ServerEditor(props: {
   session: Session;
-  secretNames: string[];
+  secrets: OrgSecret[];
+  readSecrets: () => Promise<OrgSecret[]>;
   index: number;
   row: ServerRow;
   onChange: (row: ServerRow) => void;
   onRemove: () => void;
 }) {
-  const { session, secretNames, index, row, onChange } = props;
+  const { session, secrets, index, row, onChange } = props;
+  const secretNames = secrets.map((s) => s.name);
   const [test, setTest] = useState<{ result?: ToolServerTestResult; error?: string; busy?: boolean }>({});
   const update = (change: Partial<ServerRow>) => onChange({ ...row, ...change });
   const setHeader = (i: number, change: Partial<HeaderRow>) =>
@@ -200,12 +250,7 @@ function ServerEditor(props: {
           </button>
         </div>
       ))}
-      {row.oauth && (
-        <p class="note">
-          OAuth client credentials: client {row.oauth.client_id}, secret {row.oauth.client_secret.secret}
-          {row.oauth.scope ? `, scope ${row.oauth.scope}` : ''} (set with admin apply; kept when saved here).
-        </p>
-      )}
+      <OAuthEditor {...props} secretNames={secretNames} oauth={row.oauth} onChange={(oauth) => update({ oauth })} />
       {secretNames.length === 0 && <p class="note">No org secrets yet: set them in Admin → Secrets.</p>}
       <div class="buttons">
         <button
@@ -255,6 +300,175 @@ function TestResult({ result, error }: { result?: ToolServerTestResult; error?: 
       </ul>
       {result.unknown_allowed_tools.length > 0 && (
         <p class="error">Not offered by the server: {result.unknown_allowed_tools.join(', ')}</p>
+      )}
+    </div>
+  );
+}
+
+function SecretSelect(props: {
+  label: string;
+  value: string;
+  secretNames: string[];
+  required?: boolean;
+  none?: string;
+  onChange: (name: string) => void;
+}) {
+  return (
+    <label>
+      {props.label}
+      <select required={props.required} value={props.value} onChange={(e) => props.onChange(e.currentTarget.value)}>
+        <option value="">{props.none ?? 'choose…'}</option>
+        {props.secretNames.map((n) => (
+          <option key={n} value={n}>
+            {n}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+/** OAuth of one server: the grant, the client (secrets by name), and Connect for the authorization code. */
+function OAuthEditor(props: {
+  session: Session;
+  secrets: OrgSecret[];
+  readSecrets: () => Promise<OrgSecret[]>;
+  secretNames: string[];
+  row: ServerRow;
+  oauth: OAuthRow;
+  onChange: (oauth: OAuthRow) => void;
+}) {
+  const { oauth, secretNames } = props;
+  const set = (change: Partial<OAuthRow>) => props.onChange({ ...oauth, ...change });
+  const name = props.row.name || 'server';
+  return (
+    <div role="group" aria-label={`OAuth of ${name}`}>
+      <div class="form inline">
+        <label>
+          Authorization
+          <select
+            value={oauth.grant}
+            onChange={(e) => {
+              const grant = e.currentTarget.value as OAuthRow['grant'];
+              const refreshSecret =
+                oauth.refreshSecret || `${(props.row.name || 'server').toUpperCase().replace(/[^A-Z0-9]/g, '_')}_OAUTH`;
+              set({ grant, ...(grant === 'authorization_code' ? { refreshSecret } : {}) });
+            }}
+          >
+            <option value="">headers only (no OAuth)</option>
+            <option value="client_credentials">OAuth client credentials (machine to machine)</option>
+            <option value="authorization_code">OAuth authorization code (a user connects)</option>
+          </select>
+        </label>
+        {oauth.grant && (
+          <>
+            <label>
+              Client ID
+              <input
+                required={oauth.grant === 'client_credentials'}
+                placeholder={oauth.grant === 'authorization_code' ? 'registered when connecting' : ''}
+                value={oauth.clientId}
+                onInput={(e) => set({ clientId: e.currentTarget.value })}
+              />
+            </label>
+            <SecretSelect
+              label="Client secret"
+              value={oauth.clientSecret}
+              secretNames={secretNames}
+              required={oauth.grant === 'client_credentials'}
+              {...(oauth.grant === 'authorization_code' ? { none: 'none (public client)' } : {})}
+              onChange={(clientSecret) => set({ clientSecret })}
+            />
+            <label>
+              Scope
+              <input value={oauth.scope} onInput={(e) => set({ scope: e.currentTarget.value })} />
+            </label>
+            <label class="grow">
+              Issuer (optional)
+              <input
+                type="url"
+                placeholder="the one the server names"
+                value={oauth.issuer}
+                onInput={(e) => set({ issuer: e.currentTarget.value })}
+              />
+            </label>
+          </>
+        )}
+      </div>
+      {oauth.grant === 'authorization_code' && <Connect {...props} />}
+    </div>
+  );
+}
+
+/** Connect: the api starts the authorization, the admin consents in a new window, the grant lands in the org secret. */
+function Connect(props: {
+  session: Session;
+  secrets: OrgSecret[];
+  readSecrets: () => Promise<OrgSecret[]>;
+  row: ServerRow;
+  oauth: OAuthRow;
+  onChange: (oauth: OAuthRow) => void;
+}) {
+  const { oauth, secrets } = props;
+  const stored = secrets.find((s) => s.name === oauth.refreshSecret.trim());
+  const [state, setState] = useState<{ waiting?: string; error?: string }>({});
+  // While the consent window is open: read the secrets until the grant's secret is written (or ten minutes pass).
+  useEffect(() => {
+    if (!state.waiting) return;
+    const since = state.waiting;
+    const until = Date.now() + 10 * 60_000;
+    const timer = setInterval(() => {
+      if (Date.now() > until) return setState({ error: 'no consent within ten minutes: Connect again' });
+      void props.readSecrets().then((list) => {
+        const s = list.find((x) => x.name === oauth.refreshSecret.trim());
+        if (s && s.updated_at > since) setState({});
+      });
+    }, 2000);
+    return () => clearInterval(timer);
+  }, [state.waiting]);
+  const connect = async () => {
+    // Opened at the click, so no popup blocker stops it; it goes to the authorization server once the api answers.
+    const popup = window.open('about:blank', '_blank');
+    setState({ waiting: new Date(Date.now() - 1000).toISOString() });
+    try {
+      const started = await props.session.client.admin.connectToolServer(toServer(props.row));
+      if (popup) popup.location.href = started.authorization_url;
+      else window.location.assign(started.authorization_url);
+    } catch (err) {
+      popup?.close();
+      setState({ error: errorText(err) });
+    }
+  };
+  return (
+    <div class="form inline">
+      <label>
+        Store the connection in org secret
+        <input
+          required
+          pattern="[A-Za-z][A-Za-z0-9_.\-]{0,63}"
+          value={oauth.refreshSecret}
+          onInput={(e) => props.onChange({ ...oauth, refreshSecret: e.currentTarget.value })}
+        />
+      </label>
+      <p role="status" aria-label={`Connection of ${props.row.name || 'server'}`}>
+        {state.waiting
+          ? 'Waiting for consent in the other window…'
+          : stored
+            ? `Connected (${new Date(stored.updated_at).toLocaleString()})`
+            : 'Not connected'}
+      </p>
+      <button
+        type="button"
+        class="secondary"
+        disabled={!props.row.name || !props.row.url || !oauth.refreshSecret.trim()}
+        onClick={() => void connect()}
+      >
+        {stored ? 'Connect again' : 'Connect'}
+      </button>
+      {state.error && (
+        <p role="alert" class="error">
+          Connect refused: {state.error}
+        </p>
       )}
     </div>
   );

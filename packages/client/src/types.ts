@@ -69,6 +69,8 @@ export type OrgSecretList = Schemas['OrgSecretList'];
 /** One tool server of an agent's settings, as POST /api/admin/tool-servers/test takes it. */
 export type ToolServerTestRequest = Schemas['ToolServerTestRequest'];
 export type ToolServerTestResult = Schemas['ToolServerTestResult'];
+/** A started Connect (OAuth authorization code): the URL the admin's browser opens. */
+export type ToolServerConnectStarted = Schemas['ToolServerConnectStarted'];
 /** One org's contents as GET /api/admin/org returns them (`document`): every list present, defaults filled. */
 export type OrgDocument = Schemas['OrgDocument'];
 type DocFlow = OrgDocument['flows'][number];

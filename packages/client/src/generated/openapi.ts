@@ -958,6 +958,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/tool-servers/connect": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start the OAuth authorization (Connect) of a tool server
+         * @description Organization-scoped; no X-Agent-Id needed. Owners and admins only (members and guests get 403). The body is one entry of an agent's `tool_servers` with `oauth.grant` `authorization_code`, saved or not. The api connects to the server, follows its OAuth discovery (protected resource metadata, then authorization server metadata; a configured `issuer` must match), registers a client when no `client_id` is given (if the authorization server allows it) and answers the authorization URL (PKCE S256, `resource`, `state`) with the redirect URI `PUBLIC_BASE_URL/api/oauth/callback`. When the user consents, the callback stores the grant in the org secret `oauth.refresh_token` names: the worker gets access tokens from it and refreshes them. A server that cannot be reached or refuses is 400 with the reason.
+         */
+        post: operations["connectToolServer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/oauth/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where an authorization server sends the admin's browser back (Connect)
+         * @description No bearer token: the `state` names a Connect started in the last ten minutes, once. The code is exchanged (with the PKCE verifier) and the grant stored as the org secret; the page says whether it worked, and never shows a token.
+         */
+        get: operations["toolServerOAuthCallback"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/usage": {
         parameters: {
             query?: never;
@@ -2025,7 +2065,6 @@ export interface components {
                     allowed_tools?: string[];
                     /** @description How long one tool call may take, in seconds (default 60) */
                     timeout_seconds?: number;
-                    /** @description OAuth client credentials: the worker gets and refreshes the bearer token itself */
                     oauth?: {
                         /**
                          * @description The OAuth grant: client_credentials (machine to machine)
@@ -2042,9 +2081,33 @@ export interface components {
                         scope?: string;
                         /**
                          * Format: uri
-                         * @description The authorization server (issuer URL) the client secret may be sent to; when left out, the one the server advertises
+                         * @description The authorization server (issuer URL) the client credentials may be sent to; when left out, the one the server advertises
                          */
                         issuer?: string;
+                    } | {
+                        /**
+                         * @description The OAuth grant: authorization_code (a user's consent, Connect)
+                         * @enum {string}
+                         */
+                        grant: "authorization_code";
+                        /** @description A client id registered with the authorization server; when left out, dynamic client registration */
+                        client_id?: string;
+                        /** @description The registered client's secret from the org's secret NAME; none for a public client */
+                        client_secret?: {
+                            /** @description The name of one of the org's secrets (PUT /api/admin/secrets/{name}) */
+                            secret: string;
+                        };
+                        scope?: string;
+                        /**
+                         * Format: uri
+                         * @description The authorization server (issuer URL) the client credentials may be sent to; when left out, the one the server advertises
+                         */
+                        issuer?: string;
+                        /** @description The org secret NAME that Connect writes (the refresh token and what refreshing needs); never readable */
+                        refresh_token: {
+                            /** @description The name of one of the org's secrets (PUT /api/admin/secrets/{name}) */
+                            secret: string;
+                        };
                     };
                 }[];
             };
@@ -2116,7 +2179,6 @@ export interface components {
                             allowed_tools?: string[];
                             /** @description How long one tool call may take, in seconds (default 60) */
                             timeout_seconds?: number;
-                            /** @description OAuth client credentials: the worker gets and refreshes the bearer token itself */
                             oauth?: {
                                 /**
                                  * @description The OAuth grant: client_credentials (machine to machine)
@@ -2133,9 +2195,33 @@ export interface components {
                                 scope?: string;
                                 /**
                                  * Format: uri
-                                 * @description The authorization server (issuer URL) the client secret may be sent to; when left out, the one the server advertises
+                                 * @description The authorization server (issuer URL) the client credentials may be sent to; when left out, the one the server advertises
                                  */
                                 issuer?: string;
+                            } | {
+                                /**
+                                 * @description The OAuth grant: authorization_code (a user's consent, Connect)
+                                 * @enum {string}
+                                 */
+                                grant: "authorization_code";
+                                /** @description A client id registered with the authorization server; when left out, dynamic client registration */
+                                client_id?: string;
+                                /** @description The registered client's secret from the org's secret NAME; none for a public client */
+                                client_secret?: {
+                                    /** @description The name of one of the org's secrets (PUT /api/admin/secrets/{name}) */
+                                    secret: string;
+                                };
+                                scope?: string;
+                                /**
+                                 * Format: uri
+                                 * @description The authorization server (issuer URL) the client credentials may be sent to; when left out, the one the server advertises
+                                 */
+                                issuer?: string;
+                                /** @description The org secret NAME that Connect writes (the refresh token and what refreshing needs); never readable */
+                                refresh_token: {
+                                    /** @description The name of one of the org's secrets (PUT /api/admin/secrets/{name}) */
+                                    secret: string;
+                                };
                             };
                         }[];
                     };
@@ -2344,7 +2430,6 @@ export interface components {
                         allowed_tools?: string[];
                         /** @description How long one tool call may take, in seconds (default 60) */
                         timeout_seconds?: number;
-                        /** @description OAuth client credentials: the worker gets and refreshes the bearer token itself */
                         oauth?: {
                             /**
                              * @description The OAuth grant: client_credentials (machine to machine)
@@ -2361,9 +2446,33 @@ export interface components {
                             scope?: string;
                             /**
                              * Format: uri
-                             * @description The authorization server (issuer URL) the client secret may be sent to; when left out, the one the server advertises
+                             * @description The authorization server (issuer URL) the client credentials may be sent to; when left out, the one the server advertises
                              */
                             issuer?: string;
+                        } | {
+                            /**
+                             * @description The OAuth grant: authorization_code (a user's consent, Connect)
+                             * @enum {string}
+                             */
+                            grant: "authorization_code";
+                            /** @description A client id registered with the authorization server; when left out, dynamic client registration */
+                            client_id?: string;
+                            /** @description The registered client's secret from the org's secret NAME; none for a public client */
+                            client_secret?: {
+                                /** @description The name of one of the org's secrets (PUT /api/admin/secrets/{name}) */
+                                secret: string;
+                            };
+                            scope?: string;
+                            /**
+                             * Format: uri
+                             * @description The authorization server (issuer URL) the client credentials may be sent to; when left out, the one the server advertises
+                             */
+                            issuer?: string;
+                            /** @description The org secret NAME that Connect writes (the refresh token and what refreshing needs); never readable */
+                            refresh_token: {
+                                /** @description The name of one of the org's secrets (PUT /api/admin/secrets/{name}) */
+                                secret: string;
+                            };
                         };
                     }[];
                 };
@@ -2479,7 +2588,7 @@ export interface components {
             allowed_tools?: string[];
             /** @description Per tool call (not used by the test) */
             timeout_seconds?: number;
-            /** @description OAuth client credentials: the worker gets the token as a run would (docs/tools.md) */
+            /** @description OAuth: client credentials (the worker gets the token), or authorization code (an admin connects once: docs/mcp.md) */
             oauth?: {
                 /** @enum {string} */
                 grant: "client_credentials";
@@ -2491,6 +2600,89 @@ export interface components {
                 scope?: string;
                 /** @description The only authorization server the client secret may go to */
                 issuer?: string;
+            } | {
+                /** @enum {string} */
+                grant: "authorization_code";
+                /** @description Left out: dynamic client registration */
+                client_id?: string;
+                /** @description {"secret": "NAME"} */
+                client_secret?: {
+                    secret: string;
+                };
+                scope?: string;
+                /** @description The only authorization server the credentials may go to */
+                issuer?: string;
+                /** @description {"secret": "NAME"}: the org secret Connect writes (POST /api/admin/tool-servers/connect) */
+                refresh_token: {
+                    secret: string;
+                };
+            };
+        };
+        ToolServerConnectStarted: {
+            server: string;
+            /** @description Open it in the admin's browser: the authorization server asks for consent */
+            authorization_url: string;
+            /** @description The org secret the grant will be stored in (refresh_token of the settings) */
+            secret: string;
+            /** @description The consent must be given before then (ten minutes) */
+            expires_at: string;
+        };
+        Usage: {
+            /** @description Start of the window (ISO 8601 UTC, inclusive) */
+            since: string;
+            /** @description End of the window (ISO 8601 UTC, exclusive) */
+            until: string;
+            /** @description One row per UTC day and agent that had runs, oldest day first, then by agent name */
+            days: {
+                /** @description The UTC day the runs were created (YYYY-MM-DD) */
+                day: string;
+                agent_id: string;
+                agent_name: string;
+                /** @description Runs created */
+                runs: number;
+                /** @description Of those, runs that ended `failed` */
+                failed_runs: number;
+                input_tokens: number;
+                output_tokens: number;
+                /** @description Credits the runs were billed (a run still going: what it was billed so far, 0) */
+                credits: number;
+            }[];
+            /** @description The window per agent, most credits first */
+            agents: {
+                agent_id: string;
+                agent_name: string;
+                /** @description Runs created */
+                runs: number;
+                /** @description Of those, runs that ended `failed` */
+                failed_runs: number;
+                input_tokens: number;
+                output_tokens: number;
+                /** @description Credits the runs were billed (a run still going: what it was billed so far, 0) */
+                credits: number;
+            }[];
+            /** @description The whole window */
+            totals: {
+                /** @description Runs created */
+                runs: number;
+                /** @description Of those, runs that ended `failed` */
+                failed_runs: number;
+                input_tokens: number;
+                output_tokens: number;
+                /** @description Credits the runs were billed (a run still going: what it was billed so far, 0) */
+                credits: number;
+            };
+            /** @description Credits left and how long they last; the window does not change it */
+            credits: {
+                /** @description The org's credit balance now */
+                balance: string;
+                /** @description Credits a day of the runs of the last 7 days (of the days since the org was created, if fewer) */
+                daily_rate: number;
+                /** @description How many days the balance lasts at that rate; null: nothing used lately */
+                days_left: number | null;
+                /** @description No credits left, or fewer than 3 days of them at the recent rate */
+                low: boolean;
+                /** @description Why credits are low, in a sentence; null when they are not */
+                warning: string | null;
             };
         };
     };
@@ -2590,64 +2782,6 @@ export interface operations {
             header?: never;
             path?: never;
             cookie?: never;
-        Usage: {
-            /** @description Start of the window (ISO 8601 UTC, inclusive) */
-            since: string;
-            /** @description End of the window (ISO 8601 UTC, exclusive) */
-            until: string;
-            /** @description One row per UTC day and agent that had runs, oldest day first, then by agent name */
-            days: {
-                /** @description The UTC day the runs were created (YYYY-MM-DD) */
-                day: string;
-                agent_id: string;
-                agent_name: string;
-                /** @description Runs created */
-                runs: number;
-                /** @description Of those, runs that ended `failed` */
-                failed_runs: number;
-                input_tokens: number;
-                output_tokens: number;
-                /** @description Credits the runs were billed (a run still going: what it was billed so far, 0) */
-                credits: number;
-            }[];
-            /** @description The window per agent, most credits first */
-            agents: {
-                agent_id: string;
-                agent_name: string;
-                /** @description Runs created */
-                runs: number;
-                /** @description Of those, runs that ended `failed` */
-                failed_runs: number;
-                input_tokens: number;
-                output_tokens: number;
-                /** @description Credits the runs were billed (a run still going: what it was billed so far, 0) */
-                credits: number;
-            }[];
-            /** @description The whole window */
-            totals: {
-                /** @description Runs created */
-                runs: number;
-                /** @description Of those, runs that ended `failed` */
-                failed_runs: number;
-                input_tokens: number;
-                output_tokens: number;
-                /** @description Credits the runs were billed (a run still going: what it was billed so far, 0) */
-                credits: number;
-            };
-            /** @description Credits left and how long they last; the window does not change it */
-            credits: {
-                /** @description The org's credit balance now */
-                balance: string;
-                /** @description Credits a day of the runs of the last 7 days (of the days since the org was created, if fewer) */
-                daily_rate: number;
-                /** @description How many days the balance lasts at that rate; null: nothing used lately */
-                days_left: number | null;
-                /** @description No credits left, or fewer than 3 days of them at the recent rate */
-                low: boolean;
-                /** @description Why credits are low, in a sentence; null when they are not */
-                warning: string | null;
-            };
-        };
         };
         requestBody: {
             content: {
@@ -3274,7 +3408,7 @@ export interface operations {
                 agent_id?: string;
                 /** @description Only runs of tasks this user started */
                 user_id?: string;
-                /** @description `api`, `widget`, `flow` (any flow), or a flow name (runs of tasks that flow started) */
+                /** @description `cli`, `sdk`, `console`, `mcp`, `ag-ui`, `api` (another caller), `widget`, `flow` (any flow), or a flow name (runs of tasks that flow started) */
                 source?: string;
                 /** @description Only runs created at or after this time (ISO 8601) */
                 since?: string;
@@ -7477,7 +7611,83 @@ export interface operations {
             };
         };
     };
-}
+    connectToolServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ToolServerTestRequest"];
+            };
+        };
+        responses: {
+            /** @description The authorization URL to open */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ToolServerConnectStarted"];
+                };
+            };
+            /** @description Not a valid tool server of agent settings, not the authorization-code grant, a secret it names is missing, or the server or its authorization server could not be reached or refused; or the body is not valid JSON, or not a JSON object */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or expired token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No access to the agent or task */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown task, run or agent, or one the caller may not see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request failed schema validation */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded, counted per organization and user across all api replicas (approvals (/api/approvals…): 60 requests per minute by default). Wait `Retry-After` seconds, then retry. */
             429: {
                 headers: {
                     /** @description Seconds until the limit allows another request */
@@ -7486,6 +7696,61 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PostgreSQL or Temporal is briefly unreachable (or a run could not be started). Wait `Retry-After` seconds, then retry; starting a run is safe to retry with the same `Idempotency-Key`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    toolServerOAuthCallback: {
+        parameters: {
+            query?: {
+                state?: string;
+                code?: string;
+                error?: string;
+                error_description?: string;
+                iss?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Connected: a page saying so */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Unknown, used or expired state, or the authorization or the exchange failed: a page saying why */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The request failed schema validation */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
                 };
             };
             /** @description PostgreSQL or Temporal is briefly unreachable (or a run could not be started). Wait `Retry-After` seconds, then retry; starting a run is safe to retry with the same `Idempotency-Key`. */
@@ -7572,3 +7837,27 @@ export interface operations {
                 };
             };
             /** @description Rate limit exceeded, counted per organization and user across all api replicas (approvals (/api/approvals…): 60 requests per minute by default). Wait `Retry-After` seconds, then retry. */
+            429: {
+                headers: {
+                    /** @description Seconds until the limit allows another request */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PostgreSQL or Temporal is briefly unreachable (or a run could not be started). Wait `Retry-After` seconds, then retry; starting a run is safe to retry with the same `Idempotency-Key`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+}

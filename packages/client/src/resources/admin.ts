@@ -10,6 +10,7 @@ import type {
   OrgConfiguration,
   OrgSecretList,
   RevokedApiKey,
+  ToolServerConnectStarted,
   ToolServerTestRequest,
   ToolServerTestResult,
   Usage,
@@ -126,6 +127,21 @@ export class Admin {
       body: server,
       signal: opts.signal,
       idempotent: true,
+    });
+  }
+
+  /**
+   * Starts Connect for a tool server with `oauth.grant` `authorization_code` (POST /api/admin/tool-servers/connect):
+   * open `authorization_url` in the admin's browser; after consent, the grant is stored in the org secret `secret`.
+   */
+  connectToolServer(server: ToolServerTestRequest, opts: OrgCall = {}): Promise<ToolServerConnectStarted> {
+    // Not retried: each start registers a pending authorization (and possibly a client) of its own.
+    return this.transport.json({
+      method: 'POST',
+      path: '/api/admin/tool-servers/connect',
+      body: server,
+      signal: opts.signal,
+      idempotent: false,
     });
   }
 }
