@@ -1,65 +1,45 @@
 /**
- * The run inspector: a run's stored events, a page at a time, each with a readable line (tool calls,
- * built-in or a tool server's, and tool-server status), and a link to its workflow in the Temporal Web UI.
- * A run is opened by its id alone: its agent (which the events route acts through) comes from GET /api/runs?run_id.
+ * The run inspector: a run's trace, built from its stored events and followed live while the run goes on,
+ * with the raw events a tab away, its controls, and links to its workflow in the Temporal Web UI and to
+ * its task's conversation. A run is opened by its id alone: its agent (which the events route acts
+ * through) comes from GET /api/runs?run_id.
  */
-import type { RunEventRecord, RunListItem } from '@agent-run/client';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import type { RunListItem } from '@agent-run/client';
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import { openInChat } from './chat/use-run.ts';
 import { consoleConfig } from './config.ts';
-import { eventSummary, type EventLike } from './event-summary.ts';
 import { RunControls } from './run-controls.tsx';
 import { runStatusLabel } from './run-status.ts';
 import { errorText, type Session } from './session.ts';
-
-const PAGE = 50;
+import { EventsTable } from './trace/events-table.tsx';
+import { TraceView } from './trace/trace-view.tsx';
+import { useRunEvents } from './trace/use-run-events.ts';
 
 export function InspectorView({ session, runId: initialRun }: { session: Session; runId: string }) {
   const [runId, setRunId] = useState(initialRun);
   const [run, setRun] = useState<RunListItem>();
-  const [records, setRecords] = useState<RunEventRecord[]>([]);
-  /** Whether the first page has been read: until then "Events (0)" would be a lie. */
-  const [loaded, setLoaded] = useState(false);
-  const [more, setMore] = useState(false);
   const [error, setError] = useState<string>();
   const [temporalUrl, setTemporalUrl] = useState<string>();
-  const pages = useRef<AsyncIterator<RunEventRecord>>(undefined);
+  const [tab, setTab] = useState<'trace' | 'events'>('trace');
+  const client = useMemo(() => run && session.forAgent(run.agent_id), [session, run?.agent_id]);
+  const events = useRunEvents(client, run?.run_id ?? '');
 
-  const loadPage = async () => {
-    const iterator = pages.current;
-    if (!iterator) return;
-    const page: RunEventRecord[] = [];
-    try {
-      while (page.length < PAGE) {
-        const next = await iterator.next();
-        if (next.done) break;
-        page.push(next.value);
-      }
-      setMore(page.length === PAGE);
-      setRecords((r) => [...r, ...page]);
-      setLoaded(true);
-    } catch (err) {
-      setError(errorText(err));
-    }
-  };
+  const refresh = (signal?: AbortSignal) =>
+    session.client.runs.list({ run_id: initialRun, limit: 1, signal }).then((found) => {
+      const item = found.runs[0];
+      if (!item) throw new Error(`No run ${initialRun} that you may see`);
+      setRun(item);
+      return item;
+    });
 
   useEffect(() => {
-    setRecords([]);
     setRun(undefined);
-    setLoaded(false);
     setError(undefined);
     setTemporalUrl(undefined);
     if (!initialRun) return;
     const abort = new AbortController();
     const open = async () => {
-      const found = await session.client.runs.list({ run_id: initialRun, limit: 1, signal: abort.signal });
-      const item = found.runs[0];
-      if (!item) throw new Error(`No run ${initialRun} that you may see`);
-      setRun(item);
-      pages.current = session
-        .forAgent(item.agent_id)
-        .runs.events(item.run_id, { limit: PAGE, follow: false, signal: abort.signal })
-        [Symbol.asyncIterator]();
-      await loadPage();
+      const item = await refresh(abort.signal);
       const c = await consoleConfig();
       setTemporalUrl(`${c.temporal_workflows_url}/${encodeURIComponent(item.run_id)}`);
     };
@@ -67,13 +47,26 @@ export function InspectorView({ session, runId: initialRun }: { session: Session
     return () => abort.abort();
   }, [session, initialRun]);
 
-  // Results and arguments carry only the call's id: the name comes from its TOOL_CALL_START.
-  const toolNames = new Map<string, string>();
-  const summaries = records.map((r) => {
-    const event = r.payload as unknown as EventLike;
-    if (event.type === 'TOOL_CALL_START') toolNames.set(String(event.tool_call_id), String(event.tool_call_name));
-    return eventSummary(event, toolNames);
-  });
+  // The run's status as its events tell it: the summary and controls follow it.
+  const lastStatus = useMemo(() => {
+    for (let i = events.records.length - 1; i >= 0; i--) {
+      const event = events.records[i]!.payload;
+      const op = event.type === 'STATE_DELTA' ? findStatus(event.delta) : undefined;
+      if (op) return String(op.value);
+    }
+    return undefined;
+  }, [events.records]);
+  useEffect(() => {
+    if (run && lastStatus && lastStatus !== run.status) void refresh().catch(() => undefined);
+  }, [lastStatus]);
+
+  const person = (id: string) =>
+    id === session.identity.user_id
+      ? 'you'
+      : id === run?.user.id
+        ? `${run.user.name || run.user.email} (who started the run)`
+        : id;
+  const failure = error ?? (events.error === undefined ? undefined : errorText(events.error));
 
   return (
     <main class="inspector">
@@ -90,7 +83,7 @@ export function InspectorView({ session, runId: initialRun }: { session: Session
           Run id
           <input value={runId} required onInput={(e) => setRunId(e.currentTarget.value)} />
         </label>
-        <button type="submit">Show events</button>
+        <button type="submit">Show the run</button>
       </form>
       {run && (
         <p class="meta" data-testid="run-summary">
@@ -105,58 +98,57 @@ export function InspectorView({ session, runId: initialRun }: { session: Session
           runId={run.run_id}
           status={run.status}
           waiting={run.needs_you}
-          onChanged={() =>
-            void session.client.runs.list({ run_id: run.run_id, limit: 1 }).then((r) => r.runs[0] && setRun(r.runs[0]))
-          }
+          onChanged={() => void refresh().catch(() => undefined)}
         />
       )}
-      {temporalUrl && (
-        <p>
-          <a href={temporalUrl} target="_blank" rel="noopener noreferrer">
-            Open the workflow in the Temporal Web UI
+      {run && (
+        <p class="links">
+          {temporalUrl && (
+            <a href={temporalUrl} target="_blank" rel="noopener noreferrer">
+              Open the workflow in the Temporal Web UI
+            </a>
+          )}
+          <a
+            href="#/chat"
+            onClick={(e) => {
+              e.preventDefault();
+              openInChat(run.agent_id, run.task_id);
+            }}
+          >
+            Open the task's conversation
           </a>
         </p>
       )}
-      {error && (
+      {failure && (
         <p role="alert" class="error">
-          {error}
+          {failure}
         </p>
       )}
-      {initialRun && !loaded && !error && <p role="status">Loading the run…</p>}
-      {loaded && records.length === 0 && <p>This run has no events yet.</p>}
-      <table class="events" hidden={!loaded}>
-        <caption>Events ({records.length})</caption>
-        <thead>
-          <tr>
-            <th scope="col">Id</th>
-            <th scope="col">Event</th>
-            <th scope="col">Time</th>
-            <th scope="col">What happened</th>
-            <th scope="col">Payload</th>
-          </tr>
-        </thead>
-        <tbody>
-          {records.map((r, i) => (
-            <tr key={r.id} data-event={r.event_name}>
-              <td>{r.id.split(':').pop()}</td>
-              <td>{r.event_name}</td>
-              <td>{new Date(r.payload.timestamp).toLocaleTimeString()}</td>
-              <td class="summary">{summaries[i]}</td>
-              <td>
-                <details>
-                  <summary>payload</summary>
-                  <pre>{JSON.stringify(r.payload, null, 2)}</pre>
-                </details>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      {more && (
-        <button type="button" onClick={() => void loadPage()}>
-          Load more events
-        </button>
+      {initialRun && !events.loaded && !failure && <p role="status">Loading the run…</p>}
+      {events.loaded && events.records.length === 0 && <p>This run has no events yet.</p>}
+      {events.loaded && events.records.length > 0 && (
+        <>
+          <div role="tablist" aria-label="Run views" class="tabs">
+            <button type="button" role="tab" aria-selected={tab === 'trace'} onClick={() => setTab('trace')}>
+              Trace
+            </button>
+            <button type="button" role="tab" aria-selected={tab === 'events'} onClick={() => setTab('events')}>
+              Raw events ({events.records.length})
+            </button>
+          </div>
+          {tab === 'trace' ? (
+            <TraceView records={events.records} live={!events.ended} person={person} />
+          ) : (
+            <EventsTable records={events.records} />
+          )}
+        </>
       )}
     </main>
   );
+}
+
+function findStatus(delta: unknown): { value?: unknown } | undefined {
+  return Array.isArray(delta)
+    ? (delta as { path?: string; value?: unknown }[]).find((d) => d.path === '/run_status')
+    : undefined;
 }

@@ -224,6 +224,7 @@ describe('administration screens (as an admin)', () => {
       await readTaskStream(caller, run.taskId);
       await page.goto(`${apiUrl()}/console/#/inspect/${run.runId}`); // the run's id alone: the console finds its agent
       const summary = (event: string) => page.locator(`tr[data-event="${event}"] td.summary`).allTextContents();
+      await page.getByRole('tab', { name: /Raw events/ }).click();
       await page.locator('tr[data-event="TOOL_CALL_RESULT"]').waitFor();
       expect(await summary('SYSTEM_STATUS')).toEqual(
         expect.arrayContaining(['Tool server everything: connecting…', 'Tool server everything: ready, 2 tools']),

@@ -2,7 +2,7 @@ import { AgentRunClient, PermissionError } from '@agent-run/client';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiUrl, exchange } from '../support/http.ts';
-import { startBackgroundRun, waitForPending } from '../support/runs.ts';
+import { answer, startBackgroundRun, waitForPending, type PendingRequestBody } from '../support/runs.ts';
 import { createTenant, type Tenant } from '../support/tenant.ts';
 import { launchBrowser, screenshot, signIn } from './browser.ts';
 import { eventually } from '../support/eventually.ts';
@@ -46,6 +46,8 @@ async function send(message: string, mode: 'auto' | 'fast' | 'deep' = 'fast'): P
 function question(type: string): Locator {
   return page.locator(`.input-request[data-input-type="${type}"]`);
 }
+
+const ids = (r: PendingRequestBody) => ({ request_id: r.request_id, run_id: r.run_id, input_type: r.input_type });
 
 async function expectFinished(): Promise<void> {
   await page.getByTestId('run-status').filter({ hasText: 'Completed' }).waitFor();
@@ -217,6 +219,7 @@ describe('console', () => {
     const runLink = page.locator('.run-panel a[href^="#/inspect/"]').first();
     const runId = (await runLink.textContent())!;
     await runLink.click();
+    await page.getByRole('tab', { name: /Raw events/ }).click();
     await page.locator('table.events tbody tr').first().waitFor();
     expect(await page.locator('table.events tbody tr').first().textContent()).toContain('RUN_STARTED');
     expect(await page.getByRole('link', { name: /Temporal Web UI/ }).getAttribute('href')).toMatch(
@@ -245,8 +248,57 @@ describe('console', () => {
     // Opened from the link alone (no agent id anywhere): the view finds the run's agent itself.
     await page.evaluate("sessionStorage.removeItem('ars.console.agentId')");
     await row.getByRole('link', { name: runId }).click();
-    await page.locator('tr[data-event="RUN_STARTED"]').waitFor();
+    await page.locator('.span-row[data-kind="run"]').waitFor();
     expect(await page.getByTestId('run-summary').textContent()).toMatch(/^Running agent · /);
+  });
+
+  it("traces a run live: its tool call behind an approval and its question, with durations, each span's detail, the raw events a tab away", async () => {
+    const member = { token: await exchange(tenant.keys.member), agentId: tenant.agentId };
+    const content = `Trace me.\n/tool save_memory {"content":"likes tea"}\n${ask({ input_type: 'text', prompt: 'Which branch?' }).split('\n')[1]}`;
+    const { taskId, runId } = await startBackgroundRun(member, { messages: [{ role: 'user', content }], mode: 'fast' });
+    const approval = await waitForPending(member, taskId);
+    expect(await (await answer(member, taskId, { ...ids(approval), approved: true })).json()).toMatchObject({
+      success: true,
+    });
+    const question = await waitForPending(member, taskId);
+    expect(question.input_type).toBe('text');
+
+    // Opened while the run waits: the question's span is open; answered, it closes as the trace follows the run.
+    await page.goto(`${apiUrl()}/console/#/inspect/${runId}`);
+    const row = (kind: string, label: RegExp) =>
+      page.locator(`.span-row[data-kind="${kind}"]`).filter({ hasText: label });
+    const wait = row('wait', /Input: Which branch\?/);
+    await wait.getByText('…').waitFor();
+    await answer(member, taskId, { ...ids(question), value: 'main' });
+    await page.getByTestId('run-summary').filter({ hasText: 'Completed' }).waitFor();
+    await expect.poll(() => wait.getByTestId('span-duration').textContent()).toMatch(/^\d+(\.\d)? m?s$/);
+
+    // The approval waited, then the call ran: both with durations; a model step with its time to first token.
+    const tool = row('tool', /^save_memory/);
+    expect(await tool.getByTestId('span-duration').textContent()).toMatch(/^\d+(\.\d)? m?s$/);
+    expect(
+      await row('wait', /Approval of save_memory/)
+        .getByTestId('span-duration')
+        .textContent(),
+    ).toMatch(/ m?s$/);
+    expect(await page.locator('.span-row[data-kind="model"]').count()).toBe(3);
+    await screenshot(page, 'trace');
+    const detail = page.getByRole('region', { name: 'Span detail' });
+    await tool.click();
+    expect(await detail.textContent()).toContain('"content": "likes tea"');
+    expect(await detail.textContent()).toContain('"memory_id"');
+    await wait.click();
+    expect(await detail.textContent()).toMatch(/Answered byyou.*"value": "main"/s);
+    await page.locator('.span-row[data-kind="model"]').first().click();
+    expect(await detail.textContent()).toMatch(/Time to first token\d+(\.\d)? m?s/);
+    expect(await detail.textContent()).toMatch(/Tokens\d+ in, \d+ out/);
+
+    // The raw events, one click away, and back.
+    await page.getByRole('tab', { name: /Raw events/ }).click();
+    expect(await page.locator('tr[data-event="TOOL_CALL_RESULT"]').count()).toBe(2);
+    await page.getByRole('tab', { name: 'Trace' }).click();
+    await tool.waitFor();
+    expect(await page.getByRole('link', { name: "Open the task's conversation" }).count()).toBe(1);
   });
 });
 

@@ -84,14 +84,14 @@ describe('buildSpans (the run trace of the console)', () => {
     expect(spans.map((s) => [s.kind, s.label])).toEqual([
       ['run', 'Run'],
       ['model', 'Model step → save_memory'],
-      ['tool', 'save_memory'],
       ['wait', 'Approval of save_memory'],
+      ['tool', 'save_memory'],
       ['model', 'Model step → request_user_input'],
       ['tool', 'request_user_input'],
       ['wait', 'Input: Which branch?'],
       ['model', 'Model step'],
     ]);
-    const [run, step1, save, approval, step2, ask, question, answer] = spans;
+    const [run, step1, approval, save, step2, ask, question, answer] = spans;
     expect(duration(run)).toBe(4900);
     expect(run!.outcome).toBe('ok');
     // The first step starts when the run began executing; its first output came 60 ms later.
@@ -206,8 +206,8 @@ describe('buildSpans (the run trace of the console)', () => {
       ),
     );
     const kinds = spans.map((s) => s.kind);
-    expect(kinds).toEqual(['run', 'tool_server', 'comment', 'model', 'tool', 'pause', 'sandbox']);
-    const [, server, comment, model, tool, pause, sandbox] = spans;
+    expect(kinds).toEqual(['run', 'tool_server', 'comment', 'model', 'pause', 'tool', 'sandbox']);
+    const [, server, comment, model, pause, tool, sandbox] = spans;
     expect([server!.label, duration(server), field(server, new Date(1_000_090).toISOString())]).toEqual([
       'Tool server docs',
       80,

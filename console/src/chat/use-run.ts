@@ -1,12 +1,19 @@
 /** The conversation of one task: sends messages, follows the run's stream, answers its questions, reopens a task after a reload. */
 import type { AgentRunClient, InputAnswer, RunStream, RunSummary, UserInputRequest } from '@agent-run/client';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { errorText } from '../session.ts';
+import { errorText, saveAgentId } from '../session.ts';
 import { historyItems } from './history.ts';
 import { loadSnapshot, snapshotWriter } from './run-snapshot.ts';
 import { applyEvent, emptyView, withAnswered, withNothingPending, withUserMessage, type RunView } from './run-view.ts';
 
 const TASK_ITEM = 'ars.console.taskId';
+
+/** Opens a task's conversation in the chat (from a run's trace): the chat reopens this tab's saved task. */
+export function openInChat(agentId: string, taskId: string): void {
+  saveAgentId(agentId);
+  sessionStorage.setItem(TASK_ITEM, taskId);
+  location.hash = '#/chat';
+}
 
 export interface RunControls {
   view: RunView;

@@ -257,7 +257,8 @@ export function buildSpans(records: readonly TraceRecord[]): Span[] {
     if (call.span.end === undefined) call.span.start = Math.max(call.asked, boundary);
     call.span.fields.unshift(...toolFields(call));
   }
-  return spans;
+  // In the order things began (an approval before the call it let run); the run first. The sort is stable.
+  return [run, ...spans.slice(1).sort((a, b) => a.start - b.start)];
 
   function onCustom(name: string, data: Data, at: number, id: string) {
     switch (name) {
