@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import type { Pool } from 'pg';
 import type { Row } from './stats.ts';
 
 /** The processes the bench watches: name → pid. */
@@ -106,4 +107,40 @@ export function rssSampler(pid: number, everyMs = 200): () => number {
     clearInterval(timer);
     return Math.max(highest, residentMemory(pid).rss);
   };
+}
+
+/**
+ * The PostgreSQL backends serving `databaseName` (pg_stat_activity, read through `pool`): the
+ * processes a stack's load grows. The embedded server's own processes are shared by every stack on
+ * the machine and are left out.
+ */
+export async function databaseBackendPids(pool: Pool, databaseName: string): Promise<number[]> {
+  const { rows } = await pool.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1', [
+    databaseName,
+  ]);
+  return rows.map((r) => r.pid);
+}
+
+/**
+ * Summed resident memory of `pids`, in MiB: RSS (each counts every shared page it touched, so
+ * PostgreSQL's shared buffers are counted once per backend) and PSS (shared pages divided among
+ * the processes that map them, so the sum is what they hold together). Processes gone meanwhile, or
+ * not readable (a server on another machine), are skipped; `processes` says how many were read.
+ */
+export function summedMemory(pids: number[]): { rss: number; pss: number; processes: number } {
+  let rss = 0;
+  let pss = 0;
+  let processes = 0;
+  for (const pid of pids) {
+    try {
+      const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+      const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(rollup)?.[1] ?? 0);
+      rss += kib('Rss') / 1024;
+      pss += kib('Pss') / 1024;
+      processes++;
+    } catch {
+      // ended meanwhile, or not ours to read
+    }
+  }
+  return { rss, pss, processes };
 }

@@ -28,6 +28,11 @@ export interface StackOptions {
   env: Record<string, string>;
   /** How the api and worker run: from the sources under tsx (default), or compiled, as in production. */
   processes?: ServiceMode;
+  /**
+   * The dev server's dynamic-config flags; default: fairness on, as `npm start` runs it. bench/fairness.ts
+   * passes others to measure the same load on a server without fairness.
+   */
+  temporalFlags?: string[];
 }
 
 /**
@@ -66,7 +71,12 @@ export interface Stack {
  * headless), a fresh PostgreSQL database, and the api and worker started as
  * processes exactly as the start command starts them.
  */
-export async function startStack({ purpose, env: extraEnv, processes = 'tsx' }: StackOptions): Promise<Stack> {
+export async function startStack({
+  purpose,
+  env: extraEnv,
+  processes = 'tsx',
+  temporalFlags = fairnessFlags(),
+}: StackOptions): Promise<Stack> {
   const dataDir = mkdtempSync(path.join(tmpdir(), `ars-${purpose}-`));
   const config = loadConfig({ ...process.env, DATA_DIR: process.env.DATA_DIR ?? path.join(projectRoot, '.data') });
   const server = await ensureDatabase(config);
@@ -81,7 +91,7 @@ export async function startStack({ purpose, env: extraEnv, processes = 'tsx' }: 
       executable: { type: 'existing-path', path: ensureTemporalBinary() },
       searchAttributes: runSearchAttributes,
       ip: '127.0.0.1',
-      extraArgs: fairnessFlags(),
+      extraArgs: temporalFlags,
     },
   });
   const temporalAddress = temporal.address;
