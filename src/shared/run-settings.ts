@@ -50,7 +50,10 @@ function toolServerOAuth(oauth: ToolServerOAuthSettings): ToolServerOAuth {
     return {
       grant: oauth.grant,
       clientId: oauth.client_id,
-      clientSecret: { secret: oauth.client_secret.secret },
+      ...(oauth.client_secret ? { clientSecret: { secret: oauth.client_secret.secret } } : {}),
+      ...(oauth.private_key
+        ? { privateKey: { secret: oauth.private_key.secret, algorithm: oauth.signing_algorithm ?? 'RS256' } }
+        : {}),
       ...common,
     };
   return {

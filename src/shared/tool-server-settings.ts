@@ -51,9 +51,28 @@ const clientCredentialsSchema = z
     client_id: z.string().min(1).max(500).describe('The OAuth client id registered with the authorization server'),
     client_secret: z
       .strictObject({ secret: secretNameSchema })
+      .optional()
       .describe('The client secret from the org\'s secret NAME ({"secret": "NAME"}), read by the worker at call time'),
+    private_key: z
+      .strictObject({ secret: secretNameSchema })
+      .optional()
+      .describe(
+        "private_key_jwt instead of a client secret: the org secret NAME holds the client's private key (PKCS#8 PEM) that signs its assertion",
+      ),
+    signing_algorithm: z
+      .enum(['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512'])
+      .optional()
+      .describe('The algorithm of private_key (default RS256)'),
     scope: z.string().max(1000).regex(SCOPE, 'must be space-separated OAuth scopes').optional(),
     issuer: issuerSchema,
+  })
+  .refine((o) => Boolean(o.client_secret) !== Boolean(o.private_key), {
+    path: ['client_secret'],
+    message: 'give client_secret or private_key (one of them)',
+  })
+  .refine((o) => !o.signing_algorithm || o.private_key, {
+    path: ['signing_algorithm'],
+    message: 'is for private_key',
   })
   .describe('OAuth client credentials: the worker gets and refreshes the bearer token itself');
 
@@ -178,8 +197,10 @@ export function headerSecretNames(server: ToolServerSettings): string[] {
  */
 export function toolServerSecretNames(server: ToolServerSettings): { name: string; field: string }[] {
   const clientSecret = server.oauth?.client_secret?.secret;
+  const privateKey = server.oauth?.grant === 'client_credentials' ? server.oauth.private_key?.secret : undefined;
   return [
     ...headerSecretNames(server).map((name) => ({ name, field: 'headers' })),
     ...(clientSecret ? [{ name: clientSecret, field: 'oauth.client_secret' }] : []),
+    ...(privateKey ? [{ name: privateKey, field: 'oauth.private_key' }] : []),
   ];
 }

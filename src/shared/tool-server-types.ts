@@ -16,7 +16,9 @@ export type ToolServerOAuth = ClientCredentialsOAuth | AuthorizationCodeOAuth;
 export interface ClientCredentialsOAuth {
   grant: 'client_credentials';
   clientId: string;
-  clientSecret: { secret: string };
+  /** One of the two: a client secret, or a private key that signs a client assertion (private_key_jwt). */
+  clientSecret?: { secret: string };
+  privateKey?: { secret: string; algorithm: string };
   scope?: string;
   /** The only authorization server the client secret may go to; the server's advertised one when absent. */
   issuer?: string;

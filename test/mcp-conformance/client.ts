@@ -31,6 +31,7 @@ const CALLS: Record<string, { tool: string; args: Record<string, unknown> } | un
   'sse-retry': { tool: 'test_reconnection', args: {} },
   'elicitation-sep1034-client-defaults': { tool: 'test_client_elicitation_defaults', args: {} },
   'auth/client-credentials-basic': { tool: 'test-tool', args: {} },
+  'auth/client-credentials-jwt': { tool: 'test-tool', args: {} },
 };
 /** The authorization-code scenarios (Connect). */
 const authorizationCode = scenario.startsWith('auth/') && !scenario.startsWith('auth/client-credentials');
@@ -45,18 +46,27 @@ const fetch = guardedFetch(true);
 const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as {
   client_id?: string;
   client_secret?: string;
+  /** auth/client-credentials-jwt: private_key_jwt. */
+  private_key_pem?: string;
+  signing_algorithm?: string;
 };
 const authProvider = authorizationCode
   ? await connect({
       ...(context.client_id ? { clientId: context.client_id } : {}),
       ...(context.client_secret ? { clientSecret: context.client_secret } : {}),
     })
-  : context.client_id && context.client_secret
+  : context.client_id && (context.client_secret || context.private_key_pem)
     ? new ClientCredentialsTokens(fetch).provider(
         'conformance',
         url,
-        { grant: 'client_credentials', clientId: context.client_id, clientSecret: { secret: 'CONFORMANCE' } },
-        context.client_secret,
+        {
+          grant: 'client_credentials',
+          clientId: context.client_id,
+          ...(context.private_key_pem
+            ? { privateKey: { secret: 'CONFORMANCE', algorithm: context.signing_algorithm ?? 'RS256' } }
+            : { clientSecret: { secret: 'CONFORMANCE' } }),
+        },
+        (context.private_key_pem ?? context.client_secret)!,
       )
     : undefined;
 const options: ConnectOptions = {

@@ -38,6 +38,12 @@ const SCENARIOS: Record<string, string[]> = {
     'authorization-server-metadata',
     'client-credentials-basic-auth',
   ],
+  // private_key_jwt: the SDK's signer with the suite's ES256 key, checked by its authorization server.
+  'auth/client-credentials-jwt': [
+    'authorization-server-metadata',
+    'client-credentials-jwt-verified',
+    'valid-bearer-token',
+  ],
   ...Object.fromEntries(
     Object.entries({
       'metadata-default': ['prm-pathbased-requested', 'client-registration'],

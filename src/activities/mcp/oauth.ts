@@ -1,5 +1,11 @@
 import { createHash } from 'node:crypto';
-import { auth, type OAuthClientProvider, type OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
+import {
+  auth,
+  type AddClientAuthentication,
+  type OAuthClientProvider,
+  type OAuthDiscoveryState,
+} from '@modelcontextprotocol/sdk/client/auth.js';
+import { createPrivateKeyJwtAuth } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
 import type {
   OAuthClientInformationMixed,
   OAuthClientMetadata,
@@ -28,7 +34,7 @@ interface Entry {
  * OAuth client credentials for MCP servers (the MCP authorization spec): the SDK's `auth()` does
  * the protocol (protected resource metadata from the server's 401 or its well-known URL, then
  * authorization server metadata, RFC 8414 or OIDC, then the token request, client_secret_basic or
- * _post as the server supports); this keeps each org's token per server for the worker, in memory,
+ * _post as the server supports, or private_key_jwt with the SDK's signer); this keeps each org's token per server for the worker, in memory,
  * and replaces it before it expires. Every request goes through `fetch` (the outbound guard).
  */
 export class ClientCredentialsTokens {
@@ -40,7 +46,10 @@ export class ClientCredentialsTokens {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** The SDK's provider for `authProvider` of a transport to `serverUrl`, with `clientSecret` opened by the caller. */
+  /**
+   * The SDK's provider for `authProvider` of a transport to `serverUrl`, with `clientSecret` opened by
+   * the caller: the client secret, or with `oauth.privateKey` the private key (PEM) of private_key_jwt.
+   */
   provider(orgId: string, serverUrl: string, oauth: ClientCredentialsOAuth, clientSecret: string): OAuthClientProvider {
     // The secret is part of the key (hashed), so a rotated secret or another client id never reuses a token.
     const key = createHash('sha256')
@@ -68,7 +77,19 @@ class ClientCredentialsProvider implements OAuthClientProvider {
     private readonly clientSecret: string,
     private readonly fetch: UrlFetch,
     private readonly now: () => number,
-  ) {}
+  ) {
+    const key = oauth.privateKey;
+    // private_key_jwt: the SDK signs a short-lived assertion (iss = sub = client_id, aud = the authorization server).
+    if (key)
+      this.addClientAuthentication = createPrivateKeyJwtAuth({
+        issuer: oauth.clientId,
+        subject: oauth.clientId,
+        privateKey: clientSecret,
+        alg: key.algorithm,
+      });
+  }
+
+  readonly addClientAuthentication?: AddClientAuthentication;
 
   get redirectUrl(): undefined {
     return undefined; // non-interactive: auth() asks the token endpoint directly
@@ -79,7 +100,7 @@ class ClientCredentialsProvider implements OAuthClientProvider {
       client_name: 'agent-run-service',
       redirect_uris: [],
       grant_types: ['client_credentials'],
-      token_endpoint_auth_method: 'client_secret_basic',
+      token_endpoint_auth_method: this.oauth.privateKey ? 'private_key_jwt' : 'client_secret_basic',
       ...(this.oauth.scope ? { scope: this.oauth.scope } : {}),
     };
   }
@@ -88,7 +109,7 @@ class ClientCredentialsProvider implements OAuthClientProvider {
   clientInformation(): OAuthClientInformationMixed {
     return {
       client_id: this.oauth.clientId,
-      client_secret: this.clientSecret,
+      ...(this.oauth.privateKey ? {} : { client_secret: this.clientSecret }),
       ...(this.oauth.issuer ? { issuer: this.oauth.issuer } : {}),
     };
   }

@@ -102,7 +102,12 @@ export function createToolServerActivities(deps: ActivityDeps) {
     const clientSecret =
       oauth.clientSecret &&
       (await readSetting(orgId, oauth.clientSecret.secret, `client_secret of tool server ${server.name}`));
-    if (oauth.grant === 'client_credentials') return oauthTokens.provider(orgId, server.url, oauth, clientSecret!);
+    if (oauth.grant === 'client_credentials') {
+      const credential =
+        clientSecret ??
+        (await readSetting(orgId, oauth.privateKey!.secret, `private_key of tool server ${server.name}`));
+      return oauthTokens.provider(orgId, server.url, oauth, credential);
+    }
     const grant = await readOrgSecret(orgId, oauth.refreshToken.secret, `tool server ${server.name}`).catch(
       (err: unknown) => {
         if (err instanceof ApplicationFailure && err.type === 'SecretMissing')

@@ -36,7 +36,18 @@ export const testToolServerSchema = z
         z.strictObject({
           grant: z.literal('client_credentials'),
           client_id: z.string().min(1).max(500),
-          client_secret: z.strictObject({ secret: z.string() }).describe('{"secret": "NAME"}: the org secret NAME'),
+          client_secret: z
+            .strictObject({ secret: z.string() })
+            .optional()
+            .describe('{"secret": "NAME"}: the org secret NAME (this, or private_key)'),
+          private_key: z
+            .strictObject({ secret: z.string() })
+            .optional()
+            .describe('{"secret": "NAME"}: private_key_jwt, the org secret holding the PKCS#8 PEM key'),
+          signing_algorithm: z
+            .enum(['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512'])
+            .optional()
+            .describe('The algorithm of private_key (default RS256)'),
           scope: z.string().max(1000).optional(),
           issuer: z.string().max(2000).optional().describe('The only authorization server the client secret may go to'),
         }),
