@@ -35,6 +35,8 @@ interface OAuthRow {
   issuer: string;
   /** The org secret Connect writes (authorization code). */
   refreshSecret: string;
+  /** private_key_jwt (client credentials), kept as `admin apply` set it: this form does not edit it. */
+  privateKey?: { secret: string; algorithm?: string };
 }
 
 const NO_OAUTH: OAuthRow = { grant: '', clientId: '', clientSecret: '', scope: '', issuer: '', refreshSecret: '' };
@@ -48,6 +50,9 @@ function fromOAuth(o: ToolServer['oauth']): OAuthRow {
     scope: o.scope ?? '',
     issuer: o.issuer ?? '',
     refreshSecret: o.grant === 'authorization_code' ? o.refresh_token.secret : '',
+    ...(o.grant === 'client_credentials' && o.private_key
+      ? { privateKey: { secret: o.private_key.secret, algorithm: o.signing_algorithm } }
+      : {}),
   };
 }
 
@@ -57,7 +62,17 @@ function toOAuth(o: OAuthRow): ToolServer['oauth'] {
     ...(o.issuer.trim() ? { issuer: o.issuer.trim() } : {}),
   };
   if (o.grant === 'client_credentials')
-    return { grant: o.grant, client_id: o.clientId.trim(), client_secret: { secret: o.clientSecret }, ...common };
+    return {
+      grant: o.grant,
+      client_id: o.clientId.trim(),
+      ...(o.privateKey
+        ? {
+            private_key: { secret: o.privateKey.secret },
+            ...(o.privateKey.algorithm ? { signing_algorithm: o.privateKey.algorithm as 'RS256' } : {}),
+          }
+        : { client_secret: { secret: o.clientSecret } }),
+      ...common,
+    };
   if (o.grant === 'authorization_code')
     return {
       grant: o.grant,
@@ -371,14 +386,21 @@ function OAuthEditor(props: {
                 onInput={(e) => set({ clientId: e.currentTarget.value })}
               />
             </label>
-            <SecretSelect
-              label="Client secret"
-              value={oauth.clientSecret}
-              secretNames={secretNames}
-              required={oauth.grant === 'client_credentials'}
-              {...(oauth.grant === 'authorization_code' ? { none: 'none (public client)' } : {})}
-              onChange={(clientSecret) => set({ clientSecret })}
-            />
+            {oauth.grant === 'client_credentials' && oauth.privateKey ? (
+              <p class="note">
+                private_key_jwt: key from org secret {oauth.privateKey.secret} (set with admin apply; kept when saved
+                here)
+              </p>
+            ) : (
+              <SecretSelect
+                label="Client secret"
+                value={oauth.clientSecret}
+                secretNames={secretNames}
+                required={oauth.grant === 'client_credentials'}
+                {...(oauth.grant === 'authorization_code' ? { none: 'none (public client)' } : {})}
+                onChange={(clientSecret) => set({ clientSecret })}
+              />
+            )}
             <label>
               Scope
               <input value={oauth.scope} onInput={(e) => set({ scope: e.currentTarget.value })} />

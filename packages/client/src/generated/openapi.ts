@@ -2074,10 +2074,20 @@ export interface components {
                         /** @description The OAuth client id registered with the authorization server */
                         client_id: string;
                         /** @description The client secret from the org's secret NAME ({"secret": "NAME"}), read by the worker at call time */
-                        client_secret: {
+                        client_secret?: {
                             /** @description The name of one of the org's secrets (PUT /api/admin/secrets/{name}) */
                             secret: string;
                         };
+                        /** @description private_key_jwt instead of a client secret: the org secret NAME holds the client's private key (PKCS#8 PEM) that signs its assertion */
+                        private_key?: {
+                            /** @description The name of one of the org's secrets (PUT /api/admin/secrets/{name}) */
+                            secret: string;
+                        };
+                        /**
+                         * @description The algorithm of private_key (default RS256)
+                         * @enum {string}
+                         */
+                        signing_algorithm?: "RS256" | "RS384" | "RS512" | "PS256" | "PS384" | "PS512" | "ES256" | "ES384" | "ES512";
                         scope?: string;
                         /**
                          * Format: uri
@@ -2188,10 +2198,20 @@ export interface components {
                                 /** @description The OAuth client id registered with the authorization server */
                                 client_id: string;
                                 /** @description The client secret from the org's secret NAME ({"secret": "NAME"}), read by the worker at call time */
-                                client_secret: {
+                                client_secret?: {
                                     /** @description The name of one of the org's secrets (PUT /api/admin/secrets/{name}) */
                                     secret: string;
                                 };
+                                /** @description private_key_jwt instead of a client secret: the org secret NAME holds the client's private key (PKCS#8 PEM) that signs its assertion */
+                                private_key?: {
+                                    /** @description The name of one of the org's secrets (PUT /api/admin/secrets/{name}) */
+                                    secret: string;
+                                };
+                                /**
+                                 * @description The algorithm of private_key (default RS256)
+                                 * @enum {string}
+                                 */
+                                signing_algorithm?: "RS256" | "RS384" | "RS512" | "PS256" | "PS384" | "PS512" | "ES256" | "ES384" | "ES512";
                                 scope?: string;
                                 /**
                                  * Format: uri
@@ -2439,10 +2459,20 @@ export interface components {
                             /** @description The OAuth client id registered with the authorization server */
                             client_id: string;
                             /** @description The client secret from the org's secret NAME ({"secret": "NAME"}), read by the worker at call time */
-                            client_secret: {
+                            client_secret?: {
                                 /** @description The name of one of the org's secrets (PUT /api/admin/secrets/{name}) */
                                 secret: string;
                             };
+                            /** @description private_key_jwt instead of a client secret: the org secret NAME holds the client's private key (PKCS#8 PEM) that signs its assertion */
+                            private_key?: {
+                                /** @description The name of one of the org's secrets (PUT /api/admin/secrets/{name}) */
+                                secret: string;
+                            };
+                            /**
+                             * @description The algorithm of private_key (default RS256)
+                             * @enum {string}
+                             */
+                            signing_algorithm?: "RS256" | "RS384" | "RS512" | "PS256" | "PS384" | "PS512" | "ES256" | "ES384" | "ES512";
                             scope?: string;
                             /**
                              * Format: uri
@@ -2593,10 +2623,19 @@ export interface components {
                 /** @enum {string} */
                 grant: "client_credentials";
                 client_id: string;
-                /** @description {"secret": "NAME"}: the org secret NAME */
-                client_secret: {
+                /** @description {"secret": "NAME"}: the org secret NAME (this, or private_key) */
+                client_secret?: {
                     secret: string;
                 };
+                /** @description {"secret": "NAME"}: private_key_jwt, the org secret holding the PKCS#8 PEM key */
+                private_key?: {
+                    secret: string;
+                };
+                /**
+                 * @description The algorithm of private_key (default RS256)
+                 * @enum {string}
+                 */
+                signing_algorithm?: "RS256" | "RS384" | "RS512" | "PS256" | "PS384" | "PS512" | "ES256" | "ES384" | "ES512";
                 scope?: string;
                 /** @description The only authorization server the client secret may go to */
                 issuer?: string;
