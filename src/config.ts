@@ -261,7 +261,7 @@ export const envSchema = z.object({
     .url()
     .optional()
     .describe(
-      'The URL clients reach the api at (e.g. `https://agents.example.com`): /mcp accepts requests whose Host or Origin is it or loopback, and names it in its OAuth metadata.',
+      "The URL clients reach the api at (e.g. `https://agents.example.com`): /mcp accepts requests whose Host or Origin is it or loopback, and names it in its OAuth metadata; tool servers' OAuth Connect redirects to `<it>/api/oauth/callback` (unset: `http://localhost:$API_PORT`).",
     ),
   TRUST_PROXY: z
     .string()
