@@ -121,7 +121,16 @@ describe('POST /api/run streaming', () => {
     });
     expect(await description.staticSummary()).toBe('agent: What is durable execution?');
     const details = await description.staticDetails();
-    for (const part of [runId, tenant.agentId, tenant.orgId, taskId, tenant.users.member, 'fast', 'routing: auto'])
+    for (const part of [
+      runId,
+      tenant.agentId,
+      tenant.orgId,
+      taskId,
+      tenant.users.member,
+      'fast',
+      'routing: auto',
+      'source: api',
+    ])
       expect(details).toContain(part);
   });
 

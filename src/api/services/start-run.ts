@@ -223,6 +223,7 @@ async function createAndStartRun(
       interactive: body.stream,
       ...(concurrencyLimit !== null ? { concurrencyLimit } : {}),
       ...(source ? { source } : {}),
+      via: caller.widgetKeyId ? 'widget' : (client ?? 'api'),
       ...(clientTools ? { clientTools } : {}),
     });
   } catch (err) {

@@ -18,6 +18,8 @@ export interface RunWorkflowStart {
   userId: string;
   /** The flow that started the run's task, shown on the workflow's page. */
   source?: { kind: string; flow_name: string; external_id: string };
+  /** Where a run no flow started came from (api, cli, sdk, console, mcp, ag-ui, widget), shown on the workflow's page. */
+  via?: string;
   mode: 'fast' | 'deep';
   routingReason: string;
   /** The agent's run policy, when the caller read it (the reconciler does not: the workflow loads it). */
@@ -81,7 +83,9 @@ export async function startRunWorkflow(
         `- started by: \`${run.userId}\``,
         ...(run.source
           ? [`- source: ${run.source.kind} flow **${run.source.flow_name}**, event \`${run.source.external_id}\``]
-          : []),
+          : run.via
+            ? [`- source: ${run.via}`]
+            : []),
         `- routing: ${routingReason}`,
       ].join('\n'),
     });
