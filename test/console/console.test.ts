@@ -282,11 +282,11 @@ describe('console', () => {
         .textContent(),
     ).toMatch(/ m?s$/);
     expect(await page.locator('.span-row[data-kind="model"]').count()).toBe(3);
-    await screenshot(page, 'trace');
     const detail = page.getByRole('region', { name: 'Span detail' });
     await tool.click();
     expect(await detail.textContent()).toContain('"content": "likes tea"');
     expect(await detail.textContent()).toContain('"memory_id"');
+    await screenshot(page, 'trace');
     await wait.click();
     expect(await detail.textContent()).toMatch(/Answered byyou.*"value": "main"/s);
     await page.locator('.span-row[data-kind="model"]').first().click();

@@ -104,6 +104,7 @@ describe('buildSpans (the run trace of the console)', () => {
     expect([save!.start - 1_000_000, duration(save)]).toEqual([1200, 300]);
     expect(field(save, 'Arguments')).toBe('{\n  "content": "likes tea"\n}');
     expect(field(save, 'Result')).toBe('{\n  "memory_id": "mem_1"\n}');
+    expect(save!.eventIds).toEqual(['run_1:8', 'run_1:9', 'run_1:10', 'run_1:15']);
     expect(duration(approval)).toBe(1000);
     expect(field(approval, 'Answered by')).toBe('usr_owner');
     expect(field(approval, 'Answer')).toContain('"approved": true');

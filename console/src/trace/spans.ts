@@ -171,7 +171,7 @@ export function buildSpans(records: readonly TraceRecord[]): Span[] {
       }
       model.span.end = at;
       model.span.eventIds.push(id);
-      onModelEvent(model, event, tools, (span) => spans.push(span), depth());
+      onModelEvent(model, record, tools, (span) => spans.push(span), depth());
       last = at;
       continue;
     }
@@ -350,7 +350,9 @@ export function buildSpans(records: readonly TraceRecord[]): Span[] {
         ]);
         return;
       case 'queued':
-        queued ??= open('queued', 'Queued for a slot', at, id, [{ label: 'Place', value: String(data.place ?? '') }]);
+        queued ??= open('queued', 'Queued for a slot', at, id, [
+          { label: 'Place in the queue', value: String(data.position ?? '') },
+        ]);
         return;
       case 'tool_server_connecting':
         servers.set(server, open('tool_server', `Tool server ${server}`, at, id));
@@ -420,7 +422,7 @@ export function buildSpans(records: readonly TraceRecord[]): Span[] {
 
 function onModelEvent(
   model: ModelStep,
-  event: TraceRecord['payload'],
+  { id, payload: event }: TraceRecord,
   tools: Map<string, ToolCall>,
   add: (span: Span) => void,
   depth: number,
@@ -472,6 +474,7 @@ function onModelEvent(
   if (call) {
     call.asked = event.timestamp;
     call.span.start = event.timestamp;
+    call.span.eventIds.push(id);
   }
 }
 
