@@ -74,6 +74,9 @@ describe('the authorization-code grant (Connect) and the worker refreshing it', 
     // The secret now holds the written grant: read again, it is the one this worker follows (no second refresh).
     expect(await whoami(tokens, written[0]!)).toMatch(/^alice via /);
     expect(server.refreshes).toBe(1);
+    // A read of the secret from before the write-back (a concurrent call) is not followed back to the used-up token.
+    expect(await whoami(tokens, grant)).toMatch(/^alice via /);
+    expect(server.refreshes).toBe(1);
 
     // Another worker with the old grant (its refresh token used up by the rotation): refused, so Connect again.
     const other = new AuthorizationCodeTokens(

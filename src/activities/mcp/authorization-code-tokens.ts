@@ -25,6 +25,8 @@ interface Entry {
   grant: StoredGrant;
   /** The refresh token (or, without one, the access token) of the stored grant this entry follows. */
   basis: string;
+  /** Bases this worker rotated away from: a read of the secret from before its write-back is not followed. */
+  retired: Set<string>;
   expiresAt: number;
   refreshAt: number;
   refreshing?: Promise<void>;
@@ -68,8 +70,9 @@ export class AuthorizationCodeTokens {
       .digest('base64url');
     let entry = this.entries.get(key);
     // A new Connect, or another worker's refresh, changed the secret: follow it.
-    if (!entry || (entry.basis !== basisOf(grant) && !entry.refreshing)) {
-      entry = { grant, basis: basisOf(grant), expiresAt: 0, refreshAt: 0 };
+    const basis = basisOf(grant);
+    if (!entry || (entry.basis !== basis && !entry.retired.has(basis) && !entry.refreshing)) {
+      entry = { grant, basis, retired: new Set(), expiresAt: 0, refreshAt: 0 };
       setLifetime(entry, grant.tokens, grant.obtainedAt);
       this.entries.set(key, entry);
     }
@@ -164,6 +167,7 @@ class AuthorizationCodeProvider implements OAuthClientProvider {
     setLifetime(entry, merged, now);
     if (merged.refresh_token !== previous) {
       await this.persist(entry.grant);
+      entry.retired.add(entry.basis);
       entry.basis = basisOf(entry.grant);
     }
   }
