@@ -1,7 +1,7 @@
 import { createDb, poolOf } from '../src/db/client.ts';
 import { fairnessFlags } from '../src/embedded/temporal-dev-server.ts';
 import { startStack, type Stack } from '../test/support/stack.ts';
-import { exchangeKey, request, type BenchCaller } from './client.ts';
+import { exchangeKey, readTimedSse, request, type BenchCaller, type TimedFrame } from './client.ts';
 import { BENCH_PROCESSES, prepareBenchProcesses } from './build.ts';
 import { busyProcesses, describeMachine, loadAverage } from './machine.ts';
 import { inFlight } from './pool.ts';
@@ -19,7 +19,8 @@ import { waitForWorker } from './worker-ready.ts';
  * The whole is done once per Temporal server setting in FAIRNESS_SERVERS (default `fair,off`), each
  * on a stack of its own: `fair` is how `npm start` and compose run the server (fairness keys honoured,
  * and with them the priority matcher), `off` a stock server (first come, first served),
- * `priority` the priority matcher alone. Asserts nothing.
+ * `priority` the priority matcher alone. FAIRNESS_B_KIND=background starts B's runs as background runs
+ * too, so priority cannot put them first and only fairness keeps them from waiting. Asserts nothing.
  */
 const knob = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const BURST = knob('FAIRNESS_BURST', 2000);
@@ -31,6 +32,15 @@ const STALL_MS = knob('FAIRNESS_STALL_S', 180) * 1000;
 const WARM_UP = 3;
 /** B's message: the offline model's paced answer (15 ms a word), as a person watching a stream sees it. */
 const B_MESSAGE = 'Hi';
+/**
+ * `streamed` (default): B's runs are streamed POST /api/run, priority 1, ahead of A's background ones
+ * (3) on a server with the priority matcher. `background`: B's runs start as A's do (POST
+ * /api/run/async, priority 3) and the bench follows each on its task stream, so only fairness can
+ * keep B from waiting behind A.
+ */
+const B_KIND = process.env.FAIRNESS_B_KIND ?? 'streamed';
+if (B_KIND !== 'streamed' && B_KIND !== 'background')
+  throw new Error(`FAIRNESS_B_KIND must be "streamed" or "background", not "${B_KIND}"`);
 const A_MESSAGE = 'Summarize the quarterly numbers.';
 
 const SERVERS: Record<string, { label: string; flags: string[] }> = {
@@ -49,7 +59,7 @@ const began = performance.now();
 const log = (m: string) => console.error(`[bench:fairness ${((performance.now() - began) / 1000).toFixed(1)}s] ${m}`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** One of B's streamed runs: ms from just before its POST. */
+/** One of B's runs: ms from just before its POST. */
 interface BTiming {
   runStarted: number;
   /** The first event the worker wrote (RUN_STARTED and the first STATE_SNAPSHOT come from the api, with the run). */
@@ -81,6 +91,25 @@ interface PhaseResult {
   a: AOutcome;
 }
 
+/** One of B's runs, its frames stamped on arrival; `runStarted` and `runFinished` in ms from just before its POST. */
+async function bRun(
+  b: BenchCaller,
+): Promise<{ startedAt: number; runStarted: number; runFinished: number; frames: TimedFrame[] }> {
+  if (B_KIND === 'streamed') return timedRun(b, B_MESSAGE);
+  const startedAt = Date.now();
+  const res = await request(b, 'POST', '/api/run/async', { messages: [{ role: 'user', content: B_MESSAGE }] });
+  if (res.status !== 202) throw new Error(`POST /api/run/async: ${res.status} ${await res.text()}`);
+  const { task_id } = (await res.json()) as { task_id: string };
+  // The task stream starts from the run's first event, so RUN_STARTED is read even when stored before it opened.
+  const frames = await readTimedSse(await request(b, 'GET', `/api/tasks/${task_id}/stream`));
+  const at = (type: string) => {
+    const frame = frames.find((f) => f.type === type);
+    if (!frame) throw new Error(`run stream had no ${type}`);
+    return frame.receivedAt - startedAt;
+  };
+  return { startedAt, runStarted: at('RUN_STARTED'), runFinished: at('RUN_FINISHED'), frames };
+}
+
 const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
 
 /** A's runs by status, from the database. */
@@ -104,7 +133,7 @@ async function bSeries(b: BenchCaller, count: number, aOpen?: () => Promise<numb
     await sleep(Math.max(0, t0 + i * B_INTERVAL_MS - performance.now()));
     const open = aOpen?.();
     runs.push(
-      timedRun(b, B_MESSAGE).then(
+      bRun(b).then(
         async (t) => {
           const fromWorker = t.frames.filter((f) => f.type !== 'HEARTBEAT')[2];
           return {
@@ -155,12 +184,12 @@ async function phase(setting: string): Promise<PhaseResult> {
       await res.body?.cancel();
     };
     // Warm-up: both paths once or more, so the idle series is not the processes' first runs.
-    await inFlight(WARM_UP, 1, () => timedRun(b, B_MESSAGE));
+    await inFlight(WARM_UP, 1, () => bRun(b));
     await inFlight(WARM_UP * 5, 5, startA);
     while (openOf(await runsByStatus(stack, orgA.orgId)) > 0) await sleep(250);
     const warmUpRuns = await runsByStatus(stack, orgA.orgId);
 
-    log(`${setting}: B alone, ${B_RUNS} streamed runs one every ${B_INTERVAL_MS} ms`);
+    log(`${setting}: B alone, ${B_RUNS} ${B_KIND} runs one every ${B_INTERVAL_MS} ms`);
     const idle = await bSeries(b, B_RUNS);
 
     log(
@@ -242,7 +271,7 @@ try {
   );
   console.log(
     `a stack per server setting (Temporal dev server, database, one api + one worker ${processes}); org A: ${BURST} background runs ` +
-      `(POST /api/run/async, offline model "instant", ${BURST_CONCURRENCY} requests in flight); org B: ${B_RUNS} streamed runs ` +
+      `(POST /api/run/async, offline model "instant", ${BURST_CONCURRENCY} requests in flight); org B: ${B_RUNS} ${B_KIND === 'streamed' ? 'streamed runs (POST /api/run)' : 'background runs (POST /api/run/async) followed on their task stream'} ` +
       `one every ${B_INTERVAL_MS} ms (offline model, paced), first alone (idle), then from the moment A's burst starts\n`,
   );
   const summary: string[][] = [];
