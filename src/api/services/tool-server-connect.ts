@@ -69,6 +69,7 @@ export async function startConnect(deps: ApiDeps, caller: Caller, server: ToolSe
   const oauth = server.oauth;
   if (oauth?.grant !== 'authorization_code')
     throw invalid('body.oauth: Connect is for a tool server with oauth.grant authorization_code');
+  const redirectUrl = callbackUrl(deps.config);
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(server.headers ?? {}))
     headers[name] = typeof value === 'string' ? value : await openSecret(deps, caller.orgId, value.secret);
@@ -77,7 +78,7 @@ export async function startConnect(deps: ApiDeps, caller: Caller, server: ToolSe
   const { authorizationUrl, pending } = await beginAuthorization({
     serverUrl: server.url,
     client,
-    redirectUrl: callbackUrl(deps.config),
+    redirectUrl,
     state,
     headers,
     fetch: fetchOf(deps.config),
