@@ -13,21 +13,30 @@ import { newId } from '../shared/ids.ts';
 import { AdminError, parseOrThrow } from './errors.ts';
 import { requireOrg } from './orgs.ts';
 
-/** A browser origin as the `Origin` header sends it: http(s)://host[:port], nothing after. */
+const OCTET = '(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])';
+const LABEL = '[a-z0-9]([a-z0-9-]*[a-z0-9])?';
+/**
+ * http(s)://host[:port][/]: a lowercase DNS name whose last label starts with a letter (a numeric one
+ * would be read as an IPv4 address), a dotted-quad IPv4 address or [::1], and a port without leading zeros.
+ */
+const ORIGIN = new RegExp(
+  `^https?://((${LABEL}\\.)*[a-z]([a-z0-9-]*[a-z0-9])?|(${OCTET}\\.){3}${OCTET}|\\[::1\\])` +
+    '(:(6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3}))?/?$',
+);
+
+/**
+ * A browser origin as the `Origin` header sends it, stored as the URL standard serializes it (a
+ * default port or a trailing slash dropped), so the gateway's exact comparison matches.
+ */
 export const originSchema = z
   .string()
-  .trim()
-  .transform((v) => v.replace(/\/$/, ''))
-  .refine((v) => {
-    try {
-      const url = new URL(v);
-      return (url.protocol === 'https:' || url.protocol === 'http:') && url.origin === v;
-    } catch {
-      return false;
-    }
-  }, 'must be an origin like https://shop.example.com (scheme, host and port only)')
+  .regex(ORIGIN, 'must be an origin like https://shop.example.com (scheme, lowercase host and port only)')
+  // The pattern admits `xn--` labels that are not valid punycode; the URL parser refuses them.
+  .refine((v) => URL.canParse(v), 'must be a host the URL standard accepts')
+  .transform((v) => new URL(v).origin)
   .describe(
-    'A browser origin exactly as the Origin header sends it: http(s)://host[:port], lowercase host, no default port, no path',
+    'A browser origin as the Origin header sends it: http(s)://host[:port], lowercase host, no path. A default port ' +
+      'or a trailing slash is dropped',
   );
 
 export const originsSchema = z.array(originSchema).min(1, 'list at least one allowed origin');

@@ -10,6 +10,7 @@ export const idempotencyHeaderSchema = z.object({
     .string()
     .min(1)
     .max(255)
+    .regex(/^[\x21-\x7e]+$/, 'must be visible ASCII characters')
     .optional()
     .describe(
       'Makes retrying this request safe. Any unique string (1-255 visible ASCII characters; a UUID is best), scoped to your ' +

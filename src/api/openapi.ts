@@ -28,10 +28,7 @@ export function buildOpenApiDocument(routes: RouteSpec[], serverUrl?: string) {
         params: route.params as never,
         query: route.query as never,
         headers: requestHeaders(route),
-        body:
-          (route.body ?? route.bodyDoc)
-            ? { content: { 'application/json': { schema: (route.body ?? route.bodyDoc)! } }, required: true }
-            : undefined,
+        body: requestBody(route),
       },
       responses: {
         ...Object.fromEntries(
@@ -78,6 +75,13 @@ export function buildOpenApiDocument(routes: RouteSpec[], serverUrl?: string) {
     },
     servers: serverUrl ? [{ url: serverUrl }] : [],
   });
+}
+
+/** The JSON body, required unless its schema takes none (e.g. run control's optional `{reason?}`). */
+function requestBody(route: RouteSpec) {
+  const schema = route.body ?? route.bodyDoc;
+  if (!schema) return undefined;
+  return { content: { 'application/json': { schema } }, required: !schema.safeParse(undefined).success };
 }
 
 function requestHeaders(route: RouteSpec): z.ZodObject | undefined {

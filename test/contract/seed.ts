@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { seedOrg, seedTag } from '../../src/admin/seed-org.ts';
 import type { Db } from '../../src/db/client.ts';
 import { waitUntil } from '../../src/processes/lifecycle.ts';
@@ -15,6 +17,31 @@ export interface ContractSeed {
   eventId: string;
   /** A widget visitor token, the origin its key allows and the visitor's task, for the /api/v1/widget/* operations. */
   widget: { visitorToken: string; origin: string; taskId: string };
+  /** A task whose run waits on an approval, for cancel, pause, resume, comment and answering input. */
+  activeTask: { taskId: string; runId: string };
+  /** One flow of each inbound kind, by the operationId that serves it. */
+  flows: Record<string, string>;
+  /** A real outbound webhook delivery, made to the seed's receiver. */
+  deliveryId: string;
+  /** Stops the webhook receiver. */
+  close(): Promise<void>;
+}
+
+/** Answers every webhook delivery 204, so deliveries succeed at once instead of retrying. */
+async function startWebhookReceiver() {
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.writeHead(204).end());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/contract-hooks`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
 }
 
 /** The origin the seeded widget key allows. */
@@ -27,6 +54,7 @@ export const CONTRACT_WIDGET_ORIGIN = 'http://contract.example.test';
  */
 export async function seedContractTenant(db: Db, apiUrl: string): Promise<ContractSeed> {
   const tag = seedTag();
+  const receiver = await startWebhookReceiver();
   const email = `contract-${tag}@example.test`;
   const org = await seedOrg(db, {
     name: `contract-${tag}`,
@@ -38,6 +66,19 @@ export async function seedContractTenant(db: Db, apiUrl: string): Promise<Contra
     ],
     keys: [{ user: email, name: 'contract' }],
     widget_keys: [{ name: 'contract', agent: 'widget', origins: [CONTRACT_WIDGET_ORIGIN] }],
+    webhooks: [{ name: 'contract', url: receiver.url, events: ['run.completed'] }],
+    flows: [
+      { name: 'hook', kind: 'webhook', agent: 'agent', user: email, message: 'Event: {{type}}' },
+      { name: 'mail', kind: 'email', agent: 'agent', user: email, message: '{{subject}}' },
+      {
+        name: 'repo',
+        kind: 'repository',
+        agent: 'agent',
+        user: email,
+        message: '{{issue.title}}',
+        repository: { events: ['issues.opened'] },
+      },
+    ],
   });
   const agentId = org.agents['agent']!;
   const http = async (method: string, path: string, body?: unknown, token?: string) => {
@@ -110,6 +151,43 @@ export async function seedContractTenant(db: Db, apiUrl: string): Promise<Contra
   // A run waiting for approval: its approval is pending, and its task is the one DELETE may remove.
   const waiting = await startRun(saveMemory);
   const approvalId = (await pendingRequest(waiting.taskId)).approval_id as string;
+  // Another one, active, for the run-control operations and the input answer.
+  const active = await startRun(saveMemory);
+  await pendingRequest(active.taskId);
+
+  // A messaging flow needs a customer-facing agent and the org secret holding its bot token.
+  await http('PUT', '/api/admin/secrets/CONTRACT_SLACK_BOT', { value: 'xoxb-contract-run' }, token);
+  const applied = await http(
+    'POST',
+    '/api/admin/apply',
+    {
+      flows: [
+        {
+          name: 'chat',
+          kind: 'messaging',
+          agent: 'widget',
+          user: email,
+          message: '{{event.text}}',
+          secret: 'a-slack-signing-secret-0123456789',
+          messaging: { bot_token_secret: 'CONTRACT_SLACK_BOT' },
+        },
+      ],
+    },
+    token,
+  );
+  const flowId = (name: string) =>
+    ((applied.org as { flows: { name: string; id: string }[] }).flows.find((f) => f.name === name) ??
+      org.flows.find((f) => f.name === name))!.id;
+  let deliveryId: string | undefined;
+  await waitUntil(
+    async () => {
+      const deliveries = await http('GET', '/api/webhooks/deliveries', undefined, token);
+      deliveryId = (deliveries.deliveries as { id: string }[] | undefined)?.[0]?.id;
+      return deliveryId !== undefined;
+    },
+    30_000,
+    'a webhook delivery of the seeded run',
+  );
   const runs = await http('GET', '/api/runs?limit=1', undefined, token);
   if (!runs.next_cursor) throw new Error('the seeded runs did not fill two pages of GET /api/runs');
 
@@ -132,5 +210,14 @@ export async function seedContractTenant(db: Db, apiUrl: string): Promise<Contra
     },
     eventId: (events.events as { id: string }[])[0]!.id,
     widget: { visitorToken, origin: CONTRACT_WIDGET_ORIGIN, taskId: visitorRun.task_id as string },
+    activeTask: active,
+    flows: {
+      flowWebhook: flowId('hook'),
+      flowEmail: flowId('mail'),
+      flowRepositoryEvent: flowId('repo'),
+      flowSlackEvent: flowId('chat'),
+    },
+    deliveryId: deliveryId!,
+    close: receiver.close,
   };
 }
