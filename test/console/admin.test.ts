@@ -382,7 +382,7 @@ describe('administration screens (as an admin)', () => {
     expect(await page.locator('table.members').textContent()).not.toContain('widget.invalid');
 
     await page.getByRole('link', { name: 'Runs', exact: true }).click();
-    await page.getByPlaceholder("api, widget, flow or a flow's name").fill('widget');
+    await page.getByLabel('Source').fill('widget');
     await page.keyboard.press('Tab');
     await page.locator(`tr[data-run="${runId}"]`).getByText('widget visitor').waitFor();
     await page.getByRole('link', { name: 'Admin' }).click();

@@ -150,7 +150,7 @@ export function AgentForm({ org, session, agent, onDone }: ScreenProps & { agent
         </label>
       </div>
       <label>
-        Model provider key
+        Model key (org secret)
         <select value={f.apiKeySecret} onChange={(e) => update({ apiKeySecret: e.currentTarget.value })}>
           <option value="">the service's key (no org secret)</option>
           {secretNames.map((n) => (
