@@ -165,7 +165,7 @@ describe('console', () => {
     expect(await page.locator('.tool-card').last().textContent()).toContain(expected);
   });
 
-  it('approves a plan with edited steps', async () => {
+  it('approves a plan with edited steps, which then progress one at a time', async () => {
     await send('Write a report', 'deep');
     const q = question('plan_approval');
     await q.waitFor();
@@ -178,9 +178,21 @@ describe('console', () => {
     await q.getByRole('button', { name: 'Add step' }).click();
     await q.getByLabel('Step 2', { exact: true }).fill('Polish');
     await screenshot(page, 'plan-approval');
+    // Every state the plan shows, recorded in the page: steps must progress one by one, not all at the end.
+    await page.evaluate(`{
+      const seen = (window.__planStates = []);
+      const record = () => {
+        const state = [...document.querySelectorAll('.plan li')].map((li) => li.textContent).join(' | ');
+        if (state && seen.at(-1) !== state) seen.push(state);
+      };
+      new MutationObserver(record).observe(document.body, { subtree: true, childList: true, characterData: true });
+    }`);
     await q.getByRole('button', { name: 'Approve plan' }).click();
     await expectFinished();
     expect(await page.locator('.plan li').allTextContents()).toEqual(['Draft completed', 'Polish completed']);
+    expect(await page.evaluate('window.__planStates')).toEqual(
+      expect.arrayContaining(['Draft in_progress | Polish pending', 'Draft completed | Polish in_progress']),
+    );
   });
 
   it('approves an action for the rest of the run', async () => {
