@@ -70,7 +70,13 @@ export async function runSchemathesis(opts: ContractRunOptions): Promise<Contrac
       const child = spawn(st, args, {
         cwd: dir,
         // contract_hooks.py makes positive run bodies follow the rules JSON Schema cannot state (see there).
-        env: { ...process.env, NO_COLOR: '1', SCHEMATHESIS_HOOKS: 'contract_hooks', PYTHONPATH: import.meta.dirname },
+        env: {
+          ...process.env,
+          NO_COLOR: '1',
+          SCHEMATHESIS_HOOKS: 'contract_hooks',
+          PYTHONDONTWRITEBYTECODE: '1',
+          PYTHONPATH: import.meta.dirname,
+        },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       let output = '';
