@@ -14,7 +14,7 @@ import { seedContractTenant } from './seed.ts';
  * behind them), then against the defaults (what a client meets, 429s included).
  * CONTRACT_MAX_EXAMPLES (default 50) sets test cases per operation and phase of the first run,
  * CONTRACT_DEFAULT_LIMITS_MAX_EXAMPLES (default 10) of the second. CONTRACT_RUN_COVERAGE=1 adds the
- * coverage phase of the streamed run operations (hundreds of streamed runs each: about 12 minutes more).
+ * coverage phase of the run-starting operations (hundreds of runs each: about 12 minutes more).
  */
 const maxExamples = Number(process.env.CONTRACT_MAX_EXAMPLES ?? 50);
 const defaultLimitsMaxExamples = Number(process.env.CONTRACT_DEFAULT_LIMITS_MAX_EXAMPLES ?? 10);

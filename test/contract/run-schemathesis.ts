@@ -16,9 +16,9 @@ export interface ContractRunOptions {
   /** Print schemathesis' output as it comes. */
   echo?: boolean;
   /**
-   * Leave out the coverage phase of the streamed run operations (POST /api/run, /api/v1/widget/run,
-   * /api/ag-ui/run): once positive bodies are runnable each of their hundreds of coverage cases is a
-   * streamed run (minutes in all); fuzzing and the stateful phase still send them.
+   * Leave out the coverage phase of the run-starting operations (POST /api/run, /api/run/async,
+   * /api/v1/widget/run, /api/ag-ui/run): once positive bodies are runnable each of their hundreds of
+   * coverage cases starts a run (a streamed one: minutes in all); fuzzing and the stateful phase still send them.
    */
   skipRunCoverage?: boolean;
 }
@@ -147,7 +147,7 @@ export function toml(seed: ContractSeed, skipRunCoverage = false): string {
       'expected-statuses = ["2xx", "400", "401", "403", "404", "429"]',
     ]),
     ...operation('widgetStartRun', [visitorHeaders, ...(skipRunCoverage ? noCoverage : [])]),
-    ...(skipRunCoverage ? ['startRun', 'runAgUiAgent'] : []).flatMap((operationId) =>
+    ...(skipRunCoverage ? ['startRun', 'startRunAsync', 'runAgUiAgent'] : []).flatMap((operationId) =>
       operation(operationId, noCoverage),
     ),
     // An apply document may name users, agents and secrets the org does not have: references JSON
