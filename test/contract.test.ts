@@ -1,9 +1,12 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSchemathesis } from './contract/run-schemathesis.ts';
 import { contractRateLimits } from './contract/rate-limits.ts';
 import { seedContractTenant, type ContractSeed } from './contract/seed.ts';
 import { startApiProcess, type ApiProcess } from './support/api-process.ts';
 import { testDb } from './support/tenant.ts';
+import { projectRoot } from '../src/config.ts';
 
 /**
  * A short schemathesis run (`--checks all`) with a real JWT, `X-Agent-Id` and real ids:
@@ -33,6 +36,9 @@ describe('the API contract (schemathesis)', () => {
       skipRunCoverage: true,
     });
     console.log(`contract (raised limits): ${output.match(/\d+ generated[^\n]*/)?.[0]}`);
+    // The whole report, for a failure whose message is cut short.
+    mkdirSync(path.join(projectRoot, 'test-artifacts'), { recursive: true });
+    writeFileSync(path.join(projectRoot, 'test-artifacts', 'contract.log'), output);
     const summary = output.slice(output.lastIndexOf('SUMMARY'));
     // Every operation of the document was exercised.
     const document = (await (await fetch(`${api.url}/openapi.json`)).json()) as { paths: Record<string, object> };

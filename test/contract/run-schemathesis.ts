@@ -141,11 +141,22 @@ export function toml(seed: ContractSeed, skipRunCoverage = false): string {
       operation(operationId, [`parameters = { "path.flow_id" = ${str(flowId)} }`]),
     ),
     // A tool server's rules the document does not state as patterns (its name, URL scheme, credentials
-    // only from secrets, secrets the org has) are 400 (see docs/hardening-contract.md "Not done").
-    ...operation('testToolServer', [
-      '[operations.checks.positive_data_acceptance]',
-      'expected-statuses = ["2xx", "400", "401", "403", "404", "429"]',
-    ]),
+    // only from secrets, secrets the org has) are 400 (see docs/hardening-contract.md "Not done"); so is a
+    // server Connect cannot reach or discover.
+    ...['testToolServer', 'connectToolServer'].flatMap((operationId) =>
+      operation(operationId, [
+        '[operations.checks.positive_data_acceptance]',
+        'expected-statuses = ["2xx", "400", "401", "403", "404", "429"]',
+      ]),
+    ),
+    // Semantic 400s of valid parameters: a Connect callback's state that no Connect started (a page
+    // saying so), and a usage window that runs backwards or spans more than 366 days.
+    ...['toolServerOAuthCallback', 'getUsage'].flatMap((operationId) =>
+      operation(operationId, [
+        '[operations.checks.positive_data_acceptance]',
+        'expected-statuses = ["2xx", "400", "401", "403", "404", "429"]',
+      ]),
+    ),
     ...operation('widgetStartRun', [visitorHeaders, ...(skipRunCoverage ? noCoverage : [])]),
     ...(skipRunCoverage ? ['startRun', 'startRunAsync', 'runAgUiAgent'] : []).flatMap((operationId) =>
       operation(operationId, noCoverage),

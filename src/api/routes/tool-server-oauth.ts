@@ -24,12 +24,20 @@ const connectResultSchema = z
   })
   .meta({ id: 'ToolServerConnectStarted' });
 
+/** OAuth's parameters are printable ASCII (RFC 6749 appendix A); the limits keep the URL within Node's 16 KB of headers. */
+const oauthParam = (max: number) =>
+  z
+    .string()
+    .max(max)
+    .regex(/^[\x20-\x7e]*$/, 'must be printable ASCII')
+    .optional();
+
 const callbackQuerySchema = z.object({
-  state: z.string().max(200).optional(),
-  code: z.string().max(4000).optional(),
-  error: z.string().max(200).optional(),
-  error_description: z.string().max(2000).optional(),
-  iss: z.string().max(2000).optional(),
+  state: oauthParam(200),
+  code: oauthParam(2000),
+  error: oauthParam(200),
+  error_description: oauthParam(1000),
+  iss: oauthParam(1000),
 });
 
 export const toolServerOAuthRoutes = [
