@@ -15,7 +15,6 @@ const EXCLUSIVE = [
   'test/sandbox-state.test.ts',
   'test/e2e/outage.test.ts',
   'test/e2e/retries.test.ts',
-  'test/e2e/mcp-crash.test.ts',
   'test/e2e/listen-reconnect.test.ts',
   'test/e2e/drain.test.ts',
   'test/e2e/scale-out.test.ts',
@@ -29,8 +28,6 @@ const EXCLUSIVE = [
   // Drives headless Chromium.
   'test/console/console.test.ts',
   'test/console/admin.test.ts',
-  // Restarts workers of its own and waits for them: long, little CPU; it balances the two lanes of npm test.
-  'test/e2e/worker-versioning.test.ts',
 ];
 
 /** Pure code, the run workflow on fake activities (its own dev server) and replays of saved histories: no stack, seconds (`npm run test:unit`). */

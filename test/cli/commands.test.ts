@@ -141,7 +141,8 @@ describe('approvals and memories', () => {
     expect((JSON.parse(waiting.stdout) as { runs: { run_id: string }[] }).runs.map((r) => r.run_id)).toEqual([runId]);
     const runs = await runCli(['runs', '--status', 'needs_you,failed', '--agent-id', tenant.agentId], env);
     expect(runs.stdout).toMatch(/^RUN +STATUS +AGENT +SOURCE/);
-    expect(runs.stdout).toMatch(new RegExp(`${runId} +Needs you · Waiting for approval +\\S+ +api `));
+    // The CLI started it, and says so (X-Agent-Run-Client): its source is cli.
+    expect(runs.stdout).toMatch(new RegExp(`${runId} +Needs you · Waiting for approval +\\S+ +cli `));
 
     const approved = await runCli(['approvals', 'approve', approval.id], env);
     expect(approved.code, approved.stderr).toBe(0);

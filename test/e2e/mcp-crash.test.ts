@@ -13,8 +13,8 @@ import { startWorkerProcess } from '../support/worker-process.ts';
 
 /**
  * Tool-server calls across crashes. A call whose worker is killed mid-call (on a private api + worker
- * pair) is run again, at least once, once its heartbeats stop, and the run completes: it waits on the
- * heartbeat timeout, so this file runs in the exclusive tier. A call whose server is killed mid-call
+ * pair) is run again, at least once, once its heartbeats stop, and the run completes (the shared
+ * stack's processes are not touched). A call whose server is killed mid-call
  * is retried, then ends in an error the model reads.
  */
 describe('MCP tool calls when a process dies mid-call', () => {
