@@ -8,6 +8,7 @@ import { creditsFor } from '../../src/shared/credits.ts';
 import { newId } from '../../src/shared/ids.ts';
 import { startFakeOpenAi, type FakeOpenAi } from '../support/fake-openai.ts';
 import { call, exchange, readSse, userMessage, withoutHeartbeats } from '../support/http.ts';
+import { waitForStatus } from '../support/runs.ts';
 import { createTenant, testDb, type Tenant } from '../support/tenant.ts';
 
 /** The settings the test worker runs with (the global setup passes it this environment). */
@@ -109,6 +110,8 @@ describe('the credit pre-flight check', () => {
     });
     expect(started.status).toBe(202);
     taskId = ((await started.json()) as { task_id: string }).task_id;
+    // Ended before the checks, so its own answer is not counted as something a refused start wrote.
+    await waitForStatus({ token, agentId: tenant.agentId }, taskId, 'completed', 60_000);
   });
 
   it.each([0, -5])(
