@@ -1,4 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
+import { eventually } from '../support/eventually.ts';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startApiProcess, type ApiProcess } from '../support/api-process.ts';
@@ -187,8 +188,11 @@ describe('org secrets never leak', () => {
       for (const answer of answers) expect(JSON.stringify(answer)).not.toContain(secretValue);
       const history = await historyText(runId);
       expect(history).not.toContain(secretValue);
+      // Its lines reach us through a pipe, a moment after the run's end.
+      await eventually('the worker to have logged the run', () =>
+        expect([...worker.stdout, ...worker.stderr].join('\n')).toContain(runId),
+      );
       const workerLog = [...worker.stdout, ...worker.stderr].join('\n');
-      expect(workerLog.includes(runId), 'the worker logged the run').toBe(true);
       expect(api.output.join('\n').includes(secretValue), 'the api logged the secret').toBe(false);
       expect(workerLog.includes(secretValue), 'the worker logged the secret').toBe(false);
     } finally {
@@ -235,23 +239,7 @@ describe('org secrets never leak', () => {
 
       const member = await exchange(tenant.keys.member);
       const headers = { Authorization: `Bearer ${member}`, 'X-Agent-Id': tenant.agentId };
-      const runOnce = async () => {
-        const started = await fetch(`${api.url}/api/run`, {
-          method: 'POST',
-          headers: { ...headers, 'Content-Type': 'application/json' },
-          body: JSON.stringify({ messages: [{ role: 'user', content: '/tool secured__whoami {}' }], stream: false }),
-        });
-        expect(started.status).toBe(202);
-        const { id: runId, task_id: taskId } = (await started.json()) as { id: string; task_id: string };
-        const frames = withoutHeartbeats(
-          await readSse(await fetch(`${api.url}/api/tasks/${taskId}/stream`, { headers })),
-        );
-        expect(expectOneTerminal(frames).type).toBe('RUN_FINISHED');
-        expect(frames.find((f) => f.data.type === 'TOOL_CALL_RESULT')?.data.content).toBe(
-          '{"text":"client agent-run (tools)"}',
-        );
-        return { runId, taskId, frames };
-      };
+      const runOnce = () => runToolOnce(api.url, headers, 'secured__whoami', '{"text":"client agent-run (tools)"}');
       const first = await runOnce();
       const second = await runOnce();
 
@@ -357,23 +345,8 @@ describe('org secrets never leak', () => {
 
       const headers = { Authorization: `Bearer ${member}`, 'X-Agent-Id': tenant.agentId };
       const clientId = tickets.registered[0]!.client_id;
-      const runOnce = async () => {
-        const started = await fetch(`${api.url}/api/run`, {
-          method: 'POST',
-          headers: { ...headers, 'Content-Type': 'application/json' },
-          body: JSON.stringify({ messages: [{ role: 'user', content: '/tool tickets__whoami {}' }], stream: false }),
-        });
-        expect(started.status).toBe(202);
-        const { id: runId, task_id: taskId } = (await started.json()) as { id: string; task_id: string };
-        const frames = withoutHeartbeats(
-          await readSse(await fetch(`${api.url}/api/tasks/${taskId}/stream`, { headers })),
-        );
-        expect(expectOneTerminal(frames).type).toBe('RUN_FINISHED');
-        expect(frames.find((f) => f.data.type === 'TOOL_CALL_RESULT')?.data.content).toBe(
-          JSON.stringify({ text: `alice via ${clientId} (tickets)` }),
-        );
-        return { runId, frames };
-      };
+      const runOnce = () =>
+        runToolOnce(api.url, headers, 'tickets__whoami', JSON.stringify({ text: `alice via ${clientId} (tickets)` }));
       const first = await runOnce();
       // The access token lives 8 s and is refreshed 2 s before it expires: the next run's worker refreshes it.
       await new Promise((resolve) => setTimeout(resolve, Math.max(0, connectedAt + 6500 - Date.now())));
@@ -413,3 +386,18 @@ describe('org secrets never leak', () => {
     }
   }, 90_000);
 });
+
+/** A background run whose one step calls `tool`, followed on its task stream to the end; its tool result must be `result`. */
+async function runToolOnce(apiUrl: string, headers: Record<string, string>, tool: string, result: string) {
+  const started = await fetch(`${apiUrl}/api/run`, {
+    method: 'POST',
+    headers: { ...headers, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ messages: [{ role: 'user', content: `/tool ${tool} {}` }], stream: false }),
+  });
+  expect(started.status).toBe(202);
+  const { id: runId, task_id: taskId } = (await started.json()) as { id: string; task_id: string };
+  const frames = withoutHeartbeats(await readSse(await fetch(`${apiUrl}/api/tasks/${taskId}/stream`, { headers })));
+  expect(expectOneTerminal(frames).type).toBe('RUN_FINISHED');
+  expect(frames.find((f) => f.data.type === 'TOOL_CALL_RESULT')?.data.content).toBe(result);
+  return { runId, taskId, frames };
+}
