@@ -2,6 +2,7 @@
  * The widget gateway's rate limits, per widget key and per visitor, on an api process of
  * its own with low limits: 429 with Retry-After, readable by the allowed origin.
  */
+import { eventually } from '../support/eventually.ts';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyFile, parseApplyFile } from '../../src/admin/apply.ts';
@@ -72,7 +73,7 @@ describe('budgets across visitors, and per flow', () => {
 
   it('runs per widget key hold across new visitors; one stream per key is open at a time', async () => {
     const tenant = await createWidgetTenant([SITE]);
-    const start = async () => {
+    const start = async (content = 'hi') => {
       const { visitor_token: token } = await widgetSession(tenant.key, SITE, undefined, budgets.url);
       return {
         token,
@@ -80,16 +81,27 @@ describe('budgets across visitors, and per flow', () => {
           base: budgets.url,
           origin: SITE,
           token,
-          body: { ...userMessage('hi'), stream: false },
+          body: { ...userMessage(content), stream: false },
         }),
       };
     };
-    const first = await start();
+    // The first run waits for an answer, so its task's stream stays open (a finished run's stream ends at once).
+    const first = await start(
+      `Please help.\n/tool request_user_input ${JSON.stringify({ input_type: 'text', prompt: 'Name?' })}`,
+    );
     expect(first.res.status).toBe(202);
     expect((await start()).res.status).toBe(202);
     await expect429((await start()).res, /at most 2 widget runs per minute for this widget key/);
 
     const { task_id: taskId } = (await first.res.json()) as { task_id: string };
+    await eventually('the first run to wait for its answer', async () => {
+      const pending = await widgetCall('GET', `/tasks/${taskId}/pending-input`, {
+        base: budgets.url,
+        origin: SITE,
+        token: first.token,
+      });
+      expect(((await pending.json()) as { pending: boolean }).pending).toBe(true);
+    });
     const open = new AbortController();
     const stream = await widgetCall('GET', `/tasks/${taskId}/stream`, {
       base: budgets.url,
