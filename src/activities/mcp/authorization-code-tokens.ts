@@ -5,14 +5,10 @@ import type {
   OAuthClientMetadata,
   OAuthTokens,
 } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { REFRESH_RETRY_MS, tokenSchedule } from './token-schedule.ts';
 import type { StoredGrant } from '../../mcp-oauth/stored-grant.ts';
 import type { UrlFetch } from '../../outbound/guarded-fetch.ts';
 import type { AuthorizationCodeOAuth } from '../../shared/tool-server-types.ts';
-
-/** An access token is refreshed this long before it expires (a quarter of its lifetime when that is shorter). */
-const REFRESH_MARGIN_MS = 60_000;
-/** A refresh that failed is tried again this much later, while the old access token is still valid. */
-const REFRESH_RETRY_MS = 5_000;
 
 /** Raised when the grant is gone (revoked, expired, never made): only an admin's Connect can make a new one. */
 export class ConnectNeeded extends Error {}
@@ -82,9 +78,7 @@ export class AuthorizationCodeTokens {
 }
 
 function setLifetime(entry: Entry, tokens: OAuthTokens, issuedAt: number) {
-  const lifetime = tokens.expires_in !== undefined ? tokens.expires_in * 1000 : Infinity;
-  entry.expiresAt = issuedAt + lifetime;
-  entry.refreshAt = issuedAt + lifetime - Math.min(REFRESH_MARGIN_MS, lifetime / 4);
+  Object.assign(entry, tokenSchedule(tokens, issuedAt));
 }
 
 /**

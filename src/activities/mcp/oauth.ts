@@ -11,13 +11,9 @@ import type {
   OAuthClientMetadata,
   OAuthTokens,
 } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { REFRESH_RETRY_MS, tokenSchedule } from './token-schedule.ts';
 import type { UrlFetch } from '../../outbound/guarded-fetch.ts';
 import type { ClientCredentialsOAuth } from '../../shared/tool-server-types.ts';
-
-/** A token is replaced this long before it expires (a quarter of its lifetime when that is shorter). */
-const REFRESH_MARGIN_MS = 60_000;
-/** A refresh that failed is tried again this much later, while the old token is still valid. */
-const REFRESH_RETRY_MS = 5_000;
 
 /** What a worker keeps for one org's client of one server: in memory only, never in history, logs or answers. */
 interface Entry {
@@ -139,11 +135,8 @@ class ClientCredentialsProvider implements OAuthClientProvider {
   }
 
   saveTokens(tokens: OAuthTokens): void {
-    const now = this.now();
-    const lifetime = tokens.expires_in !== undefined ? tokens.expires_in * 1000 : Infinity;
     this.entry.tokens = tokens;
-    this.entry.expiresAt = now + lifetime;
-    this.entry.refreshAt = now + lifetime - Math.min(REFRESH_MARGIN_MS, lifetime / 4);
+    Object.assign(this.entry, tokenSchedule(tokens, this.now()));
   }
 
   discoveryState(): OAuthDiscoveryState | undefined {
