@@ -10,8 +10,8 @@ import { WORKFLOW_TRACING_MODULE } from './tracing-options.ts';
  * context and shared by every workflow, instead of afresh for each one (about 1 ms of the worker's
  * CPU per run). The SDK deep-freezes preloaded modules, so they must keep no state of a run at
  * module level: ours keep none (module scope holds constants, functions, classes, activity
- * proxies and message definitions); the zod modules of lazy-modules.ts load on demand, per
- * workflow, as before.
+ * proxies and message definitions), nor does zod's library, which is preloaded too (lazy-modules.ts);
+ * the schemas built with it load on demand, per workflow.
  */
 export function workflowBundleOptions(workflowsPath: string): { workflowsPath: string; preloadModules: string[] } {
   return { workflowsPath, preloadModules: [workflowsPath] };

@@ -3,6 +3,15 @@ import type * as AnswerSchemas from '../shared/answer-schemas.ts';
 import type * as Tools from '../shared/tools/index.ts';
 import type * as HumanTools from '../shared/tools/human.ts';
 import type * as SandboxTools from '../shared/tools/sandbox.ts';
+import * as zod from 'zod';
+
+/**
+ * zod's library is in the preloaded graph: evaluated once and shared (frozen) by every workflow, not
+ * once in each. zod sets its defaults (English messages, its memoizer) into its config when the first
+ * schema is made: made here, so that happens before the SDK freezes the config.
+ */
+export const sharedZod = zod;
+zod.object({ text: zod.string() });
 
 /**
  * Modules that build zod schemas when they load. They stay out of the preloaded module graph the
