@@ -80,6 +80,19 @@ export async function resolveInputRequest(sql: Sql, resolve: ResolveRequest): Pr
   if (resolve.grant) await insertGrantOnceWith(sql, { id: newId('grt'), ...resolve.grant });
 }
 
+/** Cancels the run's pending questions and approvals (a run that ended without closing them); inside the caller's transaction. */
+export async function cancelOpenRequests(sql: Sql, runId: string): Promise<void> {
+  const now = new Date();
+  await sql.query(
+    `UPDATE input_requests SET status = 'cancelled', answered_at = $2::timestamptz WHERE run_id = $1 AND status = 'pending'`,
+    [runId, now],
+  );
+  await sql.query(
+    `UPDATE approvals SET status = 'cancelled', decided_at = $2::timestamptz WHERE run_id = $1 AND status = 'pending'`,
+    [runId, now],
+  );
+}
+
 export interface ApprovalFilter {
   orgId: string;
   /** Undefined for every status. */

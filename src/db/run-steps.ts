@@ -4,7 +4,13 @@ import type { MessageParts } from '../shared/message-parts.ts';
 import { commentKey, FINISHED_KEY, STOPPING_KEY } from '../shared/run-end.ts';
 import { isTerminalStatus, terminalStatuses, type RunStatus } from '../shared/run-status.ts';
 import type { TokenUsage } from '../shared/run-workflow-types.ts';
-import { insertInputRequest, resolveInputRequest, type OpenRequest, type ResolveRequest } from './approvals.ts';
+import {
+  cancelOpenRequests,
+  insertInputRequest,
+  resolveInputRequest,
+  type OpenRequest,
+  type ResolveRequest,
+} from './approvals.ts';
 import type { Db } from './client.ts';
 import { appendMessagesWith } from './conversation.ts';
 import { lockRunLog, lockRunLogToEnd, RunGoneError, stampEvents, type LockedLog } from './event-log.ts';
@@ -26,6 +32,8 @@ export interface RunStep {
   openRequest?: OpenRequest;
   /** The end of such a wait: answered, dismissed, or cancelled with the run. */
   resolveRequest?: ResolveRequest;
+  /** A run ended from outside its workflow (abandoned-runs.ts): every question and approval it left open is cancelled. */
+  cancelOpenRequests?: boolean;
   result?: Record<string, unknown>;
   error?: Record<string, unknown>;
   /**
@@ -84,6 +92,7 @@ export async function storeRunStep(
     const charge = toEnd?.billed === false ? bill : undefined;
     if (step.openRequest) await insertInputRequest(sql, step.runId, step.openRequest);
     if (step.resolveRequest) await resolveInputRequest(sql, step.resolveRequest);
+    if (step.cancelOpenRequests) await cancelOpenRequests(sql, step.runId);
     if (step.message) await storeStepMessage(sql, step, step.message);
     // Last before the closing statement: the org's row (shared by all its runs' terminal writes) stays locked only for it and the commit.
     // Not inside closeStep: the events are stamped before that statement, so its wait for this lock would count as relay lag.

@@ -8,6 +8,7 @@ import {
   expectReplays,
   runStatus,
   startBackgroundRun,
+  temporalClient,
   waitForPending,
   waitForStatus,
   type Caller,
@@ -124,6 +125,38 @@ describe("an org's limit of concurrent runs (max_concurrent_runs: 1)", () => {
 
     await expectReplays(second.runId, 'queued-then-admitted');
     await expectReplays(third.runId, 'cancelled-while-queued');
+  });
+});
+
+describe('a run whose workflow is terminated in Temporal (an operator in the Web UI)', () => {
+  it('ends failed with a RUN_ERROR that says so, its question cancelled, and its slot goes to the next waiting run', async () => {
+    const held = await startBackgroundRun(member, askText);
+    const pending = await waitForPending(member, held.taskId);
+    const next = await startBackgroundRun(member, askText);
+    await queuedEvent(next.runId);
+
+    await (await temporalClient()).workflow.getHandle(held.runId).terminate('operator test');
+    await waitForStatus(member, held.taskId, 'failed', 30_000);
+    const events = await eventsOf(held.runId);
+    expect(events.at(-1)?.payload).toMatchObject({
+      type: 'RUN_ERROR',
+      code: 'EXECUTION_ERROR',
+      message: "The run's workflow was terminated in Temporal before the run ended",
+    });
+    expect(events.filter((e) => e.event_name === 'RUN_ERROR')).toHaveLength(1);
+    const question = await testDb().inputRequest.findUniqueOrThrow({ where: { id: pending.request_id } });
+    expect(question.status).toBe('cancelled');
+    const late = await answer(member, held.taskId, {
+      request_id: pending.request_id,
+      run_id: held.runId,
+      input_type: 'text',
+      value: 'too late',
+    });
+    expect(late.status).toBeGreaterThanOrEqual(400);
+
+    // The freed slot admits the waiting run, which asks its own question and completes.
+    await answerWith(next.taskId, 'Barbara');
+    await waitForStatus(member, next.taskId, 'completed');
   });
 });
 

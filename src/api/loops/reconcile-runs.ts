@@ -3,6 +3,7 @@ import { listStalledQueues } from '../../db/run-queue.ts';
 import { listPendingRunsBefore } from '../../db/runs.ts';
 import type { ApiDeps } from '../deps.ts';
 import { every } from './every.ts';
+import { endAbandonedRuns } from '../services/abandoned-runs.ts';
 import { purgeExpiredClaims } from '../services/idempotency.ts';
 import { failUnstartedRun } from '../services/start-run.ts';
 import { startNextQueuedRun } from '../services/run-queue.ts';
@@ -22,10 +23,16 @@ export const defaultReconcilerOptions: ReconcilerOptions = { intervalMs: 5_000, 
 const BATCH = 100;
 const PURGE_EVERY = 720; // passes: about once an hour
 
+/** How far back an api that just started looks for workflows that closed without their run's end. */
+const ABANDONED_LOOKBACK_MS = 7 * 24 * 3600_000;
+/** Later passes look back to the previous pass less this much: visibility may index a close late. */
+const VISIBILITY_LAG_MS = 5 * 60_000;
+
 /**
  * Finds runs left `pending` with no workflow (an api died between committing the run and
  * starting its workflow) and starts them; one that cannot be started for `giveUpMs` is failed
- * with a RUN_ERROR. Every api process runs one: whichever comes up next repairs what another
+ * with a RUN_ERROR. Ends the runs whose workflows were terminated or timed out in Temporal
+ * (abandoned-runs.ts). Every api process runs one: whichever comes up next repairs what another
  * left behind, and two reconcilers racing on one run are harmless (workflow id = run id).
  */
 export function startRunReconciler(
@@ -33,9 +40,13 @@ export function startRunReconciler(
   options: ReconcilerOptions = defaultReconcilerOptions,
 ): { stop(): Promise<void> } {
   let passes = 0;
+  let closedSince = new Date(Date.now() - ABANDONED_LOOKBACK_MS);
   const pass = async () => {
     try {
       await reconcilePendingRuns(deps, options);
+      const passStart = Date.now();
+      await endAbandonedRuns(deps, closedSince);
+      closedSince = new Date(passStart - VISIBILITY_LAG_MS);
       await moveStalledQueues(deps);
       if (++passes % PURGE_EVERY === 1) await purgeExpiredClaims(deps.db);
     } catch (err) {

@@ -1,0 +1,45 @@
+import { storeAbandonedRunEnd } from '../../db/abandoned-runs.ts';
+import { runsToAdmit } from '../../db/run-slots.ts';
+import { runErrorCodes } from '../../shared/run-error-codes.ts';
+import { slotFreedSignal } from '../../workflows/run-messages.ts';
+import type { ApiDeps } from '../deps.ts';
+import { runsEndedByApi } from '../metrics.ts';
+
+/**
+ * How a run's workflow can close without storing the run's end: an operator terminated it (Temporal
+ * Web UI, `temporal workflow terminate`), or a timeout or a failure outside the run's own handling.
+ */
+const CLOSED_WITHOUT_END = ['Terminated', 'TimedOut', 'Failed', 'Canceled'] as const;
+
+/**
+ * Ends the runs whose workflows closed since `since` without storing an end (their status would stay
+ * active for ever, their streams open, and a limited org's slot held): failed with a RUN_ERROR that
+ * says how the workflow closed, their questions cancelled; then the org's waiting runs are told a slot
+ * is free. Found through Temporal's visibility, so a run ended this way costs one query per pass.
+ */
+export async function endAbandonedRuns(
+  deps: Pick<ApiDeps, 'db' | 'temporal' | 'logger'>,
+  since: Date,
+): Promise<number> {
+  const closed = CLOSED_WITHOUT_END.map((status) => `ExecutionStatus = '${status}'`).join(' OR ');
+  const query = `WorkflowType = 'agentRun' AND CloseTime >= '${since.toISOString()}' AND (${closed})`;
+  let ended = 0;
+  for await (const workflow of deps.temporal.workflow.list({ query })) {
+    const how = workflow.status.name.toLowerCase().replace('_', ' ');
+    const message = `The run's workflow was ${how} in Temporal before the run ended`;
+    const end = await storeAbandonedRunEnd(deps.db, workflow.workflowId, { code: runErrorCodes.execution, message });
+    if (!end) continue;
+    ended++;
+    runsEndedByApi.inc({ status: 'failed', mode: end.mode });
+    deps.logger.warn(
+      { runId: workflow.workflowId, workflowStatus: workflow.status.name },
+      'ended a run its workflow left',
+    );
+    for (const runId of await runsToAdmit(deps.db, end.orgId))
+      await deps.temporal.workflow
+        .getHandle(runId)
+        .signal(slotFreedSignal)
+        .catch(() => undefined); // a run that ended meanwhile was waiting, so it held no slot
+  }
+  return ended;
+}
