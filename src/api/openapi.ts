@@ -54,6 +54,7 @@ export function buildOpenApiDocument(routes: RouteSpec[], serverUrl?: string) {
                     ]),
                   )
                 : undefined,
+              links: r.links,
             },
           ]),
         ),

@@ -21,6 +21,16 @@ export interface ResponseSpec {
   contentType?: 'application/json' | 'text/event-stream' | 'text/html';
   /** Response headers: name → description (documented as strings). */
   headers?: Record<string, string>;
+  /** OpenAPI links: the operations this answer's ids lead to (clients and schemathesis's stateful phase follow them). */
+  links?: Record<string, ResponseLink>;
+}
+
+/** An OpenAPI link; values are runtime expressions such as `$response.body#/task_id`. */
+export interface ResponseLink {
+  operationId: string;
+  description: string;
+  parameters?: Record<string, string>;
+  requestBody?: Record<string, unknown>;
 }
 
 export interface RouteContext<P, Q, B> {

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { APPROVAL_ROLES_DOC } from '../services/approval-rules.ts';
 import { defineRoute } from '../route.ts';
 import { errorResponses, errorSchema } from '../schemas/common.ts';
+import { pendingInputLinks } from '../schemas/links.ts';
 import { inputAnswerSchema, inputResultSchema, pendingInputSchema } from '../schemas/human.ts';
 import { parseAnswerBody } from '../answer-body.ts';
 import { answerTaskInput, pendingInputOf } from '../services/task-input.ts';
@@ -55,7 +56,14 @@ export const humanInputRoutes = [
     auth: 'agent',
     cookie: true,
     params: taskParams,
-    responses: { 200: { description: 'The pending request, if any', schema: pendingInputSchema }, ...errorResponses },
+    responses: {
+      200: {
+        description: 'The pending request, if any',
+        schema: pendingInputSchema,
+        links: pendingInputLinks('answerInput'),
+      },
+      ...errorResponses,
+    },
     async handler({ params, caller, agent }, { db }) {
       return pendingInputOf(db, caller, agent, params.task_id);
     },

@@ -1,6 +1,7 @@
 import { runRequestSchema } from '../../shared/run-request.ts';
 import { defineRoute } from '../route.ts';
 import { errorResponses, errorSchema } from '../schemas/common.ts';
+import { runLinks } from '../schemas/links.ts';
 import { asyncRunSchema, runStatusResponseSchema, taskIdParams } from '../schemas/tasks.ts';
 import { idempotencyClaim } from '../idempotency-header.ts';
 import { runClientOf, runStartHeadersSchema } from '../run-start-headers.ts';
@@ -32,7 +33,12 @@ export const runStatusRoutes = [
     headers: runStartHeadersSchema,
     status: 202,
     responses: {
-      202: { description: 'Dispatched to the background', schema: asyncRunSchema, headers: RUN_ID_HEADER_DOCS },
+      202: {
+        description: 'Dispatched to the background',
+        schema: asyncRunSchema,
+        headers: RUN_ID_HEADER_DOCS,
+        links: runLinks(),
+      },
       400: { description: 'Empty messages, last message not from the user, or no user query', schema: errorSchema },
       402: {
         description: 'The organization is out of credits (checked before anything is stored or started)',

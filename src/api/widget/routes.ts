@@ -1,4 +1,5 @@
-import type { RouteSpec } from '../route.ts';
+import type { ResponseLink, RouteSpec } from '../route.ts';
+import { pendingInputLinks } from '../schemas/links.ts';
 import { humanInputRoutes } from '../routes/human-input.ts';
 import { runRoutes } from '../routes/runs.ts';
 import { streamRoutes } from '../routes/streams.ts';
@@ -26,7 +27,7 @@ function forVisitor(base: RouteSpec, path: string, operationId: string): RouteSp
     rateLimit: undefined,
     description: `${base.description ?? base.summary}${VISITOR_NOTE}`,
     responses: {
-      ...base.responses,
+      ...Object.fromEntries(Object.entries(base.responses).map(([status, r]) => [status, { ...r, links: undefined }])),
       400: base.responses[400] ?? {
         description: "The widget key's agent is no longer customer-facing",
         schema: errorSchema,
@@ -38,6 +39,11 @@ function forVisitor(base: RouteSpec, path: string, operationId: string): RouteSp
       },
     },
   };
+}
+
+/** The base operation's links name the API's operations: a visitor's follow-ups are the gateway's own. */
+function withLinks(route: RouteSpec, status: number, links: Record<string, ResponseLink>): RouteSpec {
+  return { ...route, responses: { ...route.responses, [status]: { ...route.responses[status]!, links } } };
 }
 
 function byId(routes: RouteSpec[], operationId: string): RouteSpec {
@@ -53,9 +59,13 @@ export const widgetRoutes: RouteSpec[] = [
   forVisitor(byId(streamRoutes, 'streamTask'), '/api/v1/widget/tasks/{task_id}/stream', 'widgetStreamTask'),
   forVisitor(byId(taskRoutes, 'listTaskMessages'), '/api/v1/widget/tasks/{task_id}/messages', 'widgetListTaskMessages'),
   forVisitor(byId(humanInputRoutes, 'answerInput'), '/api/v1/widget/tasks/{task_id}/input', 'widgetAnswerInput'),
-  forVisitor(
-    byId(humanInputRoutes, 'getPendingInput'),
-    '/api/v1/widget/tasks/{task_id}/pending-input',
-    'widgetGetPendingInput',
+  withLinks(
+    forVisitor(
+      byId(humanInputRoutes, 'getPendingInput'),
+      '/api/v1/widget/tasks/{task_id}/pending-input',
+      'widgetGetPendingInput',
+    ),
+    200,
+    pendingInputLinks('widgetAnswerInput'),
   ),
 ];
