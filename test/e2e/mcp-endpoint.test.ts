@@ -315,7 +315,7 @@ describe('/mcp (agents as MCP tools)', () => {
     expect(await testDb().mcpSession.count({ where: { id: sessionId } })).toBe(0);
   });
 
-  it('answers @modelcontextprotocol/inspector-cli: tools/list and a tool call', async () => {
+  it('answers @modelcontextprotocol/inspector-cli: tools/list, a tool call, the task continued, its messages read', async () => {
     const cli = path.join(projectRoot, 'node_modules', '@modelcontextprotocol', 'inspector-cli', 'build', 'index.js');
     const inspect = async (...args: string[]) => {
       const target = [`${apiUrl()}/mcp`, '--transport', 'http', '--header', `Authorization: Bearer ${token}`];
@@ -331,6 +331,19 @@ describe('/mcp (agents as MCP tools)', () => {
     const called = await inspect('--method', 'tools/call', ...args);
     expect(called.structuredContent).toMatchObject({ status: 'completed', run_id: expect.stringMatching(/^run_/) });
     expect(text(called)).toContain('Hello from the inspector');
+    const { task_id: taskId } = called.structuredContent as { task_id: string };
+    const again = ['--tool-name', 'agent', '--tool-arg', 'message=And once more', `task_id=${taskId}`];
+    const continued = await inspect('--method', 'tools/call', ...again);
+    expect(continued.structuredContent).toMatchObject({ status: 'completed', task_id: taskId });
+    const uri = `agent-run://tasks/${taskId}/messages`;
+    const read = await inspect('--method', 'resources/read', '--uri', uri);
+    const { messages } = JSON.parse((read.contents as { text: string }[])[0]!.text) as {
+      messages: { role: string; content: string }[];
+    };
+    expect(messages.filter((m) => m.role === 'user').map((m) => m.content)).toEqual([
+      'Hello from the inspector',
+      'And once more',
+    ]);
   });
 
   it('refuses a request without a token with 401 naming the protected-resource metadata', async () => {
