@@ -1,4 +1,5 @@
 import type { Express } from 'express';
+import { OrgStartGate } from '../src/api/services/org-start-gate.ts';
 import { createWorkspaceStore } from '@scalar/workspace-store/client';
 import { describe, expect, it, vi } from 'vitest';
 import { createApp } from '../src/api/app.ts';
@@ -67,6 +68,7 @@ describe('the OpenAPI document', () => {
           dataDir: '/nonexistent',
         },
         drain: new Drain(),
+        startGate: new OrgStartGate(8),
       } as unknown as ApiDeps),
     ).filter((r) => !UNDOCUMENTED.has(r));
     expect(served.length).toBeGreaterThan(2);

@@ -5,6 +5,7 @@ import type { TokenService } from '../auth/tokens.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
 import type { Drain } from './drain.ts';
+import type { OrgStartGate } from './services/org-start-gate.ts';
 import type { RateLimits } from './middleware/rate-limit.ts';
 import type { EventHub } from './streaming/event-hub.ts';
 import type { StreamSlots } from './streaming/stream-slots.ts';
@@ -25,4 +26,6 @@ export interface ApiDeps {
   streams: StreamSlots;
   /** This process leaving: refuses new requests, ends streams with a reconnect notice. */
   drain: Drain;
+  /** Run starts in flight per org in this process (RUN_STARTS_IN_FLIGHT_PER_ORG). */
+  startGate: OrgStartGate;
 }

@@ -17,6 +17,7 @@ import { startRunReconciler } from './loops/reconcile-runs.ts';
 import { moveQueue } from './services/run-queue.ts';
 import { startWebhookDispatcher } from './loops/webhook-dispatch.ts';
 import { startFlowDispatcher } from './loops/flow-dispatch.ts';
+import { OrgStartGate } from './services/org-start-gate.ts';
 import { StreamSlots } from './streaming/stream-slots.ts';
 
 export interface ApiHandle {
@@ -61,6 +62,7 @@ export async function startApi(config: Config, databaseUrl: string, db: Db, logg
     rateLimits,
     streams,
     drain,
+    startGate: new OrgStartGate(config.runStartsInFlightPerOrg),
   };
   const app = createApp(deps);
   const reconciler = startRunReconciler(deps);

@@ -102,7 +102,7 @@ export async function startRun(
   const earlier = claim && (await runOfClaim(db, caller, claim));
   if (earlier) return replayedRun(db, earlier);
   try {
-    return await createAndStartRun(deps, caller, agent, body, claim, extras);
+    return await deps.startGate.run(caller.orgId, () => createAndStartRun(deps, caller, agent, body, claim, extras));
   } catch (err) {
     // A concurrent request with the same key won the race: answer with its run.
     const winner = claim && isUniqueViolation(err) ? await runOfClaim(db, caller, claim) : undefined;
