@@ -122,6 +122,14 @@ export const envSchema = z.object({
     .positive()
     .default(30)
     .describe('Run starts per org and user in `RATE_LIMIT_WINDOW_SECONDS`, counted across all api replicas, then 429.'),
+  RUN_STARTS_IN_FLIGHT_PER_ORG: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(4)
+    .describe(
+      "Run starts of one org an api process works on at once (storing the run, starting its workflow); the org's others wait their turn there, so one org's burst does not hold up another org's start.",
+    ),
   RATE_LIMIT_TASKS_PER_MINUTE: z.coerce
     .number()
     .int()
@@ -313,7 +321,15 @@ export const envSchema = z.object({
     .refine((n) => n === 0 || n >= 2, '0 (no cache) or at least 2')
     .default(100)
     .describe(
-      'Runs whose workflow state a worker keeps in memory (about 2 MiB each); more open runs (waiting ones) are evicted and replayed from their history when they go on, so memory stays flat however many wait. 0: none kept, every step replays.',
+      'Runs whose workflow state a worker keeps in memory (a few hundred KiB each); more open runs (waiting ones) are evicted and replayed from their history when they go on. 0: none kept, every step replays.',
+    ),
+  WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(4)
+    .describe(
+      "Workflow tasks a worker takes at once (at most `WORKER_MAX_CACHED_WORKFLOWS`). They run on one thread, so more only wait inside the worker, in arrival order; fewer leave the backlog in Temporal's task queue, where fairness between orgs and priorities order it.",
     ),
   WEBHOOK_RETRY_INITIAL_MS: z.coerce
     .number()
@@ -574,6 +590,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       name: e.MODEL_NAME,
     },
     creditsPer1kTokens: e.CREDITS_PER_1K_TOKENS,
+    runStartsInFlightPerOrg: e.RUN_STARTS_IN_FLIGHT_PER_ORG,
     rateLimits: {
       runs: e.RATE_LIMIT_RUNS_PER_MINUTE,
       tasks: e.RATE_LIMIT_TASKS_PER_MINUTE,
@@ -633,6 +650,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     workflowBundle: e.WORKFLOW_BUNDLE,
     workerVersion: { deploymentName: e.WORKER_DEPLOYMENT_NAME ?? e.TEMPORAL_TASK_QUEUE, buildId: e.WORKER_BUILD_ID },
     maxCachedWorkflows: e.WORKER_MAX_CACHED_WORKFLOWS,
+    maxConcurrentWorkflowTasks: e.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS,
     webhooks: {
       retryInitialMs: e.WEBHOOK_RETRY_INITIAL_MS,
       retryMaxMs: e.WEBHOOK_RETRY_MAX_MS,

@@ -66,7 +66,7 @@ export async function startWorker(deps: ActivityDeps, tracing?: Tracing): Promis
   const version = workerVersion(config, code);
   const bundles = BundleStore.of(config);
   bundles.keep(version.buildId, code);
-  const current = await runVersion(common, version, code, queues, config.maxCachedWorkflows);
+  const current = await runVersion(common, version, code, queues, config);
   const promotion = new AbortController();
   void becomeCurrentVersion(connection, config.temporal.namespace, version, queues[0], logger, promotion.signal);
   const older = drainOlderBuilds({
@@ -75,7 +75,7 @@ export async function startWorker(deps: ActivityDeps, tracing?: Tracing): Promis
     bundles,
     current: version,
     logger,
-    run: (olderVersion, olderCode) => runVersion(common, olderVersion, olderCode, queues, config.maxCachedWorkflows),
+    run: (olderVersion, olderCode) => runVersion(common, olderVersion, olderCode, queues, config),
   });
   const renewal = startLeaseRenewal(deps.db, host.hostId, config.sandbox.leaseSeconds, logger);
   const done = current.done.finally(async () => {
@@ -98,19 +98,24 @@ export async function startWorker(deps: ActivityDeps, tracing?: Tracing): Promis
 
 /**
  * A bounded workflow cache (WORKER_MAX_CACHED_WORKFLOWS): a run waiting for hours costs its history
- * in Temporal, not ~2 MiB here; when it goes on, a worker replays it. The SDK default grows with the
- * heap instead. At most as many workflow tasks at once as runs fit in it (the SDK's rule).
+ * in Temporal, not memory here; when it goes on, a worker replays it. The SDK default grows with the
+ * heap instead. Few workflow tasks at once (WORKER_MAX_CONCURRENT_WORKFLOW_TASKS, never more than the
+ * cache holds: the SDK's rule): they share one thread, and the ones a worker has taken wait there in
+ * arrival order, while those left in the task queue are handed out by Temporal's fairness and priority.
  */
-function workflowCacheOptions(maxCachedWorkflows: number): Partial<WorkerOptions> {
-  if (maxCachedWorkflows === 0) return { maxCachedWorkflows };
+function workflowTaskOptions({
+  maxCachedWorkflows,
+  maxConcurrentWorkflowTasks,
+}: WorkflowSlots): Partial<WorkerOptions> {
+  if (maxCachedWorkflows === 0)
+    return { maxCachedWorkflows, maxConcurrentWorkflowTaskExecutions: maxConcurrentWorkflowTasks };
   return {
     maxCachedWorkflows,
-    maxConcurrentWorkflowTaskExecutions: Math.min(DEFAULT_WORKFLOW_TASKS, maxCachedWorkflows),
+    maxConcurrentWorkflowTaskExecutions: Math.min(maxConcurrentWorkflowTasks, maxCachedWorkflows),
   };
 }
 
-/** The SDK's default number of workflow tasks a worker runs at once. */
-const DEFAULT_WORKFLOW_TASKS = 40;
+type WorkflowSlots = Pick<ActivityDeps['config'], 'maxCachedWorkflows' | 'maxConcurrentWorkflowTasks'>;
 
 /** The workers of one version: workflows and activities on the shared queue, activities on the host's. */
 async function runVersion(
@@ -118,7 +123,7 @@ async function runVersion(
   version: WorkerDeploymentVersion,
   code: string,
   [taskQueue, hostTaskQueue]: [string, string],
-  maxCachedWorkflows: number,
+  slots: WorkflowSlots,
 ): Promise<RunningVersion & { worker: Worker }> {
   const workerDeploymentOptions = pinnedDeploymentOptions(version);
   const worker = await Worker.create({
@@ -126,7 +131,7 @@ async function runVersion(
     taskQueue,
     workflowBundle: { code },
     workerDeploymentOptions,
-    ...workflowCacheOptions(maxCachedWorkflows),
+    ...workflowTaskOptions(slots),
   });
   const hostWorker = await Worker.create({ ...common, taskQueue: hostTaskQueue, workerDeploymentOptions });
   const stopBoth = () => {
