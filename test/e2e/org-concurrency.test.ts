@@ -1,6 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { applyFile, parseApplyFile } from '../../src/admin/apply.ts';
 import { listOrgs } from '../../src/admin/orgs.ts';
+import { endAbandonedRuns } from '../../src/api/services/abandoned-runs.ts';
+import { createLogger } from '../../src/logger.ts';
 import { call, exchange } from '../support/http.ts';
 import { eventually } from '../support/eventually.ts';
 import {
@@ -157,6 +160,43 @@ describe('a run whose workflow is terminated in Temporal (an operator in the Web
     // The freed slot admits the waiting run, which asks its own question and completes.
     await answerWith(next.taskId, 'Barbara');
     await waitForStatus(member, next.taskId, 'completed');
+  });
+});
+
+describe('a run whose workflow is reset in Temporal (the Web UI\'s "Reset")', () => {
+  it('goes on in the new run: the terminated one it replaced is no reason to end it', async () => {
+    const run = await startBackgroundRun(member, askText);
+    await waitForPending(member, run.taskId);
+    const temporal = await temporalClient();
+    const handle = temporal.workflow.getHandle(run.runId);
+    const { events } = await handle.fetchHistory();
+    const lastTask = events!.findLast((e) => e.workflowTaskCompletedEventAttributes)!;
+    const closedBefore = new Date(Date.now() - 1000);
+    const { runId: newRun } = await temporal.workflowService.resetWorkflowExecution({
+      namespace: 'default',
+      workflowExecution: { workflowId: run.runId },
+      workflowTaskFinishEventId: lastTask.eventId,
+      requestId: randomUUID(),
+      reason: 'operator test',
+    });
+    expect(await handle.describe()).toMatchObject({ runId: newRun, status: { name: 'RUNNING' } });
+    // The run it replaced is in visibility as terminated: what the reconciler looks for.
+    await eventually('the replaced run to be listed as terminated', async () => {
+      const query = `WorkflowId = '${run.runId}' AND ExecutionStatus = 'Terminated'`;
+      const listed: string[] = [];
+      for await (const w of temporal.workflow.list({ query })) listed.push(w.runId);
+      expect(listed).toHaveLength(1);
+    });
+    const logger = createLogger('test', 'silent');
+    expect(await endAbandonedRuns({ db: testDb(), temporal, logger }, closedBefore)).toBe(0);
+    expect((await runStatus(member, run.taskId)).run?.status).not.toBe('failed');
+    // Still the service's to control: cancelled through the API, it ends cancelled (and frees its slot).
+    const cancel = await call('POST', `/api/tasks/${run.taskId}/cancel`, {
+      token: member.token,
+      agentId: member.agentId,
+    });
+    expect(cancel.status, await cancel.clone().text()).toBe(200);
+    await waitForStatus(member, run.taskId, 'cancelled');
   });
 });
 

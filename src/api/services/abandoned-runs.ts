@@ -25,6 +25,8 @@ export async function endAbandonedRuns(
   const query = `WorkflowType = 'agentRun' AND CloseTime >= '${since.toISOString()}' AND (${closed})`;
   let ended = 0;
   for await (const workflow of deps.temporal.workflow.list({ query })) {
+    // A reset (Temporal Web UI) terminates the run it replaces: the workflow goes on in its new run.
+    if (await goesOn(deps, workflow.workflowId)) continue;
     const how = workflow.status.name.toLowerCase().replace('_', ' ');
     const message = `The run's workflow was ${how} in Temporal before the run ended`;
     const end = await storeAbandonedRunEnd(deps.db, workflow.workflowId, { code: runErrorCodes.execution, message });
@@ -42,4 +44,10 @@ export async function endAbandonedRuns(
         .catch(() => undefined); // a run that ended meanwhile was waiting, so it held no slot
   }
   return ended;
+}
+
+/** Whether the workflow's latest run is still open (a reset or a continue-as-new made it). */
+async function goesOn({ temporal }: Pick<ApiDeps, 'temporal'>, workflowId: string): Promise<boolean> {
+  const latest = await temporal.workflow.getHandle(workflowId).describe();
+  return latest.status.name === 'RUNNING';
 }
