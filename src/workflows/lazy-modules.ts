@@ -5,12 +5,9 @@ import type * as HumanTools from '../shared/tools/human.ts';
 import type * as SandboxTools from '../shared/tools/sandbox.ts';
 import * as zod from 'zod';
 
-/**
- * zod's library is in the preloaded graph: evaluated once and shared (frozen) by every workflow, not
- * once in each. zod sets its defaults (English messages, its memoizer) into its config when the first
- * schema is made: made here, so that happens before the SDK freezes the config.
- */
-export const sharedZod = zod;
+// zod's library is in the preloaded graph (this import): evaluated once and shared (frozen) by every
+// workflow, not once in each. zod sets its defaults (English messages, its memoizer) into its config
+// when the first schema is made: made here, so that happens before the SDK freezes the config.
 zod.object({ text: zod.string() });
 
 /**
