@@ -17,8 +17,11 @@ import { inPgTransaction, sqlOfPool, type Sql } from './sql.ts';
  */
 export type Admission = { admitted: true; wake?: string[] } | { admitted: false; position: number };
 
-/** The SYSTEM_STATUS a run writes when it first has to wait, with its place in the org's queue. */
-export const QUEUED_KEY = 'queued';
+/**
+ * The key of the SYSTEM_STATUS `queued` a waiting run writes at each place it reaches in the org's queue: once when
+ * it first waits, then again at each check that finds it further up. Places only fall (runs behind were created later).
+ */
+export const queuedKey = (position: number) => `queued-${position}`;
 
 /**
  * The org's runs holding a slot: those under way (admitted or from before the limit), and those admitted that have
@@ -35,7 +38,7 @@ const WAITING_AHEAD = `SELECT count(*)::int AS n FROM runs r JOIN tasks t ON t.i
 
 /**
  * Admits the run if the org has a free slot and no run of it waits longer; otherwise marks it
- * waiting (its first time: with a SYSTEM_STATUS `queued` event) and says its place. One
+ * waiting, reports its place with a SYSTEM_STATUS `queued` event when the place is new, and says it. One
  * transaction under the org's advisory lock, so every api and worker replica sees one count.
  */
 export async function admitRun(db: Db, runId: string): Promise<Admission> {
@@ -59,16 +62,15 @@ export async function admitRun(db: Db, runId: string): Promise<Admission> {
       const free = limit === null ? WAKE_PAGE : limit - held - 1;
       return { admitted: true, wake: free > 0 ? await oldestWaiting(sql, run.org_id, free) : [] };
     }
-    if (run.slot !== 'waiting') {
-      await sql.query(`UPDATE runs SET concurrency_slot = 'waiting' WHERE id = $1`, [runId]);
-      const event: RunEventInput = {
-        type: 'CUSTOM',
-        name: 'SYSTEM_STATUS',
-        data: { status: 'queued', reason: 'org_concurrency_limit', limit, position: ahead + 1 },
-      };
-      await appendEventsWith(sql, runId, [event], QUEUED_KEY);
-    }
-    return { admitted: false, position: ahead + 1 };
+    if (run.slot !== 'waiting') await sql.query(`UPDATE runs SET concurrency_slot = 'waiting' WHERE id = $1`, [runId]);
+    const position = ahead + 1;
+    const event: RunEventInput = {
+      type: 'CUSTOM',
+      name: 'SYSTEM_STATUS',
+      data: { status: 'queued', reason: 'org_concurrency_limit', limit, position },
+    };
+    await appendEventsWith(sql, runId, [event], queuedKey(position));
+    return { admitted: false, position };
   });
 }
 

@@ -4,6 +4,7 @@ import { applyFile, parseApplyFile } from '../../src/admin/apply.ts';
 import { listOrgs } from '../../src/admin/orgs.ts';
 import { endAbandonedRuns } from '../../src/api/services/abandoned-runs.ts';
 import { createLogger } from '../../src/logger.ts';
+import { slotFreedSignal } from '../../src/workflows/run-messages.ts';
 import { call, exchange } from '../support/http.ts';
 import { eventually } from '../support/eventually.ts';
 import {
@@ -55,6 +56,12 @@ async function eventsOf(runId: string): Promise<EventRecord[]> {
   return ((await res.json()) as { events: EventRecord[] }).events;
 }
 
+/** The places in the org's queue a run reported, in order. */
+const queuedPlaces = (events: Awaited<ReturnType<typeof eventsOf>>) =>
+  events
+    .filter((e) => e.payload.name === 'SYSTEM_STATUS' && e.payload.data?.status === 'queued')
+    .map((e) => e.payload.data?.position);
+
 /** The run's SYSTEM_STATUS `queued` event, once it is stored. */
 function queuedEvent(runId: string): Promise<Record<string, unknown>> {
   return eventually(`run ${runId} to be queued`, async () => {
@@ -100,6 +107,11 @@ describe("an org's limit of concurrent runs (max_concurrent_runs: 1)", () => {
     await waitForStatus(member, first.taskId, 'completed');
     await waitForPending(member, second.taskId);
     expect((await runStatus(member, third.taskId)).run?.status).toBe('pending');
+    // The third reports its new place at its next check (its poll; here the signal a poll stands for).
+    await (await temporalClient()).workflow.getHandle(third.runId).signal(slotFreedSignal);
+    await eventually('the third run to report place 1', async () =>
+      expect(queuedPlaces(await eventsOf(third.runId))).toEqual([2, 1]),
+    );
 
     // A waiting run is cancelled like any other, without ever taking a slot.
     const cancel = await call('POST', `/api/tasks/${third.taskId}/cancel`, {
@@ -111,6 +123,7 @@ describe("an org's limit of concurrent runs (max_concurrent_runs: 1)", () => {
     expect((await eventsOf(third.runId)).map((e) => e.event_name)).toEqual([
       'RUN_STARTED',
       'STATE_SNAPSHOT',
+      'SYSTEM_STATUS',
       'SYSTEM_STATUS',
       'STOPPING',
       'USAGE',

@@ -2,7 +2,7 @@ import { Context } from '@temporalio/activity';
 import type { ModelStepInput, ModelStepResult } from '../../src/activities/model-step.ts';
 import type { PlanStepResult } from '../../src/activities/plan-step.ts';
 import type { ProgressStored, RecordProgressInput } from '../../src/activities/run-progress.ts';
-import { QUEUED_KEY, type Admission } from '../../src/db/run-slots.ts';
+import { queuedKey, type Admission } from '../../src/db/run-slots.ts';
 import type { RunEventInput } from '../../src/shared/events.ts';
 import type { ToolServersListing } from '../../src/shared/tool-server-types.ts';
 import { commentKey, FINISHED_KEY, runFinishedEvent, statusDelta, STOPPING_KEY } from '../../src/shared/run-end.ts';
@@ -125,11 +125,13 @@ export class FakeOrgSlots {
       run.slot = 'held';
       return { admitted: true, wake: this.toAdmit() };
     }
-    if (run.slot !== 'waiting') {
-      run.slot = 'waiting';
-      const data = { status: 'queued', reason: 'org_concurrency_limit', limit: this.limit, position };
-      await run.store.write({ runId, key: QUEUED_KEY, events: [{ type: 'CUSTOM', name: 'SYSTEM_STATUS', data }] });
-    }
+    run.slot = 'waiting';
+    const data = { status: 'queued', reason: 'org_concurrency_limit', limit: this.limit, position };
+    await run.store.write({
+      runId,
+      key: queuedKey(position),
+      events: [{ type: 'CUSTOM', name: 'SYSTEM_STATUS', data }],
+    });
     return { admitted: false, position };
   }
 

@@ -557,9 +557,17 @@ describe("the org's concurrent-run limit", () => {
     expect(waiting.store.events.at(-1)).toEqual(cancelError);
     expect(waiting.modelCalls).toHaveLength(0);
 
+    // The run behind reports its new place at its next check (its poll; here a signal in its place), once.
+    await behind.handle.signal(slotFreedSignal);
+    await vi.waitFor(() => expect(behind.store.events).toContainEqual(queued(1)), soon);
+    await behind.handle.signal(slotFreedSignal);
     firstDone.open();
     expect(await behind.handle.result()).toMatchObject({ status: 'completed' });
     expect(behind.modelCalls).toHaveLength(1);
+    const places = behind.store.events.flatMap((e) =>
+      e.type === 'CUSTOM' && e.name === 'SYSTEM_STATUS' ? [e.data.position] : [],
+    );
+    expect(places).toEqual([2, 1]);
   });
 
   it('a raised limit admits the waiting runs in a chain: each admitted run tells the next while slots are free', async () => {
