@@ -331,6 +331,14 @@ export const envSchema = z.object({
     .describe(
       "Workflow tasks a worker takes at once (at most `WORKER_MAX_CACHED_WORKFLOWS`). They run on one thread, so more only wait inside the worker, in arrival order; fewer leave the backlog in Temporal's task queue, where fairness between orgs and priorities order it.",
     ),
+  WORKER_QUIET_GC_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(5_000)
+    .describe(
+      "How often each worker thread checks whether it has gone quiet (busy < 2% since the last check) with garbage left, and then collects it with the GC that hands memory back. Without it a worker whose runs all wait keeps the heap its last burst grew. 0: off (V8's own schedule only).",
+    ),
   WEBHOOK_RETRY_INITIAL_MS: z.coerce
     .number()
     .int()

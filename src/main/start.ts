@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { loadConfigOrExit, projectRoot } from '../config.ts';
+import { loadConfigOrExit } from '../config.ts';
+import { tsxServiceArgs } from '../processes/service-args.ts';
 import { createDb } from '../db/client.ts';
 import { migrate } from '../db/migrate.ts';
 import { createDatabaseIfMissing, ensureDatabase, withDatabase } from '../embedded/postgres.ts';
@@ -70,12 +71,11 @@ const childEnv = {
   TEMPORAL_ADDRESS: config.temporal.address,
   DATA_DIR: config.dataDir,
 };
-const services = ['worker', 'api'].map((name) => {
-  const entry = path.join(projectRoot, 'src', 'main', `${name}.ts`);
+const services = (['worker', 'api'] as const).map((name) => {
   return new Supervised(
     name,
     () =>
-      spawn(process.execPath, ['--import', 'tsx', entry], {
+      spawn(process.execPath, tsxServiceArgs(name), {
         env: childEnv,
         stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
       }),

@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import pg from 'pg';
 import { loadConfig, projectRoot } from '../../src/config.ts';
+import { tsxServiceArgs } from '../../src/processes/service-args.ts';
 import { migrate } from '../../src/db/migrate.ts';
 import { ensureDatabase, createDatabaseIfMissing, withDatabase } from '../../src/embedded/postgres.ts';
 import { stopChild, waitUntil } from '../../src/processes/lifecycle.ts';
@@ -43,7 +44,7 @@ export type ServiceMode = 'tsx' | 'compiled';
 
 /** The node arguments that start the api or worker in `mode`. */
 export function serviceArgs(name: 'api' | 'worker', mode: ServiceMode): string[] {
-  if (mode === 'tsx') return ['--import', 'tsx', path.join(projectRoot, 'src', 'main', `${name}.ts`)];
+  if (mode === 'tsx') return tsxServiceArgs(name);
   const scripts = (
     JSON.parse(readFileSync(path.join(projectRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
   ).scripts;

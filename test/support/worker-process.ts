@@ -1,8 +1,7 @@
 import { spawn } from 'node:child_process';
-import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { inject } from 'vitest';
-import { projectRoot } from '../../src/config.ts';
+import { tsxServiceArgs } from '../../src/processes/service-args.ts';
 import { stopChild } from '../../src/processes/lifecycle.ts';
 import { terminate } from './processes.ts';
 
@@ -21,7 +20,7 @@ export interface WorkerProcess {
 
 /** A worker process started exactly as the start command starts one, on `taskQueue`. */
 export async function startWorkerProcess(taskQueue: string, env: Record<string, string> = {}): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(projectRoot, 'src', 'main', 'worker.ts')], {
+  const child = spawn(process.execPath, tsxServiceArgs('worker'), {
     env: {
       ...process.env,
       DATABASE_URL: inject('databaseUrl'),
