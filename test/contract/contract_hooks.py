@@ -7,10 +7,13 @@ service answers 400 to a body that breaks them (the documented 400s). So that po
 what a run does rather than those 400s, each positive body of a run operation is made to follow
 the rules; its other fields stay as generated. Negative cases are left alone. A positive case's
 `Idempotency-Key` is made unique: hypothesis repeats values, and a key reused with another body is
-the documented 422.
+the documented 422. A positive run start that continues a task continues the seeded one (a random
+task id is only ever 404), and a positive input answer answers a seeded request that waits for text.
 """
 
 import copy
+import json
+import os
 import uuid
 
 import schemathesis
@@ -23,6 +26,8 @@ RUN_OPERATIONS = {
     "POST /api/ag-ui/run": ("tools", True),
 }
 USER_TEXT = "Hello from the contract run"
+# The seeded ids (test/contract/run-schemathesis.ts): finished tasks runs may continue, requests waiting for text.
+SEED = json.loads(os.environ.get("CONTRACT_HOOKS_SEED", "{}"))
 
 
 def _is_positive(case) -> bool:
@@ -60,13 +65,35 @@ def _runnable(body: dict, tools_field: str, ag_ui: bool) -> None:
             body["multitask_strategy"] = "reject"
 
 
+def _continuing(body: dict, task_id: str, tools_field: str) -> None:
+    """A random task id is a 404: continue the seeded task instead, ending its run if one is still going (the
+    only strategy that never waits or refuses; client tools need `reject`, so they go)."""
+    if "task_id" in body:
+        body["task_id"] = task_id
+        body["multitask_strategy"] = "interrupt"
+        body.pop(tools_field, None)
+
+
+def _answerable(body: dict, request: dict) -> None:
+    """The seeded request's ids, and a text answer: the first such case is accepted, the rest are 409."""
+    body.clear()
+    body.update(request, input_type="text", value="Ada")
+
+
 @schemathesis.hook
 def map_case(context, case):
+    request = SEED.get("answers", {}).get(case.operation.label)
+    if request and _is_positive(case) and isinstance(case.body, dict):
+        case.body = {}
+        _answerable(case.body, request)
     rule = RUN_OPERATIONS.get(case.operation.label)
     if rule and _is_positive(case) and isinstance(case.body, dict):
         # A copy: the coverage phase shares one body between cases, negative ones among them.
         case.body = copy.deepcopy(case.body)
         _runnable(case.body, *rule)
+        task_id = SEED.get("run_tasks", {}).get(case.operation.label)
+        if task_id:
+            _continuing(case.body, task_id, rule[0])
         for name, value in list((case.headers or {}).items()):
             if name.lower() == "idempotency-key" and isinstance(value, str):
                 case.headers = {**case.headers, name: f"{value[:218]}-{uuid.uuid4()}"}

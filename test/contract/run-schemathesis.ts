@@ -74,6 +74,7 @@ export async function runSchemathesis(opts: ContractRunOptions): Promise<Contrac
           ...process.env,
           NO_COLOR: '1',
           SCHEMATHESIS_HOOKS: 'contract_hooks',
+          CONTRACT_HOOKS_SEED: JSON.stringify(hookSeed(opts.seed)),
           PYTHONDONTWRITEBYTECODE: '1',
           PYTHONPATH: import.meta.dirname,
         },
@@ -92,6 +93,22 @@ export async function runSchemathesis(opts: ContractRunOptions): Promise<Contrac
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** What contract_hooks.py puts into positive bodies: the tasks run starts continue, the requests answers answer. */
+function hookSeed(seed: ContractSeed) {
+  const request = (r: ContractSeed['textInput']) => ({ request_id: r.requestId, run_id: r.runId });
+  return {
+    run_tasks: {
+      'POST /api/run': seed.runTaskId,
+      'POST /api/run/async': seed.runTaskId,
+      'POST /api/v1/widget/run': seed.widget.taskId,
+    },
+    answers: {
+      'POST /api/tasks/{task_id}/input': request(seed.textInput),
+      'POST /api/v1/widget/tasks/{task_id}/input': request(seed.widgetTextInput),
+    },
+  };
 }
 
 export function toml(seed: ContractSeed, skipRunCoverage = false): string {
@@ -122,18 +139,34 @@ export function toml(seed: ContractSeed, skipRunCoverage = false): string {
     ...operation('streamTask', [`parameters = { "query.last_event_id" = ${str(seed.eventId)} }`]),
     // The widget gateway: a visitor token instead of the owner's, from the origin its key allows.
     ...operation('startWidgetSession', [visitorHeaders]),
-    ...['widgetStreamTask', 'widgetListTaskMessages', 'widgetAnswerInput', 'widgetGetPendingInput'].flatMap(
-      (operationId) =>
-        operation(operationId, [visitorHeaders, `parameters = { "path.task_id" = ${str(seed.widget.taskId)} }`]),
+    ...operation('widgetStreamTask', [
+      visitorHeaders,
+      `parameters = { "path.task_id" = ${str(seed.widget.taskId)}, "query.last_event_id" = ${str(seed.widget.eventId)} }`,
+    ]),
+    ...['widgetListTaskMessages', 'widgetGetPendingInput'].flatMap((operationId) =>
+      operation(operationId, [visitorHeaders, `parameters = { "path.task_id" = ${str(seed.widget.taskId)} }`]),
     ),
     ...operation('deleteTask', [`parameters = { "path.task_id" = ${str(seed.deletableTaskId)} }`]),
     ...Object.entries(seed.cursors).flatMap(([operationId, cursor]) =>
       operation(operationId, [`parameters = { "query.cursor" = ${str(cursor)} }`]),
     ),
-    // The run-control operations, the comment and the input answer act on a run that waits on an approval.
-    ...['pauseRun', 'resumeRun', 'cancelRun', 'answerInput'].flatMap((operationId) =>
+    // The run-control operations and the comment act on a run that waits on an approval.
+    ...['pauseRun', 'resumeRun', 'cancelRun'].flatMap((operationId) =>
       operation(operationId, [`parameters = { "path.task_id" = ${str(seed.activeTask.taskId)} }`]),
     ),
+    // The input answers go to runs that wait for text (contract_hooks.py fills a positive body in): the first one is
+    // accepted, and every later answer to the same request is the documented 409.
+    ...operation('answerInput', [
+      `parameters = { "path.task_id" = ${str(seed.textInput.taskId)} }`,
+      '[operations.checks.positive_data_acceptance]',
+      'expected-statuses = ["2xx", "401", "403", "404", "409", "429"]',
+    ]),
+    ...operation('widgetAnswerInput', [
+      visitorHeaders,
+      `parameters = { "path.task_id" = ${str(seed.widgetTextInput.taskId)} }`,
+      '[operations.checks.positive_data_acceptance]',
+      'expected-statuses = ["2xx", "401", "403", "404", "409", "429"]',
+    ]),
     ...operation('commentOnRun', [
       `parameters = { "path.task_id" = ${str(seed.activeTask.taskId)}, "path.run_id" = ${str(seed.activeTask.runId)} }`,
     ]),

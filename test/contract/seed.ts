@@ -15,16 +15,31 @@ export interface ContractSeed {
   cursors: Record<string, string>;
   /** A real event id of the finished run, for `last_event_id`. */
   eventId: string;
-  /** A widget visitor token, the origin its key allows and the visitor's task, for the /api/v1/widget/* operations. */
-  widget: { visitorToken: string; origin: string; taskId: string };
-  /** A task whose run waits on an approval, for cancel, pause, resume, comment and answering input. */
+  /**
+   * A widget visitor token, the origin its key allows, the visitor's task and a real event id of it, for the
+   * /api/v1/widget/* operations.
+   */
+  widget: { visitorToken: string; origin: string; taskId: string; eventId: string };
+  /** A task whose run waits on an approval, for cancel, pause, resume and comment. */
   activeTask: { taskId: string; runId: string };
+  /** A finished task that positive run starts with a `task_id` continue (contract_hooks.py), instead of a random id's 404. */
+  runTaskId: string;
+  /** Runs that wait for a text answer: the owner's and a widget visitor's, for the two input-answer operations. */
+  textInput: PendingText;
+  widgetTextInput: PendingText;
   /** One flow of each inbound kind, by the operationId that serves it. */
   flows: Record<string, string>;
   /** A real outbound webhook delivery, made to the seed's receiver. */
   deliveryId: string;
   /** Stops the webhook receiver. */
   close(): Promise<void>;
+}
+
+/** A run waiting for a text answer, with the request's ids. */
+export interface PendingText {
+  taskId: string;
+  runId: string;
+  requestId: string;
 }
 
 /** Answers every webhook delivery 204, so deliveries succeed at once instead of retrying. */
@@ -81,12 +96,12 @@ export async function seedContractTenant(db: Db, apiUrl: string): Promise<Contra
     ],
   });
   const agentId = org.agents['agent']!;
-  const http = async (method: string, path: string, body?: unknown, token?: string) => {
+  const http = async (method: string, path: string, body?: unknown, token?: string, agent = agentId) => {
     const res = await fetch(`${apiUrl}${path}`, {
       method,
       headers: {
         'Content-Type': 'application/json',
-        'X-Agent-Id': agentId,
+        'X-Agent-Id': agent,
         Origin: CONTRACT_WIDGET_ORIGIN,
         ...(token ? { Authorization: `Bearer ${token}` } : {}),
       },
@@ -100,22 +115,27 @@ export async function seedContractTenant(db: Db, apiUrl: string): Promise<Contra
     .access_token as string;
   const saveMemory = `/tool save_memory ${JSON.stringify({ content: 'The contract run seeded this memory' })}`;
   const createArtifact = `/tool create_artifact ${JSON.stringify({ kind: 'table', title: 'Cities', content: { columns: ['city'], rows: [['Berlin']] } })}`;
-  const startRun = async (content: string) => {
-    const run = await http('POST', '/api/run', { messages: [{ role: 'user', content }], stream: false }, token);
+  const askText = `/tool request_user_input ${JSON.stringify({ input_type: 'text', prompt: 'Your name?' })}`;
+  const startRun = async (content: string, as = token, path = '/api/run') => {
+    const run = await http('POST', path, { messages: [{ role: 'user', content }], stream: false }, as);
     return { taskId: run.task_id as string, runId: run.id as string };
   };
-  const pendingRequest = async (taskId: string) => {
+  const pendingRequest = async (taskId: string, as = token, prefix = '/api') => {
     let request: Record<string, unknown> | undefined;
     await waitUntil(
       async () => {
-        const pending = await http('GET', `/api/tasks/${taskId}/pending-input`, undefined, token);
+        const pending = await http('GET', `${prefix}/tasks/${taskId}/pending-input`, undefined, as);
         request = pending.request as Record<string, unknown> | undefined;
         return pending.pending === true;
       },
       30_000,
-      'the seeded run to ask for approval',
+      'the seeded run to ask',
     );
     return request!;
+  };
+  const pendingText = async (as = token, prefix = '/api'): Promise<PendingText> => {
+    const run = await startRun(askText, as, `${prefix}/run`);
+    return { ...run, requestId: (await pendingRequest(run.taskId, as, prefix)).request_id as string };
   };
 
   // A finished run: two artifacts, an answered approval, two memories (two of each, so lists have a next page).
@@ -146,6 +166,18 @@ export async function seedContractTenant(db: Db, apiUrl: string): Promise<Contra
     '/api/v1/widget/run',
     { messages: [{ role: 'user', content: 'hello' }], stream: false },
     visitorToken,
+  );
+
+  const visitorRunPath = `/api/runs/${visitorRun.id as string}/events?limit=1`;
+  const visitorEvents = await http('GET', visitorRunPath, undefined, token, org.agents['widget']);
+  const visitorEventId = (visitorEvents.events as { id: string }[])[0]!.id;
+  const textInput = await pendingText();
+  const widgetTextInput = await pendingText(visitorToken, '/api/v1/widget');
+  const runTask = await startRun('Hello');
+  await waitUntil(
+    async () => (await http('GET', `/api/run/${runTask.taskId}/status`, undefined, token)).active === false,
+    30_000,
+    'the seeded run to finish',
   );
 
   // A run waiting for approval: its approval is pending, and its task is the one DELETE may remove.
@@ -209,8 +241,16 @@ export async function seedContractTenant(db: Db, apiUrl: string): Promise<Contra
       listRuns: runs.next_cursor as string,
     },
     eventId: (events.events as { id: string }[])[0]!.id,
-    widget: { visitorToken, origin: CONTRACT_WIDGET_ORIGIN, taskId: visitorRun.task_id as string },
+    widget: {
+      visitorToken,
+      origin: CONTRACT_WIDGET_ORIGIN,
+      taskId: visitorRun.task_id as string,
+      eventId: visitorEventId,
+    },
     activeTask: active,
+    runTaskId: runTask.taskId,
+    textInput,
+    widgetTextInput,
     flows: {
       flowWebhook: flowId('hook'),
       flowEmail: flowId('mail'),
