@@ -5,6 +5,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { stopChild, waitUntil } from '../src/processes/lifecycle.ts';
 import { unmountDisksBelow } from '../src/sandbox/workspace-disk.ts';
+import { serviceEnv } from '../src/processes/service-args.ts';
 import { serviceArgs, type Stack } from '../test/support/stack.ts';
 import { BENCH_PROCESSES } from './build.ts';
 import { freeListenPort } from '../test/support/ports.ts';
@@ -17,7 +18,10 @@ export interface ExtraProcess {
 }
 
 function spawnMain(name: 'api' | 'worker', env: NodeJS.ProcessEnv): ChildProcess {
-  return spawn(process.execPath, serviceArgs(name, BENCH_PROCESSES), { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  return spawn(process.execPath, serviceArgs(name, BENCH_PROCESSES), {
+    env: { ...env, ...serviceEnv(name) },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
 }
 
 /** Shares the stack's database, Temporal, task queue and JWT secret, as a replica on another machine would. */

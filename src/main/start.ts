@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { loadConfigOrExit } from '../config.ts';
-import { tsxServiceArgs } from '../processes/service-args.ts';
+import { serviceEnv, tsxServiceArgs } from '../processes/service-args.ts';
 import { createDb } from '../db/client.ts';
 import { migrate } from '../db/migrate.ts';
 import { createDatabaseIfMissing, ensureDatabase, withDatabase } from '../embedded/postgres.ts';
@@ -76,7 +76,7 @@ const services = (['worker', 'api'] as const).map((name) => {
     name,
     () =>
       spawn(process.execPath, tsxServiceArgs(name), {
-        env: childEnv,
+        env: { ...childEnv, ...serviceEnv(name) },
         stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
       }),
     supervision,

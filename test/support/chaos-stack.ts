@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { projectRoot } from '../../src/config.ts';
-import { tsxServiceArgs } from '../../src/processes/service-args.ts';
+import { serviceEnv, tsxServiceArgs } from '../../src/processes/service-args.ts';
 import { migrate } from '../../src/db/migrate.ts';
 import { canConnect } from '../../src/embedded/postgres.ts';
 import { stopChild, waitUntil } from '../../src/processes/lifecycle.ts';
@@ -139,7 +139,12 @@ export class ChaosStack {
   }
 
   async startService(name: ServiceName): Promise<void> {
-    const child = spawnLogged(process.execPath, tsxServiceArgs(name), this.env, path.join(this.dir, `${name}.log`));
+    const child = spawnLogged(
+      process.execPath,
+      tsxServiceArgs(name),
+      { ...this.env, ...serviceEnv(name) },
+      path.join(this.dir, `${name}.log`),
+    );
     this.services.set(name, child);
     if (name === 'api') {
       await waitUntil(

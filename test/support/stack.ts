@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import pg from 'pg';
 import { loadConfig, projectRoot } from '../../src/config.ts';
-import { tsxServiceArgs } from '../../src/processes/service-args.ts';
+import { serviceEnv, tsxServiceArgs } from '../../src/processes/service-args.ts';
 import { migrate } from '../../src/db/migrate.ts';
 import { ensureDatabase, createDatabaseIfMissing, withDatabase } from '../../src/embedded/postgres.ts';
 import { stopChild, waitUntil } from '../../src/processes/lifecycle.ts';
@@ -48,9 +48,13 @@ export function serviceArgs(name: 'api' | 'worker', mode: ServiceMode): string[]
   const scripts = (
     JSON.parse(readFileSync(path.join(projectRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
   ).scripts;
-  const [node, ...args] = scripts[`start:${name}`]!.split(' ');
-  if (node !== 'node')
-    throw new Error(`package.json start:${name} should start with "node": ${scripts[`start:${name}`]}`);
+  const script = scripts[`start:${name}`]!;
+  const words = script.split(' ');
+  const assignments = words.filter((w) => /^[A-Z_]+=/.test(w));
+  const [node, ...args] = words.slice(assignments.length);
+  const expected = Object.entries(serviceEnv(name)).map(([k, v]) => `${k}=${v}`);
+  if (node !== 'node' || assignments.join(' ') !== expected.join(' '))
+    throw new Error(`package.json start:${name} should be "${[...expected, 'node'].join(' ')} …": ${script}`);
   return args.map((arg) => (arg.startsWith('-') ? arg : path.join(projectRoot, arg)));
 }
 
@@ -154,7 +158,7 @@ function spawnService(
     ? ['--cpu-prof', `--cpu-prof-dir=${process.env.SERVICE_CPU_PROF_DIR}`]
     : [];
   const child = spawn(process.execPath, [...profile, ...serviceArgs(name, mode)], {
-    env,
+    env: { ...env, ...serviceEnv(name) },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   child.on('exit', (code, signal) => {

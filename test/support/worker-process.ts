@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { inject } from 'vitest';
-import { tsxServiceArgs } from '../../src/processes/service-args.ts';
+import { serviceEnv, tsxServiceArgs } from '../../src/processes/service-args.ts';
 import { stopChild } from '../../src/processes/lifecycle.ts';
 import { terminate } from './processes.ts';
 
@@ -23,6 +23,7 @@ export async function startWorkerProcess(taskQueue: string, env: Record<string, 
   const child = spawn(process.execPath, tsxServiceArgs('worker'), {
     env: {
       ...process.env,
+      ...serviceEnv('worker'),
       DATABASE_URL: inject('databaseUrl'),
       TEMPORAL_ADDRESS: inject('temporalAddress'),
       TEMPORAL_TASK_QUEUE: taskQueue,
