@@ -337,7 +337,7 @@ export const envSchema = z.object({
     .min(0)
     .default(5_000)
     .describe(
-      "How often each worker thread checks whether it has gone quiet (busy < 2% since the last check) with garbage left, and then collects it with the GC that hands memory back. Without it a worker whose runs all wait keeps the heap its last burst grew. 0: off (V8's own schedule only).",
+      "How often each worker thread checks whether it has gone quiet (busy < 2% since the last check) with a heap grown 20% since its last such collection, and then collects with the GC that hands memory back. Without it a worker whose runs all wait keeps the heap its last burst grew. 0: off (V8's own schedule only).",
     ),
   WEBHOOK_RETRY_INITIAL_MS: z.coerce
     .number()
