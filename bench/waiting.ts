@@ -15,8 +15,9 @@ import { waitForWorker } from './worker-ready.ts';
  * input (the offline model's `/tool request_user_input` directive), started WAITING_CONCURRENCY (50)
  * at a time; waits until every one waits, answers them all, waits until every one completed. Prints
  * the memory of the worker, the api, the Temporal dev server and the database's PostgreSQL backends
- * at idle, while all wait (twice: soon after the last began to wait, and a minute later) and after, how many runs reached each stage (0 lost is the goal), and the
- * time from the last answer to the last RUN_FINISHED. Asserts nothing. Progress goes to stderr.
+ * at idle, while all wait (twice: soon after the last began to wait, and a minute later) and after,
+ * how many runs reached each stage (0 lost is the goal), and the time from the last answer to the
+ * last RUN_FINISHED. Asserts nothing. Progress goes to stderr.
  */
 const knob = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const RUNS = knob('WAITING_RUNS', 10_000);

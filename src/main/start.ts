@@ -71,17 +71,18 @@ const childEnv = {
   TEMPORAL_ADDRESS: config.temporal.address,
   DATA_DIR: config.dataDir,
 };
-const services = (['worker', 'api'] as const).map((name) => {
-  return new Supervised(
-    name,
-    () =>
-      spawn(process.execPath, tsxServiceArgs(name), {
-        env: { ...childEnv, ...serviceEnv(name) },
-        stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
-      }),
-    supervision,
-  );
-});
+const services = (['worker', 'api'] as const).map(
+  (name) =>
+    new Supervised(
+      name,
+      () =>
+        spawn(process.execPath, tsxServiceArgs(name), {
+          env: { ...childEnv, ...serviceEnv(name) },
+          stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
+        }),
+      supervision,
+    ),
+);
 children.push(...services);
 const apiUrl = `http://${config.api.host}:${config.api.port}`;
 const { host: metricsHost, port: metricsPort } = config.observability.workerMetrics;

@@ -107,12 +107,8 @@ function workflowTaskOptions({
   maxCachedWorkflows,
   maxConcurrentWorkflowTasks,
 }: WorkflowSlots): Partial<WorkerOptions> {
-  if (maxCachedWorkflows === 0)
-    return { maxCachedWorkflows, maxConcurrentWorkflowTaskExecutions: maxConcurrentWorkflowTasks };
-  return {
-    maxCachedWorkflows,
-    maxConcurrentWorkflowTaskExecutions: Math.min(maxConcurrentWorkflowTasks, maxCachedWorkflows),
-  };
+  const cacheBound = maxCachedWorkflows === 0 ? Infinity : maxCachedWorkflows; // 0: no cache, no bound from it
+  return { maxCachedWorkflows, maxConcurrentWorkflowTaskExecutions: Math.min(maxConcurrentWorkflowTasks, cacheBound) };
 }
 
 type WorkflowSlots = Pick<ActivityDeps['config'], 'maxCachedWorkflows' | 'maxConcurrentWorkflowTasks'>;

@@ -143,4 +143,18 @@ describe('docker-compose.yml', () => {
     expect(home.startsWith(`${provider.providers[0]!.options.path}/`)).toBe(true);
     expect(existsSync(path.join(projectRoot, 'deploy', 'grafana', 'dashboards', path.basename(home)))).toBe(true);
   });
+
+  it("runs the api and worker as package.json's start scripts do: the same node flags and environment", () => {
+    const { scripts } = JSON.parse(readFileSync(path.join(projectRoot, 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
+    for (const name of ['api', 'worker'] as const) {
+      const words = scripts[`start:${name}`]!.split(' ');
+      const assignments = words.filter((w) => /^[A-Z_]+=/.test(w));
+      const service = compose().services[name]!;
+      expect(service.command, name).toEqual(words.slice(assignments.length));
+      const env = service.environment as Record<string, string>;
+      for (const [key, value] of assignments.map((a) => a.split('='))) expect(env[key!], `${name} ${key}`).toBe(value);
+    }
+  });
 });
