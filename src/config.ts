@@ -339,6 +339,12 @@ export const envSchema = z.object({
     .describe(
       "How often each worker thread checks whether it has gone quiet (busy < 2% since the last check) with a heap grown 20% since its last such collection, and then collects with the GC that hands memory back. Without it a worker whose runs all wait keeps the heap its last burst grew. 0: off (V8's own schedule only).",
     ),
+  WORKER_WORKFLOW_STACK_TRACES: z
+    .enum(['true', 'false'])
+    .default('false')
+    .describe(
+      "`true`: the SDK records where every promise of a workflow was made, so the Temporal UI's Stack Trace tab (the `__stack_trace` query) shows where a run waits. It costs about a sixth of the worker's CPU per run (a stack trace mapped through the source map per promise), so it is off unless you are chasing a stuck run; a run's status and events say what it waits for either way.",
+    ),
   WEBHOOK_RETRY_INITIAL_MS: z.coerce
     .number()
     .int()

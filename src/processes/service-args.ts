@@ -12,14 +12,14 @@ export function serviceEnv(name: 'api' | 'worker'): Record<string, string> {
 
 /**
  * The node arguments that run the api or worker from source under the tsx loader (`npm start`, the tests), with the
- * flags its start command in package.json gives it: the worker collects its garbage when quiet (src/worker/quiet-gc.ts).
+ * flags its start command in package.json gives it: the worker's threads load src/worker/thread-preload.ts.
  */
 export function tsxServiceArgs(name: 'api' | 'worker'): string[] {
-  const quietGc = ['--expose-gc', '--import', path.join(projectRoot, 'src', 'worker', 'quiet-gc.ts')];
+  const preload = ['--expose-gc', '--import', path.join(projectRoot, 'src', 'worker', 'thread-preload.ts')];
   return [
     '--import',
     'tsx',
-    ...(name === 'worker' ? quietGc : []),
+    ...(name === 'worker' ? preload : []),
     path.join(projectRoot, 'src', 'main', `${name}.ts`),
   ];
 }

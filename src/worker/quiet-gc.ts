@@ -2,10 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { getHeapStatistics } from 'node:v8';
 
 /**
- * Loaded with `--import` (with `--expose-gc`) by the worker's start commands, so that it runs in every thread of the
- * worker process: the main one and the SDK's workflow threads, which run no other code of ours outside the sandbox.
- *
- * A worker whose runs all wait allocates nothing, so V8 never collects again, and the process keeps the heap its last
+ * Runs in every thread of the worker process (thread-preload.ts). A worker whose runs all wait allocates nothing, so V8 never collects again, and the process keeps the heap its last
  * burst of work grew (10,000 runs that began to wait: 754 MiB instead of 337). Each thread checks every
  * WORKER_QUIET_GC_MS whether it was busy less than 2% of that time with a heap 20% (and 8 MiB) larger than after its
  * last such collection; then it collects with the GC that also shrinks the heap and hands the pages back.
