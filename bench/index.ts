@@ -316,6 +316,19 @@ try {
         note: `${sums.peak.toFixed(0)} MiB`,
       });
       if (c === 50) workerAt50 = Math.max(workerAt50 ?? 0, sums.peak);
+      if (model === 'instant') {
+        // Every process a run costs, ours (api, worker, Temporal, PostgreSQL, the HTTP client) against the floor's.
+        const sum = (cpu: Record<string, number>) => Object.values(cpu).reduce((a, b) => a + b, 0) / total;
+        const [oursMs, floorMs] = [sum(sums.cpu), sum(floorTotals.cpu)];
+        targets.push({
+          metric: `CPU per run at ${c} concurrent, instant model, all processes`,
+          ours: `${oursMs.toFixed(1)} ms`,
+          floor: `${floorMs.toFixed(1)} ms`,
+          ratio: ratio(oursMs / floorMs),
+          target: '≤ 1.3×',
+          met: oursMs / floorMs <= 1.3,
+        });
+      }
       const ok = sums.incomplete === 0 && sums.lost === 0 && sums.misordered === 0;
       targets.push({
         metric: `throughput at ${c} concurrent (${total} runs), ${model} model`,
