@@ -1,3 +1,4 @@
+import { Client, Connection } from '@temporalio/client';
 import { createDb, poolOf } from '../src/db/client.ts';
 import { fairnessFlags } from '../src/embedded/temporal-dev-server.ts';
 import { startStack, type Stack } from '../test/support/stack.ts';
@@ -6,6 +7,7 @@ import { BENCH_PROCESSES, prepareBenchProcesses } from './build.ts';
 import { busyProcesses, describeMachine, loadAverage } from './machine.ts';
 import { inFlight } from './pool.ts';
 import { timedRun } from './run-latency.ts';
+import { describeLegs, runLegs, type Legs } from './run-legs.ts';
 import { BENCH_STACK_ENV } from './stack-env.ts';
 import { distribution, fmt, markdownTable, percentile, ratio, renderTable, type Row } from './stats.ts';
 import { createBenchTenant } from './tenant.ts';
@@ -61,6 +63,9 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** One of B's runs: ms from just before its POST. */
 interface BTiming {
+  runId: string;
+  /** Epoch ms, just before its POST. */
+  startedAt: number;
   runStarted: number;
   /** The first event the worker wrote (RUN_STARTED and the first STATE_SNAPSHOT come from the api, with the run). */
   firstFromWorker: number;
@@ -88,18 +93,20 @@ interface PhaseResult {
   setting: string;
   idle: BSeries;
   burst: BSeries;
+  /** Where B's runs spent their time, from their workflow histories. */
+  legs: { idle: Legs[]; burst: Legs[] };
   a: AOutcome;
 }
 
 /** One of B's runs, its frames stamped on arrival; `runStarted` and `runFinished` in ms from just before its POST. */
 async function bRun(
   b: BenchCaller,
-): Promise<{ startedAt: number; runStarted: number; runFinished: number; frames: TimedFrame[] }> {
+): Promise<{ runId: string; startedAt: number; runStarted: number; runFinished: number; frames: TimedFrame[] }> {
   if (B_KIND === 'streamed') return timedRun(b, B_MESSAGE);
   const startedAt = Date.now();
   const res = await request(b, 'POST', '/api/run/async', { messages: [{ role: 'user', content: B_MESSAGE }] });
   if (res.status !== 202) throw new Error(`POST /api/run/async: ${res.status} ${await res.text()}`);
-  const { task_id } = (await res.json()) as { task_id: string };
+  const { task_id, run_id } = (await res.json()) as { task_id: string; run_id: string };
   // The task stream starts from the run's first event, so RUN_STARTED is read even when stored before it opened.
   const frames = await readTimedSse(await request(b, 'GET', `/api/tasks/${task_id}/stream`));
   const at = (type: string) => {
@@ -107,7 +114,7 @@ async function bRun(
     if (!frame) throw new Error(`run stream had no ${type}`);
     return frame.receivedAt - startedAt;
   };
-  return { startedAt, runStarted: at('RUN_STARTED'), runFinished: at('RUN_FINISHED'), frames };
+  return { runId: run_id, startedAt, runStarted: at('RUN_STARTED'), runFinished: at('RUN_FINISHED'), frames };
 }
 
 const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
@@ -137,6 +144,8 @@ async function bSeries(b: BenchCaller, count: number, aOpen?: () => Promise<numb
         async (t) => {
           const fromWorker = t.frames.filter((f) => f.type !== 'HEARTBEAT')[2];
           return {
+            runId: t.runId,
+            startedAt: t.startedAt,
             runStarted: t.runStarted,
             firstFromWorker: fromWorker ? fromWorker.receivedAt - t.startedAt : Number.NaN,
             runFinished: t.runFinished,
@@ -218,12 +227,25 @@ async function phase(setting: string): Promise<PhaseResult> {
        WHERE t.org_id = $1 AND e.type = 'RUN_FINISHED'`,
       [orgA.orgId],
     );
+    const temporal = new Client({ connection: await Connection.connect({ address: stack.temporalAddress }) });
+    const legsOf = (series: BSeries) =>
+      runLegs(
+        temporal,
+        series.timings.map((t) => ({
+          workflowId: t.runId,
+          startedAt: t.startedAt,
+          doneAt: t.startedAt + t.runFinished,
+        })),
+      );
+    const legs = { idle: await legsOf(idle), burst: await legsOf(burst) };
+    await temporal.connection.close();
     // The warm-up's runs are A's too: counted out of the outcome.
     for (const [status, n] of Object.entries(warmUpRuns)) byStatus[status] = (byStatus[status] ?? 0) - n;
     return {
       setting,
       idle,
       burst,
+      legs,
       a: {
         submitted: BURST,
         refused: refused.length,
@@ -292,6 +314,19 @@ try {
       const { text, p95 } = ratios(idle, burst);
       summary.push([label, `B: POST → ${what}`, text, p95 <= 1.5 ? 'yes' : '**no**']);
     }
+    const p95 = (samples: number[]) =>
+      percentile(
+        [...samples].sort((x, y) => x - y),
+        95,
+      );
+    for (const [when, legs] of [
+      ['idle', r.legs.idle],
+      ["during A's burst", r.legs.burst],
+    ] as const)
+      details.push(
+        { section: r.setting, metric: `B's legs ${when}, median ms`, n: legs.length, note: describeLegs(legs) },
+        { section: r.setting, metric: `B's legs ${when}, p95 ms`, n: legs.length, note: describeLegs(legs, p95) },
+      );
     const open = r.burst.timings.map((t) => t.aOpen ?? 0);
     const outcome = Object.entries(r.a.byStatus)
       .filter(([, n]) => n !== 0)

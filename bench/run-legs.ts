@@ -7,11 +7,12 @@ import { median } from './stats.ts';
 const Event = proto.temporal.api.enums.v1.EventType;
 
 /** Where one run's time went, from its client's clock and its workflow history's event times (ms). */
-interface Legs {
+export interface Legs {
   'client → workflow started': number;
   '1st workflow task: waiting for the worker': number;
   '1st workflow task: worker': number;
-  'activity: scheduled → completed': number;
+  'activity: waiting for the worker': number;
+  'activity: started → completed': number;
   '2nd workflow task: waiting for the worker': number;
   '2nd workflow task → workflow completed': number;
   /** Floor: its result reaching the client. Ours: RUN_FINISHED reaching the client, which it can before the workflow completes. */
@@ -28,13 +29,27 @@ export async function medianLegs(
   floor: FloorSample[],
   ours: RunTiming[],
 ): Promise<{ floor: string; ours: string }> {
-  const floorLegs = await Promise.all(
-    floor.map((s) => legsOf(client, s.workflowId, s.startedAt, s.startedAt + s.result)),
+  const floorLegs = await runLegs(
+    client,
+    floor.map((s) => ({ workflowId: s.workflowId, startedAt: s.startedAt, doneAt: s.startedAt + s.result })),
   );
-  const oursLegs = await Promise.all(
-    ours.map((t) => legsOf(client, t.runId, t.startedAt, t.startedAt + t.runFinished)),
+  const oursLegs = await runLegs(
+    client,
+    ours.map((t) => ({ workflowId: t.runId, startedAt: t.startedAt, doneAt: t.startedAt + t.runFinished })),
   );
-  return { floor: describe(floorLegs), ours: describe(oursLegs) };
+  return { floor: describeLegs(floorLegs), ours: describeLegs(oursLegs) };
+}
+
+/** A run the client timed: its workflow, when the client started it and when it saw its end (epoch ms). */
+export interface ClientTimedRun {
+  workflowId: string;
+  startedAt: number;
+  doneAt: number;
+}
+
+/** Each run's legs, from its workflow history. */
+export function runLegs(client: Client, runs: ClientTimedRun[]): Promise<Legs[]> {
+  return Promise.all(runs.map((r) => legsOf(client, r.workflowId, r.startedAt, r.doneAt)));
 }
 
 async function legsOf(client: Client, workflowId: string, startedAt: number, clientDoneAt: number): Promise<Legs> {
@@ -55,15 +70,18 @@ async function legsOf(client: Client, workflowId: string, startedAt: number, cli
     'client → workflow started': at(Event.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED) - startedAt,
     '1st workflow task: waiting for the worker': first.started - first.scheduled,
     '1st workflow task: worker': first.completed - first.started,
-    'activity: scheduled → completed':
-      at(Event.EVENT_TYPE_ACTIVITY_TASK_COMPLETED) - at(Event.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED),
+    'activity: waiting for the worker':
+      at(Event.EVENT_TYPE_ACTIVITY_TASK_STARTED) - at(Event.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED),
+    'activity: started → completed':
+      at(Event.EVENT_TYPE_ACTIVITY_TASK_COMPLETED) - at(Event.EVENT_TYPE_ACTIVITY_TASK_STARTED),
     '2nd workflow task: waiting for the worker': second.started - second.scheduled,
     '2nd workflow task → workflow completed': completed - second.started,
     'workflow completed → client': clientDoneAt - completed,
   };
 }
 
-function describe(runs: Legs[]): string {
+/** "leg ms; …", each leg's median over the runs, or another statistic of them. */
+export function describeLegs(runs: Legs[], stat: (samples: number[]) => number = median): string {
   const names = Object.keys(runs[0] ?? {}) as (keyof Legs)[];
-  return names.map((name) => `${name} ${median(runs.map((r) => r[name])).toFixed(0)}`).join('; ');
+  return names.map((name) => `${name} ${stat(runs.map((r) => r[name])).toFixed(0)}`).join('; ');
 }
