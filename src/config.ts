@@ -128,7 +128,7 @@ export const envSchema = z.object({
     .positive()
     .default(4)
     .describe(
-      "Run starts of one org an api process works on at once (storing the run, starting its workflow); the org's others wait their turn there, so one org's burst does not hold up another org's start.",
+      "Run starts of one org an api process works on at once, in two turns (authenticating the request; storing the run and starting its workflow); the org's others wait their turn there, so one org's burst of requests does not fill the database pool ahead of another org's start.",
     ),
   RATE_LIMIT_TASKS_PER_MINUTE: z.coerce
     .number()

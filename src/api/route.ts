@@ -99,15 +99,25 @@ export function expressPath(openApiPath: string): string {
 export function mountRoutes(router: Router, routes: RouteSpec[], deps: ApiDeps): void {
   for (const route of routes) {
     const chain: RequestHandler[] = [];
+    const startsRuns = route.rateLimit === 'runs';
     if (route.auth === 'visitor') chain.push(authenticateVisitor(deps));
     else if (route.auth !== 'none')
       chain.push(
-        authenticate(deps.tokens, deps.db, { allowCookie: route.cookie ?? false, withAgent: route.auth === 'agent' }),
+        authenticate(deps.tokens, deps.db, {
+          allowCookie: route.cookie ?? false,
+          withAgent: route.auth === 'agent',
+          ...(startsRuns ? { startGate: deps.startGate } : {}),
+        }),
       );
     // Right after authentication: every authenticated request counts, even one refused later.
     for (const cls of rateLimitClassesOf(route)) chain.push(rateLimit(deps.rateLimits, cls));
     if (route.auth === 'agent') chain.push(requireAgent(deps.db));
     chain.push(...(route.before?.(deps) ?? []));
+    if (startsRuns)
+      chain.push((req, _res, next) => {
+        req.releaseStartPlace?.(); // the start itself takes a place again (start-run.ts)
+        next();
+      });
     chain.push(async (req, res) => {
       req.body = withoutNul(req.body);
       const ctx: RouteContext<unknown, unknown, unknown> = {

@@ -213,6 +213,28 @@ describe('a run whose workflow is reset in Temporal (the Web UI\'s "Reset")', ()
   });
 });
 
+describe("an org's places for run starts in one api (RUN_STARTS_IN_FLIGHT_PER_ORG, 4)", () => {
+  // A run-start request holds one of its org's places while it is authenticated; a refused one must give it back,
+  // or an org's fifth refused start would leave its next starts waiting for ever.
+  it('are given back by starts refused after authentication, so the next start goes on', async () => {
+    const stranger = { token: member.token, agentId: `agent_${randomUUID().replaceAll('-', '')}` };
+    for (let i = 0; i < 6; i++) {
+      const res = await call('POST', '/api/run/async', { ...stranger, body: askText });
+      expect(res.status).toBe(404);
+    }
+    const started = await call('POST', '/api/run/async', {
+      token: member.token,
+      agentId: member.agentId,
+      body: askText,
+    });
+    expect(started.status).toBe(202);
+    const { task_id } = (await started.json()) as { task_id: string };
+    const cancel = await call('POST', `/api/tasks/${task_id}/cancel`, { token: member.token, agentId: member.agentId });
+    expect(cancel.status, await cancel.clone().text()).toBe(200);
+    await waitForStatus(member, task_id, 'cancelled');
+  });
+});
+
 describe('setting the limit', () => {
   it("is the operator's: the org's admins see it in GET /api/admin/org and cannot set it with POST /api/admin/apply", async () => {
     const config = await call('GET', '/api/admin/org', { token: owner });

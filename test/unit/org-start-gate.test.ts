@@ -42,4 +42,28 @@ describe('OrgStartGate', () => {
     await expect(gate.run('org-a', () => Promise.reject(new Error('refused')))).rejects.toThrow('refused');
     expect(await gate.run('org-a', () => Promise.resolve('next'))).toBe('next');
   });
+
+  it('hold: a place taken until released, once however often the release is called', async () => {
+    const gate = new OrgStartGate(1);
+    const release = await gate.hold('org-a');
+    let second = false;
+    const next = gate.hold('org-a').then((r) => {
+      second = true;
+      return r;
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(second).toBe(false);
+    expect(await gate.run('org-b', () => Promise.resolve('b'))).toBe('b');
+    release();
+    release();
+    const releaseNext = await next;
+    // The second release gave back no place: a third holder waits for the second's.
+    let third = false;
+    void gate.hold('org-a').then(() => (third = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(third).toBe(false);
+    releaseNext();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(third).toBe(true);
+  });
 });

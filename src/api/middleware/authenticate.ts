@@ -1,3 +1,4 @@
+import { finished } from 'node:stream';
 import { parse as parseCookies } from 'cookie';
 import type { Request, RequestHandler } from 'express';
 import type { Db } from '../../db/client.ts';
@@ -7,6 +8,7 @@ import { InvalidTokenError, type TokenClaims, type TokenService } from '../../au
 import type { AgentContext, Caller } from '../../auth/caller.ts';
 import { forbidden, invalidValue, unauthorized } from '../errors.ts';
 import { loadUsableAgent, usableAgent } from '../services/agent-access.ts';
+import type { OrgStartGate } from '../services/org-start-gate.ts';
 
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace
@@ -16,6 +18,8 @@ declare global {
       agent?: AgentContext;
       /** The agent of `X-Agent-Id` (null: none such) as authentication read it with the caller; requireAgent checks it. */
       agentRead?: { agent: AgentForUser | null; orgCreditBalance: bigint; orgMaxConcurrentRuns: number | null };
+      /** Gives back the org's start place authentication took (`startGate`); route.ts calls it before the handler. */
+      releaseStartPlace?: () => void;
     }
   }
 }
@@ -34,9 +38,18 @@ export const SESSION_COOKIE = 'auth_session';
 export function authenticate(
   tokens: TokenService,
   db: Db,
-  { allowCookie = false, withAgent = false } = {},
+  {
+    allowCookie = false,
+    withAgent = false,
+    startGate,
+  }: {
+    allowCookie?: boolean;
+    withAgent?: boolean;
+    /** A run-start route: the reads below wait for a place among the org's starts (org-start-gate.ts). */
+    startGate?: OrgStartGate;
+  } = {},
 ): RequestHandler {
-  return async (req, _res, next) => {
+  return async (req, res, next) => {
     const header = req.get('authorization');
     let token: string | undefined;
     if (header) {
@@ -56,6 +69,12 @@ export function authenticate(
     }
     // A widget visitor token opens the widget gateway only (src/api/widget/visitor-auth.ts).
     if (claims.widget) throw forbidden('A widget visitor token is only valid on /api/v1/widget/* endpoints');
+    if (startGate) {
+      // By the token's org (signed, so no one takes another org's places): one org's flood of starts
+      // then cannot fill the database pool with its callers' reads ahead of other orgs' requests.
+      req.releaseStartPlace = await startGate.hold(claims.orgId);
+      finished(res, req.releaseStartPlace); // refused on the way (401, 429) or gone: given back with the response
+    }
     const agentId = withAgent ? agentIdOf(req) : undefined;
     if (agentId === undefined) {
       req.caller = await currentCaller(db, claims);

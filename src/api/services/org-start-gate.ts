@@ -6,6 +6,8 @@ import pLimit, { type LimitFunction } from 'p-limit';
  * another org's start goes straight on: without it one org's hundreds of POSTs in flight fill the
  * process's database pool and every other org's start waits behind them. Not a queue of runs: each
  * start still completes within its request; past the start, Temporal's fairness keys take over.
+ * A run-start request passes it twice, never holding both: while it is authenticated (hold: the
+ * caller's and rate limit's reads, route.ts) and while it starts the run (run).
  */
 export class OrgStartGate {
   private readonly limits = new Map<string, LimitFunction>();
@@ -25,5 +27,10 @@ export class OrgStartGate {
       if (limit.activeCount === 0 && limit.pendingCount === 0 && this.limits.get(orgId) === limit)
         this.limits.delete(orgId);
     }
+  }
+
+  /** Takes one of the org's places until the returned release is called (again: nothing). */
+  hold(orgId: string): Promise<() => void> {
+    return new Promise((held) => void this.run(orgId, () => new Promise<void>((release) => held(() => release()))));
   }
 }
