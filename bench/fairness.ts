@@ -9,7 +9,7 @@ import { inFlight } from './pool.ts';
 import { timedRun } from './run-latency.ts';
 import { describeLegs, runLegs, type Legs } from './run-legs.ts';
 import { BENCH_STACK_ENV } from './stack-env.ts';
-import { distribution, fmt, markdownTable, percentile, ratio, renderTable, type Row } from './stats.ts';
+import { distribution, fmt, markdownTable, percentileOf, ratio, renderTable, type Row } from './stats.ts';
 import { createBenchTenant } from './tenant.ts';
 import { waitForWorker } from './worker-ready.ts';
 
@@ -268,12 +268,7 @@ const pick = (s: BSeries, key: 'runStarted' | 'firstFromWorker' | 'runFinished')
 
 /** "p50 / p95 / max" of burst ÷ idle. */
 function ratios(idle: number[], burst: number[]): { text: string; p95: number } {
-  const at = (samples: number[], p: number) =>
-    percentile(
-      [...samples].sort((x, y) => x - y),
-      p,
-    );
-  const r = [50, 95, 100].map((p) => at(burst, p) / at(idle, p));
+  const r = [50, 95, 100].map((p) => percentileOf(burst, p) / percentileOf(idle, p));
   return { text: r.map(ratio).join(' / '), p95: r[1]! };
 }
 
@@ -314,11 +309,7 @@ try {
       const { text, p95 } = ratios(idle, burst);
       summary.push([label, `B: POST → ${what}`, text, p95 <= 1.5 ? 'yes' : '**no**']);
     }
-    const p95 = (samples: number[]) =>
-      percentile(
-        [...samples].sort((x, y) => x - y),
-        95,
-      );
+    const p95 = (samples: number[]) => percentileOf(samples, 95);
     for (const [when, legs] of [
       ['idle', r.legs.idle],
       ["during A's burst", r.legs.burst],

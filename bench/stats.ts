@@ -81,9 +81,11 @@ export function renderTargets(rows: TargetRow[]): string {
   return markdownTable(header, lines, [1, 2, 3]);
 }
 
-export const median = (samples: number[]) =>
+/** Nearest-rank percentile of unsorted samples. */
+export const percentileOf = (samples: number[], p: number) =>
   percentile(
     [...samples].sort((a, b) => a - b),
-    50,
+    p,
   );
+export const median = (samples: number[]) => percentileOf(samples, 50);
 export const ratio = (x: number) => `${x.toFixed(2)}×`;

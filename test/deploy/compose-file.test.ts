@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { projectRoot } from '../../src/config.ts';
 import { dependencies, parseCompose, readCompose, startOrder, type ComposeFile } from '../support/compose.ts';
+import { startScript } from '../support/start-scripts.ts';
 
 /**
  * docker-compose.yml against the Compose Specification's JSON schema. The schema is vendored:
@@ -145,16 +146,12 @@ describe('docker-compose.yml', () => {
   });
 
   it("runs the api and worker as package.json's start scripts do: the same node flags and environment", () => {
-    const { scripts } = JSON.parse(readFileSync(path.join(projectRoot, 'package.json'), 'utf8')) as {
-      scripts: Record<string, string>;
-    };
     for (const name of ['api', 'worker'] as const) {
-      const words = scripts[`start:${name}`]!.split(' ');
-      const assignments = words.filter((w) => /^[A-Z_]+=/.test(w));
+      const script = startScript(name);
       const service = compose().services[name]!;
-      expect(service.command, name).toEqual(words.slice(assignments.length));
+      expect(service.command, name).toEqual(script.command);
       const env = service.environment as Record<string, string>;
-      for (const [key, value] of assignments.map((a) => a.split('='))) expect(env[key!], `${name} ${key}`).toBe(value);
+      for (const [key, value] of script.env) expect(env[key], `${name} ${key}`).toBe(value);
     }
   });
 });

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -14,6 +14,7 @@ import { ensureTemporalBinary, fairnessFlags } from '../../src/embedded/temporal
 import { unmountDisksBelow } from '../../src/sandbox/workspace-disk.ts';
 import { runSearchAttributes } from '../../src/shared/search-attributes.ts';
 import { freeListenPort } from './ports.ts';
+import { startScript } from './start-scripts.ts';
 
 /**
  * Every stack's throwaway database is named `ars_test_…` (a bench's `ars_test_bench_…`): stacks
@@ -45,16 +46,12 @@ export type ServiceMode = 'tsx' | 'compiled';
 /** The node arguments that start the api or worker in `mode`. */
 export function serviceArgs(name: 'api' | 'worker', mode: ServiceMode): string[] {
   if (mode === 'tsx') return tsxServiceArgs(name);
-  const scripts = (
-    JSON.parse(readFileSync(path.join(projectRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
-  ).scripts;
-  const script = scripts[`start:${name}`]!;
-  const words = script.split(' ');
-  const assignments = words.filter((w) => /^[A-Z_]+=/.test(w));
-  const [node, ...args] = words.slice(assignments.length);
+  const script = startScript(name);
+  const [node, ...args] = script.command;
+  const assigned = script.env.map(([k, v]) => `${k}=${v}`).join(' ');
   const expected = Object.entries(serviceEnv(name)).map(([k, v]) => `${k}=${v}`);
-  if (node !== 'node' || assignments.join(' ') !== expected.join(' '))
-    throw new Error(`package.json start:${name} should be "${[...expected, 'node'].join(' ')} …": ${script}`);
+  if (node !== 'node' || assigned !== expected.join(' '))
+    throw new Error(`package.json start:${name} should be "${[...expected, 'node'].join(' ')} …": ${script.text}`);
   return args.map((arg) => (arg.startsWith('-') ? arg : path.join(projectRoot, arg)));
 }
 
