@@ -76,6 +76,38 @@ describe('the local-activity floor (npm run bench:local-floor), shrunk', () => {
   }, 120_000);
 });
 
+describe('what our run costs the Temporal server (npm run bench:temporal-cost), shrunk', () => {
+  it('prints every variant with its rate and CPU, and what one of its workflows left on the server', async () => {
+    const { code, stdout, stderr } = await runScript('bench/temporal-cost.ts', [], {
+      TEMPORAL_COST_ROUNDS: '1',
+      TEMPORAL_COST_RUNS: '6',
+      TEMPORAL_COST_CONCURRENCY: '3',
+    });
+    expect(code, `${stdout}\n${stderr.slice(-4000)}`).toBe(0);
+    const row = (label: string) => {
+      const line = stdout.split('\n').find((l) => l.startsWith(`${label} `));
+      expect(line, stdout).toMatch(
+        / [\d.]+ runs\/s; CPU ms per run: Temporal dev server [\d.]+, bench \(worker and client\) [\d.]+; server holds: /,
+      );
+      return line!.slice(line!.indexOf('server holds: '));
+    };
+    // The bare floor: 11 events, nothing of ours; each variant adds what its label says.
+    expect(row('the floor')).toBe(
+      'server holds: 11 events, 0 search attributes, RunStatus -, details none, input 0 B, priority 0',
+    );
+    expect(row('+ priority and fairness key')).toContain('priority 1');
+    expect(row('+ input payload')).toMatch(/input [1-9]\d+ B/);
+    expect(row('+ search attributes')).toContain('5 search attributes, RunStatus executing, details none');
+    expect(row('+ summary and details')).toMatch(/0 search attributes, RunStatus -, details \d+ chars/);
+    expect(row('+ RunStatus change and details at the end')).toContain(
+      '12 events, 5 search attributes, RunStatus completed',
+    );
+    expect(row('all of them (our run on the server)')).toMatch(
+      /12 events, 5 search attributes, RunStatus completed, details \d+ chars, input [1-9]\d+ B, priority 1/,
+    );
+  }, 120_000);
+});
+
 describe('BENCH_TEMPORAL_CPU (capTemporalCpu)', () => {
   const cpuGroup = (pid: number) =>
     readFileSync(`/proc/${pid}/cgroup`, 'utf8')

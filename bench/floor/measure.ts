@@ -1,13 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, type WorkflowStartOptions } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { inFlight } from '../pool.ts';
 import * as activities from './activities.ts';
-import type { floorWorkflow, localFloorWorkflow } from './workflows.ts';
 
-/** The floor's workflow, or the same with a local activity (bench/local-floor.ts). */
-export type FloorWorkflowType = 'floorWorkflow' | 'localFloorWorkflow';
+/** The floor's workflow, the same with a local activity (bench/local-floor.ts), or with our run's end (bench/temporal-cost.ts). */
+export type FloorWorkflowType = keyof typeof import('./workflows.ts');
+
+/** What a start may add to the bare one (search attributes, metadata, priority: bench/temporal-cost.ts). */
+export type FloorStartExtras = Pick<
+  WorkflowStartOptions,
+  'typedSearchAttributes' | 'staticSummary' | 'staticDetails' | 'priority' | 'args'
+>;
 
 export interface FloorSample {
   workflowId: string;
@@ -47,10 +52,12 @@ export class Floor {
   }
 
   /** One bare workflow, timed from just before the client's start call. */
-  async once(workflowType: FloorWorkflowType = 'floorWorkflow'): Promise<FloorSample> {
+  async once(workflowType: FloorWorkflowType = 'floorWorkflow', extras: FloorStartExtras = {}): Promise<FloorSample> {
     const t0 = Date.now();
     const workflowId = `floor-${randomBytes(6).toString('hex')}`;
-    const handle = await this.client.workflow.start<typeof floorWorkflow | typeof localFloorWorkflow>(workflowType, {
+    const handle = await this.client.workflow.start(workflowType, {
+      args: [],
+      ...extras,
       taskQueue: this.taskQueue,
       workflowId,
     });
@@ -63,8 +70,9 @@ export class Floor {
     total: number,
     concurrency: number,
     workflowType: FloorWorkflowType = 'floorWorkflow',
+    extras: FloorStartExtras = {},
   ): Promise<number> {
-    const { results, wallMs } = await inFlight(total, concurrency, () => this.once(workflowType));
+    const { results, wallMs } = await inFlight(total, concurrency, () => this.once(workflowType, extras));
     const failed = results.filter((r) => r.status === 'rejected').length;
     if (failed > 0) throw new Error(`${failed} floor workflows failed`);
     return wallMs;

@@ -1,4 +1,5 @@
-import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
+import { proxyActivities, proxyLocalActivities, setCurrentDetails, upsertSearchAttributes } from '@temporalio/workflow';
+import { RunStatusAttr } from '../../src/shared/search-attributes.ts';
 import type { FloorActivities } from './activities.ts';
 
 const { floorActivity } = proxyActivities<FloorActivities>({ startToCloseTimeout: '1 minute' });
@@ -19,4 +20,15 @@ export async function floorWorkflow(): Promise<number> {
  */
 export async function localFloorWorkflow(): Promise<number> {
   return await local.floorActivity();
+}
+
+/**
+ * The floor plus what our run adds on the server's side at its end: the `RunStatus` search
+ * attribute's change and the current details (bench/temporal-cost.ts).
+ */
+export async function floorWithEndWorkflow(): Promise<number> {
+  const started = await floorActivity();
+  upsertSearchAttributes([{ key: RunStatusAttr, value: 'completed' }]);
+  setCurrentDetails(`**Run** status: \`completed\``);
+  return started;
 }
