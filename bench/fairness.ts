@@ -1,6 +1,6 @@
 import { Client, Connection } from '@temporalio/client';
 import { createDb, poolOf } from '../src/db/client.ts';
-import { devServerFlags, dispatchFlags } from '../src/embedded/temporal-dev-server.ts';
+import { fairnessFlags } from '../src/embedded/temporal-dev-server.ts';
 import { startStack, type Stack } from '../test/support/stack.ts';
 import { exchangeKey, readTimedSse, request, type BenchCaller, type TimedFrame } from './client.ts';
 import { BENCH_PROCESSES, prepareBenchProcesses } from './build.ts';
@@ -46,13 +46,12 @@ if (B_KIND !== 'streamed' && B_KIND !== 'background')
 const A_MESSAGE = 'Summarize the quarterly numbers.';
 
 const SERVERS: Record<string, { label: string; flags: string[] }> = {
-  fair: { label: 'fairness on (matching.enableFairness, as npm start and compose run it)', flags: devServerFlags() },
+  fair: { label: 'fairness on (matching.enableFairness, as npm start and compose run it)', flags: fairnessFlags() },
   priority: {
     label: 'priority keys only (matching.useNewMatcher), no fairness',
-    flags: ['--dynamic-config-value', 'matching.useNewMatcher=true', ...dispatchFlags()],
+    flags: ['--dynamic-config-value', 'matching.useNewMatcher=true'],
   },
-  // Our transfer-queue read rate stays: the comparison is about the task queue's order.
-  off: { label: 'a stock server: neither (first come, first served)', flags: dispatchFlags() },
+  off: { label: 'a stock server: neither (first come, first served)', flags: [] },
 };
 const SETTINGS = (process.env.FAIRNESS_SERVERS ?? 'fair,off').split(',').map((s) => s.trim());
 for (const s of SETTINGS)

@@ -1,6 +1,6 @@
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
-import { ensureTemporalBinary, devServerFlags } from '../src/embedded/temporal-dev-server.ts';
+import { ensureTemporalBinary, fairnessFlags } from '../src/embedded/temporal-dev-server.ts';
 import { runPriority } from '../src/shared/run-priority.ts';
 import {
   AgentIdAttr,
@@ -125,7 +125,7 @@ const env = await TestWorkflowEnvironment.createLocal({
     executable: { type: 'existing-path', path: ensureTemporalBinary() },
     searchAttributes: runSearchAttributes,
     ip: '127.0.0.1',
-    extraArgs: devServerFlags(),
+    extraArgs: fairnessFlags(),
     log: { format: 'pretty', level: 'error' },
   },
 });

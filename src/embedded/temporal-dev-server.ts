@@ -68,21 +68,6 @@ export function fairnessFlags(): string[] {
   ].flatMap((value) => ['--dynamic-config-value', value]);
 }
 
-/**
- * The dev server has one history shard, whose transfer queue (a workflow's new task on its way to
- * matching) is read at most 20 times a second by default: under load every workflow task waited
- * ~50 ms there before any priority applied (bench:fairness: a streamed run's second task 61–68 →
- * 34–39 ms median). At idle a read happens only when a task is written, so this costs nothing then.
- */
-export function dispatchFlags(): string[] {
-  return ['--dynamic-config-value', 'history.transferProcessorMaxPollRPS=200'];
-}
-
-/** Every dynamic-config flag our dev server starts with (npm start, the tests, the benches). */
-export function devServerFlags(): string[] {
-  return [...fairnessFlags(), ...dispatchFlags()];
-}
-
 export interface DevServerOptions {
   binary: string;
   port: number;
@@ -109,7 +94,7 @@ export function startDevServer(opts: DevServerOptions): ChildProcess {
     '--log-level',
     'error',
     ...searchAttributeFlags(),
-    ...devServerFlags(),
+    ...fairnessFlags(),
     ...(opts.uiPort ? ['--ui-port', String(opts.uiPort)] : ['--headless']),
   ];
   return spawn(opts.binary, args, { stdio: ['ignore', 'inherit', 'inherit'] });

@@ -7,7 +7,7 @@ import { parse } from 'yaml';
 import { projectRoot } from '../../src/config.ts';
 import { dependencies, parseCompose, readCompose, startOrder, type ComposeFile } from '../support/compose.ts';
 import { startScript } from '../support/start-scripts.ts';
-import { devServerFlags } from '../../src/embedded/temporal-dev-server.ts';
+import { fairnessFlags } from '../../src/embedded/temporal-dev-server.ts';
 
 /**
  * docker-compose.yml against the Compose Specification's JSON schema. The schema is vendored:
@@ -156,7 +156,7 @@ describe('docker-compose.yml', () => {
     }
   });
 
-  it("gives its Temporal server the dev server's dynamic config (fairness, one partition, the transfer queue's read rate)", () => {
+  it("gives its Temporal server the dev server's dynamic config (fairness, one partition per task queue)", () => {
     const file = compose().services.temporal!.volumes?.find((v) => String(v).includes('dynamicconfig'));
     expect(String(file)).toContain('./deploy/temporal/dynamicconfig.yaml:');
     const config = parse(readFileSync(path.join(projectRoot, 'deploy/temporal/dynamicconfig.yaml'), 'utf8')) as Record<
@@ -164,7 +164,7 @@ describe('docker-compose.yml', () => {
       { value: unknown }[]
     >;
     const fromFile = Object.entries(config).map(([key, [entry]]) => `${key}=${String(entry!.value)}`);
-    const fromFlags = devServerFlags().filter((_, i) => i % 2 === 1);
+    const fromFlags = fairnessFlags().filter((_, i) => i % 2 === 1);
     expect(fromFile.sort()).toEqual(fromFlags.sort());
   });
 });

@@ -12,7 +12,7 @@ import { canConnect } from '../../src/embedded/postgres.ts';
 import { stopChild, waitUntil } from '../../src/processes/lifecycle.ts';
 import {
   ensureTemporalBinary,
-  devServerFlags,
+  fairnessFlags,
   searchAttributeFlags,
   temporalReachable,
 } from '../../src/embedded/temporal-dev-server.ts';
@@ -125,7 +125,7 @@ export class ChaosStack {
       '--log-level',
       'warn',
       ...searchAttributeFlags(),
-      ...devServerFlags(),
+      ...fairnessFlags(),
     ];
     this.temporal = spawnLogged(ensureTemporalBinary(), args, process.env, path.join(this.dir, 'temporal.log'));
     await waitUntil(() => temporalReachable({ address: this.temporalAddress }), 60_000, 'Temporal dev server', 500);

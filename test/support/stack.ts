@@ -10,7 +10,7 @@ import { serviceEnv, tsxServiceArgs } from '../../src/processes/service-args.ts'
 import { migrate } from '../../src/db/migrate.ts';
 import { ensureDatabase, createDatabaseIfMissing, withDatabase } from '../../src/embedded/postgres.ts';
 import { stopChild, waitUntil } from '../../src/processes/lifecycle.ts';
-import { ensureTemporalBinary, devServerFlags } from '../../src/embedded/temporal-dev-server.ts';
+import { ensureTemporalBinary, fairnessFlags } from '../../src/embedded/temporal-dev-server.ts';
 import { unmountDisksBelow } from '../../src/sandbox/workspace-disk.ts';
 import { runSearchAttributes } from '../../src/shared/search-attributes.ts';
 import { freeListenPort } from './ports.ts';
@@ -31,7 +31,7 @@ export interface StackOptions {
   /** How the api and worker run: from the sources under tsx (default), or compiled, as in production. */
   processes?: ServiceMode;
   /**
-   * The dev server's dynamic-config flags; default: `devServerFlags()`, as `npm start` runs it. bench/fairness.ts
+   * The dev server's dynamic-config flags; default: fairness on, as `npm start` runs it. bench/fairness.ts
    * passes others to measure the same load on a server without fairness.
    */
   temporalFlags?: string[];
@@ -77,7 +77,7 @@ export async function startStack({
   purpose,
   env: extraEnv,
   processes = 'tsx',
-  temporalFlags = devServerFlags(),
+  temporalFlags = fairnessFlags(),
 }: StackOptions): Promise<Stack> {
   const dataDir = mkdtempSync(path.join(tmpdir(), `ars-${purpose}-`));
   const config = loadConfig({ ...process.env, DATA_DIR: process.env.DATA_DIR ?? path.join(projectRoot, '.data') });
