@@ -3,8 +3,8 @@ import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { ensureTemporalBinary } from '../src/embedded/temporal-dev-server.ts';
 import { Floor, type FloorWorkflowType } from './floor/measure.ts';
 import { describeMachine } from './machine.ts';
-import { rate } from './pool.ts';
-import { cpuMeter, findTemporalServer, perRun } from './proc.ts';
+import { perRun } from './proc.ts';
+import { alternatingRounds } from './floor/rounds.ts';
 
 /**
  * `npm run bench:local-floor`: Temporal's floor (a bare workflow running one activity) against
@@ -29,28 +29,18 @@ const env = await TestWorkflowEnvironment.createLocal({
 });
 const floor = await Floor.start(env.address);
 try {
-  const temporalPid = findTemporalServer(env.address);
-  if (temporalPid === undefined) throw new Error(`no Temporal dev server found at ${env.address}`);
-  const watched = { 'Temporal dev server': temporalPid, 'bench (worker and client)': process.pid };
-  for (const type of TYPES) await floor.throughput(RUNS, CONCURRENCY, type); // warm-up
-  const totals = new Map(TYPES.map((type) => [type, { wallMs: 0, cpu: {} as Record<string, number> }]));
-  for (let round = 0; round < ROUNDS; round++) {
-    for (const type of TYPES) {
-      const meter = cpuMeter(watched);
-      const wallMs = await floor.throughput(RUNS, CONCURRENCY, type);
-      const cpu = meter();
-      const total = totals.get(type)!;
-      total.wallMs += wallMs;
-      for (const [name, ms] of Object.entries(cpu)) total.cpu[name] = (total.cpu[name] ?? 0) + ms;
-    }
-  }
+  const shape = { rounds: ROUNDS, runs: RUNS, concurrency: CONCURRENCY };
+  const totals = await alternatingRounds(
+    floor,
+    env.address,
+    TYPES.map((type) => ({ type })),
+    shape,
+  );
   console.log(`${describeMachine()}; ${ROUNDS} rounds of ${RUNS} runs each, ${CONCURRENCY} in flight`);
-  const runs = ROUNDS * RUNS;
-  const base = rate(runs, totals.get('floorWorkflow')!.wallMs);
-  for (const [type, { wallMs, cpu }] of totals) {
-    const runsPerSecond = rate(runs, wallMs);
+  const base = totals[0]!.runsPerSecond;
+  for (const [i, { runsPerSecond, cpu, runs }] of totals.entries()) {
     console.log(
-      `${type.padEnd(20)} ${runsPerSecond.toFixed(1).padStart(6)} runs/s (${(runsPerSecond / base).toFixed(2)}× the floor); CPU ms per run: ${perRun(cpu, runs)}`,
+      `${TYPES[i]!.padEnd(20)} ${runsPerSecond.toFixed(1).padStart(6)} runs/s (${(runsPerSecond / base).toFixed(2)}× the floor); CPU ms per run: ${perRun(cpu, runs)}`,
     );
   }
 } finally {

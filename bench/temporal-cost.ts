@@ -10,10 +10,10 @@ import {
   runSearchAttributes,
   TaskIdAttr,
 } from '../src/shared/search-attributes.ts';
-import { Floor, type FloorStartExtras, type FloorWorkflowType } from './floor/measure.ts';
+import { Floor, type FloorStartExtras } from './floor/measure.ts';
 import { describeMachine } from './machine.ts';
-import { rate } from './pool.ts';
-import { cpuMeter, findTemporalServer, perRun } from './proc.ts';
+import { perRun } from './proc.ts';
+import { alternatingRounds, type FloorVariant } from './floor/rounds.ts';
 
 /**
  * `npm run bench:temporal-cost`: what each thing our run asks of the Temporal server costs it,
@@ -65,9 +65,8 @@ const input = {
   ],
 };
 
-interface Variant {
+interface Variant extends FloorVariant {
   label: string;
-  type: FloorWorkflowType;
   extras: FloorStartExtras;
 }
 const VARIANTS: Variant[] = [
@@ -131,28 +130,13 @@ const env = await TestWorkflowEnvironment.createLocal({
 });
 const floor = await Floor.start(env.address);
 try {
-  const temporalPid = findTemporalServer(env.address);
-  if (temporalPid === undefined) throw new Error(`no Temporal dev server found at ${env.address}`);
-  const watched = { 'Temporal dev server': temporalPid, 'bench (worker and client)': process.pid };
-  for (const v of VARIANTS) await floor.throughput(RUNS, CONCURRENCY, v.type, v.extras); // warm-up
+  const shape = { rounds: ROUNDS, runs: RUNS, concurrency: CONCURRENCY };
+  const totals = await alternatingRounds(floor, env.address, VARIANTS, shape);
   const checks = await Promise.all(VARIANTS.map((v) => whatTheServerHolds(floor, v)));
-  const totals = VARIANTS.map(() => ({ wallMs: 0, cpu: {} as Record<string, number> }));
-  for (let round = 0; round < ROUNDS; round++) {
-    for (const [i, v] of VARIANTS.entries()) {
-      const meter = cpuMeter(watched);
-      const wallMs = await floor.throughput(RUNS, CONCURRENCY, v.type, v.extras);
-      const cpu = meter();
-      const total = totals[i]!;
-      total.wallMs += wallMs;
-      for (const [name, ms] of Object.entries(cpu)) total.cpu[name] = (total.cpu[name] ?? 0) + ms;
-    }
-  }
   console.log(`${describeMachine()}; ${ROUNDS} rounds of ${RUNS} runs each, ${CONCURRENCY} in flight`);
-  const runs = ROUNDS * RUNS;
-  for (const [i, v] of VARIANTS.entries()) {
-    const { wallMs, cpu } = totals[i]!;
+  for (const [i, { runsPerSecond, cpu, runs }] of totals.entries()) {
     console.log(
-      `${v.label.padEnd(42)} ${rate(runs, wallMs).toFixed(1).padStart(6)} runs/s; CPU ms per run: ${perRun(cpu, runs)}; server holds: ${checks[i]}`,
+      `${VARIANTS[i]!.label.padEnd(42)} ${runsPerSecond.toFixed(1).padStart(6)} runs/s; CPU ms per run: ${perRun(cpu, runs)}; server holds: ${checks[i]}`,
     );
   }
 } finally {
