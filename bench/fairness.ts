@@ -11,6 +11,7 @@ import { describeLegs, runLegs, type Legs } from './run-legs.ts';
 import { BENCH_STACK_ENV } from './stack-env.ts';
 import { distribution, fmt, markdownTable, percentileOf, ratio, renderTable, type Row } from './stats.ts';
 import { createBenchTenant } from './tenant.ts';
+import { setOrgMaxConcurrentRuns } from '../src/db/orgs.ts';
 import { waitForWorker } from './worker-ready.ts';
 
 /**
@@ -22,13 +23,16 @@ import { waitForWorker } from './worker-ready.ts';
  * on a stack of its own: `fair` is how `npm start` and compose run the server (fairness keys honoured,
  * and with them the priority matcher), `off` a stock server (first come, first served),
  * `priority` the priority matcher alone. FAIRNESS_B_KIND=background starts B's runs as background runs
- * too, so priority cannot put them first and only fairness keeps them from waiting. Asserts nothing.
+ * too, so priority cannot put them first and only fairness keeps them from waiting. FAIRNESS_A_MAX_RUNS
+ * gives A a plan limit of concurrent runs (the rest wait `pending` in our queue). Asserts nothing.
  */
 const knob = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const BURST = knob('FAIRNESS_BURST', 2000);
 const BURST_CONCURRENCY = knob('FAIRNESS_BURST_CONCURRENCY', 200);
 const B_RUNS = knob('FAIRNESS_B_RUNS', 20);
 const B_INTERVAL_MS = knob('FAIRNESS_B_INTERVAL_MS', 1000);
+/** Org A's plan limit of concurrent runs (unset: none), as `admin apply` sets it: its runs over it wait `pending`. */
+const A_MAX_RUNS = process.env.FAIRNESS_A_MAX_RUNS ? Number(process.env.FAIRNESS_A_MAX_RUNS) : null;
 /** A's runs are given up on after this long without one more ending. */
 const STALL_MS = knob('FAIRNESS_STALL_S', 180) * 1000;
 const WARM_UP = 3;
@@ -176,6 +180,7 @@ async function phase(setting: string): Promise<PhaseResult> {
   const stack = { ...started, pool: poolOf(db) };
   try {
     const [orgA, orgB] = [await createBenchTenant(db), await createBenchTenant(db)];
+    if (A_MAX_RUNS !== null) await setOrgMaxConcurrentRuns(db, orgA.orgId, A_MAX_RUNS);
     const a: BenchCaller = {
       apiUrl: stack.apiUrl,
       token: await exchangeKey(stack.apiUrl, orgA.ownerKey),
@@ -288,7 +293,7 @@ try {
   );
   console.log(
     `a stack per server setting (Temporal dev server, database, one api + one worker ${processes}); org A: ${BURST} background runs ` +
-      `(POST /api/run/async, offline model "instant", ${BURST_CONCURRENCY} requests in flight); org B: ${B_RUNS} ${B_KIND === 'streamed' ? 'streamed runs (POST /api/run)' : 'background runs (POST /api/run/async) followed on their task stream'} ` +
+      `(POST /api/run/async, offline model "instant", ${BURST_CONCURRENCY} requests in flight${A_MAX_RUNS === null ? '' : `, at most ${A_MAX_RUNS} running at once: its plan limit`}); org B: ${B_RUNS} ${B_KIND === 'streamed' ? 'streamed runs (POST /api/run)' : 'background runs (POST /api/run/async) followed on their task stream'} ` +
       `one every ${B_INTERVAL_MS} ms (offline model, paced), first alone (idle), then from the moment A's burst starts\n`,
   );
   const summary: string[][] = [];
