@@ -271,10 +271,13 @@ async function phase(setting: string): Promise<PhaseResult> {
 const pick = (s: BSeries, key: 'runStarted' | 'firstFromWorker' | 'runFinished') =>
   s.timings.map((t) => t[key]).filter((ms) => !Number.isNaN(ms));
 
-/** "p50 / p95 / max" of burst ÷ idle. */
-function ratios(idle: number[], burst: number[]): { text: string; p95: number } {
+/**
+ * "p50 / p95 / max" of burst ÷ idle, and whether the goal is met: p50 and p95 both, since with 20 runs
+ * one slow idle run moves the idle p95 alone and would flatter that ratio.
+ */
+function ratios(idle: number[], burst: number[]): { text: string; met: boolean } {
   const r = [50, 95, 100].map((p) => percentileOf(burst, p) / percentileOf(idle, p));
-  return { text: r.map(ratio).join(' / '), p95: r[1]! };
+  return { text: r.map(ratio).join(' / '), met: r[0]! <= 1.5 && r[1]! <= 1.5 };
 }
 
 let exitCode = 0;
@@ -311,8 +314,8 @@ try {
         distribution(r.setting, `B: POST → ${what}, idle`, idle),
         distribution(r.setting, `B: POST → ${what}, during A's burst`, burst),
       );
-      const { text, p95 } = ratios(idle, burst);
-      summary.push([label, `B: POST → ${what}`, text, p95 <= 1.5 ? 'yes' : '**no**']);
+      const { text, met } = ratios(idle, burst);
+      summary.push([label, `B: POST → ${what}`, text, met ? 'yes' : '**no**']);
     }
     const p95 = (samples: number[]) => percentileOf(samples, 95);
     for (const [when, legs] of [
@@ -364,7 +367,7 @@ try {
   }
   console.log(
     markdownTable(
-      ['Temporal server', 'metric', 'during burst ÷ idle: p50 / p95 / max', 'goal ≤ 1.5× (p95) / 0 lost'],
+      ['Temporal server', 'metric', 'during burst ÷ idle: p50 / p95 / max', 'goal ≤ 1.5× (p50 and p95) / 0 lost'],
       summary,
     ),
   );

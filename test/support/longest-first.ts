@@ -9,6 +9,7 @@ const LONGEST = [
   'test/chaos.test.ts',
   'test/e2e/start-command.test.ts',
   'test/bench.test.ts',
+  'test/bench-tenants.test.ts',
   'test/admin.test.ts',
   'test/cli/commands.test.ts',
   'test/e2e/agent-runtime.test.ts',
