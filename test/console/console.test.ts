@@ -402,7 +402,9 @@ describe('approvals inbox', () => {
 
   it('shows the command an approval waits on, approved by keyboard; the chat offers only the controls that apply', async () => {
     const member = { token: await exchange(tenant.keys.member), agentId: tenant.agentId };
-    const command = 'echo inbox-check; sleep 3';
+    // Long enough to open the chat and press Pause before it ends on a loaded machine (3 s was not, in CI);
+    // the pause takes effect when the command ends.
+    const command = 'echo inbox-check; sleep 10';
     const { taskId, runId } = await startBackgroundRun(member, {
       messages: [{ role: 'user', content: `/tool run_command ${JSON.stringify({ command })}` }],
       mode: 'fast',
