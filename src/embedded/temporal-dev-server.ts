@@ -60,12 +60,15 @@ export function searchAttributeFlags(): string[] {
  * a poll reached its partition (bench:fairness: p95 1.6 s → 0.27 s). Off by default on a
  * self-hosted server; see docs/operations.md.
  */
+export const fairnessConfig = [
+  'matching.enableFairness=true',
+  'matching.numTaskqueueReadPartitions=1',
+  'matching.numTaskqueueWritePartitions=1',
+];
+
+/** `fairnessConfig` as the dev server's `--dynamic-config-value` flags. */
 export function fairnessFlags(): string[] {
-  return [
-    'matching.enableFairness=true',
-    'matching.numTaskqueueReadPartitions=1',
-    'matching.numTaskqueueWritePartitions=1',
-  ].flatMap((value) => ['--dynamic-config-value', value]);
+  return fairnessConfig.flatMap((value) => ['--dynamic-config-value', value]);
 }
 
 export interface DevServerOptions {

@@ -7,7 +7,7 @@ import { parse } from 'yaml';
 import { projectRoot } from '../../src/config.ts';
 import { dependencies, parseCompose, readCompose, startOrder, type ComposeFile } from '../support/compose.ts';
 import { startScript } from '../support/start-scripts.ts';
-import { fairnessFlags } from '../../src/embedded/temporal-dev-server.ts';
+import { fairnessConfig } from '../../src/embedded/temporal-dev-server.ts';
 
 /**
  * docker-compose.yml against the Compose Specification's JSON schema. The schema is vendored:
@@ -164,7 +164,6 @@ describe('docker-compose.yml', () => {
       { value: unknown }[]
     >;
     const fromFile = Object.entries(config).map(([key, [entry]]) => `${key}=${String(entry!.value)}`);
-    const fromFlags = fairnessFlags().filter((_, i) => i % 2 === 1);
-    expect(fromFile.sort()).toEqual(fromFlags.sort());
+    expect(fromFile.sort()).toEqual([...fairnessConfig].sort());
   });
 });
